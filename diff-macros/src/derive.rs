@@ -1,0 +1,697 @@
+//! `#[derive(Differentiable)]` for structs.
+//!
+//! For
+//! ```text
+//! #[derive(Differentiable)]
+//! pub struct Model { w: Vec<f64>, b: f64, #[no_derivative] name: String }
+//! ```
+//! this emits
+//! ```text
+//! pub struct ModelTangent {
+//!     pub w: <Vec<f64> as ::diff::Differentiable>::TangentVector,
+//!     pub b: <f64 as ::diff::Differentiable>::TangentVector,
+//! }
+//! ```
+//! with `Clone`, `Debug`, `PartialEq`, `::diff::VectorSpace` and `::diff::InnerProduct` impls
+//! (all fieldwise), and `impl ::diff::Differentiable for Model` with
+//! `type TangentVector = ModelTangent`.
+//!
+//! Tuple structs get a tuple tangent, unit-like structs a unit-like one. Generic parameters are
+//! kept on the tangent only when a differentiable field (or a kept parameter's bounds) mentions
+//! them: an unused parameter is a compile error (E0392), and a hidden `PhantomData` field would
+//! stop users from building tangents with a struct literal. `Clone`, `Debug` and `PartialEq`
+//! are written out rather than derived, so that their bounds are on the fields' tangent types
+//! (`<T as Differentiable>::TangentVector: Debug`) and not on the parameters (`T: Debug`).
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{
+    Attribute, Data, DeriveInput, Fields, GenericParam, Generics, Ident, Index, Lifetime, Member,
+    Type, WherePredicate,
+};
+
+/// The field attribute that leaves a field out of the tangent.
+const NO_DERIVATIVE: &str = "no_derivative";
+
+/// Expands `#[derive(Differentiable)]`; errors become `compile_error!` invocations.
+pub fn expand(input: DeriveInput) -> TokenStream {
+    match Derive::new(&input) {
+        Ok(derive) => derive.emit(),
+        Err(error) => error.to_compile_error(),
+    }
+}
+
+/// How the fields of the struct (and so of its tangent) are written.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shape {
+    Named,
+    Tuple,
+    Unit,
+}
+
+/// A differentiable field (one not marked `#[no_derivative]`).
+struct Field {
+    /// The field on the original struct (`self.w`, `self.2`).
+    src: Member,
+    /// The same field on the tangent; tuple indices shift when fields are left out.
+    dst: Member,
+    /// The field's type, with `Self` replaced by the struct's type.
+    ty: Type,
+    /// Whether `ty` mentions a generic parameter of the struct (then impls need bounds on it).
+    generic: bool,
+}
+
+/// Everything the emitters need.
+struct Derive<'a> {
+    input: &'a DeriveInput,
+    shape: Shape,
+    fields: Vec<Field>,
+    /// `<Name>Tangent`, spanned at the struct's name.
+    tangent: Ident,
+    /// The tangent's generics: the kept parameters, the original where-predicates that only
+    /// mention kept parameters, and `F: ::diff::Differentiable` for each generic field type `F`.
+    tangent_generics: Generics,
+}
+
+impl<'a> Derive<'a> {
+    fn new(input: &'a DeriveInput) -> syn::Result<Self> {
+        let data = match &input.data {
+            Data::Struct(data) => data,
+            Data::Enum(data) => return Err(not_a_struct(data.enum_token, &input.ident, "an enum")),
+            Data::Union(data) => {
+                return Err(not_a_struct(data.union_token, &input.ident, "a union"))
+            }
+        };
+        if let Some(attr) = input
+            .attrs
+            .iter()
+            .find(|a| a.path().is_ident(NO_DERIVATIVE))
+        {
+            let msg = "`#[no_derivative]` goes on fields of the struct, not on the struct itself";
+            return Err(syn::Error::new_spanned(attr, msg));
+        }
+        let shape = match &data.fields {
+            Fields::Named(_) => Shape::Named,
+            Fields::Unnamed(_) => Shape::Tuple,
+            Fields::Unit => Shape::Unit,
+        };
+        let fields = collect_fields(input, &data.fields)?;
+        let tangent_generics = tangent_generics(&input.generics, &fields);
+        let tangent = format_ident!("{}Tangent", input.ident, span = input.ident.span());
+        Ok(Derive {
+            input,
+            shape,
+            fields,
+            tangent,
+            tangent_generics,
+        })
+    }
+
+    fn emit(&self) -> TokenStream {
+        let items = [
+            self.emit_struct(),
+            self.emit_clone(),
+            self.emit_debug(),
+            self.emit_partial_eq(),
+            self.emit_vector_space(),
+            self.emit_inner_product(),
+            self.emit_differentiable(),
+        ];
+        quote!(#(#items)*)
+    }
+
+    /// `pub struct ModelTangent { pub w: <Vec<f64> as ::diff::Differentiable>::TangentVector, .. }`
+    fn emit_struct(&self) -> TokenStream {
+        let (vis, name, tangent) = (&self.input.vis, self.input.ident.unraw(), &self.tangent);
+        let doc = format!(
+            "The tangent vector of [`{name}`], generated by `#[derive(Differentiable)]`.\n\n\
+             It has one public field for each field of `{name}` not marked `#[no_derivative]`, \
+             holding that field's tangent, so it can be built with a struct literal."
+        );
+        let generics = &self.tangent_generics;
+        let where_clause = &generics.where_clause;
+        let fields = self.fields.iter().map(|field| {
+            let ty = tangent_ty(field);
+            let doc = format!("The tangent of `{name}.{}`.", member_name(&field.src));
+            match &field.dst {
+                Member::Named(ident) => quote!(#[doc = #doc] pub #ident: #ty),
+                Member::Unnamed(_) => quote!(#[doc = #doc] pub #ty),
+            }
+        });
+        let body = match self.shape {
+            Shape::Named => quote!(#where_clause { #(#fields,)* }),
+            Shape::Tuple => quote!(( #(#fields,)* ) #where_clause;),
+            Shape::Unit => quote!(#where_clause;),
+        };
+        quote!(#[doc = #doc] #vis struct #tangent #generics #body)
+    }
+
+    fn emit_clone(&self) -> TokenStream {
+        let body = self.construct(self.fields.iter().map(|field| {
+            let m = &field.dst;
+            quote!(::core::clone::Clone::clone(&self.#m))
+        }));
+        let items = quote! {
+            #[inline]
+            fn clone(&self) -> Self { #body }
+        };
+        self.tangent_impl(quote!(::core::clone::Clone), None, items)
+    }
+
+    fn emit_debug(&self) -> TokenStream {
+        let name = self.tangent.to_string();
+        let f = local("f");
+        let members = self.fields.iter().map(|field| &field.dst);
+        let body = match self.shape {
+            Shape::Named => {
+                let names = self.fields.iter().map(|field| member_name(&field.dst));
+                quote!(#f.debug_struct(#name) #(.field(#names, &self.#members))* .finish())
+            }
+            Shape::Tuple => quote!(#f.debug_tuple(#name) #(.field(&self.#members))* .finish()),
+            Shape::Unit => quote!(#f.write_str(#name)),
+        };
+        let items = quote! {
+            fn fmt(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result { #body }
+        };
+        self.tangent_impl(
+            quote!(::core::fmt::Debug),
+            Some(quote!(::core::fmt::Debug)),
+            items,
+        )
+    }
+
+    fn emit_partial_eq(&self) -> TokenStream {
+        let other = local("other");
+        let body = self.fold_fields(
+            quote!(true),
+            quote!(&&),
+            |m| quote!(::core::cmp::PartialEq::eq(&self.#m, &#other.#m)),
+        );
+        let other = self.binding(&other);
+        let items = quote! {
+            #[inline]
+            fn eq(&self, #other: &Self) -> bool { #body }
+        };
+        let eq = quote!(::core::cmp::PartialEq);
+        self.tangent_impl(eq.clone(), Some(eq), items)
+    }
+
+    fn emit_vector_space(&self) -> TokenStream {
+        let (other, by) = (local("other"), local("by"));
+        let zero = self.construct(self.fields.iter().map(|field| {
+            let ty = tangent_ty(field);
+            quote!(<#ty as ::diff::VectorSpace>::zero())
+        }));
+        let add = self.construct(self.fields.iter().map(|field| {
+            let m = &field.dst;
+            quote!(::diff::VectorSpace::add(self.#m, #other.#m))
+        }));
+        let scale = self.construct(self.fields.iter().map(|field| {
+            let m = &field.dst;
+            quote!(::diff::VectorSpace::scale(self.#m, #by))
+        }));
+        let (other, by) = (self.binding(&other), self.binding(&by));
+        let items = quote! {
+            #[inline]
+            fn zero() -> Self { #zero }
+            #[inline]
+            fn add(self, #other: Self) -> Self { #add }
+            #[inline]
+            fn scale(self, #by: f64) -> Self { #scale }
+        };
+        self.tangent_impl(quote!(::diff::VectorSpace), None, items)
+    }
+
+    fn emit_inner_product(&self) -> TokenStream {
+        let other = local("other");
+        let body = self.fold_fields(
+            quote!(0.0),
+            quote!(+),
+            |m| quote!(::diff::InnerProduct::dot(&self.#m, &#other.#m)),
+        );
+        let other = self.binding(&other);
+        let items = quote! {
+            #[inline]
+            fn dot(&self, #other: &Self) -> f64 { #body }
+        };
+        let inner = quote!(::diff::InnerProduct);
+        self.tangent_impl(inner.clone(), Some(inner), items)
+    }
+
+    /// `impl ::diff::Differentiable for Model { type TangentVector = ModelTangent; .. }`
+    fn emit_differentiable(&self) -> TokenStream {
+        let (ident, tangent) = (&self.input.ident, &self.tangent);
+        let mut generics = self.input.generics.clone();
+        let bounds = differentiable_bounds(&self.fields);
+        generics.make_where_clause().predicates.extend(bounds);
+        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        let (_, tangent_ty_generics, _) = self.tangent_generics.split_for_impl();
+        let zero = self.construct(self.fields.iter().map(|field| {
+            let m = &field.src;
+            quote!(::diff::Differentiable::zero_tangent(&self.#m))
+        }));
+        let direction = local("direction");
+        let steps = self.fields.iter().map(|Field { src, dst, .. }| {
+            quote!(::diff::Differentiable::move_by(&mut self.#src, &#direction.#dst);)
+        });
+        let direction = self.binding(&direction);
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics ::diff::Differentiable for #ident #ty_generics #where_clause {
+                type TangentVector = #tangent #tangent_ty_generics;
+                #[inline]
+                fn zero_tangent(&self) -> Self::TangentVector { #zero }
+                #[inline]
+                fn move_by(&mut self, #direction: &Self::TangentVector) { #(#steps)* }
+            }
+        }
+    }
+
+    /// `impl<..> trait_ for ModelTangent<..>`, with `<F as Differentiable>::TangentVector: bound`
+    /// added for every generic field type `F` when `bound` is given.
+    fn tangent_impl(
+        &self,
+        trait_: TokenStream,
+        bound: Option<TokenStream>,
+        items: TokenStream,
+    ) -> TokenStream {
+        let mut generics = self.tangent_generics.clone();
+        if let Some(bound) = bound {
+            let extra = self
+                .fields
+                .iter()
+                .filter(|field| field.generic)
+                .map(|field| {
+                    let ty = tangent_ty(field);
+                    syn::parse_quote!(#ty: #bound)
+                });
+            let predicates: Vec<WherePredicate> = dedup(extra);
+            generics.make_where_clause().predicates.extend(predicates);
+        }
+        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        let tangent = &self.tangent;
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #trait_ for #tangent #ty_generics #where_clause { #items }
+        }
+    }
+
+    /// A value of the tangent type built from one expression per field, in field order.
+    fn construct(&self, exprs: impl Iterator<Item = TokenStream>) -> TokenStream {
+        let tangent = &self.tangent;
+        match self.shape {
+            Shape::Named => {
+                let names = self.fields.iter().map(|field| &field.dst);
+                quote!(#tangent { #(#names: #exprs),* })
+            }
+            Shape::Tuple => quote!(#tangent( #(#exprs),* )),
+            Shape::Unit => quote!(#tangent),
+        }
+    }
+
+    /// `f(m0) op f(m1) op ..` over the tangent's fields, or `empty` when it has none.
+    fn fold_fields(
+        &self,
+        empty: TokenStream,
+        op: TokenStream,
+        f: impl Fn(&Member) -> TokenStream,
+    ) -> TokenStream {
+        if self.fields.is_empty() {
+            return empty;
+        }
+        let mut terms = self.fields.iter().map(|field| f(&field.dst));
+        let first = terms.next();
+        let rest = terms.map(|term| quote!(#op #term));
+        quote!(#first #(#rest)*)
+    }
+
+    /// A parameter pattern: the binding, or `_` when there are no fields to use it on.
+    fn binding(&self, ident: &Ident) -> TokenStream {
+        if self.fields.is_empty() {
+            quote!(_)
+        } else {
+            ident.to_token_stream()
+        }
+    }
+}
+
+/// The error for enums and unions, spanned over `enum Name` / `union Name`.
+fn not_a_struct(keyword: impl ToTokens, ident: &Ident, what: &str) -> syn::Error {
+    let msg = format!(
+        "`#[derive(Differentiable)]` supports structs only, and `{}` is {what}; \
+         implement `Differentiable` for it by hand",
+        ident.unraw()
+    );
+    syn::Error::new_spanned(quote!(#keyword #ident), msg)
+}
+
+/// The fields not marked `#[no_derivative]`, with their members on the struct and the tangent.
+fn collect_fields(input: &DeriveInput, fields: &Fields) -> syn::Result<Vec<Field>> {
+    let params = param_names(&input.generics);
+    let (ident, (_, ty_generics, _)) = (&input.ident, input.generics.split_for_impl());
+    let mut replace_self = ReplaceSelf(syn::parse_quote!(#ident #ty_generics));
+    let mut out = Vec::new();
+    for (index, field) in fields.iter().enumerate() {
+        if has_no_derivative(&field.attrs)? {
+            continue;
+        }
+        let span = field.ty.span();
+        let (src, dst) = match &field.ident {
+            Some(name) => (Member::Named(name.clone()), Member::Named(name.clone())),
+            None => (
+                Member::Unnamed(Index {
+                    index: index as u32,
+                    span,
+                }),
+                Member::Unnamed(Index {
+                    index: out.len() as u32,
+                    span,
+                }),
+            ),
+        };
+        let mut ty = field.ty.clone();
+        replace_self.visit_type_mut(&mut ty);
+        let generic = !mentions(&params, |v| v.visit_type(&ty)).is_empty();
+        out.push(Field {
+            src,
+            dst,
+            ty,
+            generic,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether the attributes hold `#[no_derivative]`; it takes no arguments and appears once.
+fn has_no_derivative(attrs: &[Attribute]) -> syn::Result<bool> {
+    let mut found = false;
+    for attr in attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident(NO_DERIVATIVE))
+    {
+        if attr.meta.require_path_only().is_err() {
+            let msg = "`#[no_derivative]` takes no arguments: write `#[no_derivative]`";
+            return Err(syn::Error::new_spanned(attr, msg));
+        }
+        if found {
+            return Err(syn::Error::new_spanned(
+                attr,
+                "duplicate `#[no_derivative]`",
+            ));
+        }
+        found = true;
+    }
+    Ok(found)
+}
+
+/// The tangent's generics (see [`Derive::tangent_generics`]).
+fn tangent_generics(generics: &Generics, fields: &[Field]) -> Generics {
+    let params = param_names(generics);
+    let predicates: Vec<&WherePredicate> = generics
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .collect();
+    let mut kept = BTreeSet::new();
+    for field in fields {
+        kept.extend(mentions(&params, |v| v.visit_type(&field.ty)));
+    }
+    // A kept parameter keeps what its bounds and its where-predicates mention.
+    loop {
+        let before = kept.len();
+        for param in &generics.params {
+            if kept.contains(&param_name(param)) {
+                kept.extend(mentions(&params, |v| v.visit_generic_param(param)));
+            }
+        }
+        for predicate in &predicates {
+            let mentioned = mentions(&params, |v| v.visit_where_predicate(predicate));
+            if !mentioned.is_disjoint(&kept) {
+                kept.extend(mentioned);
+            }
+        }
+        if kept.len() == before {
+            break;
+        }
+    }
+    let mut out = Generics {
+        params: generics
+            .params
+            .iter()
+            .filter(|p| kept.contains(&param_name(p)))
+            .cloned()
+            .collect(),
+        ..Generics::default()
+    };
+    let kept_predicates = predicates
+        .into_iter()
+        .filter(|predicate| {
+            mentions(&params, |v| v.visit_where_predicate(predicate)).is_subset(&kept)
+        })
+        .cloned();
+    let where_clause = out.make_where_clause();
+    where_clause.predicates.extend(kept_predicates);
+    where_clause
+        .predicates
+        .extend(differentiable_bounds(fields));
+    out
+}
+
+/// `F: ::diff::Differentiable` for each generic differentiable field type `F`.
+fn differentiable_bounds(fields: &[Field]) -> Vec<WherePredicate> {
+    dedup(fields.iter().filter(|field| field.generic).map(|field| {
+        let ty = &field.ty;
+        syn::parse_quote_spanned!(ty.span()=> #ty: ::diff::Differentiable)
+    }))
+}
+
+/// `<F as ::diff::Differentiable>::TangentVector`, spanned at the field's type so that a
+/// field whose type is not `Differentiable` is reported there.
+fn tangent_ty(field: &Field) -> TokenStream {
+    let ty = &field.ty;
+    quote_spanned!(ty.span()=> <#ty as ::diff::Differentiable>::TangentVector)
+}
+
+/// Drops repeated predicates (two fields of the same type), keeping the first.
+fn dedup(predicates: impl Iterator<Item = WherePredicate>) -> Vec<WherePredicate> {
+    let mut seen = BTreeSet::new();
+    predicates
+        .filter(|p| seen.insert(p.to_token_stream().to_string()))
+        .collect()
+}
+
+/// A local binding of generated code, hygienic so that it cannot clash with user names.
+fn local(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+/// `w` for a named member, `2` for a tuple index.
+fn member_name(member: &Member) -> String {
+    match member {
+        Member::Named(ident) => ident.unraw().to_string(),
+        Member::Unnamed(index) => index.index.to_string(),
+    }
+}
+
+/// The name of a generic parameter as [`Mentions`] records it (`T`, `N`, `'a`).
+fn param_name(param: &GenericParam) -> String {
+    match param {
+        GenericParam::Type(param) => param.ident.to_string(),
+        GenericParam::Const(param) => param.ident.to_string(),
+        GenericParam::Lifetime(param) => param.lifetime.to_string(),
+    }
+}
+
+fn param_names(generics: &Generics) -> BTreeSet<String> {
+    generics.params.iter().map(param_name).collect()
+}
+
+/// The generic parameters (out of `params`) that the syntax visited by `visit` mentions.
+fn mentions(params: &BTreeSet<String>, visit: impl FnOnce(&mut Mentions)) -> BTreeSet<String> {
+    let mut visitor = Mentions {
+        params,
+        found: BTreeSet::new(),
+    };
+    visit(&mut visitor);
+    visitor.found
+}
+
+/// Collects mentions of generic parameters: paths starting with a type or const parameter's
+/// name (`T`, `T::Assoc`, `N` in `[f64; N]`) and lifetimes.
+struct Mentions<'p> {
+    params: &'p BTreeSet<String>,
+    found: BTreeSet<String>,
+}
+
+impl Mentions<'_> {
+    fn note(&mut self, name: String) {
+        if self.params.contains(&name) {
+            self.found.insert(name);
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Mentions<'_> {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if path.leading_colon.is_none() {
+            if let Some(first) = path.segments.first() {
+                self.note(first.ident.to_string());
+            }
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_lifetime(&mut self, lifetime: &'ast Lifetime) {
+        self.note(lifetime.to_string());
+    }
+}
+
+/// Replaces the type `Self` by the struct's type: in the tangent, `Self` would mean the tangent.
+struct ReplaceSelf(Type);
+
+impl VisitMut for ReplaceSelf {
+    fn visit_type_mut(&mut self, ty: &mut Type) {
+        if let Type::Path(path) = ty {
+            if path.qself.is_none() && path.path.is_ident("Self") {
+                *ty = self.0.clone();
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand_str(src: &str) -> String {
+        expand(syn::parse_str(src).expect("test input parses")).to_string()
+    }
+
+    fn tangent_item(src: &str) -> syn::ItemStruct {
+        let file: syn::File = syn::parse2(expand(syn::parse_str(src).unwrap())).unwrap();
+        file.items
+            .into_iter()
+            .find_map(|item| match item {
+                syn::Item::Struct(item) => Some(item),
+                _ => None,
+            })
+            .expect("a tangent struct")
+    }
+
+    #[test]
+    fn model_tangent_fields_and_visibility() {
+        let item =
+            tangent_item("pub struct Model { w: Vec<f64>, b: f64, #[no_derivative] name: String }");
+        assert_eq!(item.ident, "ModelTangent");
+        assert!(matches!(item.vis, syn::Visibility::Public(_)));
+        let names: Vec<String> = item
+            .fields
+            .iter()
+            .map(|f| f.ident.as_ref().unwrap().to_string())
+            .collect();
+        assert_eq!(names, ["w", "b"]);
+        assert!(item
+            .fields
+            .iter()
+            .all(|f| matches!(f.vis, syn::Visibility::Public(_))));
+        let ty = item
+            .fields
+            .iter()
+            .next()
+            .unwrap()
+            .ty
+            .to_token_stream()
+            .to_string();
+        assert_eq!(
+            ty,
+            "< Vec < f64 > as :: diff :: Differentiable > :: TangentVector"
+        );
+    }
+
+    #[test]
+    fn output_parses_and_names_absolute_paths() {
+        let out = expand_str("struct S(f64, #[no_derivative] u8, [f64; 3]);");
+        let file: syn::File = syn::parse_str(&out).unwrap();
+        assert_eq!(file.items.len(), 7);
+        assert!(
+            out.contains(":: diff :: VectorSpace :: add (self . 1 , other . 1)"),
+            "{out}"
+        );
+        assert!(
+            out.contains(":: diff :: Differentiable :: move_by (& mut self . 2 , & direction . 1)")
+        );
+        assert!(out.contains("type TangentVector = STangent ;"));
+    }
+
+    #[test]
+    fn generic_parameters_unused_by_the_tangent_are_dropped() {
+        let src = "struct P<'a, T: Copy, S, const N: usize> where S: Clone, T: Default {
+            x: T, a: [f64; N], #[no_derivative] s: &'a S }";
+        let item = tangent_item(src);
+        let generics = item.generics.to_token_stream().to_string();
+        assert_eq!(generics, "< T : Copy , const N : usize >");
+        let preds = item
+            .generics
+            .where_clause
+            .unwrap()
+            .to_token_stream()
+            .to_string();
+        assert!(preds.contains("T : Default"), "{preds}");
+        assert!(preds.contains("T : :: diff :: Differentiable"), "{preds}");
+        assert!(
+            preds.contains("[f64 ; N] : :: diff :: Differentiable"),
+            "{preds}"
+        );
+        assert!(!preds.contains("S : Clone"), "{preds}");
+    }
+
+    #[test]
+    fn unit_and_empty_structs() {
+        let out = expand_str("struct U;");
+        assert!(out.contains("struct UTangent ;"), "{out}");
+        assert!(out.contains("fn add (self , _ : Self)"), "{out}");
+        let out = expand_str("struct E { #[no_derivative] n: usize }");
+        assert!(out.contains("struct ETangent { }"), "{out}");
+        assert!(
+            out.contains("fn dot (& self , _ : & Self) -> f64 { 0.0 }"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn self_in_field_types_means_the_struct() {
+        let item = tangent_item("struct Tree<T> { v: T, kids: Vec<Self> }");
+        let ty = item
+            .fields
+            .iter()
+            .nth(1)
+            .unwrap()
+            .ty
+            .to_token_stream()
+            .to_string();
+        assert_eq!(
+            ty,
+            "< Vec < Tree < T > > as :: diff :: Differentiable > :: TangentVector"
+        );
+    }
+
+    #[test]
+    fn enums_unions_and_bad_attributes_are_errors() {
+        let out = expand_str("enum E { A, B }");
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("supports structs only"), "{out}");
+        assert!(expand_str("union U { a: f64 }").contains("is a union"));
+        let out = expand_str("struct S { #[no_derivative(x)] a: f64 }");
+        assert!(out.contains("takes no arguments"), "{out}");
+        let out = expand_str("#[no_derivative] struct S { a: f64 }");
+        assert!(out.contains("goes on fields"), "{out}");
+    }
+}
