@@ -1,0 +1,99 @@
+//! Helpers used by code that the `diff` macros generate. Not a public API.
+
+use crate::{Differentiable, VectorSpace};
+
+/// Adds `v` into an adjoint slot. `None` means zero.
+#[inline(always)]
+pub fn accumulate<T: VectorSpace>(slot: &mut Option<T>, v: T) {
+    *slot = Some(match slot.take() {
+        Some(a) => a.add(v),
+        None => v,
+    });
+}
+
+/// Adds an optional `v` into an adjoint slot. `None` means zero on both sides.
+#[inline(always)]
+pub fn accumulate_opt<T: VectorSpace>(slot: &mut Option<T>, v: Option<T>) {
+    if let Some(v) = v {
+        accumulate(slot, v);
+    }
+}
+
+/// Sum of two optional tangents (`None` = zero).
+#[inline(always)]
+pub fn tadd<T: VectorSpace>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.add(b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+/// Negation of an optional tangent (`None` = zero): `scale(-1.0)`.
+#[inline(always)]
+pub fn tneg<T: VectorSpace>(a: Option<T>) -> Option<T> {
+    a.map(|a| a.scale(-1.0))
+}
+
+/// The unit seed of a scalar result, or the unit tangent of a scalar input.
+pub trait Unit {
+    /// One, of the type of `self`.
+    fn unit(&self) -> Self;
+}
+
+impl<T: num_traits::Float> Unit for T {
+    #[inline(always)]
+    fn unit(&self) -> T {
+        T::one()
+    }
+}
+
+/// A zero tangent shaped like `x`.
+#[inline(always)]
+pub fn zero_of<T: Differentiable + ?Sized>(x: &T) -> T::TangentVector {
+    x.zero_tangent()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accumulate_slots() {
+        let mut slot = None;
+        accumulate(&mut slot, 1.5);
+        assert_eq!(slot, Some(1.5));
+        accumulate(&mut slot, 2.0);
+        assert_eq!(slot, Some(3.5));
+        accumulate_opt(&mut slot, None);
+        assert_eq!(slot, Some(3.5));
+        accumulate_opt(&mut slot, Some(0.5));
+        assert_eq!(slot, Some(4.0));
+        let mut empty: Option<f32> = None;
+        accumulate_opt(&mut empty, None);
+        assert_eq!(empty, None);
+        let mut v: Option<Vec<f64>> = None;
+        accumulate(&mut v, vec![1.0, 2.0]);
+        accumulate(&mut v, Vec::zero());
+        assert_eq!(v, Some(vec![1.0, 2.0]));
+    }
+
+    #[test]
+    fn tangent_algebra() {
+        assert_eq!(tadd(Some(1.0), Some(2.0)), Some(3.0));
+        assert_eq!(tadd(Some(1.0), None), Some(1.0));
+        assert_eq!(tadd(None, Some(2.0)), Some(2.0));
+        assert_eq!(tadd::<f64>(None, None), None);
+        assert_eq!(tneg(Some(2.0f32)), Some(-2.0));
+        assert_eq!(tneg::<f64>(None), None);
+    }
+
+    #[test]
+    fn unit_and_zero() {
+        assert_eq!(3.0f64.unit(), 1.0);
+        assert_eq!(3.0f32.unit(), 1.0);
+        assert_eq!(zero_of(&2.0), 0.0);
+        assert_eq!(zero_of(&[1.0, 2.0][..]), vec![0.0, 0.0]);
+        assert_eq!(zero_of(&(1.0, [2.0f32])), (0.0, [0.0]));
+    }
+}

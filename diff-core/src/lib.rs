@@ -1,0 +1,27 @@
+//! Core traits of the `diff` automatic-differentiation crate.
+//!
+//! - [`VectorSpace`]: the algebra of tangent vectors (zero, addition, scaling).
+//! - [`Differentiable`]: a type with a tangent space, and a way to step along it.
+//! - [`Real`]: the scalars (`f32`, `f64`, and any later dual number).
+//! - [`InnerProduct`]: the pairing of two tangents, used to derive one mode from the other.
+//! - [`no_derivative`]: the identity, which the macros treat as cutting the derivative.
+//!
+//! Implementations are provided for `f32`, `f64`, `()`, tuples of up to six elements,
+//! arrays `[T; N]`, `Vec<T>` and slices `[T]`.
+//!
+//! Users depend on the facade crate `diff`, which re-exports everything here.
+#![warn(missing_docs)]
+
+mod differentiable;
+mod inner_product;
+mod real;
+mod tuples;
+mod vector_space;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use differentiable::Differentiable;
+pub use inner_product::InnerProduct;
+pub use real::{no_derivative, Real};
+pub use vector_space::VectorSpace;
