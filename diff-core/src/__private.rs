@@ -2,6 +2,8 @@
 
 use crate::{Differentiable, VectorSpace};
 
+pub use crate::support::*;
+
 /// Adds `v` into an adjoint slot. `None` means zero.
 #[inline(always)]
 pub fn accumulate<T: VectorSpace>(slot: &mut Option<T>, v: T) {

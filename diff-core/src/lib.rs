@@ -15,6 +15,7 @@
 mod differentiable;
 mod inner_product;
 mod real;
+mod support;
 mod tuples;
 mod vector_space;
 

@@ -1,0 +1,136 @@
+//! More helpers for generated code: typing closures, accumulating into parts of
+//! tangents, capturing lifetimes, and the dense Jacobian.
+use crate::{Differentiable, VectorSpace};
+
+/// Adds `v` into a part of a tangent (`whole.field`, `whole[i]`).
+#[inline(always)]
+pub fn accumulate_into<T: VectorSpace>(place: &mut T, v: T) {
+    let old = core::mem::replace(place, T::zero());
+    *place = old.add(v);
+}
+
+/// Lets a returned closure capture a lifetime in any edition (`impl Fn() + Captures<'a>`).
+pub trait Captures<'a> {}
+impl<T: ?Sized> Captures<'_> for T {}
+
+/// Gives a pullback closure written in place its seed type: the tangent of the value.
+#[inline(always)]
+pub fn with_pullback<V, F, S>(value_and_pullback: (V, F)) -> (V, F)
+where
+    V: Differentiable,
+    F: FnOnce(V::TangentVector) -> S,
+{
+    value_and_pullback
+}
+
+/// The input slots of a differential of inputs whose zero tangents are `Self`
+/// (a tuple of references to them): a tuple of `Option`s of those tangents.
+pub trait SlotsOf {
+    /// The tuple of optional tangents.
+    type Slots;
+}
+
+macro_rules! slots_of {
+    ($($t:ident),+) => {
+        impl<'a, $($t: 'a),+> SlotsOf for ($(&'a $t,)+) {
+            type Slots = ($(Option<$t>,)+);
+        }
+    };
+}
+slots_of!(A);
+slots_of!(A, B);
+slots_of!(A, B, C);
+slots_of!(A, B, C, D);
+slots_of!(A, B, C, D, E);
+slots_of!(A, B, C, D, E, G);
+
+/// Gives a differential closure written in place its input type, from zeros shaped like
+/// the inputs' tangents.
+#[inline(always)]
+pub fn with_differential<Z, V, F>(_zeros: Z, value_and_differential: (V, F)) -> (V, F)
+where
+    Z: SlotsOf,
+    V: Differentiable,
+    F: FnOnce(Z::Slots) -> Option<V::TangentVector>,
+{
+    value_and_differential
+}
+
+/// Tangents with coordinates: the dense operators (`jacobian!`, `hessian!`) read and
+/// build them coordinate by coordinate.
+pub trait Coordinates: Sized {
+    /// The scalar of a coordinate.
+    type Scalar: Copy;
+    /// The coordinates, in order.
+    fn coordinates(&self) -> Vec<Self::Scalar>;
+    /// The `i`-th unit vector of the space `self` lies in.
+    fn unit_vector(&self, i: usize) -> Self;
+}
+
+macro_rules! scalar_coordinates {
+    ($($t:ty),*) => {$(
+        impl Coordinates for $t {
+            type Scalar = $t;
+            fn coordinates(&self) -> Vec<$t> { vec![*self] }
+            fn unit_vector(&self, _: usize) -> $t { 1.0 }
+        }
+    )*};
+}
+scalar_coordinates!(f32, f64);
+
+impl<T: Coordinates + VectorSpace> Coordinates for Vec<T> {
+    type Scalar = T::Scalar;
+    fn coordinates(&self) -> Vec<T::Scalar> {
+        self.iter().flat_map(|t| t.coordinates()).collect()
+    }
+    fn unit_vector(&self, i: usize) -> Self {
+        let mut out: Vec<T> = Vec::with_capacity(self.len());
+        let mut offset = 0;
+        for t in self {
+            let n = t.coordinates().len();
+            let z = if i >= offset && i < offset + n {
+                t.unit_vector(i - offset)
+            } else {
+                t.unit_vector(0).scale(0.0)
+            };
+            out.push(z);
+            offset += n;
+        }
+        out
+    }
+}
+
+impl<T: Coordinates + VectorSpace, const N: usize> Coordinates for [T; N] {
+    type Scalar = T::Scalar;
+    fn coordinates(&self) -> Vec<T::Scalar> {
+        self.iter().flat_map(|t| t.coordinates()).collect()
+    }
+    fn unit_vector(&self, i: usize) -> Self {
+        let v: Vec<T> = self.to_vec().unit_vector(i);
+        match v.try_into() {
+            Ok(a) => a,
+            Err(_) => unreachable!("same length"),
+        }
+    }
+}
+
+/// The dense Jacobian `J[i][j] = d f_i / d x_j` of `f` at `x`, column by column in
+/// forward mode: `f` returns the value and the differential in the user's shapes.
+pub fn jacobian<X, Y, D>(x: &X, mut f: impl FnMut(X) -> (Y, D)) -> Vec<Vec<<X::TangentVector as Coordinates>::Scalar>>
+where
+    X: Clone + Differentiable,
+    X::TangentVector: Coordinates,
+    Y: Differentiable,
+    Y::TangentVector: Coordinates<Scalar = <X::TangentVector as Coordinates>::Scalar>,
+    D: FnOnce(X::TangentVector) -> Y::TangentVector,
+{
+    let zero = x.zero_tangent();
+    let n = zero.coordinates().len();
+    let mut columns = Vec::with_capacity(n);
+    for j in 0..n {
+        let (_, df) = f(x.clone());
+        columns.push(df(zero.unit_vector(j)).coordinates());
+    }
+    let m = columns.first().map_or(0, |c| c.len());
+    (0..m).map(|i| columns.iter().map(|c| c[i]).collect()).collect()
+}

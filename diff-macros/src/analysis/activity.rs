@@ -1,0 +1,158 @@
+//! Activity analysis (reference/000, "Activity analysis"): a value is *varied* when it
+//! depends on a differentiated parameter, *useful* when the result depends on it through
+//! differentiable operations, and *active* when both. Only active values get tangents or
+//! adjoints; everything else is plain primal code.
+use crate::ir::{Callee, Function, Inst, RegionId, Value};
+use crate::lower::INACTIVE_METHODS;
+use std::collections::BTreeSet;
+
+/// The result of activity analysis.
+#[derive(Clone, Debug, Default)]
+pub struct Activity {
+    /// Values that depend on a differentiated parameter.
+    pub varied: BTreeSet<Value>,
+    /// Values the result depends on through differentiable operations.
+    pub useful: BTreeSet<Value>,
+}
+
+impl Activity {
+    /// Whether `v` needs a derivative.
+    pub fn is_active(&self, v: Value) -> bool {
+        self.varied.contains(&v) && self.useful.contains(&v)
+    }
+
+    /// Runs the analysis; `wrt` lists the differentiated parameter indices.
+    pub fn analyze(func: &Function, wrt: &[usize]) -> Activity {
+        let mut a = Activity::default();
+        for stmt in &func.region(func.entry()).stmts {
+            if let Inst::Param(i) = stmt.inst {
+                if wrt.contains(&i) {
+                    a.varied.insert(stmt.results[0]);
+                }
+            }
+        }
+        a.varied_region(func, func.entry());
+        a.useful.extend(func.region(func.entry()).yields.iter().copied());
+        a.useful_region(func, func.entry());
+        a
+    }
+
+    fn varied_region(&mut self, func: &Function, r: RegionId) {
+        for stmt in &func.region(r).stmts {
+            let any = |a: &Activity, vs: &[Value]| vs.iter().any(|v| a.varied.contains(v));
+            let varied = match &stmt.inst {
+                Inst::Param(_) => continue,
+                Inst::Const(_) | Inst::NoDerivative(_) => false,
+                Inst::Call(Callee::Method { method, .. }, _)
+                    if INACTIVE_METHODS.contains(&method.to_string().as_str()) =>
+                {
+                    false
+                }
+                Inst::Index(base, _) => self.varied.contains(base),
+                Inst::If {
+                    then_region,
+                    else_region,
+                    ..
+                } => {
+                    self.varied_region(func, *then_region);
+                    self.varied_region(func, *else_region);
+                    let (t, e) = (func.region(*then_region), func.region(*else_region));
+                    for (i, res) in stmt.results.iter().enumerate() {
+                        if self.varied.contains(&t.yields[i]) || self.varied.contains(&e.yields[i]) {
+                            self.varied.insert(*res);
+                        }
+                    }
+                    continue;
+                }
+                Inst::For { init, body, .. } => {
+                    self.varied_loop(func, init, *body, &stmt.results);
+                    continue;
+                }
+                other => any(self, &other.operands()),
+            };
+            if varied {
+                self.varied.extend(stmt.results.iter().copied());
+            }
+        }
+    }
+
+    /// Loop-carried values are varied when their initial value or the body's yield is:
+    /// iterate the body to a fixed point.
+    fn varied_loop(&mut self, func: &Function, init: &[Value], body: RegionId, results: &[Value]) {
+        let region = func.region(body);
+        loop {
+            let before = self.varied.len();
+            for (i, p) in region.params.iter().take(init.len()).enumerate() {
+                if self.varied.contains(&init[i]) || self.varied.contains(&region.yields[i]) {
+                    self.varied.insert(*p);
+                }
+            }
+            self.varied_region(func, body);
+            if self.varied.len() == before {
+                break;
+            }
+        }
+        for (i, r) in results.iter().enumerate() {
+            if self.varied.contains(&region.params[i]) {
+                self.varied.insert(*r);
+            }
+        }
+    }
+
+    fn useful_region(&mut self, func: &Function, r: RegionId) {
+        for stmt in func.region(r).stmts.iter().rev() {
+            if !stmt.results.iter().any(|v| self.useful.contains(v)) {
+                continue;
+            }
+            match &stmt.inst {
+                Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => {}
+                Inst::Index(base, _) => {
+                    self.useful.insert(*base);
+                }
+                Inst::If {
+                    then_region,
+                    else_region,
+                    ..
+                } => {
+                    for sub in [*then_region, *else_region] {
+                        let yields = &func.region(sub).yields;
+                        for (i, res) in stmt.results.iter().enumerate() {
+                            if self.useful.contains(res) {
+                                self.useful.insert(yields[i]);
+                            }
+                        }
+                        self.useful_region(func, sub);
+                    }
+                }
+                Inst::For { init, body, .. } => self.useful_loop(func, init, *body, &stmt.results),
+                other => self.useful.extend(other.operands()),
+            }
+        }
+    }
+
+    fn useful_loop(&mut self, func: &Function, init: &[Value], body: RegionId, results: &[Value]) {
+        let region = func.region(body);
+        for (i, r) in results.iter().enumerate() {
+            if self.useful.contains(r) {
+                self.useful.insert(region.yields[i]);
+            }
+        }
+        loop {
+            let before = self.useful.len();
+            self.useful_region(func, body);
+            for (i, p) in region.params.iter().take(init.len()).enumerate() {
+                if self.useful.contains(p) {
+                    self.useful.insert(region.yields[i]);
+                }
+            }
+            if self.useful.len() == before {
+                break;
+            }
+        }
+        for (i, p) in region.params.iter().take(init.len()).enumerate() {
+            if self.useful.contains(p) {
+                self.useful.insert(init[i]);
+            }
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! Analyses over the IR.
+pub mod activity;

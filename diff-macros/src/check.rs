@@ -1,0 +1,37 @@
+//! Differentiability diagnostics: after activity analysis, refuse what would otherwise
+//! compile and compute a wrong derivative.
+use crate::analysis::activity::Activity;
+use crate::ir::{Function, Inst};
+
+/// All errors, combined; `None` when the function can be differentiated.
+pub fn check(func: &Function, act: &Activity) -> Option<syn::Error> {
+    let mut errors: Option<syn::Error> = None;
+    let mut add = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+    for region in &func.regions {
+        for stmt in &region.stmts {
+            let active = stmt.results.iter().any(|v| act.is_active(*v));
+            match &stmt.inst {
+                Inst::Opaque(o) if active => add(syn::Error::new(
+                    stmt.span,
+                    format!(
+                        "cannot differentiate through this {}: an active value flows through it; compute it from differentiable operations, or wrap it in no_derivative(...) if its derivative should be zero",
+                        o.what
+                    ),
+                )),
+                Inst::Ref(_, true) if active => add(syn::Error::new(
+                    stmt.span,
+                    "`&mut` of an active value is not supported in a #[differentiable] body yet",
+                )),
+                Inst::For { iter, .. } if act.varied.contains(iter) => add(syn::Error::new(
+                    stmt.span,
+                    "iterating directly over active values is not supported yet; loop over indices instead (`for i in 0..xs.len()` and `xs[i]`)",
+                )),
+                _ => {}
+            }
+        }
+    }
+    errors
+}

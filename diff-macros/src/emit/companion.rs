@@ -1,0 +1,223 @@
+//! The companions `#[differentiable]` emits beside a function:
+//! - `__vjp_f` / `__jvp_f`: the internal convention (one slot per parameter, `Option`
+//!   tangents) used by calls from other differentiable functions;
+//! - `__pullback_f` / `__differential_f`: the user's shapes (tangents of the
+//!   differentiated parameters only, zeros filled in) used by the operators.
+use super::names::{self, Mode};
+use super::primal::Emitter;
+use crate::analysis::activity::Activity;
+use crate::ir::Function;
+use crate::linear_map;
+use crate::parse::signature::FnSig;
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+
+/// The body of a VJP or JVP companion: evaluates to `(value, pullback or differential)`.
+pub fn body(func: &Function, act: &Activity, mode: Mode, params: Vec<TokenStream>, slots: usize, items: &[syn::Item]) -> TokenStream {
+    let e = Emitter::new(func, act, mode, params);
+    let entry = func.entry();
+    let defs = linear_map::definitions(func, act, mode);
+    let primal = e.primal_region(entry);
+    let built = linear_map::construct(func, act, entry, mode, |v| e.expr(v));
+    let pat = linear_map::pattern(func, act, entry, mode);
+    let ret = func.region(entry).yields[0];
+    let ret_expr = e.expr(ret);
+    let lin = names::ident("linear_map");
+    let closure = match mode {
+        Mode::Vjp => {
+            let seed = if act.is_active(ret) {
+                let a = names::adjoint(func, ret);
+                quote! { ::diff::__private::accumulate(&mut #a, seed); }
+            } else {
+                quote! { let _ = seed; }
+            };
+            let code = e.reverse_region(entry, seed);
+            let outs = (0..slots).map(|i| param_slot(func, act, i, mode));
+            quote! { move |seed| { let #pat = #lin; #code (#(#outs,)*) } }
+        }
+        Mode::Jvp => {
+            let ins: Vec<Ident> = (0..slots).map(|i| names::ident(&format!("d_in{i}"))).collect();
+            let code = e.tangent_region(entry);
+            let out = e.tan(ret);
+            quote! { move |(#(#ins,)*)| { let #pat = #lin; #code #out } }
+        }
+    };
+    quote! {
+        #[allow(unused_imports)]
+        use ::diff::__private::rules::*;
+        #(#items)*
+        #defs
+        #primal
+        let #lin = #built;
+        (#ret_expr, #closure)
+    }
+}
+
+/// What the pullback returns for parameter `i`: its adjoint slot, `None` when the
+/// parameter is differentiated but inactive, `()` when it is not differentiated.
+fn param_slot(func: &Function, act: &Activity, i: usize, _mode: Mode) -> TokenStream {
+    let entry = func.region(func.entry());
+    let value = entry.stmts.iter().find(|s| matches!(s.inst, crate::ir::Inst::Param(j) if j == i)).map(|s| s.results[0]);
+    match value {
+        Some(v) if act.is_active(v) => {
+            let a = names::adjoint(func, v);
+            quote!(#a)
+        }
+        Some(v) if act.varied.contains(&v) => quote!(::core::option::Option::None),
+        _ => quote!(()),
+    }
+}
+
+/// The four companion items of a function with signature `sig`.
+pub struct Companions<'a> {
+    pub sig: &'a FnSig,
+    pub vis: &'a syn::Visibility,
+    pub func: &'a Function,
+    pub act: &'a Activity,
+    pub items: &'a [syn::Item],
+}
+
+impl Companions<'_> {
+    fn header(&self, name: Ident, ret: TokenStream) -> TokenStream {
+        let vis = self.vis;
+        let (gen, _, wher) = self.sig.generics.split_for_impl();
+        let decls = self.sig.params.iter().map(|p| &p.decl);
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(unused_mut, unused_variables, unused_parens, non_snake_case, clippy::all, clippy::pedantic)]
+            #vis fn #name #gen (#(#decls),*) -> #ret #wher
+        }
+    }
+
+    fn call_args(&self) -> Vec<&TokenStream> {
+        self.sig.params.iter().map(|p| &p.ident).collect()
+    }
+
+    /// All four items.
+    pub fn emit(&self, output_tangent: &TokenStream) -> TokenStream {
+        let sig = self.sig;
+        let (out, slots, caps) = (&sig.output, sig.slots(), sig.captures());
+        let params: Vec<TokenStream> = sig.params.iter().map(|p| p.ident.clone()).collect();
+        let n = params.len();
+        let vjp_body = body(self.func, self.act, Mode::Vjp, params.clone(), n, self.items);
+        let jvp_body = body(self.func, self.act, Mode::Jvp, params, n, self.items);
+        let vjp = self.header(names::companion(&sig.ident, Mode::Vjp), quote!((#out, impl ::core::ops::FnOnce(#output_tangent) -> (#(#slots,)*) #caps)));
+        let jvp = self.header(names::companion(&sig.ident, Mode::Jvp), quote!((#out, impl ::core::ops::FnOnce((#(#slots,)*)) -> ::core::option::Option<#output_tangent> #caps)));
+        let pullback = self.user_pullback(output_tangent);
+        let differential = self.user_differential(output_tangent);
+        quote! {
+            #vjp { #vjp_body }
+            #jvp { #jvp_body }
+            #pullback
+            #differential
+        }
+    }
+
+    fn user_tangents(&self) -> (Vec<usize>, TokenStream) {
+        let wrt = self.sig.wrt();
+        let ts: Vec<&TokenStream> = wrt.iter().map(|i| self.sig.params[*i].tangent.as_ref().expect("wrt")).collect();
+        let ty = if ts.len() == 1 { quote!(#(#ts)*) } else { quote!((#(#ts,)*)) };
+        (wrt, ty)
+    }
+
+    fn user_pullback(&self, output_tangent: &TokenStream) -> TokenStream {
+        let (wrt, ty) = self.user_tangents();
+        let caps = self.sig.captures();
+        let out = &self.sig.output;
+        let header = self.header(ident_for(&self.sig.ident, "__pullback_"), quote!((#out, impl ::core::ops::FnOnce(#output_tangent) -> #ty #caps)));
+        let vjp = self.callee(Mode::Vjp);
+        let args = self.call_args();
+        let gs: Vec<Ident> = (0..self.sig.params.len()).map(|i| names::ident(&format!("g{i}"))).collect();
+        let mut zeros = TokenStream::new();
+        let mut outs = Vec::new();
+        for i in &wrt {
+            let (p, g) = (&self.sig.params[*i], &gs[*i]);
+            let id = &p.ident;
+            if p.by_ref {
+                outs.push(quote!(#g.unwrap_or_else(|| ::diff::Differentiable::zero_tangent(#id))));
+            } else {
+                let z = names::ident(&format!("zero{i}"));
+                zeros.extend(quote!(let #z = ::diff::__private::zero_of(&#id);));
+                outs.push(quote!(#g.unwrap_or(#z)));
+            }
+        }
+        let result = if outs.len() == 1 { quote!(#(#outs)*) } else { quote!((#(#outs,)*)) };
+        quote! {
+            #header {
+                #zeros
+                let (value, pullback) = #vjp(#(#args),*);
+                (value, move |seed| {
+                    let (#(#gs,)*) = pullback(seed);
+                    #result
+                })
+            }
+        }
+    }
+
+    fn user_differential(&self, output_tangent: &TokenStream) -> TokenStream {
+        let (wrt, ty) = self.user_tangents();
+        let caps = self.sig.captures();
+        let out = &self.sig.output;
+        let header = self.header(ident_for(&self.sig.ident, "__differential_"), quote!((#out, impl ::core::ops::FnOnce(#ty) -> #output_tangent #caps)));
+        let jvp = self.callee(Mode::Jvp);
+        let args = self.call_args();
+        let ds: Vec<Ident> = wrt.iter().map(|i| names::ident(&format!("d{i}"))).collect();
+        let input = if ds.len() == 1 { quote!(#(#ds)*) } else { quote!((#(#ds,)*)) };
+        let slots = (0..self.sig.params.len()).map(|i| match wrt.iter().position(|w| *w == i) {
+            Some(k) => {
+                let d = &ds[k];
+                quote!(::core::option::Option::Some(#d))
+            }
+            None => quote!(::core::default::Default::default()),
+        });
+        quote! {
+            #header {
+                let (value, differential) = #jvp(#(#args),*);
+                let zero = ::diff::__private::zero_of(&value);
+                (value, move |#input| differential((#(#slots,)*)).unwrap_or(zero))
+            }
+        }
+    }
+
+    /// The path calling a sibling companion (`Self::` inside an impl).
+    fn callee(&self, mode: Mode) -> TokenStream {
+        let name = names::companion(&self.sig.ident, mode);
+        let turbofish = self.turbofish();
+        if self.sig.params.first().is_some_and(|p| p.ident.to_string() == "self") {
+            quote!(Self::#name #turbofish)
+        } else {
+            quote!(#name #turbofish)
+        }
+    }
+
+    fn turbofish(&self) -> TokenStream {
+        let tys: Vec<TokenStream> = self
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Type(t) => {
+                    let id = &t.ident;
+                    Some(quote!(#id))
+                }
+                syn::GenericParam::Const(c) => {
+                    let id = &c.ident;
+                    Some(quote!(#id))
+                }
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        if tys.is_empty() {
+            TokenStream::new()
+        } else {
+            quote!(::<#(#tys),*>)
+        }
+    }
+}
+
+/// `prefix` + the function's name, at its span.
+pub fn ident_for(name: &Ident, prefix: &str) -> Ident {
+    Ident::new(&format!("{prefix}{}", name.to_string().trim_start_matches("r#")), name.span())
+}

@@ -1,0 +1,145 @@
+//! Forward mode: the differential runs each region's statements forwards on tangents
+//! (`Option`, None is zero), reading the same structs as the pullback.
+//!
+//! Each rule documents its `Original:` and `Tangent:` forms.
+use super::primal::Emitter;
+use crate::emit::names;
+use crate::ir::{BinOp, Inst, RegionId, Stmt, Value};
+use crate::linear_map;
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+
+impl Emitter<'_> {
+    /// The tangent of `v` as an expression: `d_v.clone()`, or `None` when inactive.
+    pub fn tan(&self, v: Value) -> TokenStream {
+        if self.act.is_active(v) {
+            let d = names::tangent(self.func, v);
+            quote! { ::core::clone::Clone::clone(&#d) }
+        } else {
+            quote! { ::core::option::Option::None }
+        }
+    }
+
+    fn dname(&self, v: Value) -> Ident {
+        names::tangent(self.func, v)
+    }
+
+    /// The tangent code of region `r`, forwards.
+    pub fn tangent_region(&self, r: RegionId) -> TokenStream {
+        self.func.region(r).stmts.iter().map(|s| self.tangent_stmt(s)).collect()
+    }
+
+    fn tangent_stmt(&self, stmt: &Stmt) -> TokenStream {
+        if !stmt.results.iter().any(|v| self.act.is_active(*v)) {
+            return TokenStream::new();
+        }
+        let res = stmt.results[0];
+        let d = self.dname(res);
+        let rt = quote!(::diff::__private);
+        let e = match &stmt.inst {
+            // Original: p = param i. Tangent: the input tangent i.
+            Inst::Param(i) => {
+                let input = names::ident(&format!("d_in{i}"));
+                quote!(#input)
+            }
+            // Original: y = a + b. Tangent: da + db.
+            Inst::Binary(BinOp::Add, a, b) => self.sum(*a, quote!(x), *b, quote!(x)),
+            // Original: y = a - b. Tangent: da - db.
+            Inst::Binary(BinOp::Sub, a, b) => self.sum(*a, quote!(x), *b, quote!(-x)),
+            // Original: y = a * b. Tangent: da * b + a * db.
+            Inst::Binary(BinOp::Mul, a, b) => {
+                let (na, nb) = (self.name(*a), self.name(*b));
+                self.sum(*a, quote!(x * #nb), *b, quote!(#na * x))
+            }
+            // Original: y = a / b. Tangent: da / b - y * db / b.
+            Inst::Binary(BinOp::Div, a, b) => {
+                let (nb, ny) = (self.name(*b), self.name(res));
+                self.sum(*a, quote!(x / #nb), *b, quote!(-(x * #ny / #nb)))
+            }
+            // Original: y = -a. Tangent: -da.
+            Inst::Neg(a) => {
+                let t = self.tan(*a);
+                quote! { #t.map(|x| -x) }
+            }
+            // Original: y = &a, *a. Tangent: da.
+            Inst::Ref(a, _) | Inst::Deref(a) => self.tan(*a),
+            // Original: (y, df) = f_jvp(args). Tangent: df((dargs..)).
+            Inst::Call(_, args) => {
+                let df = names::handle(self.func, res, self.mode);
+                let ts = args.iter().map(|a| {
+                    if self.act.is_active(*a) { self.tan(*a) } else { quote!(::core::default::Default::default()) }
+                });
+                quote! { #df((#(#ts,)*)) }
+            }
+            // Original: y = (a, b). Tangent: (da, db), with zeros for inactive parts.
+            Inst::Tuple(vs) => {
+                let ts = vs.iter().map(|v| {
+                    let t = self.tan(*v);
+                    quote! { #t.unwrap_or_else(#rt::VectorSpace::zero) }
+                });
+                quote! { ::core::option::Option::Some((#(#ts,)*)) }
+            }
+            // Original: y = a.m / a[i]. Tangent: da.m / da[i].
+            Inst::Field(a, member) => {
+                let t = names::tangent(self.func, *a);
+                quote! { #t.as_ref().map(|x| ::core::clone::Clone::clone(&x.#member)) }
+            }
+            Inst::Index(a, i) => {
+                let (t, ni) = (names::tangent(self.func, *a), self.name(*i));
+                quote! { #t.as_ref().map(|x| ::core::clone::Clone::clone(&x[#ni])) }
+            }
+            Inst::If { then_region, else_region, .. } => return self.tangent_if(stmt, *then_region, *else_region),
+            Inst::For { init, body, .. } => return self.tangent_for(stmt, init, *body),
+            Inst::Opaque(_) | Inst::Const(_) | Inst::NoDerivative(_) => return TokenStream::new(),
+        };
+        quote! { let #d = #e; }
+    }
+
+    /// `f(da) + g(db)` over optional tangents, for whichever operands are active.
+    fn sum(&self, a: Value, fa: TokenStream, b: Value, fb: TokenStream) -> TokenStream {
+        let (ta, tb) = (self.tan(a), self.tan(b));
+        match (self.act.is_active(a), self.act.is_active(b)) {
+            (true, true) => quote! { ::diff::__private::tadd(#ta.map(|x| #fa), #tb.map(|x| #fb)) },
+            (true, false) => quote! { #ta.map(|x| #fa) },
+            _ => quote! { #tb.map(|x| #fb) },
+        }
+    }
+
+    /// Original: `(r.., pred) = if ..`. Tangent: match the predecessor and run the taken
+    /// region's tangent code; its yields' tangents are the results'.
+    fn tangent_if(&self, stmt: &Stmt, t: RegionId, e: RegionId) -> TokenStream {
+        let (pe, pred) = (names::pred_enum(t), names::pred(t));
+        let active: Vec<usize> = (0..stmt.results.len()).filter(|i| self.act.is_active(stmt.results[*i])).collect();
+        let ds = active.iter().map(|i| self.dname(stmt.results[*i]));
+        let arm = |r: RegionId, variant: TokenStream| {
+            let pat = linear_map::pattern(self.func, self.act, r, self.mode);
+            let code = self.tangent_region(r);
+            let ys = active.iter().map(|i| self.tan(self.func.region(r).yields[*i]));
+            quote! { #pe::#variant(#pat) => { #code (#(#ys,)*) } }
+        };
+        let (ta, ea) = (arm(t, quote!(Then)), arm(e, quote!(Else)));
+        quote! { let (#(#ds,)*) = match #pred { #ta #ea }; }
+    }
+
+    /// Original: a loop pushing one struct per iteration. Tangent: walk the tape forwards,
+    /// carrying the loop variables' tangents.
+    fn tangent_for(&self, stmt: &Stmt, init: &[Value], body: RegionId) -> TokenStream {
+        let region = self.func.region(body);
+        let tape = names::tape(body);
+        let pat = linear_map::pattern(self.func, self.act, body, self.mode);
+        let carried: Vec<usize> = (0..init.len()).filter(|i| self.act.is_active(stmt.results[*i])).collect();
+        let cur: Vec<Ident> = carried.iter().map(|i| self.dname(stmt.results[*i])).collect();
+        let inits = carried.iter().map(|i| self.tan(init[*i]));
+        let params = carried.iter().map(|i| self.dname(region.params[*i]));
+        let ys = carried.iter().map(|i| self.tan(region.yields[*i]));
+        let code = self.tangent_region(body);
+        quote! {
+            #(let mut #cur = #inits;)*
+            for #pat in #tape.into_iter() {
+                #(let #params = #cur;)*
+                #code
+                #(#cur = #ys;)*
+            }
+        }
+    }
+}

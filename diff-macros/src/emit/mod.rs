@@ -1,0 +1,6 @@
+//! Emission: Rust tokens for the companions of a differentiable function.
+pub mod companion;
+pub mod differential;
+pub mod names;
+pub mod primal;
+pub mod pullback;

@@ -1,0 +1,94 @@
+//! Names of generated locals and items.
+//!
+//! Every generated local is a hygienic (`Span::mixed_site`) identifier, so it can never
+//! capture or shadow a name of the user's code; user expressions kept verbatim refer to
+//! them through the placeholders substituted at lowering.
+use crate::ir::{Function, RegionId, Value};
+use proc_macro2::{Ident, Span};
+
+/// Which derivative a companion computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Reverse mode: value and pullback.
+    Vjp,
+    /// Forward mode: value and differential.
+    Jvp,
+}
+
+impl Mode {
+    /// Prefix of companion names (`__vjp_f`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Mode::Vjp => "__vjp_",
+            Mode::Jvp => "__jvp_",
+        }
+    }
+}
+
+/// Generated identifiers, all hygienic.
+pub fn ident(s: &str) -> Ident {
+    Ident::new(s, Span::call_site())
+}
+
+fn base(func: &Function, v: Value) -> String {
+    match func.value(v).name.as_deref() {
+        Some("self") => format!("this_{}", v.0),
+        Some(n) => format!("{}_{}", n.trim_start_matches("r#"), v.0),
+        None => format!("t_{}", v.0),
+    }
+}
+
+/// The primal value.
+pub fn value(func: &Function, v: Value) -> Ident {
+    ident(&base(func, v))
+}
+
+/// The adjoint slot (reverse mode).
+pub fn adjoint(func: &Function, v: Value) -> Ident {
+    ident(&format!("a_{}", base(func, v)))
+}
+
+/// The tangent (forward mode).
+pub fn tangent(func: &Function, v: Value) -> Ident {
+    ident(&format!("d_{}", base(func, v)))
+}
+
+/// The callee's pullback or differential for the call defining `v`.
+pub fn handle(func: &Function, v: Value, mode: Mode) -> Ident {
+    match mode {
+        Mode::Vjp => ident(&format!("pb_{}", base(func, v))),
+        Mode::Jvp => ident(&format!("df_{}", base(func, v))),
+    }
+}
+
+/// The predecessor value of the `if` whose then-region is `r`.
+pub fn pred(r: RegionId) -> Ident {
+    ident(&format!("pred_{}", r.0))
+}
+
+/// The predecessor enum type of the `if` whose then-region is `r`.
+pub fn pred_enum(r: RegionId) -> Ident {
+    ident(&format!("Pred{}", r.0))
+}
+
+/// The tape of the loop whose body is `r`.
+pub fn tape(r: RegionId) -> Ident {
+    ident(&format!("tape_{}", r.0))
+}
+
+/// The linear-map struct of region `r` (pullback or differential struct).
+pub fn region_struct(r: RegionId, mode: Mode) -> Ident {
+    match mode {
+        Mode::Vjp => ident(&format!("Pullback{}", r.0)),
+        Mode::Jvp => ident(&format!("Differential{}", r.0)),
+    }
+}
+
+/// The companion of a function named `name` (`__vjp_name`).
+pub fn companion(name: &Ident, mode: Mode) -> Ident {
+    let raw = name.to_string();
+    Ident::new(
+        &format!("{}{}", mode.prefix(), raw.trim_start_matches("r#")),
+        name.span(),
+    )
+}

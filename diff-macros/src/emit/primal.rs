@@ -1,0 +1,237 @@
+//! The augmented primal: the original computation, with derivative rules' saved values
+//! and callee pullbacks (or differentials) collected into each region's struct.
+//! Shared by both modes; only the callee companions differ.
+use crate::analysis::activity::Activity;
+use crate::emit::names::{self, Mode};
+use crate::ir::{BinOp, Callee, Function, Inst, RegionId, Stmt, Value};
+use crate::linear_map;
+use crate::lower::placeholder;
+use proc_macro2::{Ident, TokenStream, TokenTree};
+use quote::{quote, quote_spanned, ToTokens};
+use std::collections::HashMap;
+
+/// Emits code for one companion.
+pub struct Emitter<'a> {
+    pub func: &'a Function,
+    pub act: &'a Activity,
+    pub mode: Mode,
+    /// The companion's parameter names, in order (`self` for a receiver).
+    pub params: Vec<TokenStream>,
+    defs: HashMap<Value, &'a Inst>,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(func: &'a Function, act: &'a Activity, mode: Mode, params: Vec<TokenStream>) -> Self {
+        let mut defs = HashMap::new();
+        for region in &func.regions {
+            for stmt in &region.stmts {
+                for r in &stmt.results {
+                    defs.insert(*r, &stmt.inst);
+                }
+            }
+        }
+        Emitter { func, act, mode, params, defs }
+    }
+
+    /// Whether `v` is a place (`a.f`, `a[i]`, `*a`) emitted inline rather than bound, so
+    /// that borrowing it (`&self.w`) or calling a method on it does not move it.
+    pub fn is_place(&self, v: Value) -> bool {
+        matches!(self.defs.get(&v), Some(Inst::Field(..) | Inst::Index(..) | Inst::Deref(_)))
+    }
+
+    /// The local holding `v` (for a place: the name it has in structs).
+    pub fn name(&self, v: Value) -> Ident {
+        names::value(self.func, v)
+    }
+
+    /// An expression for the primal value `v`.
+    pub fn expr(&self, v: Value) -> TokenStream {
+        match self.defs.get(&v) {
+            Some(Inst::Field(base, member)) => {
+                let b = self.expr(*base);
+                quote! { (#b.#member) }
+            }
+            Some(Inst::Index(base, index)) => {
+                let (b, i) = (self.expr(*base), self.expr(*index));
+                quote! { (#b[#i]) }
+            }
+            Some(Inst::Deref(base)) => {
+                let b = self.expr(*base);
+                quote! { (*#b) }
+            }
+            _ => self.name(v).into_token_stream(),
+        }
+    }
+
+    fn stmt_active(&self, stmt: &Stmt) -> bool {
+        stmt.results.iter().any(|v| self.act.is_active(*v))
+    }
+
+    /// The statements of region `r`, without building its struct.
+    pub fn primal_region(&self, r: RegionId) -> TokenStream {
+        self.func.region(r).stmts.iter().map(|s| self.primal_stmt(s)).collect()
+    }
+
+    /// Region `r`'s statements followed by its struct; evaluates to `(yields.., struct)`.
+    fn region_block(&self, r: RegionId, active: bool, tail: impl FnOnce(TokenStream) -> TokenStream) -> TokenStream {
+        let body = self.primal_region(r);
+        let yields: Vec<TokenStream> = self.func.region(r).yields.iter().map(|v| self.expr(*v)).collect();
+        let built = linear_map::construct(self.func, self.act, r, self.mode, |v| self.expr(v));
+        if active {
+            let t = tail(built);
+            quote! { { #body (#(#yields,)* #t) } }
+        } else {
+            quote! { { #body (#(#yields,)*) } }
+        }
+    }
+
+    fn primal_stmt(&self, stmt: &Stmt) -> TokenStream {
+        let active = self.stmt_active(stmt);
+        let span = stmt.span;
+        let res = stmt.results.first().map(|v| self.name(*v));
+        if stmt.results.len() == 1 && self.is_place(stmt.results[0]) {
+            return TokenStream::new();
+        }
+        match &stmt.inst {
+            Inst::Param(i) => {
+                let p = &self.params[*i];
+                quote! { let #res = #p; }
+            }
+            Inst::Const(t) => quote_spanned! {span=> let #res = #t; },
+            Inst::Opaque(o) => {
+                let t = self.substitute(o.tokens.clone(), &o.uses);
+                quote_spanned! {span=> let #res = #t; }
+            }
+            Inst::Binary(op, a, b) => {
+                let (a, b) = (self.expr(*a), self.expr(*b));
+                let op = match op {
+                    BinOp::Add => quote_spanned!(span=> +),
+                    BinOp::Sub => quote_spanned!(span=> -),
+                    BinOp::Mul => quote_spanned!(span=> *),
+                    BinOp::Div => quote_spanned!(span=> /),
+                };
+                quote! { let #res = #a #op #b; }
+            }
+            Inst::Neg(a) => {
+                let a = self.expr(*a);
+                quote! { let #res = -#a; }
+            }
+            Inst::Call(callee, args) => self.primal_call(stmt, callee, args, active),
+            Inst::Tuple(vs) => {
+                let vs = vs.iter().map(|v| self.expr(*v));
+                quote! { let #res = (#(#vs,)*); }
+            }
+            Inst::Ref(a, m) => {
+                let a = self.expr(*a);
+                let m = m.then(|| quote!(mut));
+                quote! { let #res = &#m #a; }
+            }
+            Inst::NoDerivative(a) => {
+                let a = self.expr(*a);
+                quote! { let #res = #a; }
+            }
+            Inst::Field(..) | Inst::Index(..) | Inst::Deref(_) => TokenStream::new(),
+            Inst::If { cond, then_region, else_region } => {
+                self.primal_if(stmt, *cond, *then_region, *else_region, active)
+            }
+            Inst::For { iter, init, body } => self.primal_for(stmt, *iter, init, *body, active),
+        }
+    }
+
+    fn primal_call(&self, stmt: &Stmt, callee: &Callee, args: &[Value], active: bool) -> TokenStream {
+        let res = self.name(stmt.results[0]);
+        let argv: Vec<TokenStream> = args.iter().map(|v| self.expr(*v)).collect();
+        let call = match callee {
+            Callee::Path(p) => {
+                let mut p = p.clone();
+                if active {
+                    let last = p.path.segments.last_mut().expect("a path has a segment");
+                    last.ident = names::companion(&last.ident, self.mode);
+                }
+                quote_spanned! {stmt.span=> #p(#(#argv),*) }
+            }
+            Callee::Method { method, turbofish } => {
+                let m = if active { names::companion(method, self.mode) } else { method.clone() };
+                let tf = turbofish.as_ref().map(|t| quote!(::#t));
+                let recv = &argv[0];
+                let rest = &argv[1..];
+                quote_spanned! {stmt.span=> #recv.#m #tf(#(#rest),*) }
+            }
+        };
+        if active {
+            let h = names::handle(self.func, stmt.results[0], self.mode);
+            quote! { let (#res, #h) = #call; }
+        } else {
+            quote! { let #res = #call; }
+        }
+    }
+
+    fn primal_if(&self, stmt: &Stmt, cond: Value, t: RegionId, e: RegionId, active: bool) -> TokenStream {
+        let c = self.expr(cond);
+        let pe = names::pred_enum(t);
+        let then_b = self.region_block(t, active, |built| quote! { #pe::Then(#built) });
+        let else_b = self.region_block(e, active, |built| quote! { #pe::Else(#built) });
+        let mut pat: Vec<TokenStream> = stmt.results.iter().map(|v| self.name(*v).into_token_stream()).collect();
+        if active {
+            pat.push(names::pred(t).into_token_stream());
+        }
+        quote! { let (#(#pat,)*) = if #c #then_b else #else_b; }
+    }
+
+    fn primal_for(&self, stmt: &Stmt, iter: Value, init: &[Value], body: RegionId, active: bool) -> TokenStream {
+        let region = self.func.region(body);
+        let it = self.expr(iter);
+        let cursors: Vec<Ident> = stmt.results.iter().map(|v| self.name(*v)).collect();
+        let inits = init.iter().map(|v| self.expr(*v));
+        let params: Vec<Ident> = region.params[..init.len()].iter().map(|v| self.name(*v)).collect();
+        let item = self.name(region.params[init.len()]);
+        let yields: Vec<TokenStream> = region.yields.iter().map(|v| self.expr(*v)).collect();
+        let stmts = self.primal_region(body);
+        let iter_name = names::ident(&format!("iter_{}", body.0));
+        let (tape_decl, push) = if active {
+            let tape = names::tape(body);
+            let built = linear_map::construct(self.func, self.act, body, self.mode, |v| self.expr(v));
+            (
+                quote! { let mut #tape = ::std::vec::Vec::with_capacity(::core::iter::Iterator::size_hint(&#iter_name).0); },
+                quote! { #tape.push(#built); },
+            )
+        } else {
+            (TokenStream::new(), TokenStream::new())
+        };
+        quote! {
+            #(let mut #cursors = #inits;)*
+            let #iter_name = ::core::iter::IntoIterator::into_iter(#it);
+            #tape_decl
+            for #item in #iter_name {
+                #(let #params = #cursors;)*
+                #stmts
+                #push
+                #(#cursors = #yields;)*
+            }
+        }
+    }
+
+    /// Replaces an opaque expression's placeholders by the values' expressions.
+    pub fn substitute(&self, ts: TokenStream, uses: &[Value]) -> TokenStream {
+        ts.into_iter()
+            .map(|tt| match tt {
+                TokenTree::Group(g) => {
+                    let mut ng = proc_macro2::Group::new(g.delimiter(), self.substitute(g.stream(), uses));
+                    ng.set_span(g.span());
+                    TokenTree::Group(ng)
+                }
+                TokenTree::Ident(id) => {
+                    let s = id.to_string();
+                    match (0..uses.len()).find(|n| placeholder(*n) == s) {
+                        Some(n) => TokenTree::Group(proc_macro2::Group::new(
+                            proc_macro2::Delimiter::Parenthesis,
+                            self.expr(uses[n]),
+                        )),
+                        None => TokenTree::Ident(id),
+                    }
+                }
+                other => other,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,224 @@
+//! Reverse mode: the pullback walks each region's statements backwards, reading the
+//! region's struct and accumulating adjoints into `Option` slots (None is zero).
+//!
+//! Each rule documents its `Original:` and `Adjoint:` forms.
+use super::primal::Emitter;
+use crate::emit::names;
+use crate::ir::{BinOp, Inst, RegionId, Stmt, Value};
+use crate::linear_map;
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+
+const RT: &str = "::diff::__private";
+
+fn rt() -> TokenStream {
+    RT.parse().expect("a path")
+}
+
+impl Emitter<'_> {
+    fn adj(&self, v: Value) -> Ident {
+        names::adjoint(self.func, v)
+    }
+
+    /// `accumulate(&mut a_v, e)` when `v` is active.
+    fn acc(&self, v: Value, e: TokenStream) -> TokenStream {
+        if !self.act.is_active(v) {
+            return TokenStream::new();
+        }
+        let (a, rt) = (self.adj(v), rt());
+        quote! { #rt::accumulate(&mut #a, #e); }
+    }
+
+    /// `accumulate_opt(&mut a_v, e)` when `v` is active.
+    fn acc_opt(&self, v: Value, e: TokenStream) -> TokenStream {
+        if !self.act.is_active(v) {
+            return TokenStream::new();
+        }
+        let (a, rt) = (self.adj(v), rt());
+        quote! { #rt::accumulate_opt(&mut #a, #e); }
+    }
+
+    /// Slots for the active values region `r` defines.
+    fn slots(&self, r: RegionId) -> TokenStream {
+        let region = self.func.region(r);
+        let defined = region.params.iter().chain(region.stmts.iter().flat_map(|s| s.results.iter()));
+        defined
+            .filter(|v| self.act.is_active(**v))
+            .map(|v| {
+                let a = self.adj(*v);
+                quote! { let mut #a = ::core::option::Option::None; }
+            })
+            .collect()
+    }
+
+    /// The adjoint code of region `r`: its slots, then `seed`, then its statements backwards.
+    pub fn reverse_region(&self, r: RegionId, seed: TokenStream) -> TokenStream {
+        let slots = self.slots(r);
+        let stmts: TokenStream = self.func.region(r).stmts.iter().rev().map(|s| self.reverse_stmt(s)).collect();
+        quote! { #slots #seed #stmts }
+    }
+
+    fn reverse_stmt(&self, stmt: &Stmt) -> TokenStream {
+        if !stmt.results.iter().any(|v| self.act.is_active(*v)) {
+            return TokenStream::new();
+        }
+        let res = stmt.results[0];
+        let body = match &stmt.inst {
+            Inst::If { then_region, else_region, .. } => return self.reverse_if(stmt, *then_region, *else_region),
+            Inst::For { init, body, .. } => return self.reverse_for(stmt, init, *body),
+            inst => self.adjoint_rule(inst, res),
+        };
+        let a = self.adj(res);
+        quote! { if let ::core::option::Option::Some(s) = #a { #body } }
+    }
+
+    /// The adjoint of one instruction, given the result's adjoint `s`.
+    fn adjoint_rule(&self, inst: &Inst, res: Value) -> TokenStream {
+        let rt = rt();
+        match inst {
+            // Original: y = a + b. Adjoint: a += s; b += s.
+            Inst::Binary(BinOp::Add, a, b) => {
+                let (x, y) = (self.acc(*a, quote!(::core::clone::Clone::clone(&s))), self.acc(*b, quote!(s)));
+                quote! { #x #y }
+            }
+            // Original: y = a - b. Adjoint: a += s; b -= s.
+            Inst::Binary(BinOp::Sub, a, b) => {
+                let (x, y) = (self.acc(*a, quote!(::core::clone::Clone::clone(&s))), self.acc(*b, quote!(-s)));
+                quote! { #x #y }
+            }
+            // Original: y = a * b. Adjoint: a += s * b; b += a * s.
+            Inst::Binary(BinOp::Mul, a, b) => {
+                let (na, nb) = (self.name(*a), self.name(*b));
+                let x = self.acc(*a, quote!(::core::clone::Clone::clone(&s) * #nb));
+                let y = self.acc(*b, quote!(#na * s));
+                quote! { #x #y }
+            }
+            // Original: y = a / b. Adjoint: a += s / b; b -= s * y / b.
+            Inst::Binary(BinOp::Div, a, b) => {
+                let (nb, ny) = (self.name(*b), self.name(res));
+                let x = self.acc(*a, quote!(::core::clone::Clone::clone(&s) / #nb));
+                let y = self.acc(*b, quote!(-(s * #ny / #nb)));
+                quote! { #x #y }
+            }
+            // Original: y = -a. Adjoint: a -= s.
+            Inst::Neg(a) => self.acc(*a, quote!(-s)),
+            // Original: y = a (reference, dereference): the tangent is the referent's.
+            Inst::Ref(a, _) | Inst::Deref(a) => self.acc(*a, quote!(s)),
+            // Original: (y, pb) = f_vjp(args). Adjoint: args += pb(s), slot by slot.
+            Inst::Call(_, args) => {
+                let pb = names::handle(self.func, res, self.mode);
+                let gs: Vec<Ident> = (0..args.len()).map(|i| names::ident(&format!("g{i}"))).collect();
+                let accs: TokenStream = args.iter().zip(&gs).map(|(a, g)| self.acc_opt(*a, quote!(#g))).collect();
+                let pats = args.iter().zip(&gs).map(|(a, g)| {
+                    if self.act.is_active(*a) { quote!(#g) } else { quote!(_) }
+                });
+                quote! { let (#(#pats,)*) = #pb(s); #accs }
+            }
+            // Original: y = (a, b, ..). Adjoint: (a, b, ..) += s.
+            Inst::Tuple(vs) => {
+                let ss: Vec<Ident> = (0..vs.len()).map(|i| names::ident(&format!("s{i}"))).collect();
+                let accs: TokenStream = vs.iter().zip(&ss).map(|(v, s)| self.acc(*v, quote!(#s))).collect();
+                quote! { let (#(#ss,)*) = s; #accs }
+            }
+            // Original: y = a.m. Adjoint: a.m += s (a's adjoint starts as a zero shaped like a).
+            Inst::Field(a, member) => self.acc_part(*a, quote!(.#member)),
+            // Original: y = a[i]. Adjoint: a[i] += s.
+            Inst::Index(a, i) => {
+                let ni = self.name(*i);
+                self.acc_part(*a, quote!([#ni]))
+            }
+            Inst::Opaque(_) | Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => TokenStream::new(),
+            Inst::If { .. } | Inst::For { .. } => {
+                let _ = rt;
+                TokenStream::new()
+            }
+        }
+    }
+
+    /// Accumulates `s` into a part (`.field`, `[index]`) of `base`'s adjoint.
+    fn acc_part(&self, base: Value, part: TokenStream) -> TokenStream {
+        if !self.act.is_active(base) {
+            return TokenStream::new();
+        }
+        let (a, nb, rt) = (self.adj(base), self.name(base), rt());
+        quote! {
+            let whole = #a.get_or_insert_with(|| #nb.zero_tangent());
+            #rt::accumulate_into(&mut whole #part, s);
+        }
+    }
+
+    /// Original: `(r.., pred) = if c { ..; (yields.., Then(struct)) } else { .. }`.
+    /// Adjoint: match the predecessor and run the taken region's adjoint, seeded with the
+    /// results' adjoints.
+    fn reverse_if(&self, stmt: &Stmt, t: RegionId, e: RegionId) -> TokenStream {
+        let pe = names::pred_enum(t);
+        let pred = names::pred(t);
+        let arm = |r: RegionId| {
+            let yields = &self.func.region(r).yields;
+            let seed: TokenStream = stmt
+                .results
+                .iter()
+                .zip(yields)
+                .filter(|(res, _)| self.act.is_active(**res))
+                .map(|(res, y)| {
+                    let a = self.adj(*res);
+                    self.acc_opt(*y, quote!(#a))
+                })
+                .collect();
+            let pat = linear_map::pattern(self.func, self.act, r, self.mode);
+            (pat, self.reverse_region(r, seed))
+        };
+        let (tp, tb) = arm(t);
+        let (ep, eb) = arm(e);
+        quote! {
+            match #pred {
+                #pe::Then(#tp) => { #tb }
+                #pe::Else(#ep) => { #eb }
+            }
+        }
+    }
+
+    /// Original: a loop pushing one struct per iteration on a tape.
+    /// Adjoint: walk the tape backwards; the carried values' adjoints flow from each
+    /// iteration's yields to its parameters, then to the initial values.
+    fn reverse_for(&self, stmt: &Stmt, init: &[Value], body: RegionId) -> TokenStream {
+        let region = self.func.region(body);
+        let tape = names::tape(body);
+        let pat = linear_map::pattern(self.func, self.act, body, self.mode);
+        let carried: Vec<usize> = (0..init.len()).filter(|i| self.act.is_active(stmt.results[*i])).collect();
+        let seed: TokenStream = carried
+            .iter()
+            .map(|i| {
+                let a = self.adj(stmt.results[*i]);
+                self.acc_opt(region.yields[*i], quote!(#a.take()))
+            })
+            .collect();
+        let back: TokenStream = carried
+            .iter()
+            .map(|i| {
+                let (a, p) = (self.adj(stmt.results[*i]), region.params[*i]);
+                if self.act.is_active(p) {
+                    let ap = self.adj(p);
+                    quote! { #a = #ap; }
+                } else {
+                    quote! { #a = ::core::option::Option::None; }
+                }
+            })
+            .collect();
+        let inner = self.reverse_region(body, seed);
+        let finish: TokenStream = carried
+            .iter()
+            .map(|i| {
+                let a = self.adj(stmt.results[*i]);
+                self.acc_opt(init[*i], quote!(#a))
+            })
+            .collect();
+        quote! {
+            for #pat in #tape.into_iter().rev() {
+                #inner
+                #back
+            }
+            #finish
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The SSA IR: values defined once, structured regions for control flow.
+//!
+//! Entities are small `u32` newtypes indexing arenas in [`Function`]. Control flow is
+//! structured (regions nested in `If` / `Match` / `Loop` statements), mirroring Rust's own
+//! structured control flow; a region's `yields` play the role of block arguments at the
+//! join, so there are no phi nodes.
+
+mod display;
+
+use proc_macro2::{Span, TokenStream};
+
+/// An SSA value: defined by exactly one statement (or a region parameter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Value(pub u32);
+
+/// Index of a region in [`Function::regions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RegionId(pub u32);
+
+/// What the IR knows about a value besides its definition.
+#[derive(Clone, Debug)]
+pub struct ValueData {
+    /// The user's variable name, when the value is a binding; used for readable output.
+    pub name: Option<String>,
+    /// Where the value comes from in the user's code.
+    pub span: Span,
+}
+
+/// Binary operators the IR distinguishes. Arithmetic ones are differentiable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+/// How a call names its callee.
+#[derive(Clone, Debug)]
+pub enum Callee {
+    /// `path(args)`: a free function or an associated function (`m::g`, `Self::g`, `g::<T>`).
+    Path(syn::ExprPath),
+    /// `args[0].method(args[1..])`, also used for `f64::sin(x)`-style calls of a type's method.
+    Method {
+        /// The method name.
+        method: syn::Ident,
+        /// Turbofish, if any.
+        turbofish: Option<syn::AngleBracketedGenericArguments>,
+    },
+}
+
+/// One instruction. Each defines the statement's result values.
+#[derive(Clone, Debug)]
+pub enum Inst {
+    /// The n-th parameter of the function (the receiver is parameter 0 of a method).
+    Param(usize),
+    /// A constant or an expression with no data dependence on the body's values.
+    Const(TokenStream),
+    /// An expression the IR does not look into; it uses `uses`, and its tokens refer to
+    /// those values through [`Opaque`] placeholders. Never differentiated.
+    Opaque(Opaque),
+    /// `lhs op rhs`.
+    Binary(BinOp, Value, Value),
+    /// `-x`.
+    Neg(Value),
+    /// A call; `args` include the receiver first for methods.
+    Call(Callee, Vec<Value>),
+    /// `(a, b, ...)`.
+    Tuple(Vec<Value>),
+    /// `base.member` (named field or tuple index).
+    Field(Value, syn::Member),
+    /// `base[index]`.
+    Index(Value, Value),
+    /// `&x` / `&mut x`: the tangent is the referent's.
+    Ref(Value, bool),
+    /// `*x`.
+    Deref(Value),
+    /// `no_derivative(x)`: the value, with its derivative cut.
+    NoDerivative(Value),
+    /// Structured `if`: results are the regions' yields.
+    If {
+        /// The condition (never active: a bool).
+        cond: Value,
+        /// Region run when the condition holds.
+        then_region: RegionId,
+        /// Region run otherwise.
+        else_region: RegionId,
+    },
+    /// A counted loop `for pat in iter { body }`: `body` takes the loop-carried values
+    /// then the iteration variable as parameters and yields the new carried values.
+    /// The results are the carried values after the loop.
+    For {
+        /// The iterator expression's value (inactive: a range or index iterator).
+        iter: Value,
+        /// Initial carried values.
+        init: Vec<Value>,
+        /// Loop body.
+        body: RegionId,
+    },
+}
+
+/// An expression kept verbatim, with the values it uses substituted by name at emission.
+#[derive(Clone, Debug)]
+pub struct Opaque {
+    /// Tokens with placeholders: identifiers `__diff_use_N` stand for `uses[N]`.
+    pub tokens: TokenStream,
+    /// The values the expression reads.
+    pub uses: Vec<Value>,
+    /// A short description for diagnostics ("macro call", "cast", ...).
+    pub what: String,
+}
+
+/// A statement: an instruction and the values it defines.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// The defined values (one for most instructions; several for `If`/`For`).
+    pub results: Vec<Value>,
+    /// The instruction.
+    pub inst: Inst,
+    /// The user's tokens this statement came from.
+    pub span: Span,
+}
+
+/// A straight-line sequence of statements with parameters and yielded values.
+#[derive(Clone, Debug, Default)]
+pub struct Region {
+    /// Values bound on entry (loop-carried values, loop variables).
+    pub params: Vec<Value>,
+    /// The statements, in order.
+    pub stmts: Vec<Stmt>,
+    /// Values passed to the join point (or the function's result, for the entry region).
+    pub yields: Vec<Value>,
+}
+
+/// A whole lowered function body.
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    /// Value arena.
+    pub values: Vec<ValueData>,
+    /// Region arena; region 0 is the entry, whose single yield is the result.
+    pub regions: Vec<Region>,
+    /// Number of parameters (receiver included).
+    pub param_count: usize,
+}
+
+impl Function {
+    /// A new value.
+    pub fn new_value(&mut self, name: Option<String>, span: Span) -> Value {
+        self.values.push(ValueData { name, span });
+        Value(self.values.len() as u32 - 1)
+    }
+
+    /// A new empty region.
+    pub fn new_region(&mut self) -> RegionId {
+        self.regions.push(Region::default());
+        RegionId(self.regions.len() as u32 - 1)
+    }
+
+    /// The region with this id.
+    pub fn region(&self, id: RegionId) -> &Region {
+        &self.regions[id.0 as usize]
+    }
+
+    /// The region with this id, mutably.
+    pub fn region_mut(&mut self, id: RegionId) -> &mut Region {
+        &mut self.regions[id.0 as usize]
+    }
+
+    /// The entry region.
+    pub fn entry(&self) -> RegionId {
+        RegionId(0)
+    }
+
+    /// Data about a value.
+    pub fn value(&self, v: Value) -> &ValueData {
+        &self.values[v.0 as usize]
+    }
+}
+
+impl Inst {
+    /// The values this instruction reads directly (not those read inside nested regions).
+    pub fn operands(&self) -> Vec<Value> {
+        match self {
+            Inst::Param(_) | Inst::Const(_) => vec![],
+            Inst::Opaque(o) => o.uses.clone(),
+            Inst::Binary(_, a, b) | Inst::Index(a, b) => vec![*a, *b],
+            Inst::Neg(a)
+            | Inst::Field(a, _)
+            | Inst::Ref(a, _)
+            | Inst::Deref(a)
+            | Inst::NoDerivative(a) => vec![*a],
+            Inst::Call(_, args) | Inst::Tuple(args) => args.clone(),
+            Inst::If { cond, .. } => vec![*cond],
+            Inst::For { iter, init, .. } => {
+                let mut v = vec![*iter];
+                v.extend(init);
+                v
+            }
+        }
+    }
+
+    /// Nested regions of a control-flow instruction.
+    pub fn regions(&self) -> Vec<RegionId> {
+        match self {
+            Inst::If {
+                then_region,
+                else_region,
+                ..
+            } => vec![*then_region, *else_region],
+            Inst::For { body, .. } => vec![*body],
+            _ => vec![],
+        }
+    }
+}

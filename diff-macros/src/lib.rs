@@ -1,0 +1,66 @@
+//! Procedural macros of the `diff` crate. Use them through the facade crate `diff`.
+//!
+//! Pipeline (see DESIGN.md): parse -> lower to SSA IR -> activity -> check -> JVP/VJP -> emit.
+//! This file holds the entry points only.
+
+mod analysis;
+mod check;
+mod derive;
+mod differentiable;
+mod emit;
+mod ir;
+mod linear_map;
+mod lower;
+mod operators;
+mod parse;
+
+use proc_macro::TokenStream;
+
+/// Synthesizes `Differentiable` for a struct, with a generated `<Name>Tangent` struct.
+#[proc_macro_derive(Differentiable, attributes(no_derivative))]
+pub fn derive_differentiable(input: TokenStream) -> TokenStream {
+    derive::expand(syn::parse_macro_input!(input as syn::DeriveInput)).into()
+}
+
+/// Makes a function differentiable: emits its reverse- and forward-mode companions
+/// beside it and leaves the function itself unchanged.
+///
+/// `#[differentiable(wrt = (x, y))]` differentiates with respect to those parameters only.
+#[proc_macro_attribute]
+pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
+    differentiable::expand(args.into(), item.into()).into()
+}
+
+macro_rules! operators {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        #[proc_macro]
+        pub fn $name(input: TokenStream) -> TokenStream {
+            operators::expand(operators::Op::$op, input.into()).into()
+        }
+    )*};
+}
+
+operators! {
+    /// `gradient!(at: x, of: f)`: the gradient of a scalar-valued `f` at `x` (a tuple
+    /// `(dx, dy)` for `at: (x, y)`).
+    gradient => Gradient;
+    /// `value_with_gradient!(at: x, of: f)`: `(f(x), gradient)`.
+    value_with_gradient => ValueWithGradient;
+    /// `pullback!(at: x, of: f)`: the pullback closure `dy -> dx`.
+    pullback => Pullback;
+    /// `value_with_pullback!(at: x, of: f)`: `(f(x), pullback)`.
+    value_with_pullback => ValueWithPullback;
+    /// `first_derivative!(at: x, of: f)`: forward mode, `f'(x)` for a scalar `x`.
+    first_derivative => FirstDerivative;
+    /// `value_with_derivative!(at: x, of: f)`: `(f(x), f'(x))`.
+    value_with_derivative => ValueWithDerivative;
+    /// `differential!(at: x, of: f)`: the differential closure `dx -> dy`.
+    differential => Differential;
+    /// `value_with_differential!(at: x, of: f)`: `(f(x), differential)`.
+    value_with_differential => ValueWithDifferential;
+    /// `jacobian!(at: x, of: f)`: the dense Jacobian (`Vec<Vec<_>>`, one row per output).
+    jacobian => Jacobian;
+    /// `hessian!(at: x, of: f)`: the dense Hessian of a scalar-valued `f`.
+    hessian => Hessian;
+}

@@ -1,0 +1,164 @@
+//! Structured control flow: `if` and counted `for` loops become statements with nested
+//! regions; variables a branch or a loop body assigns become region yields.
+use super::Lowerer;
+use crate::ir::{Inst, RegionId, Stmt, Value};
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+
+type Scopes = Vec<HashMap<String, Value>>;
+
+impl Lowerer {
+    /// Runs `f` with statements going to region `r`; returns what `f` returned and the
+    /// scopes as they were at its end, then restores the scopes to `before`.
+    fn in_region<T>(
+        &mut self,
+        r: RegionId,
+        before: &Scopes,
+        f: impl FnOnce(&mut Self) -> syn::Result<T>,
+    ) -> syn::Result<(T, Scopes)> {
+        let saved = self.current;
+        self.current = r;
+        let out = f(self);
+        self.current = saved;
+        let after = std::mem::replace(&mut self.scopes, before.clone());
+        Ok((out?, after))
+    }
+
+    /// Names of variables declared before `before` whose binding differs in `after`.
+    fn changed(before: &Scopes, after: &Scopes) -> Vec<String> {
+        let mut names = Vec::new();
+        for (b, a) in before.iter().zip(after) {
+            for (name, v) in b {
+                if a.get(name) != Some(v) && !names.contains(name) {
+                    names.push(name.clone());
+                }
+            }
+        }
+        names.sort();
+        names
+    }
+
+    fn binding_in(scopes: &Scopes, name: &str) -> Option<Value> {
+        scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    /// `if c { a } else { b }`: the branches yield the `if`'s value, then every outer
+    /// variable either branch assigns.
+    pub(crate) fn lower_if(&mut self, e: &syn::ExprIf) -> syn::Result<Value> {
+        if let syn::Expr::Let(l) = &*e.cond {
+            return Err(super::expr::unsupported(l, "`if let`"));
+        }
+        let cond = self.lower_expr(&e.cond)?;
+        let before = self.scopes.clone();
+        let then_r = self.func.new_region();
+        let else_r = self.func.new_region();
+        let (then_v, then_scopes) =
+            self.in_region(then_r, &before, |cx| cx.lower_block_value(&e.then_branch))?;
+        let (else_v, else_scopes) = self.in_region(else_r, &before, |cx| match &e.else_branch {
+            Some((_, els)) => cx.lower_expr(els),
+            None => Ok(cx.unit(e.span())),
+        })?;
+        let mut names = Self::changed(&before, &then_scopes);
+        for n in Self::changed(&before, &else_scopes) {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        let mut then_y = vec![then_v];
+        let mut else_y = vec![else_v];
+        for n in &names {
+            then_y.push(Self::binding_in(&then_scopes, n).expect("declared before"));
+            else_y.push(Self::binding_in(&else_scopes, n).expect("declared before"));
+        }
+        self.func.region_mut(then_r).yields = then_y;
+        self.func.region_mut(else_r).yields = else_y;
+        let span = e.span();
+        let result = self.func.new_value(None, span);
+        let mut results = vec![result];
+        for n in &names {
+            let v = self.func.new_value(Some(n.clone()), span);
+            results.push(v);
+        }
+        self.push(Stmt {
+            results: results.clone(),
+            inst: Inst::If {
+                cond,
+                then_region: then_r,
+                else_region: else_r,
+            },
+            span,
+        });
+        for (n, v) in names.iter().zip(&results[1..]) {
+            self.assign(n, *v);
+        }
+        Ok(result)
+    }
+
+    /// `for pat in iter { body }`: the body region takes the carried variables and the
+    /// iteration value, and yields the carried variables.
+    pub(crate) fn lower_for(&mut self, f: &syn::ExprForLoop) -> syn::Result<Value> {
+        if let Some(l) = &f.label {
+            return Err(super::expr::unsupported(l, "a labelled loop"));
+        }
+        let iter = self.lower_iterable(&f.expr)?;
+        let before = self.scopes.clone();
+        // First pass: find which outer variables the body assigns.
+        let probe = self.func.clone();
+        let probe_r = self.func.new_region();
+        let (_, probe_scopes) = self.in_region(probe_r, &before, |cx| {
+            let item = cx.func.new_value(None, f.pat.span());
+            cx.push_scope();
+            cx.bind_pattern(&f.pat, item)?;
+            cx.lower_block_value(&f.body)
+        })?;
+        let names = Self::changed(&before, &probe_scopes);
+        self.func = probe;
+        // Second pass: lower the body with the carried variables as region parameters.
+        let body = self.func.new_region();
+        let init: Vec<Value> = names
+            .iter()
+            .map(|n| Self::binding_in(&before, n).expect("declared before"))
+            .collect();
+        let mut params = Vec::new();
+        for n in &names {
+            let p = self.func.new_value(Some(n.clone()), f.span());
+            params.push(p);
+            self.assign(n, p);
+        }
+        let item = self.func.new_value(None, f.pat.span());
+        params.push(item);
+        let inner_before = self.scopes.clone();
+        let (_, body_scopes) = self.in_region(body, &inner_before, |cx| {
+            cx.push_scope();
+            cx.bind_pattern(&f.pat, item)?;
+            cx.lower_block_value(&f.body)
+        })?;
+        self.scopes = before;
+        let yields = names
+            .iter()
+            .map(|n| Self::binding_in(&body_scopes, n).expect("declared before"))
+            .collect();
+        let region = self.func.region_mut(body);
+        region.params = params;
+        region.yields = yields;
+        let results: Vec<Value> = names
+            .iter()
+            .map(|n| self.func.new_value(Some(n.clone()), f.span()))
+            .collect();
+        self.push(Stmt {
+            results: results.clone(),
+            inst: Inst::For { iter, init, body },
+            span: f.span(),
+        });
+        for (n, v) in names.iter().zip(&results) {
+            self.assign(n, *v);
+        }
+        Ok(self.unit(f.span()))
+    }
+
+    /// The iterator of a `for` loop: kept as an opaque expression (ranges, `.iter()` of
+    /// inactive data, `.rev()`, `.step_by(k)`).
+    fn lower_iterable(&mut self, e: &syn::Expr) -> syn::Result<Value> {
+        Ok(self.opaque(e))
+    }
+}

@@ -1,0 +1,342 @@
+//! Lowering of expressions and statements.
+use super::Lowerer;
+use crate::ir::{BinOp, Callee, Inst, Value};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Expr, Stmt};
+
+/// Methods whose result never carries a derivative (integers, booleans, strings), so a
+/// call of them on an active value is just primal code.
+pub(crate) const INACTIVE_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_normal",
+    "is_sign_positive",
+    "is_sign_negative",
+    "partial_cmp",
+    "total_cmp",
+    "to_string",
+    "classify",
+    "to_bits",
+    "count",
+];
+
+impl Lowerer {
+    /// Whether `name` names a scalar type, whose associated functions are methods of
+    /// the scalar (`f64::sin(x)`, `T::max(a, b)`, `Float::powi(x, 2)`).
+    fn is_scalar_type_name(&self, name: &str) -> bool {
+        matches!(name, "f32" | "f64" | "Float" | "Real") || self.scalar_params.iter().any(|p| p == name)
+    }
+}
+
+impl Lowerer {
+    /// Lowers a block and returns its value (`()` when it has no tail expression).
+    pub(crate) fn lower_block_value(&mut self, block: &syn::Block) -> syn::Result<Value> {
+        self.push_scope();
+        let mut result = None;
+        let n = block.stmts.len();
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let last = i + 1 == n;
+            match stmt {
+                Stmt::Expr(e, None) if last => result = Some(self.lower_expr(e)?),
+                Stmt::Expr(Expr::Return(r), _) if last => {
+                    result = Some(self.lower_return(r)?);
+                }
+                _ => self.lower_stmt(stmt)?,
+            }
+        }
+        self.pop_scope();
+        Ok(match result {
+            Some(v) => v,
+            None => self.unit(block.span()),
+        })
+    }
+
+    fn lower_return(&mut self, r: &syn::ExprReturn) -> syn::Result<Value> {
+        match &r.expr {
+            Some(e) => self.lower_expr(e),
+            None => Ok(self.unit(r.span())),
+        }
+    }
+
+    fn lower_stmt(&mut self, stmt: &Stmt) -> syn::Result<()> {
+        match stmt {
+            Stmt::Local(local) => {
+                let Some(init) = &local.init else {
+                    return Err(syn::Error::new(
+                        local.span(),
+                        "`let` without an initializer is not supported in a #[differentiable] body; give the variable a value",
+                    ));
+                };
+                if let Some((_, diverge)) = &init.diverge {
+                    return Err(unsupported(diverge, "`let ... else`"));
+                }
+                let v = self.lower_expr(&init.expr)?;
+                self.bind_pattern(&local.pat, v)
+            }
+            Stmt::Item(item) => {
+                self.items.push(item.clone());
+                Ok(())
+            }
+            Stmt::Expr(e, _) => {
+                if let Expr::Return(r) = e {
+                    return Err(syn::Error::new(
+                        r.span(),
+                        "`return` before the end of the body is not supported here yet; restructure with if/else",
+                    ));
+                }
+                self.lower_expr(e).map(|_| ())
+            }
+            Stmt::Macro(m) => {
+                let e = Expr::Macro(syn::ExprMacro {
+                    attrs: m.attrs.clone(),
+                    mac: m.mac.clone(),
+                });
+                self.lower_expr(&e).map(|_| ())
+            }
+        }
+    }
+
+    /// Lowers an expression to the value it computes.
+    pub(crate) fn lower_expr(&mut self, e: &Expr) -> syn::Result<Value> {
+        let span = e.span();
+        match e {
+            Expr::Lit(_) => Ok(self.emit(Inst::Const(e.to_token_stream()), span, None)),
+            Expr::Paren(p) => self.lower_expr(&p.expr),
+            Expr::Group(g) => self.lower_expr(&g.expr),
+            Expr::Path(p) => Ok(self.lower_path(p)),
+            Expr::Binary(b) => self.lower_binary(b),
+            Expr::Unary(u) => self.lower_unary(u),
+            Expr::Reference(r) => {
+                let v = self.lower_expr(&r.expr)?;
+                Ok(self.emit(Inst::Ref(v, r.mutability.is_some()), span, None))
+            }
+            Expr::Call(c) => self.lower_call(c),
+            Expr::MethodCall(m) => self.lower_method_call(m),
+            Expr::Tuple(t) => {
+                let vs = t
+                    .elems
+                    .iter()
+                    .map(|e| self.lower_expr(e))
+                    .collect::<syn::Result<Vec<_>>>()?;
+                Ok(self.emit(Inst::Tuple(vs), span, None))
+            }
+            Expr::Field(f) => {
+                let base = self.lower_expr(&f.base)?;
+                Ok(self.emit(Inst::Field(base, f.member.clone()), span, None))
+            }
+            Expr::Index(i) => {
+                let base = self.lower_expr(&i.expr)?;
+                let index = self.lower_expr(&i.index)?;
+                Ok(self.emit(Inst::Index(base, index), span, None))
+            }
+            Expr::Block(b) if b.label.is_none() => self.lower_block_value(&b.block),
+            Expr::Assign(a) => self.lower_assign(a),
+            Expr::If(i) => self.lower_if(i),
+            Expr::ForLoop(f) => self.lower_for(f),
+            Expr::Macro(_) | Expr::Cast(_) | Expr::Array(_) | Expr::Repeat(_) | Expr::Range(_) => {
+                Ok(self.opaque(e))
+            }
+            Expr::Struct(_) | Expr::Closure(_) => Ok(self.opaque(e)),
+            Expr::Return(r) => Err(syn::Error::new(
+                r.span(),
+                "`return` inside an expression is not supported here yet; restructure with if/else",
+            )),
+            other => Err(unsupported(other, describe(other))),
+        }
+    }
+
+    fn lower_path(&mut self, p: &syn::ExprPath) -> Value {
+        if p.qself.is_none() {
+            if let Some(id) = p.path.get_ident() {
+                if let Some(v) = self.lookup(&id.to_string()) {
+                    return v;
+                }
+            }
+        }
+        // A constant, a static or a unit struct: no data dependence on the body.
+        self.emit(Inst::Const(p.to_token_stream()), p.span(), None)
+    }
+
+    fn lower_binary(&mut self, b: &syn::ExprBinary) -> syn::Result<Value> {
+        use syn::BinOp as B;
+        let arith = |op: &B| match op {
+            B::Add(_) | B::AddAssign(_) => Some(BinOp::Add),
+            B::Sub(_) | B::SubAssign(_) => Some(BinOp::Sub),
+            B::Mul(_) | B::MulAssign(_) => Some(BinOp::Mul),
+            B::Div(_) | B::DivAssign(_) => Some(BinOp::Div),
+            _ => None,
+        };
+        let compound = matches!(
+            b.op,
+            B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_)
+        );
+        let Some(op) = arith(&b.op) else {
+            if matches!(b.op, B::RemAssign(_) | B::BitAndAssign(_) | B::BitOrAssign(_) | B::BitXorAssign(_) | B::ShlAssign(_) | B::ShrAssign(_)) {
+                return self.lower_opaque_compound(b);
+            }
+            if let B::Rem(_) = b.op {
+                let l = self.lower_expr(&b.left)?;
+                let r = self.lower_expr(&b.right)?;
+                let method = syn::Ident::new("rem", b.op.span());
+                return Ok(self.emit(Inst::Call(Callee::Method { method, turbofish: None }, vec![l, r]), b.span(), None));
+            }
+            // Comparisons, logic and bit operations: no derivative, kept verbatim.
+            return Ok(self.opaque(&Expr::Binary(b.clone())));
+        };
+        if compound {
+            let name = assigned_name(&b.left)?;
+            let cur = self.lookup(&name).ok_or_else(|| unknown_variable(&b.left))?;
+            let rhs = self.lower_expr(&b.right)?;
+            let v = self.emit(Inst::Binary(op, cur, rhs), b.span(), Some(name.clone()));
+            self.assign(&name, v);
+            return Ok(self.unit(b.span()));
+        }
+        let l = self.lower_expr(&b.left)?;
+        let r = self.lower_expr(&b.right)?;
+        Ok(self.emit(Inst::Binary(op, l, r), b.span(), None))
+    }
+
+    /// `x %= e` and bit-operation assignments: an opaque computation rebinding `x`.
+    fn lower_opaque_compound(&mut self, b: &syn::ExprBinary) -> syn::Result<Value> {
+        let name = assigned_name(&b.left)?;
+        let cur = self.lookup(&name).ok_or_else(|| unknown_variable(&b.left))?;
+        let _ = cur;
+        let text = b.op.to_token_stream().to_string();
+        let op: proc_macro2::TokenStream = text.trim_end_matches('=').parse().unwrap_or_default();
+        let (l, r) = (&b.left, &b.right);
+        let e: Expr = syn::parse_quote!((#l) #op (#r));
+        let v = self.lower_expr(&e)?;
+        self.assign(&name, v);
+        Ok(self.unit(b.span()))
+    }
+
+    fn lower_unary(&mut self, u: &syn::ExprUnary) -> syn::Result<Value> {
+        match u.op {
+            syn::UnOp::Neg(_) => {
+                let v = self.lower_expr(&u.expr)?;
+                Ok(self.emit(Inst::Neg(v), u.span(), None))
+            }
+            syn::UnOp::Deref(_) => {
+                let v = self.lower_expr(&u.expr)?;
+                Ok(self.emit(Inst::Deref(v), u.span(), None))
+            }
+            _ => Ok(self.opaque(&Expr::Unary(u.clone()))),
+        }
+    }
+
+    fn lower_assign(&mut self, a: &syn::ExprAssign) -> syn::Result<Value> {
+        let name = assigned_name(&a.left)?;
+        if self.lookup(&name).is_none() {
+            return Err(unknown_variable(&a.left));
+        }
+        let v = self.lower_expr(&a.right)?;
+        self.assign(&name, v);
+        Ok(self.unit(a.span()))
+    }
+
+    fn lower_call(&mut self, c: &syn::ExprCall) -> syn::Result<Value> {
+        let Expr::Path(func) = &*c.func else {
+            return Ok(self.opaque(&Expr::Call(c.clone())));
+        };
+        if let Some(id) = func.path.get_ident() {
+            if self.lookup(&id.to_string()).is_some() {
+                // Calling a local closure: not looked into.
+                return Ok(self.opaque(&Expr::Call(c.clone())));
+            }
+        }
+        let args = c
+            .args
+            .iter()
+            .map(|a| self.lower_expr(a))
+            .collect::<syn::Result<Vec<_>>>()?;
+        let segs = &func.path.segments;
+        let last = segs.last().expect("a path has a segment");
+        if last.ident == "no_derivative" && args.len() == 1 {
+            return Ok(self.emit(Inst::NoDerivative(args[0]), c.span(), None));
+        }
+        let type_prefix = func.qself.is_none()
+            && segs.len() >= 2
+            && self.is_scalar_type_name(&segs[segs.len() - 2].ident.to_string())
+            && !args.is_empty();
+        let callee = if type_prefix {
+            let turbofish = match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => Some(a.clone()),
+                _ => None,
+            };
+            Callee::Method {
+                method: last.ident.clone(),
+                turbofish,
+            }
+        } else {
+            Callee::Path(func.clone())
+        };
+        Ok(self.emit(Inst::Call(callee, args), c.span(), None))
+    }
+
+    fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
+        let recv = self.lower_expr(&m.receiver)?;
+        let mut args = vec![recv];
+        for a in &m.args {
+            args.push(self.lower_expr(a)?);
+        }
+        let callee = Callee::Method {
+            method: m.method.clone(),
+            turbofish: m.turbofish.clone(),
+        };
+        Ok(self.emit(Inst::Call(callee, args), m.span(), None))
+    }
+}
+
+/// The variable an assignment writes, or an error for places the IR does not model.
+fn assigned_name(place: &Expr) -> syn::Result<String> {
+    match place {
+        Expr::Path(p) if p.path.get_ident().is_some() => {
+            Ok(p.path.get_ident().expect("checked").to_string())
+        }
+        Expr::Paren(p) => assigned_name(&p.expr),
+        other => Err(syn::Error::new(
+            other.span(),
+            "assignment to this place is not supported in a #[differentiable] body; assign to a local variable (`let mut`)",
+        )),
+    }
+}
+
+fn unknown_variable(e: &Expr) -> syn::Error {
+    syn::Error::new(
+        e.span(),
+        "assignment to a variable not declared in this function is not supported in a #[differentiable] body",
+    )
+}
+
+pub(crate) fn unsupported(node: &impl Spanned, what: &str) -> syn::Error {
+    syn::Error::new(
+        node.span(),
+        format!("{what} is not supported in a #[differentiable] body; move it into a function with a registered derivative (#[derivative(of = ...)]) or wrap a value in no_derivative(...)"),
+    )
+}
+
+/// A name for an expression kind, for error messages.
+pub(crate) fn describe(e: &Expr) -> &'static str {
+    match e {
+        Expr::Async(_) => "`async` block",
+        Expr::Await(_) => "`.await`",
+        Expr::Break(_) => "`break`",
+        Expr::Continue(_) => "`continue`",
+        Expr::Loop(_) => "`loop`",
+        Expr::While(_) => "`while` loop",
+        Expr::Match(_) => "`match`",
+        Expr::Let(_) => "`let` in a condition",
+        Expr::Try(_) => "the `?` operator",
+        Expr::TryBlock(_) => "a `try` block",
+        Expr::Unsafe(_) => "an `unsafe` block",
+        Expr::Yield(_) => "`yield`",
+        Expr::Block(_) => "a labelled block",
+        Expr::Const(_) => "a `const` block",
+        Expr::Infer(_) => "`_`",
+        _ => "this expression",
+    }
+}

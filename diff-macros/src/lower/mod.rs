@@ -1,0 +1,151 @@
+//! Lowering: a Rust function body (syn) to the SSA IR.
+//!
+//! Variables are resolved while lowering: a `let` binds a name to a value, an assignment
+//! rebinds it, so every IR value is defined once. Expressions the IR does not model are
+//! kept as [`Opaque`](crate::ir::Opaque) token trees, or refused with an error at the
+//! user's span when they cannot be kept.
+
+mod control;
+pub(crate) use expr::INACTIVE_METHODS;
+pub(crate) use opaque::placeholder;
+mod expr;
+mod opaque;
+mod pattern;
+#[cfg(test)]
+mod tests;
+
+use crate::ir::{Function, Inst, RegionId, Stmt, Value};
+use proc_macro2::Span;
+use std::collections::HashMap;
+
+/// The result of lowering a body.
+pub struct Lowered {
+    /// The IR.
+    pub func: Function,
+    /// Items declared inside the body (`const`, `fn`, `use`), re-emitted verbatim.
+    pub items: Vec<syn::Item>,
+}
+
+/// Lowers `body` with the given parameter patterns (the receiver, if any, first as `self`).
+///
+/// `scalar_params` are the function's generic type parameters bounded by a float trait:
+/// `T::sin(x)` is then a method call on the scalar.
+pub fn lower_body(
+    params: &[syn::Pat],
+    body: &syn::Block,
+    scalar_params: Vec<String>,
+) -> syn::Result<Lowered> {
+    let mut cx = Lowerer::new();
+    cx.scalar_params = scalar_params;
+    for (i, pat) in params.iter().enumerate() {
+        let v = cx.emit(Inst::Param(i), pat_span(pat), None);
+        cx.bind_pattern(pat, v)?;
+    }
+    cx.func.param_count = params.len();
+    let result = cx.lower_block_value(body)?;
+    let entry = cx.func.entry();
+    cx.func.region_mut(entry).yields = vec![result];
+    cx.finish()
+}
+
+fn pat_span(p: &syn::Pat) -> Span {
+    syn::spanned::Spanned::span(p)
+}
+
+/// State of one lowering.
+pub(crate) struct Lowerer {
+    pub(crate) func: Function,
+    /// Lexical scopes, innermost last: variable name -> current value.
+    scopes: Vec<HashMap<String, Value>>,
+    /// The region statements are appended to.
+    current: RegionId,
+    items: Vec<syn::Item>,
+    errors: Option<syn::Error>,
+    /// Generic type parameters that are scalars.
+    scalar_params: Vec<String>,
+}
+
+impl Lowerer {
+    fn new() -> Self {
+        let mut func = Function::default();
+        let entry = func.new_region();
+        Lowerer {
+            func,
+            scopes: vec![HashMap::new()],
+            current: entry,
+            items: Vec::new(),
+            errors: None,
+            scalar_params: Vec::new(),
+        }
+    }
+
+    fn finish(self) -> syn::Result<Lowered> {
+        match self.errors {
+            Some(e) => Err(e),
+            None => Ok(Lowered {
+                func: self.func,
+                items: self.items,
+            }),
+        }
+    }
+
+    /// Records an error and goes on, so that all errors are reported together.
+    pub(crate) fn error(&mut self, e: syn::Error) {
+        match &mut self.errors {
+            Some(all) => all.combine(e),
+            None => self.errors = Some(e),
+        }
+    }
+
+    /// Appends a one-result statement to the current region.
+    pub(crate) fn emit(&mut self, inst: Inst, span: Span, name: Option<String>) -> Value {
+        let v = self.func.new_value(name, span);
+        self.push(Stmt {
+            results: vec![v],
+            inst,
+            span,
+        });
+        v
+    }
+
+    pub(crate) fn push(&mut self, stmt: Stmt) {
+        let r = self.current;
+        self.func.region_mut(r).stmts.push(stmt);
+    }
+
+    pub(crate) fn lookup(&self, name: &str) -> Option<Value> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    /// Binds a new variable in the innermost scope (shadowing any outer one).
+    pub(crate) fn bind(&mut self, name: String, v: Value) {
+        if self.func.values[v.0 as usize].name.is_none() {
+            self.func.values[v.0 as usize].name = Some(name.clone());
+        }
+        self.scopes.last_mut().expect("a scope").insert(name, v);
+    }
+
+    /// Rebinds an existing variable where it is declared (an assignment).
+    pub(crate) fn assign(&mut self, name: &str, v: Value) -> bool {
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(slot) = scope.get_mut(name) {
+                *slot = v;
+                return true;
+            }
+        }
+        false
+    }
+
+    pub(crate) fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    pub(crate) fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    /// A `()` value, for blocks and statements without a value.
+    pub(crate) fn unit(&mut self, span: Span) -> Value {
+        self.emit(Inst::Const(quote::quote!(())), span, None)
+    }
+}

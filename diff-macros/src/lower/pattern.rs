@@ -1,0 +1,48 @@
+//! Binding patterns (`let` and parameters) to values.
+use super::Lowerer;
+use crate::ir::{Inst, Value};
+use syn::spanned::Spanned;
+use syn::Pat;
+
+impl Lowerer {
+    /// Binds the names of `pat` to parts of `v`: tuple and array patterns become field and
+    /// index projections.
+    pub(crate) fn bind_pattern(&mut self, pat: &Pat, v: Value) -> syn::Result<()> {
+        match pat {
+            Pat::Ident(p) => {
+                if let Some((_, sub)) = &p.subpat {
+                    return Err(syn::Error::new(sub.span(), "`name @ pattern` is not supported in a #[differentiable] body"));
+                }
+                self.bind(p.ident.to_string(), v);
+                Ok(())
+            }
+            Pat::Type(t) => self.bind_pattern(&t.pat, v),
+            Pat::Paren(p) => self.bind_pattern(&p.pat, v),
+            Pat::Wild(_) => Ok(()),
+            Pat::Tuple(t) => {
+                for (i, elem) in t.elems.iter().enumerate() {
+                    if matches!(elem, Pat::Rest(_)) {
+                        return Err(syn::Error::new(elem.span(), "`..` in a tuple pattern is not supported in a #[differentiable] body; name every element"));
+                    }
+                    let member = syn::Member::Unnamed(syn::Index { index: i as u32, span: elem.span() });
+                    let part = self.emit(Inst::Field(v, member), elem.span(), None);
+                    self.bind_pattern(elem, part)?;
+                }
+                Ok(())
+            }
+            Pat::Slice(s) => {
+                for (i, elem) in s.elems.iter().enumerate() {
+                    if matches!(elem, Pat::Rest(_)) {
+                        return Err(syn::Error::new(elem.span(), "`..` in an array pattern is not supported in a #[differentiable] body; name every element"));
+                    }
+                    let lit = syn::LitInt::new(&format!("{i}usize"), elem.span());
+                    let index = self.emit(Inst::Const(quote::quote!(#lit)), elem.span(), None);
+                    let part = self.emit(Inst::Index(v, index), elem.span(), None);
+                    self.bind_pattern(elem, part)?;
+                }
+                Ok(())
+            }
+            other => Err(syn::Error::new(other.span(), "this pattern is not supported in a #[differentiable] body; use a name, a tuple or an array pattern")),
+        }
+    }
+}

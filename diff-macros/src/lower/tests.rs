@@ -1,0 +1,81 @@
+//! Lowering tests on the printed IR.
+use super::lower_body;
+use syn::parse_quote;
+
+fn ir(params: Vec<syn::Pat>, body: syn::Block) -> String {
+    lower_body(&params, &body, vec!["T".into()]).map(|l| l.func.to_string()).unwrap_or_else(|e| format!("error: {e}"))
+}
+
+#[test]
+fn straight_line_with_shadowing_and_compound_assignment() {
+    let out = ir(
+        vec![parse_quote!(x), parse_quote!(y)],
+        parse_quote!({
+            let t = x * y;
+            let mut s = t.exp();
+            s += t;
+            let t = -s;
+            t
+        }),
+    );
+    let expected = "\
+r0():
+  %0 = param 0
+  %1 = param 1
+  %2 = mul %0, %1
+  %3 = method exp(%2)
+  %4 = add %3, %2
+  %5 = const ()
+  %6 = neg %4
+  yield %6
+";
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn tuple_patterns_project_fields_and_scalar_paths_are_methods() {
+    let out = ir(
+        vec![parse_quote!((a, b))],
+        parse_quote!({ T::max(a, f64::sin(b)) }),
+    );
+    assert!(out.contains("field %0.0"), "{out}");
+    assert!(out.contains("method sin(%2)"), "{out}");
+    assert!(out.contains("method max(%1, %3)"), "{out}");
+}
+
+#[test]
+fn if_yields_assigned_variables() {
+    let out = ir(
+        vec![parse_quote!(x)],
+        parse_quote!({
+            let mut y = x;
+            if x > 0.0 { y = x * 2.0; }
+            y
+        }),
+    );
+    assert!(out.contains("%7, %8 = if %1 then r1 else r2"), "{out}");
+    assert!(out.contains("      %3 = mul %0, %2\n"), "{out}");
+    assert!(out.contains("yield %5, %3"), "{out}");
+    assert!(out.contains("yield %6, %0"), "{out}");
+    assert!(out.ends_with("  yield %8\n"), "{out}");
+}
+
+#[test]
+fn for_loop_carries_assigned_variables() {
+    let out = ir(
+        vec![parse_quote!(x)],
+        parse_quote!({
+            let mut acc = x;
+            for i in 0..3 { acc = acc * x; }
+            acc
+        }),
+    );
+    assert!(out.contains("= for %1 carry (%0) body r1"), "{out}");
+    assert!(out.contains("r1(%2, %3):"), "{out}");
+}
+
+#[test]
+fn unsupported_syntax_is_an_error_at_the_construct() {
+    let out = ir(vec![parse_quote!(x)], parse_quote!({ loop { break x; } }));
+    assert!(out.starts_with("error: `loop` is not supported"), "{out}");
+}

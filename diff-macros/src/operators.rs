@@ -1,0 +1,222 @@
+//! The differential operators: `gradient!(at: x, of: f)` and friends.
+//!
+//! `of:` is a path to a differentiable function (its user-shaped companions
+//! `__pullback_f` / `__differential_f` are called), or a closure literal, which is
+//! lowered and differentiated in place like a function body.
+use crate::analysis::activity::Activity;
+use crate::emit::companion::{body, ident_for};
+use crate::emit::names::{ident, Mode};
+use crate::lower;
+use proc_macro2::{Ident, TokenStream};
+use quote::{quote, ToTokens};
+use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
+
+/// Which operator.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Gradient,
+    ValueWithGradient,
+    Pullback,
+    ValueWithPullback,
+    FirstDerivative,
+    ValueWithDerivative,
+    Differential,
+    ValueWithDifferential,
+    Jacobian,
+    Hessian,
+}
+
+impl Op {
+    fn mode(self) -> Mode {
+        match self {
+            Op::Gradient | Op::ValueWithGradient | Op::Pullback | Op::ValueWithPullback | Op::Hessian => Mode::Vjp,
+            _ => Mode::Jvp,
+        }
+    }
+}
+
+/// `at: expr, of: expr` (in either order).
+struct Args {
+    at: syn::Expr,
+    of: syn::Expr,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let (mut at, mut of) = (None, None);
+        while !input.is_empty() {
+            let key: Ident = input.parse()?;
+            input.parse::<syn::Token![:]>()?;
+            let value: syn::Expr = input.parse()?;
+            match key.to_string().as_str() {
+                "at" => at = Some(value),
+                "of" => of = Some(value),
+                _ => return Err(syn::Error::new(key.span(), "expected `at:` or `of:`")),
+            }
+            if !input.is_empty() {
+                input.parse::<syn::Token![,]>()?;
+            }
+        }
+        match (at, of) {
+            (Some(at), Some(of)) => Ok(Args { at, of }),
+            _ => Err(input.error("expected `at: <point>, of: <function or closure>`")),
+        }
+    }
+}
+
+/// Expands one operator call.
+pub fn expand(op: Op, input: TokenStream) -> TokenStream {
+    match syn::parse2::<Args>(input).and_then(|args| expand_args(op, args)) {
+        Ok(t) => {
+            if std::env::var_os("DIFF_DEBUG_EXPAND").is_some() {
+                eprintln!("<<<DIFF\n{t}\nDIFF>>>");
+            }
+            t
+        }
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+fn inputs(at: &syn::Expr) -> Vec<syn::Expr> {
+    match at {
+        syn::Expr::Tuple(t) if t.elems.len() >= 2 => t.elems.iter().cloned().collect(),
+        other => vec![other.clone()],
+    }
+}
+
+fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
+    let ins = inputs(&args.at);
+    if matches!(op, Op::FirstDerivative | Op::ValueWithDerivative) && ins.len() != 1 {
+        return Err(syn::Error::new(args.at.span(), "first_derivative! takes one scalar input; for several inputs use differential! or gradient!"));
+    }
+    if op == Op::Hessian {
+        return Err(syn::Error::new(args.of.span(), "hessian! is not implemented yet"));
+    }
+    match &args.of {
+        syn::Expr::Closure(c) => closure(op, &ins, c),
+        syn::Expr::Path(p) if is_scalar_method(p) => {
+            let c = method_as_closure(p, ins.len());
+            closure(op, &ins, &c)
+        }
+        syn::Expr::Path(p) => Ok(path(op, &ins, p)),
+        other => Err(syn::Error::new(other.span(), "`of:` takes a path to a differentiable function or a closure literal")),
+    }
+}
+
+/// `f64::tanh`, `f32::sin`, `Float::exp`: a scalar method, differentiated as `|x| f64::tanh(x)`.
+fn is_scalar_method(p: &syn::ExprPath) -> bool {
+    let segs = &p.path.segments;
+    segs.len() >= 2 && matches!(segs[segs.len() - 2].ident.to_string().as_str(), "f32" | "f64" | "Float")
+}
+
+fn method_as_closure(p: &syn::ExprPath, arity: usize) -> syn::ExprClosure {
+    let names: Vec<Ident> = (0..arity).map(|i| quote::format_ident!("x{}", i)).collect();
+    syn::parse_quote!(|#(#names),*| #p(#(#names),*))
+}
+
+fn path(op: Op, ins: &[syn::Expr], p: &syn::ExprPath) -> TokenStream {
+    let mut companion = p.clone();
+    let last = companion.path.segments.last_mut().expect("a path has a segment");
+    let prefix = if op.mode() == Mode::Vjp { "__pullback_" } else { "__differential_" };
+    last.ident = ident_for(&last.ident, prefix);
+    let args: Vec<Ident> = (0..ins.len()).map(|i| ident(&format!("input{i}"))).collect();
+    let call = quote! { #companion(#(#args),*) };
+    finish(op, ins, &args, call)
+}
+
+/// Binds the inputs, calls `call` (evaluating to `(value, linear map)` in the user's
+/// shapes) and applies the operator.
+fn finish(op: Op, ins: &[syn::Expr], args: &[Ident], call: TokenStream) -> TokenStream {
+    let rt = quote!(::diff::__private);
+    let lets = quote! { #(let #args = #ins;)* };
+    let x = &args[0];
+    match op {
+        Op::Gradient => quote! {{ #lets let (value, pullback) = #call; pullback(#rt::Unit::unit(&value)) }},
+        Op::ValueWithGradient => quote! {{ #lets let (value, pullback) = #call; let gradient = pullback(#rt::Unit::unit(&value)); (value, gradient) }},
+        Op::Pullback => quote! {{ #lets let (_, pullback) = #call; pullback }},
+        Op::ValueWithPullback | Op::ValueWithDifferential => quote! {{ #lets #call }},
+        Op::FirstDerivative => quote! {{ #lets let unit = #rt::Unit::unit(&#x); let (_, differential) = #call; differential(unit) }},
+        Op::ValueWithDerivative => quote! {{ #lets let unit = #rt::Unit::unit(&#x); let (value, differential) = #call; (value, differential(unit)) }},
+        Op::Differential => quote! {{ #lets let (_, differential) = #call; differential }},
+        Op::Jacobian => quote! {{ #lets #rt::jacobian(&#x, |#x| #call) }},
+        Op::Hessian => TokenStream::new(),
+    }
+}
+
+/// A closure literal, lowered and differentiated in place.
+fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<TokenStream> {
+    if c.inputs.len() != ins.len() {
+        return Err(syn::Error::new(c.inputs.span(), format!("the closure takes {} parameter(s) but `at:` gives {}", c.inputs.len(), ins.len())));
+    }
+    let ins: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
+    let ins = &ins[..];
+    let pats: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
+    let block = syn::Block { brace_token: Default::default(), stmts: vec![syn::Stmt::Expr((*c.body).clone(), None)] };
+    let lowered = lower::lower_body(&pats, &block, Vec::new())?;
+    let wrt: Vec<usize> = (0..ins.len()).collect();
+    let act = Activity::analyze(&lowered.func, &wrt);
+    if let Some(e) = crate::check::check(&lowered.func, &act) {
+        return Err(e);
+    }
+    let args: Vec<Ident> = (0..ins.len()).map(|i| ident(&format!("input{i}"))).collect();
+    let params: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
+    let mode = op.mode();
+    let inner = body(&lowered.func, &act, mode, params, ins.len(), &lowered.items);
+    let rt = quote!(::diff::__private);
+    let zeros: Vec<TokenStream> = ins
+        .iter()
+        .zip(&args)
+        .map(|(e, a)| match e {
+            syn::Expr::Reference(_) => quote!(#rt::zero_of(#a)),
+            _ => quote!(#rt::zero_of(&#a)),
+        })
+        .collect();
+    let n = ins.len();
+    let call = match mode {
+        Mode::Vjp => {
+            let gs: Vec<Ident> = (0..n).map(|i| ident(&format!("g{i}"))).collect();
+            let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("zero{i}"))).collect();
+            let out = if n == 1 { quote!(#(#gs.unwrap_or(#zs))*) } else { quote!((#(#gs.unwrap_or(#zs),)*)) };
+            quote! {{
+                #(let #zs = #zeros;)*
+                let (value, pullback) = #rt::with_pullback({ #inner });
+                (value, move |seed| { let (#(#gs,)*) = pullback(seed); #out })
+            }}
+        }
+        Mode::Jvp => {
+            let ds: Vec<Ident> = (0..n).map(|i| ident(&format!("d{i}"))).collect();
+            let input = if n == 1 { quote!(#(#ds)*) } else { quote!((#(#ds,)*)) };
+            let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("zero{i}"))).collect();
+            quote! {{
+                #(let #zs = #zeros;)*
+                let (value, differential) = #rt::with_differential((#(&#zs,)*), { #inner });
+                let zero = #rt::zero_of(&value);
+                (value, move |#input| differential((#(::core::option::Option::Some(#ds),)*)).unwrap_or(zero))
+            }}
+        }
+    };
+    Ok(finish(op, ins, &args, call))
+}
+
+/// An unsuffixed float literal (`4.0`, `-1.5`) becomes `f64`, as Rust's fallback would
+/// make it, so that method calls in a closure body know their receiver's type.
+fn typed_literal(e: &syn::Expr) -> syn::Expr {
+    match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(f), attrs }) if f.suffix().is_empty() => {
+            let lit = syn::LitFloat::new(&format!("{}_f64", f.base10_digits()), f.span());
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(lit), attrs: attrs.clone() })
+        }
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), attrs }) if i.suffix().is_empty() => {
+            let lit = syn::LitFloat::new(&format!("{}.0_f64", i.base10_digits()), i.span());
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(lit), attrs: attrs.clone() })
+        }
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            let mut u = u.clone();
+            u.expr = Box::new(typed_literal(&u.expr));
+            syn::Expr::Unary(u)
+        }
+        syn::Expr::Paren(p) => typed_literal(&p.expr),
+        other => other.clone(),
+    }
+}

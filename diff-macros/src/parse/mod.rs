@@ -1,0 +1,4 @@
+//! The checked input of the attribute macros: attributes and signatures.
+pub mod attr;
+pub mod signature;
+pub mod types;

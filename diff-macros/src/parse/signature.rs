@@ -1,0 +1,192 @@
+//! The signature of a function to differentiate: its parameters, which of them are
+//! differentiated, their tangent types, and the generics companions need.
+use super::types::{self, Generics};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+
+/// One parameter (the receiver included, first).
+#[derive(Clone)]
+pub struct Param {
+    /// The pattern, for lowering (`self` for a receiver).
+    pub pat: syn::Pat,
+    /// The name the companions give it.
+    pub ident: TokenStream,
+    /// The parameter as written in companions (`x: f64`, `&'l0 self`).
+    pub decl: TokenStream,
+    /// The tangent type, when the parameter is differentiated.
+    pub tangent: Option<TokenStream>,
+    /// Whether the parameter is taken by reference (its zero can be made lazily).
+    pub by_ref: bool,
+}
+
+/// A checked signature.
+pub struct FnSig {
+    pub ident: syn::Ident,
+    pub params: Vec<Param>,
+    /// The result type (`()` when absent).
+    pub output: TokenStream,
+    /// The result's tangent type, when the result is differentiable.
+    pub output_tangent: Option<TokenStream>,
+    /// Generics for companions: the original ones, plus named lifetimes for elided ones.
+    pub generics: syn::Generics,
+    /// All lifetimes in `generics`, for the companions' `Captures` bounds.
+    pub lifetimes: Vec<syn::Lifetime>,
+    pub roles: Generics,
+}
+
+/// Names elided lifetimes `'__dN`, collecting them.
+struct NameLifetimes(Vec<syn::Lifetime>);
+
+impl NameLifetimes {
+    fn fresh(&mut self) -> syn::Lifetime {
+        let lt = syn::Lifetime::new(&format!("'__d{}", self.0.len()), Span::call_site());
+        self.0.push(lt.clone());
+        lt
+    }
+}
+
+impl VisitMut for NameLifetimes {
+    fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+        if r.lifetime.is_none() {
+            r.lifetime = Some(self.fresh());
+        }
+        syn::visit_mut::visit_type_reference_mut(self, r);
+    }
+    fn visit_lifetime_mut(&mut self, lt: &mut syn::Lifetime) {
+        if lt.ident == "_" {
+            *lt = self.fresh();
+        }
+    }
+}
+
+impl FnSig {
+    /// Reads `sig`; `wrt` restricts the differentiated parameters.
+    pub fn new(sig: &syn::Signature, wrt: Option<&[syn::Ident]>) -> syn::Result<FnSig> {
+        let roles = types::generics(&sig.generics);
+        let mut namer = NameLifetimes(Vec::new());
+        let mut params = Vec::new();
+        for (i, input) in sig.inputs.iter().enumerate() {
+            params.push(Self::param(i, input, &roles, &mut namer)?);
+        }
+        if let Some(names) = wrt {
+            Self::restrict(&mut params, sig, names)?;
+        }
+        let (output, output_tangent) = match &sig.output {
+            syn::ReturnType::Default => (quote!(()), None),
+            syn::ReturnType::Type(_, ty) => (ty.to_token_stream(), types::tangent(ty, &roles)),
+        };
+        let mut generics = sig.generics.clone();
+        for lt in &namer.0 {
+            generics.params.push(syn::GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())));
+        }
+        for s in &roles.scalars {
+            let id = format_ident!("{}", s);
+            generics.make_where_clause().predicates.push(syn::parse_quote!(#id: ::diff::Real));
+        }
+        let lifetimes = generics.lifetimes().map(|l| l.lifetime.clone()).collect();
+        Ok(FnSig { ident: sig.ident.clone(), params, output, output_tangent, generics, lifetimes, roles })
+    }
+
+    fn param(i: usize, input: &syn::FnArg, roles: &Generics, namer: &mut NameLifetimes) -> syn::Result<Param> {
+        match input {
+            syn::FnArg::Receiver(r) => {
+                let mut r = r.clone();
+                if let Some((_, lt)) = &mut r.reference {
+                    if lt.is_none() {
+                        *lt = Some(namer.fresh());
+                    }
+                }
+                r.mutability = None;
+                let by_ref = r.reference.is_some();
+                if r.colon_token.is_some() {
+                    return Err(syn::Error::new(r.span(), "a receiver with an explicit type is not supported by #[differentiable]; use `self`, `&self` or `&mut self`"));
+                }
+                Ok(Param {
+                    pat: syn::parse_quote!(self),
+                    ident: quote!(self),
+                    decl: r.to_token_stream(),
+                    tangent: Some(quote!(<Self as ::diff::Differentiable>::TangentVector)),
+                    by_ref,
+                })
+            }
+            syn::FnArg::Typed(t) => {
+                let ident = match &*t.pat {
+                    syn::Pat::Ident(p) if p.subpat.is_none() => p.ident.to_token_stream(),
+                    _ => format_ident!("arg{}", i).to_token_stream(),
+                };
+                let mut ty = (*t.ty).clone();
+                namer.visit_type_mut(&mut ty);
+                let by_ref = matches!(ty, syn::Type::Reference(_));
+                Ok(Param {
+                    pat: (*t.pat).clone(),
+                    decl: quote!(#ident: #ty),
+                    ident,
+                    tangent: types::tangent(&t.ty, roles),
+                    by_ref,
+                })
+            }
+        }
+    }
+
+    /// Keeps only the `wrt` parameters differentiated; names that are not parameters, or
+    /// whose type is not differentiable, are errors at the name.
+    fn restrict(params: &mut [Param], sig: &syn::Signature, names: &[syn::Ident]) -> syn::Result<()> {
+        let mut keep = vec![false; params.len()];
+        let mut errors: Option<syn::Error> = None;
+        let mut add = |e: syn::Error| match &mut errors {
+            Some(all) => all.combine(e),
+            None => errors = Some(e),
+        };
+        for n in names {
+            match params.iter().position(|p| p.ident.to_string() == n.to_string()) {
+                None => {
+                    let list: Vec<String> = params.iter().map(|p| p.ident.to_string()).collect();
+                    add(syn::Error::new(n.span(), format!("`wrt` names `{n}`, which is not a parameter of `{}`; its parameters are: {}", sig.ident, list.join(", "))));
+                }
+                Some(i) if params[i].tangent.is_none() => add(syn::Error::new(n.span(), format!("`wrt` names `{n}`, whose type is not Differentiable (integers, booleans, strings and closures carry no derivative)"))),
+                Some(i) => keep[i] = true,
+            }
+        }
+        if let Some(e) = errors {
+            return Err(e);
+        }
+        for (p, k) in params.iter_mut().zip(keep) {
+            if !k {
+                p.tangent = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Indices of the differentiated parameters.
+    pub fn wrt(&self) -> Vec<usize> {
+        (0..self.params.len()).filter(|i| self.params[*i].tangent.is_some()).collect()
+    }
+
+    /// The slot type of each parameter: `Option<Tangent>` or `()`.
+    pub fn slots(&self) -> Vec<TokenStream> {
+        self.params
+            .iter()
+            .map(|p| match &p.tangent {
+                Some(t) => quote!(::core::option::Option<#t>),
+                None => quote!(()),
+            })
+            .collect()
+    }
+
+    /// `+ Captures<'a> + ...` for every lifetime, so the returned closure may borrow the
+    /// arguments in any edition.
+    pub fn captures(&self) -> TokenStream {
+        let lts = &self.lifetimes;
+        quote!(#(+ ::diff::__private::Captures<#lts>)*)
+    }
+
+    /// The result's tangent, or an error at the signature when it has none.
+    pub fn output_tangent(&self, span: Span) -> syn::Result<TokenStream> {
+        self.output_tangent.clone().ok_or_else(|| {
+            syn::Error::new(span, "a #[differentiable] function must return a Differentiable value (f64, f32, a Float type, a tuple, array or Vec of them, or a type deriving Differentiable)")
+        })
+    }
+}

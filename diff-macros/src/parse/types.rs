@@ -1,0 +1,135 @@
+//! What a type's tangent is, read from its syntax. Types the macro cannot classify are
+//! asked of rustc through `<T as ::diff::Differentiable>::TangentVector`.
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::Type;
+
+/// Generic parameters of the function, by role.
+#[derive(Clone, Debug, Default)]
+pub struct Generics {
+    /// Type parameters bounded by `Float` or `Real`: scalars, their own tangent.
+    pub scalars: Vec<String>,
+    /// Other type parameters bounded by `Differentiable`.
+    pub differentiable: Vec<String>,
+    /// All type parameters.
+    pub all: Vec<String>,
+}
+
+const NOT_DIFFERENTIABLE: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "bool",
+    "char", "str", "String", "Option", "Result", "Range", "RangeInclusive",
+];
+
+/// The tangent type of `ty`, or `None` when values of `ty` carry no derivative.
+pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
+    match ty {
+        Type::Reference(r) => tangent(&r.elem, g),
+        Type::Paren(p) => tangent(&p.elem, g),
+        Type::Group(p) => tangent(&p.elem, g),
+        Type::Slice(s) => tangent(&s.elem, g).map(|t| quote!(::std::vec::Vec<#t>)),
+        Type::Array(a) => {
+            let len = &a.len;
+            tangent(&a.elem, g).map(|t| quote!([#t; #len]))
+        }
+        Type::Tuple(t) if t.elems.is_empty() => None,
+        Type::Tuple(t) => {
+            let parts: Option<Vec<TokenStream>> = t.elems.iter().map(|e| tangent(e, g)).collect();
+            parts.map(|ps| quote!((#(#ps,)*)))
+        }
+        Type::Path(p) if p.qself.is_none() => path_tangent(ty, &p.path, g),
+        Type::ImplTrait(_) | Type::BareFn(_) | Type::TraitObject(_) | Type::Never(_) | Type::Ptr(_) => None,
+        other => Some(assoc(other)),
+    }
+}
+
+fn assoc(ty: &impl ToTokens) -> TokenStream {
+    quote!(<#ty as ::diff::Differentiable>::TangentVector)
+}
+
+fn path_tangent(ty: &Type, path: &syn::Path, g: &Generics) -> Option<TokenStream> {
+    let last = path.segments.last()?;
+    let name = last.ident.to_string();
+    if path.segments.len() == 1 {
+        if name == "f32" || name == "f64" || g.scalars.contains(&name) {
+            return Some(ty.to_token_stream());
+        }
+        if NOT_DIFFERENTIABLE.contains(&name.as_str()) {
+            return None;
+        }
+        if g.all.contains(&name) && !g.differentiable.contains(&name) {
+            return None;
+        }
+    }
+    if name == "Vec" {
+        if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+            if let Some(syn::GenericArgument::Type(elem)) = args.args.first() {
+                return tangent(elem, g).map(|t| quote!(::std::vec::Vec<#t>));
+            }
+        }
+    }
+    Some(assoc(ty))
+}
+
+/// Reads the roles of the generic parameters from their bounds.
+pub fn generics(gen: &syn::Generics) -> Generics {
+    let mut out = Generics::default();
+    let mut bounds: Vec<(String, Vec<String>)> = Vec::new();
+    for p in gen.type_params() {
+        let names = p.bounds.iter().filter_map(bound_name).collect();
+        bounds.push((p.ident.to_string(), names));
+    }
+    if let Some(w) = &gen.where_clause {
+        for pred in &w.predicates {
+            if let syn::WherePredicate::Type(t) = pred {
+                let key = t.bounded_ty.to_token_stream().to_string();
+                if let Some(entry) = bounds.iter_mut().find(|(n, _)| *n == key) {
+                    entry.1.extend(t.bounds.iter().filter_map(bound_name));
+                }
+            }
+        }
+    }
+    for (name, bs) in bounds {
+        if bs.iter().any(|b| b == "Float" || b == "Real") {
+            out.scalars.push(name.clone());
+        } else if bs.iter().any(|b| b == "Differentiable") {
+            out.differentiable.push(name.clone());
+        }
+        out.all.push(name);
+    }
+    out
+}
+
+fn bound_name(b: &syn::TypeParamBound) -> Option<String> {
+    match b {
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn t(ty: Type, g: &Generics) -> Option<String> {
+        tangent(&ty, g).map(|t| t.to_string().replace(' ', ""))
+    }
+
+    #[test]
+    fn classifies_common_types() {
+        let g = generics(&parse_quote!(<T: Float + Sum, F: Fn(f64) -> f64, const N: usize>));
+        assert_eq!(g.scalars, ["T"]);
+        assert_eq!(t(parse_quote!(f64), &g).unwrap(), "f64");
+        assert_eq!(t(parse_quote!(&[T]), &g).unwrap(), "::std::vec::Vec<T>");
+        assert_eq!(t(parse_quote!(&[f32; N]), &g).unwrap(), "[f32;N]");
+        assert_eq!(t(parse_quote!(Vec<f64>), &g).unwrap(), "::std::vec::Vec<f64>");
+        assert_eq!(t(parse_quote!((f64, T)), &g).unwrap(), "(f64,T,)");
+        assert!(t(parse_quote!(usize), &g).is_none());
+        assert!(t(parse_quote!(F), &g).is_none());
+        assert!(t(parse_quote!(&str), &g).is_none());
+        assert_eq!(
+            t(parse_quote!(Model), &g).unwrap(),
+            "<Modelas::diff::Differentiable>::TangentVector"
+        );
+    }
+}
