@@ -134,3 +134,13 @@ where
     let m = columns.first().map_or(0, |c| c.len());
     (0..m).map(|i| columns.iter().map(|c| c[i]).collect()).collect()
 }
+
+/// The capacity to reserve for a loop's tape: the trip count when the iterator knows it
+/// exactly, else nothing (the tape grows by doubling).
+#[inline(always)]
+pub fn tape_capacity<I: Iterator>(iter: &I) -> usize {
+    match iter.size_hint() {
+        (lo, Some(hi)) if lo == hi => lo,
+        _ => 0,
+    }
+}

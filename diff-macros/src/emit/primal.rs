@@ -134,7 +134,7 @@ impl<'a> Emitter<'a> {
             Inst::If { cond, then_region, else_region } => {
                 self.primal_if(stmt, *cond, *then_region, *else_region, active)
             }
-            Inst::For { iter, init, body } => self.primal_for(stmt, *iter, init, *body, active),
+            Inst::For { iter, init, body, stop } => self.primal_for(stmt, (*iter, init), *body, *stop, active),
         }
     }
 
@@ -178,21 +178,25 @@ impl<'a> Emitter<'a> {
         quote! { let (#(#pat,)*) = if #c #then_b else #else_b; }
     }
 
-    fn primal_for(&self, stmt: &Stmt, iter: Value, init: &[Value], body: RegionId, active: bool) -> TokenStream {
+    fn primal_for(&self, stmt: &Stmt, (iter, init): (Value, &[Value]), body: RegionId, stop: bool, active: bool) -> TokenStream {
         let region = self.func.region(body);
         let it = self.expr(iter);
         let cursors: Vec<Ident> = stmt.results.iter().map(|v| self.name(*v)).collect();
         let inits = init.iter().map(|v| self.expr(*v));
         let params: Vec<Ident> = region.params[..init.len()].iter().map(|v| self.name(*v)).collect();
         let item = self.name(region.params[init.len()]);
-        let yields: Vec<TokenStream> = region.yields.iter().map(|v| self.expr(*v)).collect();
+        let yields: Vec<TokenStream> = region.yields[..init.len()].iter().map(|v| self.expr(*v)).collect();
+        let stop = stop.then(|| {
+            let flag = self.expr(region.yields[init.len()]);
+            quote! { if #flag { break; } }
+        });
         let stmts = self.primal_region(body);
         let iter_name = names::ident(&format!("iter_{}", body.0));
         let (tape_decl, push) = if active {
             let tape = names::tape(body);
             let built = linear_map::construct(self.func, self.act, body, self.mode, |v| self.expr(v));
             (
-                quote! { let mut #tape = ::std::vec::Vec::with_capacity(::core::iter::Iterator::size_hint(&#iter_name).0); },
+                quote! { let mut #tape = ::std::vec::Vec::with_capacity(::diff::__private::tape_capacity(&#iter_name)); },
                 quote! { #tape.push(#built); },
             )
         } else {
@@ -207,6 +211,7 @@ impl<'a> Emitter<'a> {
                 #stmts
                 #push
                 #(#cursors = #yields;)*
+                #stop
             }
         }
     }

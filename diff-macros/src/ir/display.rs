@@ -52,8 +52,9 @@ impl Inst {
                 then_region,
                 else_region,
             } => format!("if {cond} then r{} else r{}", then_region.0, else_region.0),
-            Inst::For { iter, init, body } => {
-                format!("for {iter} carry ({}) body r{}", list(init), body.0)
+            Inst::For { iter, init, body, stop } => {
+                let stop = if *stop { " until stop" } else { "" };
+                format!("for {iter} carry ({}) body r{}{stop}", list(init), body.0)
             }
         }
     }

@@ -96,6 +96,9 @@ pub enum Inst {
         init: Vec<Value>,
         /// Loop body.
         body: RegionId,
+        /// Whether the body yields, after the carried values, a flag that stops the loop
+        /// (`break`).
+        stop: bool,
     },
 }
 

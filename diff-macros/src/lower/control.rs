@@ -45,6 +45,24 @@ impl Lowerer {
     /// `if c { a } else { b }`: the branches yield the `if`'s value, then every outer
     /// variable either branch assigns.
     pub(crate) fn lower_if(&mut self, e: &syn::ExprIf) -> syn::Result<Value> {
+        self.lower_if_with(
+            e,
+            |cx| cx.lower_block_value(&e.then_branch),
+            |cx| match &e.else_branch {
+                Some((_, els)) => cx.lower_expr(els),
+                None => Ok(cx.unit(e.span())),
+            },
+        )
+    }
+
+    /// An `if` whose branches are lowered by `then_f` and `else_f`. The `if` exits early
+    /// only when both branches do.
+    pub(crate) fn lower_if_with(
+        &mut self,
+        e: &syn::ExprIf,
+        then_f: impl FnOnce(&mut Self) -> syn::Result<Value>,
+        else_f: impl FnOnce(&mut Self) -> syn::Result<Value>,
+    ) -> syn::Result<Value> {
         if let syn::Expr::Let(l) = &*e.cond {
             return Err(super::expr::unsupported(l, "`if let`"));
         }
@@ -52,12 +70,12 @@ impl Lowerer {
         let before = self.scopes.clone();
         let then_r = self.func.new_region();
         let else_r = self.func.new_region();
-        let (then_v, then_scopes) =
-            self.in_region(then_r, &before, |cx| cx.lower_block_value(&e.then_branch))?;
-        let (else_v, else_scopes) = self.in_region(else_r, &before, |cx| match &e.else_branch {
-            Some((_, els)) => cx.lower_expr(els),
-            None => Ok(cx.unit(e.span())),
-        })?;
+        let outer_diverged = self.diverged;
+        let (then_v, then_scopes) = self.in_region(then_r, &before, then_f)?;
+        let then_div = std::mem::replace(&mut self.diverged, outer_diverged);
+        let (else_v, else_scopes) = self.in_region(else_r, &before, else_f)?;
+        let else_div = std::mem::replace(&mut self.diverged, outer_diverged);
+        self.diverged = outer_diverged || (then_div && else_div);
         let mut names = Self::changed(&before, &then_scopes);
         for n in Self::changed(&before, &else_scopes) {
             if !names.contains(&n) {
@@ -94,6 +112,31 @@ impl Lowerer {
         Ok(result)
     }
 
+    /// `while c { body }` is `loop { if !(c) { break; } body }`.
+    pub(crate) fn lower_while(&mut self, w: &syn::ExprWhile) -> syn::Result<Value> {
+        if let syn::Expr::Let(l) = &*w.cond {
+            return Err(super::expr::unsupported(l, "`while let`"));
+        }
+        if let Some(l) = &w.label {
+            return Err(super::expr::unsupported(l, "a labelled loop"));
+        }
+        let (cond, stmts) = (&w.cond, &w.body.stmts);
+        let f: syn::ExprForLoop = syn::parse_quote_spanned! {w.span()=>
+            for _ in 0usize.. { if !(#cond) { break; } #(#stmts)* }
+        };
+        self.lower_for(&f)
+    }
+
+    /// `loop { body }` is `for _ in 0usize.. { body }`.
+    pub(crate) fn lower_loop(&mut self, l: &syn::ExprLoop) -> syn::Result<Value> {
+        if let Some(label) = &l.label {
+            return Err(super::expr::unsupported(label, "a labelled loop"));
+        }
+        let stmts = &l.body.stmts;
+        let f: syn::ExprForLoop = syn::parse_quote_spanned! {l.span()=> for _ in 0usize.. { #(#stmts)* } };
+        self.lower_for(&f)
+    }
+
     /// `for pat in iter { body }`: the body region takes the carried variables and the
     /// iteration value, and yields the carried variables.
     pub(crate) fn lower_for(&mut self, f: &syn::ExprForLoop) -> syn::Result<Value> {
@@ -105,12 +148,15 @@ impl Lowerer {
         // First pass: find which outer variables the body assigns.
         let probe = self.func.clone();
         let probe_r = self.func.new_region();
+        self.loops.push(super::LoopCx::default());
         let (_, probe_scopes) = self.in_region(probe_r, &before, |cx| {
             let item = cx.func.new_value(None, f.pat.span());
             cx.push_scope();
             cx.bind_pattern(&f.pat, item)?;
             cx.lower_block_value(&f.body)
         })?;
+        self.diverged = false;
+        let has_stop = self.loops.pop().is_some_and(|l| l.has_break);
         let names = Self::changed(&before, &probe_scopes);
         self.func = probe;
         // Second pass: lower the body with the carried variables as region parameters.
@@ -128,16 +174,24 @@ impl Lowerer {
         let item = self.func.new_value(None, f.pat.span());
         params.push(item);
         let inner_before = self.scopes.clone();
+        self.loops.push(super::LoopCx::default());
         let (_, body_scopes) = self.in_region(body, &inner_before, |cx| {
             cx.push_scope();
+            let no = cx.emit(Inst::Const(quote::quote!(false)), f.span(), None);
+            cx.bind(super::diverge::STOP.to_string(), no);
             cx.bind_pattern(&f.pat, item)?;
             cx.lower_block_value(&f.body)
         })?;
+        self.loops.pop();
+        self.diverged = false;
         self.scopes = before;
-        let yields = names
+        let mut yields: Vec<Value> = names
             .iter()
             .map(|n| Self::binding_in(&body_scopes, n).expect("declared before"))
             .collect();
+        if has_stop {
+            yields.push(Self::binding_in(&body_scopes, super::diverge::STOP).expect("bound in the body"));
+        }
         let region = self.func.region_mut(body);
         region.params = params;
         region.yields = yields;
@@ -147,7 +201,7 @@ impl Lowerer {
             .collect();
         self.push(Stmt {
             results: results.clone(),
-            inst: Inst::For { iter, init, body },
+            inst: Inst::For { iter, init, body, stop: has_stop },
             span: f.span(),
         });
         for (n, v) in names.iter().zip(&results) {

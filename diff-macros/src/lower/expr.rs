@@ -36,33 +36,12 @@ impl Lowerer {
     /// Lowers a block and returns its value (`()` when it has no tail expression).
     pub(crate) fn lower_block_value(&mut self, block: &syn::Block) -> syn::Result<Value> {
         self.push_scope();
-        let mut result = None;
-        let n = block.stmts.len();
-        for (i, stmt) in block.stmts.iter().enumerate() {
-            let last = i + 1 == n;
-            match stmt {
-                Stmt::Expr(e, None) if last => result = Some(self.lower_expr(e)?),
-                Stmt::Expr(Expr::Return(r), _) if last => {
-                    result = Some(self.lower_return(r)?);
-                }
-                _ => self.lower_stmt(stmt)?,
-            }
-        }
+        let v = self.lower_seq(&block.stmts);
         self.pop_scope();
-        Ok(match result {
-            Some(v) => v,
-            None => self.unit(block.span()),
-        })
+        v
     }
 
-    fn lower_return(&mut self, r: &syn::ExprReturn) -> syn::Result<Value> {
-        match &r.expr {
-            Some(e) => self.lower_expr(e),
-            None => Ok(self.unit(r.span())),
-        }
-    }
-
-    fn lower_stmt(&mut self, stmt: &Stmt) -> syn::Result<()> {
+    pub(crate) fn lower_stmt(&mut self, stmt: &Stmt) -> syn::Result<()> {
         match stmt {
             Stmt::Local(local) => {
                 let Some(init) = &local.init else {
@@ -82,12 +61,6 @@ impl Lowerer {
                 Ok(())
             }
             Stmt::Expr(e, _) => {
-                if let Expr::Return(r) = e {
-                    return Err(syn::Error::new(
-                        r.span(),
-                        "`return` before the end of the body is not supported here yet; restructure with if/else",
-                    ));
-                }
                 self.lower_expr(e).map(|_| ())
             }
             Stmt::Macro(m) => {
@@ -137,6 +110,8 @@ impl Lowerer {
             Expr::Assign(a) => self.lower_assign(a),
             Expr::If(i) => self.lower_if(i),
             Expr::ForLoop(f) => self.lower_for(f),
+            Expr::While(w) => self.lower_while(w),
+            Expr::Loop(l) => self.lower_loop(l),
             Expr::Macro(_) | Expr::Cast(_) | Expr::Array(_) | Expr::Repeat(_) | Expr::Range(_) => {
                 Ok(self.opaque(e))
             }

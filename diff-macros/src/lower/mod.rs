@@ -6,6 +6,7 @@
 //! user's span when they cannot be kept.
 
 mod control;
+mod diverge;
 pub(crate) use expr::INACTIVE_METHODS;
 pub(crate) use opaque::placeholder;
 mod expr;
@@ -63,6 +64,18 @@ pub(crate) struct Lowerer {
     errors: Option<syn::Error>,
     /// Generic type parameters that are scalars.
     scalar_params: Vec<String>,
+    /// Set when the statements lowered last exit early (`return`, `break`, `continue`):
+    /// what follows them in their sequence is unreachable.
+    pub(crate) diverged: bool,
+    /// The loops being lowered, innermost last.
+    pub(crate) loops: Vec<LoopCx>,
+}
+
+/// What lowering tracks about an enclosing loop.
+#[derive(Default)]
+pub(crate) struct LoopCx {
+    /// Whether the body contains a `break`.
+    pub(crate) has_break: bool,
 }
 
 impl Lowerer {
@@ -76,6 +89,8 @@ impl Lowerer {
             items: Vec::new(),
             errors: None,
             scalar_params: Vec::new(),
+            diverged: false,
+            loops: Vec::new(),
         }
     }
 

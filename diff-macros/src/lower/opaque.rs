@@ -1,7 +1,7 @@
 //! Expressions kept verbatim: their local variables become placeholders for IR values.
 use super::Lowerer;
 use crate::ir::{Inst, Opaque, Value};
-use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
@@ -65,10 +65,9 @@ impl Lowerer {
         let before_path_sep = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
             && matches!(tokens.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
         let is_macro_name = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
-        let is_call_of_fn = matches!(tokens.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis)
-            && !punct_before('.');
-        let _ = is_call_of_fn;
-        !punct_before('.') && !after_path_sep && !before_path_sep && !is_macro_name
+        let field_access = punct_before('.')
+            && !(i >= 2 && matches!(&tokens[i - 2], TokenTree::Punct(p) if p.as_char() == '.'));
+        !field_access && !after_path_sep && !before_path_sep && !is_macro_name
     }
 }
 

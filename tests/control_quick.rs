@@ -1,0 +1,89 @@
+use diff::prelude::*;
+
+#[differentiable]
+fn softplus(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+#[differentiable]
+fn f(x: f64, y: f64, n: usize) -> f64 {
+    let mut acc = y;
+    for i in 0..n {
+        if acc > x {
+            acc = acc * 0.5 + x.sin();
+        } else {
+            acc += softplus(x * y) * (i as f64);
+        }
+    }
+    acc * acc
+}
+
+#[test]
+fn loop_with_branch() {
+    for &(x, y) in &[(0.3, 0.7), (-0.4, 1.3), (1.1, -0.2)] {
+        let n = 50;
+        let (gx, gy) = gradient!(at: (x, y, n), of: f);
+        let h = 1e-6;
+        let fx = (f(x + h, y, n) - f(x - h, y, n)) / (2.0 * h);
+        let fy = (f(x, y + h, n) - f(x, y - h, n)) / (2.0 * h);
+        assert!((gx - fx).abs() < 1e-4 * (1.0 + fx.abs()), "{gx} {fx}");
+        assert!((gy - fy).abs() < 1e-4 * (1.0 + fy.abs()), "{gy} {fy}");
+        let (v, df) = value_with_differential!(at: (x, y, n), of: f);
+        assert_eq!(v, f(x, y, n));
+        let d = df((0.3, -0.7));
+        assert!((d - (0.3 * gx - 0.7 * gy)).abs() < 1e-9 * (1.0 + d.abs()));
+    }
+}
+
+#[differentiable]
+fn guard(x: f64) -> f64 {
+    if x < 0.0 {
+        return -x * 2.0;
+    }
+    let y = x * x;
+    if y > 4.0 {
+        return y.sqrt() * 3.0;
+    }
+    y + 1.0
+}
+
+#[differentiable]
+fn newton_like(x: f64) -> f64 {
+    let mut y = x;
+    let mut k = 0;
+    while y > 1.0 {
+        y = y * 0.5;
+        k += 1;
+    }
+    let mut acc = 0.0;
+    loop {
+        acc = acc + y * x;
+        k += 1;
+        if k > 6 {
+            break;
+        }
+        if k % 2 == 0 {
+            continue;
+        }
+        acc = acc * 1.5;
+    }
+    acc
+}
+
+fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[test]
+fn early_return_while_loop_break_continue() {
+    for x in [-1.5, 0.5, 1.5, 3.0, 7.3] {
+        let g = gradient!(at: x, of: guard);
+        assert!((g - fd(guard, x)).abs() < 1e-5, "guard {x}: {g}");
+        assert_eq!(first_derivative!(at: x, of: guard), g);
+        let g = gradient!(at: x, of: newton_like);
+        assert!((g - fd(newton_like, x)).abs() < 1e-4 * (1.0 + g.abs()), "newton {x}: {g} vs {}", fd(newton_like, x));
+        let d = first_derivative!(at: x, of: newton_like);
+        assert!((g - d).abs() < 1e-9 * (1.0 + g.abs()));
+    }
+}
