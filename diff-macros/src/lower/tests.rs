@@ -76,6 +76,34 @@ fn for_loop_carries_assigned_variables() {
 
 #[test]
 fn unsupported_syntax_is_an_error_at_the_construct() {
+    let out = ir(vec![parse_quote!(x)], parse_quote!({ let y = x?; y }));
+    assert!(out.starts_with("error: the `?` operator is not supported"), "{out}");
     let out = ir(vec![parse_quote!(x)], parse_quote!({ loop { break x; } }));
-    assert!(out.starts_with("error: `loop` is not supported"), "{out}");
+    assert!(out.starts_with("error: `break` with a label or a value is not supported"), "{out}");
+}
+
+#[test]
+fn early_exits_absorb_the_rest_of_the_block() {
+    let out = ir(
+        vec![parse_quote!(x)],
+        parse_quote!({
+            if x < 0.0 { return -x; }
+            x * 2.0
+        }),
+    );
+    // The multiplication after the `if` moved into its else-region.
+    assert!(out.contains("    r2():\n      %3 = const 2.0\n      %4 = mul %0, %3\n      yield %4"), "{out}");
+}
+
+#[test]
+fn break_makes_the_body_yield_a_stop_flag() {
+    let out = ir(
+        vec![parse_quote!(x)],
+        parse_quote!({
+            let mut y = x;
+            while y > 1.0 { y = y * 0.5; }
+            y
+        }),
+    );
+    assert!(out.contains("until stop"), "{out}");
 }
