@@ -87,3 +87,38 @@ fn early_return_while_loop_break_continue() {
         assert!((g - d).abs() < 1e-9 * (1.0 + g.abs()));
     }
 }
+
+#[differentiable]
+fn matcher(x: f64, k: i32, o: Option<f64>) -> f64 {
+    let base = match k {
+        0 => x * x,
+        1 | 2 => x.sin() * 2.0,
+        n if n < 0 => x * (n as f64),
+        _ => 1.0,
+    };
+    let extra = match o {
+        Some(c) => c * x,
+        None => 0.0,
+    };
+    let mut acc = base;
+    match x > 0.5 {
+        true => acc += extra,
+        false => acc -= extra * x,
+    }
+    acc
+}
+
+#[test]
+fn match_arms() {
+    for k in [-2, 0, 1, 2, 5] {
+        for o in [None, Some(1.5)] {
+            for x in [0.2, 0.9] {
+                let g = gradient!(at: (x, k, o), of: matcher);
+                let num = fd(|x| matcher(x, k, o), x);
+                assert!((g - num).abs() < 1e-5, "{k} {o:?} {x}: {g} vs {num}");
+                let (_, df) = value_with_differential!(at: (x, k, o), of: matcher);
+                assert!((df(1.0) - g).abs() < 1e-12);
+            }
+        }
+    }
+}

@@ -25,6 +25,10 @@ pub fn check(func: &Function, act: &Activity) -> Option<syn::Error> {
                     stmt.span,
                     "`&mut` of an active value is not supported in a #[differentiable] body yet",
                 )),
+                Inst::Match { scrutinee, arms } if act.varied.contains(scrutinee) && arms.iter().any(|a| func.region(a.region).params.iter().any(|p| act.useful.contains(p))) => add(syn::Error::new(
+                    stmt.span,
+                    "a `match` pattern binding parts of an active value is not supported; bind the parts with `let` (tuples, arrays) or match on an inactive value",
+                )),
                 Inst::For { iter, .. } if act.varied.contains(iter) => add(syn::Error::new(
                     stmt.span,
                     "iterating directly over active values is not supported yet; loop over indices instead (`for i in 0..xs.len()` and `xs[i]`)",

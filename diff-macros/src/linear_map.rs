@@ -68,6 +68,7 @@ pub fn saved(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
                 push(Saved::Value(*index));
             }
             Inst::If { then_region, .. } => push(Saved::Pred(*then_region)),
+            Inst::Match { arms, .. } => push(Saved::Pred(arms[0].region)),
             Inst::For { body, .. } => push(Saved::Tape(*body)),
             _ => {}
         }
@@ -102,9 +103,10 @@ pub fn definitions(func: &Function, act: &Activity, mode: Mode) -> TokenStream {
             struct #name<#(#params),*> { #(#fields: #params),* }
         });
         for stmt in &func.region(r).stmts {
-            if let Inst::If { then_region, .. } = stmt.inst {
-                let e = names::pred_enum(then_region);
-                out.extend(quote! { enum #e<A, B> { Then(A), Else(B) } });
+            if let Some(branches) = stmt.inst.branches() {
+                let e = names::pred_enum(branches[0]);
+                let vs: Vec<Ident> = (0..branches.len()).map(|i| names::variant(&stmt.inst, i)).collect();
+                out.extend(quote! { enum #e<#(#vs),*> { #(#vs(#vs)),* } });
             }
         }
     }

@@ -49,16 +49,13 @@ impl Activity {
                     false
                 }
                 Inst::Index(base, _) => self.varied.contains(base),
-                Inst::If {
-                    then_region,
-                    else_region,
-                    ..
-                } => {
-                    self.varied_region(func, *then_region);
-                    self.varied_region(func, *else_region);
-                    let (t, e) = (func.region(*then_region), func.region(*else_region));
+                Inst::If { .. } | Inst::Match { .. } => {
+                    let branches = stmt.inst.branches().expect("a branching instruction");
+                    for r in &branches {
+                        self.varied_region(func, *r);
+                    }
                     for (i, res) in stmt.results.iter().enumerate() {
-                        if self.varied.contains(&t.yields[i]) || self.varied.contains(&e.yields[i]) {
+                        if branches.iter().any(|r| self.varied.contains(&func.region(*r).yields[i])) {
                             self.varied.insert(*res);
                         }
                     }
@@ -109,12 +106,8 @@ impl Activity {
                 Inst::Index(base, _) => {
                     self.useful.insert(*base);
                 }
-                Inst::If {
-                    then_region,
-                    else_region,
-                    ..
-                } => {
-                    for sub in [*then_region, *else_region] {
+                Inst::If { .. } | Inst::Match { .. } => {
+                    for sub in stmt.inst.branches().expect("a branching instruction") {
                         let yields = &func.region(sub).yields;
                         for (i, res) in stmt.results.iter().enumerate() {
                             if self.useful.contains(res) {

@@ -88,7 +88,7 @@ impl Emitter<'_> {
                 let (t, ni) = (names::tangent(self.func, *a), self.name(*i));
                 quote! { #t.as_ref().map(|x| ::core::clone::Clone::clone(&x[#ni])) }
             }
-            Inst::If { then_region, else_region, .. } => return self.tangent_if(stmt, *then_region, *else_region),
+            Inst::If { .. } | Inst::Match { .. } => return self.tangent_branches(stmt),
             Inst::For { init, body, .. } => return self.tangent_for(stmt, init, *body),
             Inst::Opaque(_) | Inst::Const(_) | Inst::NoDerivative(_) => return TokenStream::new(),
         };
@@ -105,20 +105,21 @@ impl Emitter<'_> {
         }
     }
 
-    /// Original: `(r.., pred) = if ..`. Tangent: match the predecessor and run the taken
-    /// region's tangent code; its yields' tangents are the results'.
-    fn tangent_if(&self, stmt: &Stmt, t: RegionId, e: RegionId) -> TokenStream {
-        let (pe, pred) = (names::pred_enum(t), names::pred(t));
+    /// Original: `(r.., pred) = if ..` or `match ..`. Tangent: match the predecessor and
+    /// run the taken region's tangent code; its yields' tangents are the results'.
+    fn tangent_branches(&self, stmt: &Stmt) -> TokenStream {
+        let branches = stmt.inst.branches().expect("a branching instruction");
+        let (pe, pred) = (names::pred_enum(branches[0]), names::pred(branches[0]));
         let active: Vec<usize> = (0..stmt.results.len()).filter(|i| self.act.is_active(stmt.results[*i])).collect();
         let ds = active.iter().map(|i| self.dname(stmt.results[*i]));
-        let arm = |r: RegionId, variant: TokenStream| {
-            let pat = linear_map::pattern(self.func, self.act, r, self.mode);
-            let code = self.tangent_region(r);
-            let ys = active.iter().map(|i| self.tan(self.func.region(r).yields[*i]));
-            quote! { #pe::#variant(#pat) => { #code (#(#ys,)*) } }
-        };
-        let (ta, ea) = (arm(t, quote!(Then)), arm(e, quote!(Else)));
-        quote! { let (#(#ds,)*) = match #pred { #ta #ea }; }
+        let arms = branches.iter().enumerate().map(|(k, r)| {
+            let pat = linear_map::pattern(self.func, self.act, *r, self.mode);
+            let code = self.tangent_region(*r);
+            let ys = active.iter().map(|i| self.tan(self.func.region(*r).yields[*i]));
+            let v = names::variant(&stmt.inst, k);
+            quote! { #pe::#v(#pat) => { #code (#(#ys,)*) } }
+        });
+        quote! { let (#(#ds,)*) = match #pred { #(#arms)* }; }
     }
 
     /// Original: a loop pushing one struct per iteration. Tangent: walk the tape forwards,

@@ -92,3 +92,13 @@ pub fn companion(name: &Ident, mode: Mode) -> Ident {
         name.span(),
     )
 }
+
+/// The predecessor enum variant of branch `i` of a branching instruction: `Then`/`Else`
+/// for an `if`, `Arm0`, `Arm1`, ... for a `match`.
+pub fn variant(inst: &crate::ir::Inst, i: usize) -> Ident {
+    match (inst, i) {
+        (crate::ir::Inst::If { .. }, 0) => ident("Then"),
+        (crate::ir::Inst::If { .. }, _) => ident("Else"),
+        _ => ident(&format!("Arm{i}")),
+    }
+}

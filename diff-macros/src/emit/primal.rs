@@ -3,7 +3,7 @@
 //! Shared by both modes; only the callee companions differ.
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Mode};
-use crate::ir::{BinOp, Callee, Function, Inst, RegionId, Stmt, Value};
+use crate::ir::{BinOp, Callee, Function, Inst, MatchArm, RegionId, Stmt, Value};
 use crate::linear_map;
 use crate::lower::placeholder;
 use proc_macro2::{Ident, TokenStream, TokenTree};
@@ -134,6 +134,7 @@ impl<'a> Emitter<'a> {
             Inst::If { cond, then_region, else_region } => {
                 self.primal_if(stmt, *cond, *then_region, *else_region, active)
             }
+            Inst::Match { scrutinee, arms } => self.primal_match(stmt, *scrutinee, arms, active),
             Inst::For { iter, init, body, stop } => self.primal_for(stmt, (*iter, init), *body, *stop, active),
         }
     }
@@ -176,6 +177,34 @@ impl<'a> Emitter<'a> {
             pat.push(names::pred(t).into_token_stream());
         }
         quote! { let (#(#pat,)*) = if #c #then_b else #else_b; }
+    }
+
+    fn primal_match(&self, stmt: &Stmt, scrutinee: Value, arms: &[MatchArm], active: bool) -> TokenStream {
+        let sc = self.expr(scrutinee);
+        let pe = names::pred_enum(arms[0].region);
+        let arms = arms.iter().enumerate().map(|(i, arm)| {
+            let pat = &arm.pat;
+            let guard = arm.guard.as_ref().map(|g| {
+                let t = self.substitute(g.tokens.clone(), &g.uses);
+                quote!(if #t)
+            });
+            let binds = self.func.region(arm.region).params.iter().zip(&arm.bindings).map(|(v, b)| {
+                let n = self.name(*v);
+                quote! { let #n = #b; }
+            });
+            let v = names::variant(&stmt.inst, i);
+            let block = self.region_block(arm.region, active, |built| quote! { #pe::#v(#built) });
+            quote! { #pat #guard => { #(#binds)* #block } }
+        });
+        let mut pat: Vec<TokenStream> = stmt.results.iter().map(|v| self.name(*v).into_token_stream()).collect();
+        if active {
+            pat.push(names::pred(self.func_arms_first(stmt)).into_token_stream());
+        }
+        quote! { let (#(#pat,)*) = match #sc { #(#arms)* }; }
+    }
+
+    fn func_arms_first(&self, stmt: &Stmt) -> RegionId {
+        stmt.inst.branches().expect("a match")[0]
     }
 
     fn primal_for(&self, stmt: &Stmt, (iter, init): (Value, &[Value]), body: RegionId, stop: bool, active: bool) -> TokenStream {

@@ -64,7 +64,7 @@ impl Emitter<'_> {
         }
         let res = stmt.results[0];
         let body = match &stmt.inst {
-            Inst::If { then_region, else_region, .. } => return self.reverse_if(stmt, *then_region, *else_region),
+            Inst::If { .. } | Inst::Match { .. } => return self.reverse_branches(stmt),
             Inst::For { init, body, .. } => return self.reverse_for(stmt, init, *body),
             inst => self.adjoint_rule(inst, res),
         };
@@ -128,7 +128,7 @@ impl Emitter<'_> {
                 self.acc_part(*a, quote!([#ni]))
             }
             Inst::Opaque(_) | Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => TokenStream::new(),
-            Inst::If { .. } | Inst::For { .. } => {
+            Inst::If { .. } | Inst::Match { .. } | Inst::For { .. } => {
                 let _ = rt;
                 TokenStream::new()
             }
@@ -147,14 +147,15 @@ impl Emitter<'_> {
         }
     }
 
-    /// Original: `(r.., pred) = if c { ..; (yields.., Then(struct)) } else { .. }`.
+    /// Original: `(r.., pred) = if c { ..; (yields.., Then(struct)) } else { .. }` (or a
+    /// `match` with one variant per arm).
     /// Adjoint: match the predecessor and run the taken region's adjoint, seeded with the
     /// results' adjoints.
-    fn reverse_if(&self, stmt: &Stmt, t: RegionId, e: RegionId) -> TokenStream {
-        let pe = names::pred_enum(t);
-        let pred = names::pred(t);
-        let arm = |r: RegionId| {
-            let yields = &self.func.region(r).yields;
+    fn reverse_branches(&self, stmt: &Stmt) -> TokenStream {
+        let branches = stmt.inst.branches().expect("a branching instruction");
+        let (pe, pred) = (names::pred_enum(branches[0]), names::pred(branches[0]));
+        let arms = branches.iter().enumerate().map(|(i, r)| {
+            let yields = &self.func.region(*r).yields;
             let seed: TokenStream = stmt
                 .results
                 .iter()
@@ -165,17 +166,12 @@ impl Emitter<'_> {
                     self.acc_opt(*y, quote!(#a))
                 })
                 .collect();
-            let pat = linear_map::pattern(self.func, self.act, r, self.mode);
-            (pat, self.reverse_region(r, seed))
-        };
-        let (tp, tb) = arm(t);
-        let (ep, eb) = arm(e);
-        quote! {
-            match #pred {
-                #pe::Then(#tp) => { #tb }
-                #pe::Else(#ep) => { #eb }
-            }
-        }
+            let pat = linear_map::pattern(self.func, self.act, *r, self.mode);
+            let body = self.reverse_region(*r, seed);
+            let v = names::variant(&stmt.inst, i);
+            quote! { #pe::#v(#pat) => { #body } }
+        });
+        quote! { match #pred { #(#arms)* } }
     }
 
     /// Original: a loop pushing one struct per iteration on a tape.

@@ -52,6 +52,10 @@ impl Inst {
                 then_region,
                 else_region,
             } => format!("if {cond} then r{} else r{}", then_region.0, else_region.0),
+            Inst::Match { scrutinee, arms } => {
+                let rs: Vec<String> = arms.iter().map(|a| format!("r{}", a.region.0)).collect();
+                format!("match {scrutinee} arms {}", rs.join(" "))
+            }
             Inst::For { iter, init, body, stop } => {
                 let stop = if *stop { " until stop" } else { "" };
                 format!("for {iter} carry ({}) body r{}{stop}", list(init), body.0)

@@ -86,6 +86,14 @@ pub enum Inst {
         /// Region run otherwise.
         else_region: RegionId,
     },
+    /// `match scrutinee { arms }`: results are the arms' regions' yields; each arm's
+    /// region takes the pattern's bindings as parameters.
+    Match {
+        /// The matched value.
+        scrutinee: Value,
+        /// The arms, in order.
+        arms: Vec<MatchArm>,
+    },
     /// A counted loop `for pat in iter { body }`: `body` takes the loop-carried values
     /// then the iteration variable as parameters and yields the new carried values.
     /// The results are the carried values after the loop.
@@ -100,6 +108,19 @@ pub enum Inst {
         /// (`break`).
         stop: bool,
     },
+}
+
+/// One arm of a `match`.
+#[derive(Clone, Debug)]
+pub struct MatchArm {
+    /// The pattern, verbatim.
+    pub pat: syn::Pat,
+    /// The names the pattern binds, in the order of the region's parameters.
+    pub bindings: Vec<syn::Ident>,
+    /// The guard, if any.
+    pub guard: Option<Opaque>,
+    /// The arm's body.
+    pub region: RegionId,
 }
 
 /// An expression kept verbatim, with the values it uses substituted by name at emission.
@@ -194,6 +215,13 @@ impl Inst {
             | Inst::NoDerivative(a) => vec![*a],
             Inst::Call(_, args) | Inst::Tuple(args) => args.clone(),
             Inst::If { cond, .. } => vec![*cond],
+            Inst::Match { scrutinee, arms } => {
+                let mut v = vec![*scrutinee];
+                for arm in arms {
+                    v.extend(arm.guard.iter().flat_map(|g| g.uses.iter().copied()));
+                }
+                v
+            }
             Inst::For { iter, init, .. } => {
                 let mut v = vec![*iter];
                 v.extend(init);
@@ -202,8 +230,20 @@ impl Inst {
         }
     }
 
+    /// The regions of a branching instruction (`if`, `match`), one per predecessor.
+    pub fn branches(&self) -> Option<Vec<RegionId>> {
+        match self {
+            Inst::If { then_region, else_region, .. } => Some(vec![*then_region, *else_region]),
+            Inst::Match { arms, .. } => Some(arms.iter().map(|a| a.region).collect()),
+            _ => None,
+        }
+    }
+
     /// Nested regions of a control-flow instruction.
     pub fn regions(&self) -> Vec<RegionId> {
+        if let Some(b) = self.branches() {
+            return b;
+        }
         match self {
             Inst::If {
                 then_region,

@@ -5,7 +5,15 @@ use crate::ir::{Inst, RegionId, Stmt, Value};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 
-type Scopes = Vec<HashMap<String, Value>>;
+pub(crate) type Scopes = Vec<HashMap<String, Value>>;
+
+/// A lowered branch of an `if` or `match`.
+pub(crate) struct Branch {
+    region: RegionId,
+    value: Value,
+    scopes: Scopes,
+    diverged: bool,
+}
 
 impl Lowerer {
     /// Runs `f` with statements going to region `r`; returns what `f` returned and the
@@ -70,42 +78,60 @@ impl Lowerer {
         let before = self.scopes.clone();
         let then_r = self.func.new_region();
         let else_r = self.func.new_region();
-        let outer_diverged = self.diverged;
-        let (then_v, then_scopes) = self.in_region(then_r, &before, then_f)?;
-        let then_div = std::mem::replace(&mut self.diverged, outer_diverged);
-        let (else_v, else_scopes) = self.in_region(else_r, &before, else_f)?;
-        let else_div = std::mem::replace(&mut self.diverged, outer_diverged);
-        self.diverged = outer_diverged || (then_div && else_div);
-        let mut names = Self::changed(&before, &then_scopes);
-        for n in Self::changed(&before, &else_scopes) {
-            if !names.contains(&n) {
-                names.push(n);
+        let outer = self.diverged;
+        let then_b = self.branch(then_r, &before, outer, then_f)?;
+        let else_b = self.branch(else_r, &before, outer, else_f)?;
+        let inst = Inst::If { cond, then_region: then_r, else_region: else_r };
+        self.join(&before, outer, vec![then_b, else_b], inst, e.span())
+    }
+
+    /// Lowers one branch into region `r`, from the scopes `before`.
+    pub(crate) fn branch(
+        &mut self,
+        r: RegionId,
+        before: &Scopes,
+        outer_diverged: bool,
+        f: impl FnOnce(&mut Self) -> syn::Result<Value>,
+    ) -> syn::Result<Branch> {
+        let (value, scopes) = self.in_region(r, before, f)?;
+        let diverged = std::mem::replace(&mut self.diverged, outer_diverged);
+        Ok(Branch { region: r, value, scopes, diverged })
+    }
+
+    /// Joins branches: each region yields its value, then every variable declared before
+    /// that any branch assigns; the statement's results rebind them. Exits early only when
+    /// every branch does.
+    pub(crate) fn join(
+        &mut self,
+        before: &Scopes,
+        outer_diverged: bool,
+        branches: Vec<Branch>,
+        inst: Inst,
+        span: proc_macro2::Span,
+    ) -> syn::Result<Value> {
+        self.diverged = outer_diverged || branches.iter().all(|b| b.diverged);
+        let mut names: Vec<String> = Vec::new();
+        for b in &branches {
+            for n in Self::changed(before, &b.scopes) {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
             }
         }
-        let mut then_y = vec![then_v];
-        let mut else_y = vec![else_v];
-        for n in &names {
-            then_y.push(Self::binding_in(&then_scopes, n).expect("declared before"));
-            else_y.push(Self::binding_in(&else_scopes, n).expect("declared before"));
+        names.sort();
+        for b in &branches {
+            let mut ys = vec![b.value];
+            for n in &names {
+                ys.push(Self::binding_in(&b.scopes, n).expect("declared before"));
+            }
+            self.func.region_mut(b.region).yields = ys;
         }
-        self.func.region_mut(then_r).yields = then_y;
-        self.func.region_mut(else_r).yields = else_y;
-        let span = e.span();
         let result = self.func.new_value(None, span);
         let mut results = vec![result];
         for n in &names {
-            let v = self.func.new_value(Some(n.clone()), span);
-            results.push(v);
+            results.push(self.func.new_value(Some(n.clone()), span));
         }
-        self.push(Stmt {
-            results: results.clone(),
-            inst: Inst::If {
-                cond,
-                then_region: then_r,
-                else_region: else_r,
-            },
-            span,
-        });
+        self.push(Stmt { results: results.clone(), inst, span });
         for (n, v) in names.iter().zip(&results[1..]) {
             self.assign(n, *v);
         }

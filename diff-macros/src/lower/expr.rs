@@ -111,6 +111,7 @@ impl Lowerer {
             Expr::If(i) => self.lower_if(i),
             Expr::ForLoop(f) => self.lower_for(f),
             Expr::While(w) => self.lower_while(w),
+            Expr::Match(m) => self.lower_match(m),
             Expr::Loop(l) => self.lower_loop(l),
             Expr::Macro(_) | Expr::Cast(_) | Expr::Array(_) | Expr::Repeat(_) | Expr::Range(_) => {
                 Ok(self.opaque(e))

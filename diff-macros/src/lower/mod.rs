@@ -7,6 +7,7 @@
 
 mod control;
 mod diverge;
+mod matching;
 pub(crate) use expr::INACTIVE_METHODS;
 pub(crate) use opaque::placeholder;
 mod expr;
@@ -69,6 +70,8 @@ pub(crate) struct Lowerer {
     pub(crate) diverged: bool,
     /// The loops being lowered, innermost last.
     pub(crate) loops: Vec<LoopCx>,
+    hidden: Vec<String>,
+    hidden_depth: Vec<usize>,
 }
 
 /// What lowering tracks about an enclosing loop.
@@ -91,6 +94,8 @@ impl Lowerer {
             scalar_params: Vec::new(),
             diverged: false,
             loops: Vec::new(),
+            hidden: Vec::new(),
+            hidden_depth: Vec::new(),
         }
     }
 
@@ -129,7 +134,14 @@ impl Lowerer {
     }
 
     pub(crate) fn lookup(&self, name: &str) -> Option<Value> {
-        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied()).filter(|_| !self.hidden.iter().any(|h| h == name))
+    }
+
+    /// Hides a name until the innermost scope is popped (a pattern binding shadowing a
+    /// local inside a guard).
+    pub(crate) fn hide(&mut self, name: &str) {
+        self.hidden.push(name.to_string());
+        self.hidden_depth.push(self.scopes.len());
     }
 
     /// Binds a new variable in the innermost scope (shadowing any outer one).
@@ -156,6 +168,10 @@ impl Lowerer {
     }
 
     pub(crate) fn pop_scope(&mut self) {
+        while self.hidden_depth.last() == Some(&self.scopes.len()) {
+            self.hidden.pop();
+            self.hidden_depth.pop();
+        }
         self.scopes.pop();
     }
 

@@ -29,7 +29,7 @@ impl Lowerer {
 
     /// Replaces identifiers naming locals by placeholders (not field or method names,
     /// not path segments after `::`).
-    fn substitute(&self, ts: TokenStream, uses: &mut Vec<Value>) -> TokenStream {
+    pub(crate) fn substitute(&self, ts: TokenStream, uses: &mut Vec<Value>) -> TokenStream {
         let mut out = Vec::new();
         let tokens: Vec<TokenTree> = ts.into_iter().collect();
         for (i, tt) in tokens.iter().enumerate() {

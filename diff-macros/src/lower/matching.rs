@@ -1,0 +1,80 @@
+//! `match`: one region per arm; the pattern's bindings are the region's parameters.
+use super::control::Branch;
+use super::Lowerer;
+use crate::ir::{Inst, MatchArm, Opaque, Value};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+/// The names a pattern binds: lowercase identifiers (an uppercase one is a constant or
+/// a unit variant such as `None`).
+fn bindings(pat: &syn::Pat) -> Vec<syn::Ident> {
+    struct Names(Vec<syn::Ident>);
+    impl<'a> Visit<'a> for Names {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            let s = p.ident.to_string();
+            if s.starts_with(|c: char| c.is_lowercase() || c == '_') && s != "_" {
+                self.0.push(p.ident.clone());
+            }
+            if let Some((_, sub)) = &p.subpat {
+                self.visit_pat(sub);
+            }
+        }
+        fn visit_expr(&mut self, _: &'a syn::Expr) {}
+        fn visit_path(&mut self, _: &'a syn::Path) {}
+    }
+    let mut n = Names(Vec::new());
+    n.visit_pat(pat);
+    n.0
+}
+
+impl Lowerer {
+    /// `match e { pat if guard => body, ... }`.
+    pub(crate) fn lower_match(&mut self, m: &syn::ExprMatch) -> syn::Result<Value> {
+        let scrutinee = self.lower_expr(&m.expr)?;
+        let before = self.scopes.clone();
+        let outer = self.diverged;
+        let mut arms = Vec::new();
+        let mut branches: Vec<Branch> = Vec::new();
+        for arm in &m.arms {
+            let names = bindings(&arm.pat);
+            let guard = match &arm.guard {
+                Some((_, g)) => Some(self.guard(g, &names)),
+                None => None,
+            };
+            let region = self.func.new_region();
+            let params: Vec<Value> = names
+                .iter()
+                .map(|n| self.func.new_value(Some(n.to_string()), n.span()))
+                .collect();
+            self.func.region_mut(region).params = params.clone();
+            let b = self.branch(region, &before, outer, |cx| {
+                cx.push_scope();
+                for (n, v) in names.iter().zip(&params) {
+                    cx.bind(n.to_string(), *v);
+                }
+                cx.lower_expr(&arm.body)
+            })?;
+            branches.push(b);
+            arms.push(MatchArm { pat: arm.pat.clone(), bindings: names, guard, region });
+        }
+        if arms.is_empty() {
+            return Err(syn::Error::new(m.span(), "a `match` without arms is not supported in a #[differentiable] body"));
+        }
+        let inst = Inst::Match { scrutinee, arms };
+        self.join(&before, outer, branches, inst, m.span())
+    }
+
+    /// A guard reads the outer locals (substituted) and the pattern's bindings (kept).
+    fn guard(&mut self, g: &syn::Expr, bound: &[syn::Ident]) -> Opaque {
+        self.push_scope();
+        // Names the pattern binds shadow outer locals inside the guard: hide them.
+        let hidden: Vec<(String, Option<Value>)> = bound.iter().map(|b| (b.to_string(), self.lookup(&b.to_string()))).collect();
+        for (name, _) in &hidden {
+            self.hide(name);
+        }
+        let mut uses = Vec::new();
+        let tokens = self.substitute(quote::ToTokens::to_token_stream(g), &mut uses);
+        self.pop_scope();
+        Opaque { tokens, uses, what: "guard".into() }
+    }
+}
