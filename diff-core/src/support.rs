@@ -144,3 +144,37 @@ pub fn tape_capacity<I: Iterator>(iter: &I) -> usize {
         _ => 0,
     }
 }
+
+/// Collections whose elements are scalars: the neutral elements of `sum()` and
+/// `product()` over them.
+pub trait Elements {
+    /// The element type.
+    type Element: num_traits::Zero + num_traits::One;
+}
+impl<T: num_traits::Zero + num_traits::One> Elements for [T] {
+    type Element = T;
+}
+impl<T: num_traits::Zero + num_traits::One> Elements for Vec<T> {
+    type Element = T;
+}
+impl<T: num_traits::Zero + num_traits::One, const N: usize> Elements for [T; N] {
+    type Element = T;
+}
+impl<C: Elements + ?Sized> Elements for &C {
+    type Element = C::Element;
+}
+impl<C: Elements + ?Sized> Elements for &mut C {
+    type Element = C::Element;
+}
+
+/// Zero of a collection's element type (the start of a `sum()`).
+#[inline(always)]
+pub fn zero_element<C: Elements + ?Sized>(_: &C) -> C::Element {
+    num_traits::Zero::zero()
+}
+
+/// One of a collection's element type (the start of a `product()`).
+#[inline(always)]
+pub fn one_element<C: Elements + ?Sized>(_: &C) -> C::Element {
+    num_traits::One::one()
+}

@@ -3,7 +3,8 @@
 //! enums"). Fields are generic type parameters, so rustc infers their types.
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Mode};
-use crate::ir::{BinOp, Function, Inst, RegionId, Value};
+use crate::ir::{BinOp, Function, Inst, RegionId, Stmt, Value};
+use std::collections::HashMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -32,45 +33,74 @@ impl Saved {
     }
 }
 
-/// What region `r`'s own statements need saved (nested regions have their own structs).
+/// What the derivative rule of one active statement reads.
+fn needs(stmt: &Stmt, act: &Activity) -> Vec<Saved> {
+    let res = stmt.results.first().copied();
+    match &stmt.inst {
+        Inst::Binary(BinOp::Mul, a, b) => {
+            let mut out = Vec::new();
+            if act.is_active(*a) {
+                out.push(Saved::Value(*b));
+            }
+            if act.is_active(*b) {
+                out.push(Saved::Value(*a));
+            }
+            out
+        }
+        Inst::Binary(BinOp::Div, _, b) if act.is_active(*b) => {
+            vec![Saved::Value(*b), Saved::Value(res.expect("div has a result"))]
+        }
+        Inst::Binary(BinOp::Div, _, b) => vec![Saved::Value(*b)],
+        Inst::Call(..) => vec![Saved::Callee(res.expect("call has a result"))],
+        Inst::Field(base, _) => vec![Saved::Value(*base)],
+        Inst::Index(base, index) => vec![Saved::Value(*base), Saved::Value(*index)],
+        _ => match stmt.inst.regions().first() {
+            Some(r) if matches!(stmt.inst, Inst::For { .. }) => vec![Saved::Tape(*r)],
+            Some(r) => vec![Saved::Pred(*r)],
+            None => vec![],
+        },
+    }
+}
+
+/// Where each value is defined (a statement's region, or the region it is a parameter of).
+fn defining_regions(func: &Function) -> HashMap<Value, RegionId> {
+    let mut defs = HashMap::new();
+    for (i, region) in func.regions.iter().enumerate() {
+        let r = RegionId(i as u32);
+        for p in &region.params {
+            defs.insert(*p, r);
+        }
+        for stmt in &region.stmts {
+            for v in &stmt.results {
+                defs.insert(*v, r);
+            }
+        }
+    }
+    defs
+}
+
+/// What region `r`'s struct holds: everything the rules in `r` and in the regions nested
+/// in it read that is defined in `r` itself. A value is saved once, where it is defined:
+/// a loop-invariant value is not copied onto the tape at every iteration.
 pub fn saved(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
+    let defs = defining_regions(func);
     let mut out = Vec::new();
-    let mut push = |s: Saved| {
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    };
-    for stmt in &func.region(r).stmts {
-        if !stmt.results.iter().any(|v| act.is_active(*v)) {
-            continue;
-        }
-        let res = stmt.results.first().copied();
-        match &stmt.inst {
-            Inst::Binary(BinOp::Mul, a, b) => {
-                if act.is_active(*a) {
-                    push(Saved::Value(*b));
-                }
-                if act.is_active(*b) {
-                    push(Saved::Value(*a));
+    let mut stack = vec![r];
+    while let Some(q) = stack.pop() {
+        for stmt in &func.region(q).stmts {
+            stack.extend(stmt.inst.regions());
+            if !stmt.results.iter().any(|v| act.is_active(*v)) {
+                continue;
+            }
+            for need in needs(stmt, act) {
+                let here = match need {
+                    Saved::Value(v) | Saved::Callee(v) => defs.get(&v) == Some(&r),
+                    Saved::Pred(_) | Saved::Tape(_) => q == r,
+                };
+                if here && !out.contains(&need) {
+                    out.push(need);
                 }
             }
-            Inst::Binary(BinOp::Div, a, b) => {
-                push(Saved::Value(*b));
-                if act.is_active(*b) {
-                    let _ = a;
-                    push(Saved::Value(res.expect("div has a result")));
-                }
-            }
-            Inst::Call(..) => push(Saved::Callee(res.expect("call has a result"))),
-            Inst::Field(base, _) => push(Saved::Value(*base)),
-            Inst::Index(base, index) => {
-                push(Saved::Value(*base));
-                push(Saved::Value(*index));
-            }
-            Inst::If { then_region, .. } => push(Saved::Pred(*then_region)),
-            Inst::Match { arms, .. } => push(Saved::Pred(arms[0].region)),
-            Inst::For { body, .. } => push(Saved::Tape(*body)),
-            _ => {}
         }
     }
     out

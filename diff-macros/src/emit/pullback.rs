@@ -68,6 +68,9 @@ impl Emitter<'_> {
             Inst::For { init, body, .. } => return self.reverse_for(stmt, init, *body),
             inst => self.adjoint_rule(inst, res),
         };
+        if body.is_empty() {
+            return body;
+        }
         let a = self.adj(res);
         quote! { if let ::core::option::Option::Some(s) = #a { #body } }
     }

@@ -169,6 +169,11 @@ impl Lowerer {
         if let Some(l) = &f.label {
             return Err(super::expr::unsupported(l, "a labelled loop"));
         }
+        if let Some(chain) = super::iterators::parse_chain(&f.expr) {
+            if self.is_collection(&f.expr) {
+                return self.lower_for(&chain.for_loop(f));
+            }
+        }
         let iter = self.lower_iterable(&f.expr)?;
         let before = self.scopes.clone();
         // First pass: find which outer variables the body assigns.
@@ -236,9 +241,27 @@ impl Lowerer {
         Ok(self.unit(f.span()))
     }
 
+    /// Whether a chain's base is a local variable or a field of one (a collection to
+    /// index), rather than an iterator such as a range bound to a name.
+    fn is_collection(&self, e: &syn::Expr) -> bool {
+        let mut cur = e;
+        loop {
+            match cur {
+                syn::Expr::MethodCall(m) => cur = &m.receiver,
+                syn::Expr::Reference(r) => cur = &r.expr,
+                syn::Expr::Paren(p) => cur = &p.expr,
+                syn::Expr::Field(f) => cur = &f.base,
+                syn::Expr::Path(p) => {
+                    return p.path.get_ident().is_some_and(|i| self.lookup(&i.to_string()).is_some() || i == "self")
+                }
+                _ => return false,
+            }
+        }
+    }
+
     /// The iterator of a `for` loop: kept as an opaque expression (ranges, `.iter()` of
     /// inactive data, `.rev()`, `.step_by(k)`).
     fn lower_iterable(&mut self, e: &syn::Expr) -> syn::Result<Value> {
-        Ok(self.opaque(e))
+        self.lower_expr(e)
     }
 }

@@ -113,7 +113,8 @@ impl Lowerer {
             Expr::While(w) => self.lower_while(w),
             Expr::Match(m) => self.lower_match(m),
             Expr::Loop(l) => self.lower_loop(l),
-            Expr::Macro(_) | Expr::Cast(_) | Expr::Array(_) | Expr::Repeat(_) | Expr::Range(_) => {
+            Expr::Range(r) => self.lower_range(r),
+            Expr::Macro(_) | Expr::Cast(_) | Expr::Array(_) | Expr::Repeat(_) => {
                 Ok(self.opaque(e))
             }
             Expr::Struct(_) | Expr::Closure(_) => Ok(self.opaque(e)),
@@ -123,6 +124,29 @@ impl Lowerer {
             )),
             other => Err(unsupported(other, describe(other))),
         }
+    }
+
+    /// `a..b`: the bounds are lowered (so `0..xs.len()` depends on no active value),
+    /// the range itself is an opaque, inactive value.
+    fn lower_range(&mut self, r: &syn::ExprRange) -> syn::Result<Value> {
+        let mut uses = Vec::new();
+        let mut part = |cx: &mut Self, e: &Option<Box<Expr>>| -> syn::Result<proc_macro2::TokenStream> {
+            Ok(match e {
+                Some(e) => {
+                    let v = cx.lower_expr(e)?;
+                    uses.push(v);
+                    let id = proc_macro2::Ident::new(&super::placeholder(uses.len() - 1), e.span());
+                    quote::quote!((#id))
+                }
+                None => proc_macro2::TokenStream::new(),
+            })
+        };
+        let start = part(self, &r.start)?;
+        let end = part(self, &r.end)?;
+        let limits = &r.limits;
+        let tokens = quote::quote!((#start #limits #end));
+        let o = crate::ir::Opaque { tokens, uses, what: "range".into() };
+        Ok(self.emit(Inst::Opaque(o), r.span(), None))
     }
 
     fn lower_path(&mut self, p: &syn::ExprPath) -> Value {
@@ -254,6 +278,13 @@ impl Lowerer {
     }
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
+        if matches!(m.method.to_string().as_str(), "sum" | "product" | "fold") {
+            if let Some(chain) = super::iterators::parse_chain(&m.receiver) {
+                if let Some(e) = chain.reduce(m) {
+                    return self.lower_expr(&e);
+                }
+            }
+        }
         let recv = self.lower_expr(&m.receiver)?;
         let mut args = vec![recv];
         for a in &m.args {

@@ -7,6 +7,7 @@
 
 mod control;
 mod diverge;
+mod iterators;
 mod matching;
 pub(crate) use expr::INACTIVE_METHODS;
 pub(crate) use opaque::placeholder;

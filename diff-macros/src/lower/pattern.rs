@@ -5,6 +5,15 @@ use syn::spanned::Spanned;
 use syn::Pat;
 
 impl Lowerer {
+    /// The elements of `v` when it is a tuple built in the body (`let (a, b) = (x, y)`
+    /// binds `a` to `x` itself, not to a projection of a tuple).
+    fn tuple_parts(&self, v: Value) -> Option<Vec<Value>> {
+        self.func.regions.iter().flat_map(|r| r.stmts.iter()).find_map(|s| match &s.inst {
+            Inst::Tuple(vs) if s.results.first() == Some(&v) => Some(vs.clone()),
+            _ => None,
+        })
+    }
+
     /// Binds the names of `pat` to parts of `v`: tuple and array patterns become field and
     /// index projections.
     pub(crate) fn bind_pattern(&mut self, pat: &Pat, v: Value) -> syn::Result<()> {
@@ -19,8 +28,17 @@ impl Lowerer {
             Pat::Type(t) => self.bind_pattern(&t.pat, v),
             Pat::Paren(p) => self.bind_pattern(&p.pat, v),
             Pat::Wild(_) => Ok(()),
+            Pat::Reference(r) => {
+                let inner = self.emit(Inst::Deref(v), r.span(), None);
+                self.bind_pattern(&r.pat, inner)
+            }
             Pat::Tuple(t) => {
+                let parts = self.tuple_parts(v).filter(|p| p.len() == t.elems.len());
                 for (i, elem) in t.elems.iter().enumerate() {
+                    if let Some(parts) = &parts {
+                        self.bind_pattern(elem, parts[i])?;
+                        continue;
+                    }
                     if matches!(elem, Pat::Rest(_)) {
                         return Err(syn::Error::new(elem.span(), "`..` in a tuple pattern is not supported in a #[differentiable] body; name every element"));
                     }

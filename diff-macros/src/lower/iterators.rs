@@ -1,0 +1,203 @@
+//! Iterator chains over collections of active values, rewritten as index loops before
+//! lowering: `for x in xs.iter().zip(ys).enumerate()` walks `0..len` and binds the items by
+//! indexing, and `chain.map(f).sum()`, `.product()` and `.fold(init, f)` become loops
+//! accumulating into a local. Indexing keeps every element's derivative visible.
+use syn::{parse_quote, Expr};
+
+/// One step of a chain, in application order.
+enum Adapter {
+    /// An adapter of the index iterator (`rev`, `skip(k)`, `take(k)`, `step_by(k)`).
+    Index(syn::Ident, Vec<Expr>),
+    Enumerate,
+    Zip(Base),
+    Copied,
+    Map(Func),
+}
+
+/// A function applied to items: a closure literal or a path (`f64::sin`, `g`).
+enum Func {
+    Closure(syn::ExprClosure),
+    Path(Expr),
+}
+
+/// A collection the chain reads: `xs.iter()`, `&xs`, `xs`.
+struct Base {
+    expr: Expr,
+    by_ref: bool,
+}
+
+/// A parsed chain: the collection and the adapters after it.
+pub(crate) struct Chain {
+    base: Base,
+    adapters: Vec<Adapter>,
+}
+
+fn base(e: &Expr) -> Option<Base> {
+    match e {
+        Expr::MethodCall(m) if m.args.is_empty() && (m.method == "iter" || m.method == "into_iter") => {
+            let inner = base(&m.receiver)?;
+            Some(Base { expr: inner.expr, by_ref: m.method == "iter" || inner.by_ref })
+        }
+        Expr::Reference(r) if r.mutability.is_none() => Some(Base { expr: (*r.expr).clone(), by_ref: true }),
+        Expr::Path(p) if p.path.get_ident().is_some() => Some(Base { expr: e.clone(), by_ref: false }),
+        Expr::Field(_) => Some(Base { expr: e.clone(), by_ref: false }),
+        Expr::Paren(p) => base(&p.expr),
+        _ => None,
+    }
+}
+
+fn func(e: &Expr) -> Option<Func> {
+    match e {
+        Expr::Closure(c) if c.inputs.len() <= 2 => Some(Func::Closure(c.clone())),
+        Expr::Path(_) => Some(Func::Path(e.clone())),
+        _ => None,
+    }
+}
+
+/// Parses `e` as a chain over a collection; `None` when it is not one.
+pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
+    let mut adapters = Vec::new();
+    let mut cur = e;
+    loop {
+        if let Expr::MethodCall(m) = cur {
+            let args: Vec<Expr> = m.args.iter().cloned().collect();
+            let name = m.method.to_string();
+            let adapter = match (name.as_str(), args.len()) {
+                ("rev", 0) | ("skip", 1) | ("take", 1) | ("step_by", 1) => Some(Adapter::Index(m.method.clone(), args)),
+                ("enumerate", 0) => Some(Adapter::Enumerate),
+                ("copied", 0) | ("cloned", 0) => Some(Adapter::Copied),
+                ("zip", 1) => Some(Adapter::Zip(base(&args[0])?)),
+                ("map", 1) => Some(Adapter::Map(func(&args[0])?)),
+                _ => None,
+            };
+            if let Some(a) = adapter {
+                adapters.push(a);
+                cur = &m.receiver;
+                continue;
+            }
+        }
+        break;
+    }
+    let base = base(cur)?;
+    // A plain variable with no adapter is not a chain worth rewriting unless iterated.
+    adapters.reverse();
+    Some(Chain { base, adapters })
+}
+
+fn element(b: &Base, i: &syn::Ident) -> Expr {
+    let xs = &b.expr;
+    if b.by_ref {
+        parse_quote!(&#xs[#i])
+    } else {
+        parse_quote!(#xs[#i])
+    }
+}
+
+fn apply(f: &Func, item: Expr) -> Expr {
+    match f {
+        Func::Closure(c) => {
+            let pat = &c.inputs[0];
+            let body = &c.body;
+            parse_quote!({ let #pat = #item; #body })
+        }
+        Func::Path(p) => parse_quote!(#p(#item)),
+    }
+}
+
+impl Chain {
+    /// `(index pattern, index iterator, item expression)`.
+    fn parts(&self) -> (syn::Pat, Expr, Expr) {
+        let i: syn::Ident = parse_quote!(__diff_i);
+        let p: syn::Ident = parse_quote!(__diff_p);
+        let xs = &self.base.expr;
+        let mut len: Expr = parse_quote!(#xs.len());
+        let mut item = element(&self.base, &i);
+        let mut index: Expr = parse_quote!((0..#len));
+        let mut enumerated = false;
+        for a in &self.adapters {
+            match a {
+                Adapter::Index(m, args) => index = parse_quote!(#index.#m(#(#args),*)),
+                Adapter::Enumerate => {
+                    index = parse_quote!(#index.enumerate());
+                    item = parse_quote!((#p, #item));
+                    enumerated = true;
+                }
+                Adapter::Zip(b) => {
+                    let ys = &b.expr;
+                    len = parse_quote!(#len.min(#ys.len()));
+                    let e = element(b, &i);
+                    item = parse_quote!((#item, #e));
+                }
+                Adapter::Copied => {
+                    if let Expr::Reference(r) = &item {
+                        item = (*r.expr).clone();
+                    }
+                }
+                Adapter::Map(f) => item = apply(f, item),
+            }
+        }
+        // The zip length only becomes known at the end: rebuild the range with it.
+        let index = replace_len(index, &len);
+        let pat: syn::Pat = if enumerated { parse_quote!((#p, #i)) } else { parse_quote!(#i) };
+        (pat, index, item)
+    }
+
+    /// `for pat in chain { body }` as an index loop.
+    pub(crate) fn for_loop(&self, f: &syn::ExprForLoop) -> syn::ExprForLoop {
+        let (ipat, index, item) = self.parts();
+        let (pat, stmts) = (&f.pat, &f.body.stmts);
+        parse_quote!(for #ipat in #index { let #pat = #item; #(#stmts)* })
+    }
+
+    /// `chain.sum()` / `.product()` / `.fold(init, f)` as a loop; `None` for other methods.
+    pub(crate) fn reduce(&self, method: &syn::ExprMethodCall) -> Option<Expr> {
+        let (ipat, index, item) = self.parts();
+        let xs = &self.base.expr;
+        let acc: syn::Ident = parse_quote!(__diff_acc);
+        let (init, step): (Expr, Expr) = match (method.method.to_string().as_str(), method.args.len()) {
+            ("sum", 0) => (self.neutral(method, &parse_quote!(zero), xs), parse_quote!(#acc + #item)),
+            ("product", 0) => (self.neutral(method, &parse_quote!(one), xs), parse_quote!(#acc * #item)),
+            ("fold", 2) => {
+                let init = method.args[0].clone();
+                let step = match func(&method.args[1])? {
+                    Func::Closure(c) if c.inputs.len() == 2 => {
+                        let (a, x, body) = (&c.inputs[0], &c.inputs[1], &c.body);
+                        parse_quote!({ let #a = #acc; let #x = #item; #body })
+                    }
+                    Func::Path(p) => parse_quote!(#p(#acc, #item)),
+                    Func::Closure(_) => return None,
+                };
+                (init, step)
+            }
+            _ => return None,
+        };
+        Some(parse_quote!({
+            let mut #acc = #init;
+            for #ipat in #index { #acc = #step; }
+            #acc
+        }))
+    }
+
+    fn neutral(&self, method: &syn::ExprMethodCall, which: &syn::Ident, xs: &Expr) -> Expr {
+        if let Some(tf) = &method.turbofish {
+            if let Some(syn::GenericArgument::Type(t)) = tf.args.first() {
+                let tr: syn::Path = if which == "zero" { parse_quote!(Zero) } else { parse_quote!(One) };
+                return parse_quote!(<#t as ::diff::__private::num_traits::#tr>::#which());
+            }
+        }
+        let f: syn::Ident = syn::Ident::new(&format!("{which}_element"), which.span());
+        parse_quote!(::diff::no_derivative(::diff::__private::#f(&#xs)))
+    }
+}
+
+/// Replaces the `0..len` range at the root of an index iterator by `0..len`.
+fn replace_len(e: Expr, len: &Expr) -> Expr {
+    match e {
+        Expr::MethodCall(mut m) => {
+            m.receiver = Box::new(replace_len(*m.receiver, len));
+            Expr::MethodCall(m)
+        }
+        Expr::Paren(_) => parse_quote!((0..#len)),
+        other => other,
+    }
+}
