@@ -70,8 +70,9 @@ fn for_loop_carries_assigned_variables() {
             acc
         }),
     );
-    assert!(out.contains("= for %1 carry (%0) body r1"), "{out}");
-    assert!(out.contains("r1(%2, %3):"), "{out}");
+    assert!(out.contains("%10 = for %3 carry (%0) body r1\n"), "{out}");
+    assert!(out.contains("r1(%4, %5):"), "{out}");
+    assert!(out.contains("%7 = mul %4, %0"), "{out}");
 }
 
 #[test]
