@@ -178,3 +178,35 @@ pub fn zero_element<C: Elements + ?Sized>(_: &C) -> C::Element {
 pub fn one_element<C: Elements + ?Sized>(_: &C) -> C::Element {
     num_traits::One::one()
 }
+
+/// Checks a registered pullback's type: it takes the result's tangent `S` and returns
+/// the tangents `G` of the differentiated parameters (a tuple for several).
+#[inline(always)]
+pub fn registered_pullback<S, G, F: FnOnce(S) -> G>(pullback: F) -> F {
+    pullback
+}
+
+/// Checks a registered differential's type: it takes the tangents `D` of the
+/// differentiated parameters (a tuple for several) and returns the result's tangent `T`.
+#[inline(always)]
+pub fn registered_differential<D, T, F: FnOnce(D) -> T>(differential: F) -> F {
+    differential
+}
+
+/// The inner product of two optional tangents (`None` is zero).
+#[inline(always)]
+pub fn dot_opt<T: crate::InnerProduct>(a: &Option<T>, b: &Option<T>) -> f64 {
+    match (a, b) {
+        (Some(a), Some(b)) => a.dot(b),
+        _ => 0.0,
+    }
+}
+
+/// A scalar from an `f64` (an inner product, for a derived derivative).
+#[inline(always)]
+pub fn from_f64<T: num_traits::NumCast>(x: f64) -> T {
+    match T::from(x) {
+        Some(t) => t,
+        None => panic!("diff: {x} is not representable in the result's scalar type"),
+    }
+}

@@ -13,6 +13,7 @@ mod linear_map;
 mod lower;
 mod operators;
 mod parse;
+mod registration;
 
 use proc_macro::TokenStream;
 
@@ -29,6 +30,15 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     differentiable::expand(args.into(), item.into()).into()
+}
+
+/// Registers a derivative for a function: `#[derivative(of = h)]` on a function returning
+/// `(value, pullback)` (reverse mode), or `#[derivative(of = h, jvp)]` on one returning
+/// `(value, differential)` (forward mode). Every `#[differentiable]` function that calls
+/// `h` where the registration is in scope uses it.
+#[proc_macro_attribute]
+pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
+    registration::expand(args.into(), item.into()).into()
 }
 
 macro_rules! operators {

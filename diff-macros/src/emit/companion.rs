@@ -77,8 +77,56 @@ pub struct Companions<'a> {
     pub items: &'a [syn::Item],
 }
 
+/// Emits companions with the signature `sig`; `receiver` says whether the first parameter
+/// is written `self` (a method's companion is a method).
+pub struct Shapes<'a> {
+    pub sig: &'a FnSig,
+    pub vis: &'a syn::Visibility,
+    /// Whether the companions are associated items (called through `Self::`).
+    pub in_impl: bool,
+}
+
 impl Companions<'_> {
-    fn header(&self, name: Ident, ret: TokenStream) -> TokenStream {
+    fn shapes(&self) -> Shapes<'_> {
+        Shapes { sig: self.sig, vis: self.vis, in_impl: false }
+    }
+
+    /// All four items.
+    pub fn emit(&self, output_tangent: &TokenStream) -> TokenStream {
+        let sig = self.sig;
+        let sh = self.shapes();
+        let n = sig.params.len();
+        let params: Vec<TokenStream> = sig.params.iter().map(|p| p.ident.clone()).collect();
+        let vjp_body = body(self.func, self.act, Mode::Vjp, params.clone(), n, self.items);
+        let jvp_body = body(self.func, self.act, Mode::Jvp, params, n, self.items);
+        let vjp = sh.header(names::companion(&sig.ident, Mode::Vjp), sh.vjp_type(output_tangent));
+        let jvp = sh.header(names::companion(&sig.ident, Mode::Jvp), sh.jvp_type(output_tangent));
+        let pullback = sh.user_pullback(output_tangent);
+        let differential = sh.user_differential(output_tangent);
+        quote! {
+            #vjp { #vjp_body }
+            #jvp { #jvp_body }
+            #pullback
+            #differential
+        }
+    }
+}
+
+impl Shapes<'_> {
+    /// `(R, impl FnOnce(RT) -> (slots..))`.
+    pub fn vjp_type(&self, output_tangent: &TokenStream) -> TokenStream {
+        let (out, slots, caps) = (&self.sig.output, self.sig.slots(), self.sig.captures());
+        quote!((#out, impl ::core::ops::FnOnce(#output_tangent) -> (#(#slots,)*) #caps))
+    }
+
+    /// `(R, impl FnOnce((slots..)) -> Option<RT>)`.
+    pub fn jvp_type(&self, output_tangent: &TokenStream) -> TokenStream {
+        let (out, slots, caps) = (&self.sig.output, self.sig.slots(), self.sig.captures());
+        quote!((#out, impl ::core::ops::FnOnce((#(#slots,)*)) -> ::core::option::Option<#output_tangent> #caps))
+    }
+
+    /// The attributes and signature of a companion.
+    pub fn header(&self, name: Ident, ret: TokenStream) -> TokenStream {
         let vis = self.vis;
         let (gen, _, wher) = self.sig.generics.split_for_impl();
         let decls = self.sig.params.iter().map(|p| &p.decl);
@@ -90,38 +138,19 @@ impl Companions<'_> {
         }
     }
 
-    fn call_args(&self) -> Vec<&TokenStream> {
+    /// The parameters' names, as arguments.
+    pub fn call_args(&self) -> Vec<&TokenStream> {
         self.sig.params.iter().map(|p| &p.ident).collect()
     }
 
-    /// All four items.
-    pub fn emit(&self, output_tangent: &TokenStream) -> TokenStream {
-        let sig = self.sig;
-        let (out, slots, caps) = (&sig.output, sig.slots(), sig.captures());
-        let params: Vec<TokenStream> = sig.params.iter().map(|p| p.ident.clone()).collect();
-        let n = params.len();
-        let vjp_body = body(self.func, self.act, Mode::Vjp, params.clone(), n, self.items);
-        let jvp_body = body(self.func, self.act, Mode::Jvp, params, n, self.items);
-        let vjp = self.header(names::companion(&sig.ident, Mode::Vjp), quote!((#out, impl ::core::ops::FnOnce(#output_tangent) -> (#(#slots,)*) #caps)));
-        let jvp = self.header(names::companion(&sig.ident, Mode::Jvp), quote!((#out, impl ::core::ops::FnOnce((#(#slots,)*)) -> ::core::option::Option<#output_tangent> #caps)));
-        let pullback = self.user_pullback(output_tangent);
-        let differential = self.user_differential(output_tangent);
-        quote! {
-            #vjp { #vjp_body }
-            #jvp { #jvp_body }
-            #pullback
-            #differential
-        }
-    }
-
-    fn user_tangents(&self) -> (Vec<usize>, TokenStream) {
+    pub fn user_tangents(&self) -> (Vec<usize>, TokenStream) {
         let wrt = self.sig.wrt();
         let ts: Vec<&TokenStream> = wrt.iter().map(|i| self.sig.params[*i].tangent.as_ref().expect("wrt")).collect();
         let ty = if ts.len() == 1 { quote!(#(#ts)*) } else { quote!((#(#ts,)*)) };
         (wrt, ty)
     }
 
-    fn user_pullback(&self, output_tangent: &TokenStream) -> TokenStream {
+    pub fn user_pullback(&self, output_tangent: &TokenStream) -> TokenStream {
         let (wrt, ty) = self.user_tangents();
         let caps = self.sig.captures();
         let out = &self.sig.output;
@@ -155,7 +184,7 @@ impl Companions<'_> {
         }
     }
 
-    fn user_differential(&self, output_tangent: &TokenStream) -> TokenStream {
+    pub fn user_differential(&self, output_tangent: &TokenStream) -> TokenStream {
         let (wrt, ty) = self.user_tangents();
         let caps = self.sig.captures();
         let out = &self.sig.output;
@@ -181,10 +210,10 @@ impl Companions<'_> {
     }
 
     /// The path calling a sibling companion (`Self::` inside an impl).
-    fn callee(&self, mode: Mode) -> TokenStream {
+    pub fn callee(&self, mode: Mode) -> TokenStream {
         let name = names::companion(&self.sig.ident, mode);
         let turbofish = self.turbofish();
-        if self.sig.params.first().is_some_and(|p| p.ident.to_string() == "self") {
+        if self.in_impl || self.sig.params.first().is_some_and(|p| p.ident.to_string() == "self") {
             quote!(Self::#name #turbofish)
         } else {
             quote!(#name #turbofish)

@@ -1,4 +1,5 @@
 //! The checked input of the attribute macros: attributes and signatures.
 pub mod attr;
+pub mod derivative_attr;
 pub mod signature;
 pub mod types;
