@@ -1,0 +1,140 @@
+//! Reverse mode on aggregates: arrays and tuple parameters.
+//! Struct methods, slices and `Vec` are in reverse_structs.rs. Tuple results do not compile
+//! yet (/work/scratch/bugs-reverse.md, bug 3).
+
+mod common;
+
+use common::{assert_close, assert_vec_close, fd_grad, Rng};
+use diff::prelude::*;
+
+// ---------------------------------------------------------------------------------------
+// Arrays.
+
+#[differentiable]
+fn array_owned(p: [f64; 3]) -> f64 {
+    p[0] * p[1] * p[2] + p[1].cos()
+}
+
+#[differentiable]
+fn array_ref_destructured(p: &[f64; 2]) -> f64 {
+    let [a, b] = *p;
+    a * a * b + b.exp()
+}
+
+#[differentiable]
+fn array_let_pattern(p: [f64; 3]) -> f64 {
+    let [a, b, c] = p;
+    (a - b).powi(2) + (b - c).powi(2)
+}
+
+#[test]
+fn array_parameters() {
+    let x = [1.0, 2.0, 3.0];
+    let g: [f64; 3] = gradient!(at: x, of: array_owned);
+    assert_vec_close(&g, &[6.0, 3.0 - 2.0f64.sin(), 2.0], 1e-15, "owned");
+    assert_eq!(array_owned(x), 6.0 + 2.0f64.cos());
+    let g: [f64; 3] = gradient!(at: x, of: array_let_pattern);
+    assert_eq!(g, [-2.0, 0.0, 2.0]);
+    assert_eq!(array_let_pattern(x), 2.0);
+}
+
+#[test]
+fn array_reference_with_let_array_pattern() {
+    let x = [1.5, -0.5];
+    let g: [f64; 2] = gradient!(at: &x, of: array_ref_destructured);
+    assert_vec_close(
+        &g,
+        &[2.0 * 1.5 * -0.5, 2.25 + (-0.5f64).exp()],
+        1e-15,
+        "&[f64; 2]",
+    );
+    let (v, _) = value_with_gradient!(at: &x, of: array_ref_destructured);
+    assert_eq!(v, array_ref_destructured(&x));
+}
+
+// ---------------------------------------------------------------------------------------
+// Tuples.
+
+#[differentiable]
+fn tuple_param(p: (f64, f64)) -> f64 {
+    let (a, b) = p;
+    a * b.sin() + p.0
+}
+
+#[test]
+fn tuple_parameter() {
+    let p = (2.0, 0.5);
+    let (da, db) = gradient!(at: p, of: tuple_param);
+    assert_close(da, 0.5f64.sin() + 1.0, 1e-15, "da");
+    assert_close(db, 2.0 * 0.5f64.cos(), 1e-15, "db");
+    assert_eq!(tuple_param(p), 2.0 * 0.5f64.sin() + 2.0);
+}
+
+#[differentiable]
+fn tuple_fields(p: (f64, f64), q: (f64, f64)) -> f64 {
+    p.0 * q.1 - p.1 * q.0 + (p.0 * q.0).sin()
+}
+
+#[test]
+fn tuple_parameters_with_field_access() {
+    let mut rng = Rng::new(5);
+    for _ in 0..10 {
+        let d = rng.direction(4);
+        let (p, q) = ((d[0], d[1]), (d[2], d[3]));
+        let (dp, dq) = gradient!(at: (p, q), of: tuple_fields);
+        let g = fd_grad(|x| tuple_fields((x[0], x[1]), (x[2], x[3])), &d);
+        assert_vec_close(&[dp.0, dp.1, dq.0, dq.1], &g, 1e-8, "vs fd");
+        let (v, _) = value_with_gradient!(at: (p, q), of: tuple_fields);
+        assert_eq!(v, tuple_fields(p, q));
+    }
+}
+
+#[differentiable]
+fn array_inner(p: [f64; 2]) -> f64 {
+    p[0].exp() * p[1]
+}
+
+#[differentiable]
+fn array_outer(p: [f64; 2], s: f64) -> f64 {
+    let a = array_inner(p);
+    a * s + (a * 0.5).sin()
+}
+
+// Indexing in a counted loop is the form under test (iterator chains are not lowered yet).
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn array_ref_indexed(p: &[f64; 3]) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..3 {
+        acc += p[i] * p[i] * (i as f64 + 1.0);
+    }
+    acc.sqrt()
+}
+
+#[test]
+fn arrays_vs_finite_differences() {
+    let mut rng = Rng::new(6);
+    for _ in 0..10 {
+        let d = rng.direction(3);
+        let (dp, ds) = gradient!(at: ([d[0], d[1]], d[2]), of: array_outer);
+        let g = fd_grad(|x| array_outer([x[0], x[1]], x[2]), &d);
+        assert_vec_close(&[dp[0], dp[1], ds], &g, 1e-8, "array_outer");
+        let x = [d[0], d[1], d[2]];
+        let g: [f64; 3] = gradient!(at: &x, of: array_ref_indexed);
+        let e = fd_grad(|p| array_ref_indexed(&[p[0], p[1], p[2]]), &d);
+        assert_vec_close(&g, &e, 1e-8, "array_ref_indexed");
+        assert_eq!(
+            value_with_gradient!(at: &x, of: array_ref_indexed).0,
+            array_ref_indexed(&x)
+        );
+    }
+}
+
+#[test]
+fn array_pullback_seed() {
+    let x = [0.5, 2.0];
+    let pb = pullback!(at: x, of: array_inner);
+    let g = pb(3.0);
+    assert_close(g[0], 3.0 * 0.5f64.exp() * 2.0, 1e-15, "d0");
+    assert_close(g[1], 3.0 * 0.5f64.exp(), 1e-15, "d1");
+}

@@ -1,0 +1,184 @@
+//! Reverse mode on methods of a `#[derive(Differentiable)]` struct (the gradient is the
+//! tangent struct), slices and `Vec` parameters (the gradient is a `Vec`).
+
+mod common;
+
+use common::{assert_close, assert_vec_close, fd, fd_grad, Rng};
+use diff::prelude::*;
+
+// ---------------------------------------------------------------------------------------
+// Methods on a struct.
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+pub struct Particle {
+    pos: f64,
+    vel: f64,
+    #[no_derivative]
+    id: usize,
+}
+
+impl Particle {
+    #[differentiable]
+    fn energy(&self, k: f64) -> f64 {
+        0.5 * k * self.pos * self.pos + 0.5 * self.vel * self.vel
+    }
+
+    #[differentiable]
+    fn into_momentum_sq(self) -> f64 {
+        let m = self.vel * 2.0;
+        m * m + self.pos.sin()
+    }
+
+    #[differentiable]
+    fn lagrangian(&self, k: f64) -> f64 {
+        let kinetic = 0.5 * self.vel.powi(2);
+        kinetic - 0.5 * k * self.pos.powi(2)
+    }
+}
+
+fn particle() -> Particle {
+    Particle {
+        pos: 1.5,
+        vel: -0.5,
+        id: 7,
+    }
+}
+
+#[test]
+fn ref_self_method_gradient_is_tangent_struct() {
+    let p = particle();
+    let (dp, dk): (ParticleTangent, f64) = gradient!(at: (&p, 3.0), of: Particle::energy);
+    assert_eq!(
+        dp,
+        ParticleTangent {
+            pos: 3.0 * 1.5,
+            vel: -0.5
+        }
+    );
+    assert_eq!(dk, 0.5 * 1.5 * 1.5);
+    let (v, _) = value_with_gradient!(at: (&p, 3.0), of: Particle::energy);
+    assert_eq!(v, p.energy(3.0));
+    assert_eq!(p.energy(3.0), 0.5 * 3.0 * 2.25 + 0.125);
+}
+
+#[test]
+fn self_by_value_method() {
+    let p = particle();
+    let (v, dp) = value_with_gradient!(at: p.clone(), of: Particle::into_momentum_sq);
+    assert_eq!(v, p.clone().into_momentum_sq());
+    assert_eq!(
+        dp,
+        ParticleTangent {
+            pos: 1.5f64.cos(),
+            vel: 8.0 * -0.5
+        }
+    );
+}
+
+#[test]
+fn method_gradient_vs_finite_differences() {
+    let mut rng = Rng::new(3);
+    for _ in 0..10 {
+        let p = Particle {
+            pos: rng.uniform(-2.0, 2.0),
+            vel: rng.uniform(-2.0, 2.0),
+            id: 1,
+        };
+        let k = rng.uniform(0.5, 4.0);
+        let (dp, dk) = gradient!(at: (&p, k), of: Particle::lagrangian);
+        let at = |pos: f64, vel: f64, k: f64| Particle { pos, vel, id: 1 }.lagrangian(k);
+        assert_close(dp.pos, fd(|t| at(t, p.vel, k), p.pos), 1e-7, "pos");
+        assert_close(dp.vel, fd(|t| at(p.pos, t, k), p.vel), 1e-7, "vel");
+        assert_close(dk, fd(|t| at(p.pos, p.vel, t), k), 1e-7, "k");
+    }
+}
+
+#[test]
+fn method_pullback_with_seed() {
+    let p = particle();
+    let pb = pullback!(at: (&p, 2.0), of: Particle::energy);
+    let (dp, dk) = pb(-2.0);
+    assert_eq!(
+        dp,
+        ParticleTangent {
+            pos: -6.0,
+            vel: 1.0
+        }
+    );
+    assert_eq!(dk, -2.25);
+}
+
+// ---------------------------------------------------------------------------------------
+// Slices, Vec, arrays.
+
+#[differentiable]
+fn slice_fn(p: &[f64]) -> f64 {
+    p[0] * p[1].sin() + p[2] * p[2] * p[0]
+}
+
+fn slice_grad(p: &[f64]) -> Vec<f64> {
+    vec![
+        p[1].sin() + p[2] * p[2],
+        p[0] * p[1].cos(),
+        2.0 * p[2] * p[0],
+    ]
+}
+
+#[test]
+fn slice_parameter_gradient_is_vec() {
+    let mut rng = Rng::new(4);
+    for _ in 0..10 {
+        let x = rng.direction(3);
+        let g: Vec<f64> = gradient!(at: &x, of: slice_fn);
+        assert_vec_close(&g, &slice_grad(&x), 1e-14, "analytic");
+        assert_vec_close(&g, &fd_grad(slice_fn, &x), 1e-8, "fd");
+        let (v, _) = value_with_gradient!(at: &x, of: slice_fn);
+        assert_eq!(v, slice_fn(&x));
+        let g2 = gradient!(at: &x[..], of: slice_fn);
+        assert_eq!(g, g2);
+    }
+}
+
+#[test]
+fn slice_pullback_is_linear_in_seed() {
+    let x = vec![0.3, -1.2, 0.8];
+    let pb = pullback!(at: &x, of: slice_fn);
+    let g = slice_grad(&x);
+    let scaled: Vec<f64> = g.iter().map(|v| v * 4.0).collect();
+    assert_vec_close(&pb(4.0), &scaled, 1e-14, "seed 4");
+}
+
+// Indexing in a counted loop is the form under test.
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn slice_loop(p: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        s += p[i] * p[i] * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn slice_indexed_in_loop() {
+    let x = vec![0.5, -1.0, 2.0, 3.0];
+    let g: Vec<f64> = gradient!(at: (&x, 3usize), of: slice_loop);
+    assert_eq!(g, vec![1.0, -4.0, 12.0, 0.0]);
+    assert_eq!(slice_loop(&x, 3), 0.25 + 2.0 + 12.0);
+}
+
+// `&Vec<T>` parameters are part of the contract (API.md).
+#[allow(clippy::ptr_arg)]
+#[differentiable]
+fn vec_ref(p: &Vec<f64>) -> f64 {
+    p[0].exp() * p[1]
+}
+
+#[test]
+fn vec_parameters() {
+    let x = vec![0.5, 2.0];
+    let g = gradient!(at: &x, of: vec_ref);
+    assert_vec_close(&g, &[0.5f64.exp() * 2.0, 0.5f64.exp()], 1e-15, "&Vec");
+    assert_eq!(vec_ref(&x), 0.5f64.exp() * 2.0);
+    // `fn vec_owned(p: Vec<f64>)` indexing `p`: bugs-reverse.md 5.
+}
