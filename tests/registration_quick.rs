@@ -73,3 +73,23 @@ fn cbrt_alone() {
     assert_eq!(c, 20.0);
     assert!((d - 6.0 * x.cos()).abs() < 1e-12);
 }
+
+#[differentiable]
+fn softplus(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+#[derivative(of = softplus)]
+fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    // Numerically stable: sigmoid(x), scaled by 3 to prove the registration wins.
+    let s = 1.0 / (1.0 + (-x).exp());
+    (softplus(x), move |dy| 3.0 * dy * s)
+}
+
+#[test]
+fn registration_takes_precedence_over_the_body() {
+    let x = 0.4f64;
+    let s = 1.0 / (1.0 + (-x).exp());
+    assert!((gradient!(at: x, of: softplus) - 3.0 * s).abs() < 1e-12);
+    assert!((gradient!(at: x, of: |x| 2.0 * softplus(x)) - 6.0 * s).abs() < 1e-12);
+}

@@ -49,12 +49,41 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
     if let Some(e) = check::check(&lowered.func, &act) {
         return Err(e);
     }
-    let companions = Companions {
-        sig: &sig,
-        vis: &func.vis,
-        func: &lowered.func,
-        act: &act,
-        items: &lowered.items,
-    };
-    Ok(companions.emit(&output_tangent).into_token_stream())
+    if looks_like_method(func) {
+        let companions = Companions { sig: &sig, vis: &func.vis, func: &lowered.func, act: &act, items: &lowered.items };
+        return Ok(companions.emit(&output_tangent).into_token_stream());
+    }
+    // A free function: the companions live in a hidden module, glob-imported, so that a
+    // registered derivative (`#[derivative(of = f)]`, an item of the same name) shadows
+    // them and takes precedence over differentiating the body.
+    let public: syn::Visibility = syn::parse_quote!(pub);
+    let companions = Companions { sig: &sig, vis: &public, func: &lowered.func, act: &act, items: &lowered.items };
+    let items = companions.emit(&output_tangent);
+    let m = quote::format_ident!("__diff_{}", func.sig.ident);
+    let vis = &func.vis;
+    Ok(quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        mod #m {
+            #[allow(unused_imports)]
+            use super::*;
+            #items
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #m::*;
+    })
+}
+
+/// Whether `func` is (most likely) an associated function in an `impl` block: it has a
+/// receiver or names `Self`. Such companions are emitted as associated functions.
+fn looks_like_method(func: &syn::ImplItemFn) -> bool {
+    fn mentions_self(ts: proc_macro2::TokenStream) -> bool {
+        ts.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) => i == "Self" || i == "self",
+            proc_macro2::TokenTree::Group(g) => mentions_self(g.stream()),
+            _ => false,
+        })
+    }
+    func.sig.receiver().is_some() || mentions_self(func.sig.to_token_stream()) || mentions_self(func.block.to_token_stream())
 }
