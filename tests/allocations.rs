@@ -1,0 +1,230 @@
+//! Allocation counts of generated code (DESIGN.md, "Generated code"): a loop-free function
+//! with branches allocates nothing, and a loop allocates a bounded number of times,
+//! independent of its trip count (one tape, capacity reserved when the trip count is known).
+//!
+//! A counting global allocator counts, per thread, the allocations made while a closure
+//! runs, so tests in this binary may run in parallel.
+
+// The bodies deliberately use both `a = a * b` and `a *= b`: the macro lowers them apart.
+#![allow(clippy::assign_op_pattern)]
+
+use diff::prelude::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::hint::black_box;
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note() {
+    // `try_with`: the allocator may run while this thread's locals are being destroyed.
+    if COUNTING.try_with(Cell::get).unwrap_or(false) {
+        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+    }
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` and returns its result with the number of allocations (and reallocations) it
+/// made on this thread.
+fn count<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    COUNT.with(|c| c.set(0));
+    COUNTING.with(|c| c.set(true));
+    let r = f();
+    COUNTING.with(|c| c.set(false));
+    (r, COUNT.with(Cell::get))
+}
+
+#[test]
+fn the_counter_counts() {
+    let (v, n) = count(|| black_box(vec![1.0f64; 4]));
+    assert_eq!(v.len(), 4);
+    assert_eq!(n, 1);
+    let (_, n) = count(|| black_box(1.0f64 + 2.0));
+    assert_eq!(n, 0);
+}
+
+#[differentiable]
+fn branchy(x: f64, y: f64, k: i32) -> f64 {
+    if x < -3.0 {
+        return x * y;
+    }
+    let z = if x > y {
+        x * y
+    } else if x > 0.0 && y > 1.0 {
+        x.sin() + y
+    } else {
+        x - y * y
+    };
+    let w = match k {
+        0 => z * z,
+        1 | 2 => z.exp(),
+        _ => z,
+    };
+    let mut out = w;
+    if w > 0.5 {
+        out = w.ln() * x;
+    }
+    out
+}
+
+#[test]
+fn loop_free_function_with_branches_allocates_nothing() {
+    let points = [(-4.0, 2.0), (2.0, 1.0), (0.5, 1.5), (-0.5, 0.3), (0.2, 3.0)];
+    for (x, y) in points {
+        for k in [0, 1, 5] {
+            let ((v, (gx, gy)), n) = count(|| {
+                let (v, pb) =
+                    value_with_pullback!(at: (black_box(x), black_box(y), k), of: branchy);
+                (v, pb(1.0))
+            });
+            assert_eq!(
+                n, 0,
+                "value_with_pullback! + pullback at ({x}, {y}, {k}) allocated {n} times"
+            );
+            assert_eq!(v, branchy(x, y, k));
+            assert!(gx.is_finite() && gy.is_finite());
+
+            let (_, n) = count(|| gradient!(at: (black_box(x), black_box(y), k), of: branchy));
+            assert_eq!(n, 0, "gradient! at ({x}, {y}, {k}) allocated {n} times");
+            let (d, n) = count(|| {
+                let (_, df) =
+                    value_with_differential!(at: (black_box(x), black_box(y), k), of: branchy);
+                df((1.0, 0.0))
+            });
+            assert_eq!(
+                n, 0,
+                "value_with_differential! at ({x}, {y}, {k}) allocated {n} times"
+            );
+            assert!((d - gx).abs() <= 1e-12 * (1.0 + gx.abs()));
+        }
+    }
+}
+
+#[differentiable]
+fn looped(x: f64, n: usize) -> f64 {
+    let mut acc = x;
+    for i in 0..n {
+        if acc > 1.0 {
+            acc = acc * 0.5 + (x * (i as f64)).sin();
+        } else {
+            acc = acc + x * x;
+        }
+    }
+    acc
+}
+
+#[differentiable]
+fn looped_slice(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in xs.iter() {
+        s += v * v;
+    }
+    s
+}
+
+#[differentiable]
+fn looped_while(x: f64, n: usize) -> f64 {
+    let mut acc = x;
+    let mut i = 0;
+    while i < n {
+        acc = acc.sin() + x;
+        i += 1;
+    }
+    acc
+}
+
+fn pullback_allocations(x: f64, n: usize) -> usize {
+    let ((v, g), count) = count(|| {
+        let (v, pb) = value_with_pullback!(at: (black_box(x), black_box(n)), of: looped);
+        (v, pb(1.0))
+    });
+    assert_eq!(v, looped(x, n));
+    assert!(g.is_finite());
+    count
+}
+
+#[test]
+fn a_for_loop_allocates_independently_of_its_trip_count() {
+    for x in [0.3, 1.7] {
+        let small = pullback_allocations(x, 10);
+        let large = pullback_allocations(x, 10_000);
+        assert_eq!(
+            small, large,
+            "x = {x}: {small} allocations for n = 10, {large} for n = 10_000"
+        );
+        // DESIGN.md: one allocation, the tape.
+        assert_eq!(small, 1, "x = {x}: {small} allocations for n = 10");
+        let (_, one) = count(|| gradient!(at: (black_box(x), 1usize), of: looped));
+        assert!(one <= small, "n = 1: {one}");
+    }
+    let (_, small) = count(|| {
+        let (_, df) = value_with_differential!(at: (0.3, 10usize), of: looped);
+        df(1.0)
+    });
+    let (_, large) = count(|| {
+        let (_, df) = value_with_differential!(at: (0.3, 10_000usize), of: looped);
+        df(1.0)
+    });
+    assert_eq!(
+        small, large,
+        "forward mode: {small} allocations for n = 10, {large} for n = 10_000"
+    );
+}
+
+#[test]
+fn a_loop_over_a_slice_allocates_independently_of_its_length() {
+    let short: Vec<f64> = (0..10).map(|i| i as f64 * 0.1).collect();
+    let long: Vec<f64> = (0..10_000).map(|i| i as f64 * 1e-4).collect();
+    let (g, small) = count(|| gradient!(at: &short[..], of: looped_slice));
+    assert_eq!(g.len(), 10);
+    assert_eq!(g[3], 2.0 * short[3]);
+    assert_eq!(
+        value_with_gradient!(at: &short[..], of: looped_slice).0,
+        looped_slice(&short)
+    );
+    let (g, large) = count(|| gradient!(at: &long[..], of: looped_slice));
+    assert_eq!(g.len(), 10_000);
+    assert_eq!(
+        small, large,
+        "{small} allocations for 10 elements, {large} for 10_000"
+    );
+}
+
+#[test]
+fn a_while_loop_allocates_at_most_logarithmically() {
+    // The trip count of a `while` is unknown up front, so its tape grows by doubling.
+    let (g, small) = count(|| gradient!(at: (0.3, 10usize), of: looped_while));
+    let (v, d) = value_with_derivative!(at: 0.3, of: |x| looped_while(x, 10));
+    assert_eq!(v, looped_while(0.3, 10));
+    assert!((d - g).abs() < 1e-12);
+    let (_, large) = count(|| gradient!(at: (0.3, 10_000usize), of: looped_while));
+    assert!(small <= 8, "{small} allocations for n = 10");
+    assert!(
+        large <= small + 12,
+        "{large} allocations for n = 10_000 vs {small} for n = 10"
+    );
+}

@@ -1,0 +1,303 @@
+//! End-to-end tests of loops over collections of active values: `for v in xs.iter()`,
+//! `for &v in xs.iter()`, `for v in xs`, `enumerate`, and iterator chains (`map`/`zip`/`fold` + `sum`), over
+//! slices, arrays and `Vec`s, for lengths 0, 1 and many. Gradients are checked against
+//! analytic formulas and central finite differences; forward mode against reverse mode.
+
+// The bodies deliberately use both `a = a * b` and `a *= b`: the macro lowers them apart.
+#![allow(clippy::assign_op_pattern)]
+
+use diff::prelude::*;
+
+/// Fourth-order central difference of `f` in coordinate `k` of `xs`.
+fn fd_k(f: impl Fn(&[f64]) -> f64, xs: &[f64], k: usize) -> f64 {
+    let h = 1e-4 * (1.0 + xs[k].abs());
+    let at = |t: f64| {
+        let mut p = xs.to_vec();
+        p[k] += t;
+        f(&p)
+    };
+    (-at(2.0 * h) + 8.0 * at(h) - 8.0 * at(-h) + at(-2.0 * h)) / (12.0 * h)
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+fn inputs() -> Vec<Vec<f64>> {
+    vec![
+        vec![],
+        vec![0.7],
+        vec![-1.1, 0.4],
+        vec![0.3, -0.8, 1.9, -2.2, 0.05, 1.3, -0.45],
+    ]
+}
+
+/// Checks `f(&[f64]) -> f64`: reverse-mode gradient against `exact` and finite differences,
+/// and the forward-mode differential along each unit vector against the gradient.
+macro_rules! check_slice {
+    ($f:ident, $xs:expr, $exact:expr) => {{
+        let xs: Vec<f64> = $xs;
+        let exact: Vec<f64> = $exact;
+        let name = stringify!($f);
+        for k in 0..xs.len() {
+            let num = fd_k(|p| $f(p), &xs, k);
+            assert!(close(exact[k], num, 1e-6), "{name}({xs:?})[{k}]: oracle {} vs fd {num}", exact[k]);
+        }
+        let (v, g) = value_with_gradient!(at: &xs[..], of: $f);
+        assert_eq!(v, $f(&xs), "{name}({xs:?}): value");
+        let g: Vec<f64> = g;
+        assert_eq!(g.len(), xs.len(), "{name}({xs:?}): gradient length");
+        for k in 0..xs.len() {
+            assert!(close(g[k], exact[k], 1e-12), "{name}({xs:?})[{k}]: gradient {} vs {}", g[k], exact[k]);
+            let mut e = vec![0.0; xs.len()];
+            e[k] = 1.0;
+            let (v, df) = value_with_differential!(at: &xs[..], of: $f);
+            assert_eq!(v, $f(&xs));
+            let d: f64 = df(e);
+            assert!(close(d, g[k], 1e-12), "{name}({xs:?})[{k}]: forward {d} vs reverse {}", g[k]);
+        }
+    }};
+}
+
+#[differentiable]
+fn sum_sq_iter(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in xs.iter() {
+        s += v * v;
+    }
+    s
+}
+
+#[differentiable]
+fn sum_cubes_pattern(xs: &[f64]) -> f64 {
+    let mut s = 1.0;
+    // `for &v in xs` (without `.iter()`) does not compile: bug C6.
+    for &v in xs.iter() {
+        s = s + v * v * v;
+    }
+    s
+}
+
+#[differentiable]
+fn sum_by_ref(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in xs {
+        s = s + v * v.cos();
+    }
+    s
+}
+
+#[test]
+fn for_over_slice_iter_and_ref_pattern() {
+    for xs in inputs() {
+        check_slice!(
+            sum_by_ref,
+            xs.clone(),
+            xs.iter().map(|x| x.cos() - x * x.sin()).collect()
+        );
+        check_slice!(
+            sum_sq_iter,
+            xs.clone(),
+            xs.iter().map(|x| 2.0 * x).collect()
+        );
+        check_slice!(
+            sum_cubes_pattern,
+            xs.clone(),
+            xs.iter().map(|x| 3.0 * x * x).collect()
+        );
+    }
+}
+
+#[differentiable]
+fn relu_mix(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    // `for v in xs` binds `v` by value, so `*v` does not compile: bug C6.
+    for v in xs.iter() {
+        if *v > 0.0 {
+            s += v.sin();
+        } else {
+            s -= 0.5 * v * v;
+        }
+    }
+    s * 2.0
+}
+
+#[differentiable]
+fn product_until_small(xs: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for v in xs.iter() {
+        let v = *v;
+        if v.abs() < 0.1 {
+            break;
+        }
+        if v < 0.0 {
+            continue;
+        }
+        p = p * v;
+    }
+    p
+}
+
+#[test]
+fn branches_break_and_continue_over_slices() {
+    for xs in inputs() {
+        let e = xs
+            .iter()
+            .map(|&v| if v > 0.0 { 2.0 * v.cos() } else { -2.0 * v })
+            .collect();
+        check_slice!(relu_mix, xs.clone(), e);
+        // Elements after the first |v| < 0.1 and negative ones do not count.
+        let stop = xs.iter().position(|v| v.abs() < 0.1).unwrap_or(xs.len());
+        let used: Vec<bool> = (0..xs.len()).map(|k| k < stop && xs[k] >= 0.0).collect();
+        let p: f64 = (0..xs.len()).filter(|&k| used[k]).map(|k| xs[k]).product();
+        let e = (0..xs.len())
+            .map(|k| if used[k] { p / xs[k] } else { 0.0 })
+            .collect();
+        check_slice!(product_until_small, xs.clone(), e);
+    }
+}
+
+#[differentiable]
+fn weighted(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, v) in xs.iter().enumerate() {
+        s += (i as f64 + 1.0) * v.sin();
+    }
+    s
+}
+
+#[test]
+fn for_enumerate() {
+    for xs in inputs() {
+        let e = xs
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as f64 + 1.0) * v.cos())
+            .collect();
+        check_slice!(weighted, xs.clone(), e);
+    }
+}
+
+#[differentiable]
+fn chain_sum(xs: &[f64]) -> f64 {
+    xs.iter().map(|x| x * x).sum()
+}
+
+#[differentiable]
+fn chain_fold(xs: &[f64]) -> f64 {
+    xs.iter().fold(0.5, |acc, x| acc * 0.9 + x.exp())
+}
+
+#[differentiable]
+fn chain_after_let(xs: &[f64]) -> f64 {
+    let s: f64 = xs.iter().map(|x| x.sin()).sum();
+    let t: f64 = xs.iter().skip(1).map(|x| x * 3.0).sum();
+    s * t
+}
+
+#[test]
+fn iterator_chains_map_sum_fold_skip() {
+    for xs in inputs() {
+        check_slice!(chain_sum, xs.clone(), xs.iter().map(|x| 2.0 * x).collect());
+        let n = xs.len();
+        let e = (0..n)
+            .map(|k| 0.9f64.powi((n - 1 - k) as i32) * xs[k].exp())
+            .collect();
+        check_slice!(chain_fold, xs.clone(), e);
+        let s: f64 = xs.iter().map(|x| x.sin()).sum();
+        let t: f64 = xs.iter().skip(1).map(|x| x * 3.0).sum();
+        let e = (0..n)
+            .map(|k| xs[k].cos() * t + if k >= 1 { 3.0 * s } else { 0.0 })
+            .collect();
+        check_slice!(chain_after_let, xs.clone(), e);
+    }
+}
+
+#[differentiable]
+fn dot(xs: &[f64], ys: &[f64]) -> f64 {
+    xs.iter().zip(ys.iter()).map(|(a, b)| a * b).sum()
+}
+
+#[test]
+fn zip_two_slices() {
+    for xs in inputs() {
+        let ys: Vec<f64> = xs.iter().map(|x| 1.0 - 2.0 * x).collect();
+        let (gx, gy) = gradient!(at: (&xs[..], &ys[..]), of: dot);
+        let (gx, gy): (Vec<f64>, Vec<f64>) = (gx, gy);
+        assert_eq!(gx, ys);
+        assert_eq!(gy, xs);
+        for k in 0..xs.len() {
+            assert!(close(fd_k(|p| dot(p, &ys), &xs, k), ys[k], 1e-6));
+        }
+        let (v, df) = value_with_differential!(at: (&xs[..], &ys[..]), of: dot);
+        assert_eq!(v, dot(&xs, &ys));
+        let dx: Vec<f64> = (0..xs.len()).map(|k| 0.1 * k as f64 - 0.2).collect();
+        let d: f64 = df((dx.clone(), vec![0.0; xs.len()]));
+        let e: f64 = dx.iter().zip(&ys).map(|(a, b)| a * b).sum();
+        assert!(close(d, e, 1e-12), "{d} vs {e}");
+    }
+}
+
+#[differentiable]
+fn array_poly(p: &[f64; 3]) -> f64 {
+    let mut s = 0.0;
+    for (i, v) in p.iter().enumerate() {
+        s += v.powi(i as i32 + 1);
+    }
+    s
+}
+
+#[differentiable]
+#[allow(clippy::ptr_arg)] // `&Vec<T>` parameters are part of the contract (API.md)
+fn vec_norm(v: &Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for x in v.iter() {
+        s += x * x;
+    }
+    s.sqrt()
+}
+
+#[test]
+fn arrays_and_vecs() {
+    let p = [0.5, -1.5, 2.0];
+    let g: [f64; 3] = gradient!(at: &p, of: array_poly);
+    let e = [1.0, 2.0 * p[1], 3.0 * p[2] * p[2]];
+    for k in 0..3 {
+        assert!(close(g[k], e[k], 1e-12), "{g:?} vs {e:?}");
+        assert!(close(
+            fd_k(|q| array_poly(&[q[0], q[1], q[2]]), &p, k),
+            e[k],
+            1e-6
+        ));
+    }
+    let d: f64 = differential!(at: &p, of: array_poly)([1.0, 1.0, 1.0]);
+    assert!(close(d, e.iter().sum(), 1e-12));
+
+    for v in inputs().into_iter().skip(1) {
+        let n = vec_norm(&v);
+        let g: Vec<f64> = gradient!(at: &v, of: vec_norm);
+        for k in 0..v.len() {
+            assert!(close(g[k], v[k] / n, 1e-12), "{g:?}");
+            assert!(close(
+                fd_k(|q| vec_norm(&q.to_vec()), &v, k),
+                v[k] / n,
+                1e-6
+            ));
+        }
+        let d: f64 = differential!(at: &v, of: vec_norm)(v.clone());
+        assert!(close(d, n, 1e-12), "{d} vs {n}");
+    }
+}
+
+#[test]
+fn ten_thousand_elements() {
+    let xs: Vec<f64> = (0..10_000).map(|i| (i as f64 * 0.37).sin()).collect();
+    let g: Vec<f64> = gradient!(at: &xs[..], of: sum_sq_iter);
+    assert_eq!(g, xs.iter().map(|x| 2.0 * x).collect::<Vec<_>>());
+    let g: Vec<f64> = gradient!(at: &xs[..], of: chain_sum);
+    assert_eq!(g, xs.iter().map(|x| 2.0 * x).collect::<Vec<_>>());
+    let g: Vec<f64> = gradient!(at: &xs[..], of: weighted);
+    for (i, (gi, x)) in g.iter().zip(&xs).enumerate() {
+        assert!(close(*gi, (i as f64 + 1.0) * x.cos(), 1e-14));
+    }
+}

@@ -1,0 +1,302 @@
+//! End-to-end tests of `match`: on integers (literals, or-patterns, ranges, guards), bools,
+//! tuples of conditions and enums, as expressions and statements, with early returns from
+//! arms and inside loops. Every arm is taken at least twice; gradients are checked against
+//! analytic formulas and central finite differences, forward mode against reverse mode.
+
+// The bodies deliberately use both `a = a * b` and `a *= b`: the macro lowers them apart.
+#![allow(clippy::assign_op_pattern)]
+
+use diff::prelude::*;
+
+/// Fourth-order central difference.
+fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-4 * (1.0 + x.abs());
+    (-f(x + 2.0 * h) + 8.0 * f(x + h) - 8.0 * f(x - h) + f(x - 2.0 * h)) / (12.0 * h)
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+/// Checks `f(x, k)` (w.r.t. `x`, `k` inactive) against `exact` and a finite difference,
+/// and forward mode against reverse mode.
+macro_rules! check_k {
+    ($f:ident, $x:expr, $k:expr, $exact:expr) => {{
+        let x: f64 = $x;
+        let k = $k;
+        let exact: f64 = $exact;
+        let name = stringify!($f);
+        let num = fd(|x| $f(x, k), x);
+        assert!(close(exact, num, 1e-6), "{name}({x}, {k:?}): oracle {exact} vs fd {num}");
+        let (v, g) = value_with_gradient!(at: (x, k), of: $f);
+        assert_eq!(v, $f(x, k), "{name}({x}, {k:?}): value");
+        assert!(close(g, exact, 1e-12), "{name}({x}, {k:?}): gradient {g} vs {exact}");
+        let (v, df) = value_with_differential!(at: (x, k), of: $f);
+        assert_eq!(v, $f(x, k));
+        let d = df(1.0);
+        assert!(close(d, g, 1e-12), "{name}({x}, {k:?}): forward {d} vs reverse {g}");
+    }};
+}
+
+#[differentiable]
+fn int_arms(x: f64, k: i64) -> f64 {
+    let y = match k {
+        0 => x * x,
+        1 | 2 => x.sin() * (k as f64),
+        3..=5 => x.exp(),
+        n if n < 0 => x * (n as f64),
+        n if n > 100 => 2.0,
+        _ => x.cos() * x,
+    };
+    y + x
+}
+
+#[test]
+fn match_integers_or_patterns_ranges_guards() {
+    for x in [-0.8, 0.3, 1.6] {
+        check_k!(int_arms, x, 0, 2.0 * x + 1.0);
+        for k in [1, 2] {
+            check_k!(int_arms, x, k, k as f64 * x.cos() + 1.0);
+        }
+        for k in [3, 5] {
+            check_k!(int_arms, x, k, x.exp() + 1.0);
+        }
+        for k in [-1, -7] {
+            check_k!(int_arms, x, k, k as f64 + 1.0);
+        }
+        check_k!(int_arms, x, 101, 1.0);
+        for k in [6, 100] {
+            check_k!(int_arms, x, k, x.cos() - x * x.sin() + 1.0);
+        }
+    }
+}
+
+#[differentiable]
+fn bool_arms(x: f64, flag: bool) -> f64 {
+    let mut acc = x * x;
+    match flag {
+        true => acc = acc * x,
+        false => {
+            acc += x.sin();
+        }
+    }
+    match acc > 1.0 {
+        true => acc.ln(),
+        false => acc,
+    }
+}
+
+#[test]
+fn match_on_bools_and_active_comparisons() {
+    // flag = true: x^3; ln(x^3) if x^3 > 1.
+    for x in [-1.5, 0.2, 0.9] {
+        check_k!(bool_arms, x, true, 3.0 * x * x);
+    }
+    for x in [1.2, 3.0] {
+        check_k!(bool_arms, x, true, 3.0 / x);
+    }
+    // flag = false: x^2 + sin x; ln of it if > 1.
+    for x in [-0.5, 0.3] {
+        check_k!(bool_arms, x, false, 2.0 * x + x.cos());
+    }
+    for x in [1.0, -2.0] {
+        let a = x * x + x.sin();
+        check_k!(bool_arms, x, false, (2.0 * x + x.cos()) / a);
+    }
+}
+
+#[differentiable]
+fn quadrant(x: f64, y: f64) -> f64 {
+    match (x > 0.0, y > 0.0) {
+        (true, true) => x * y,
+        (true, false) => x - y * y,
+        (false, true) => x.exp() * y,
+        (false, false) => 1.0,
+    }
+}
+
+#[test]
+fn match_on_tuple_of_conditions() {
+    let cases: [(f64, f64, (f64, f64)); 8] = [
+        (0.5, 2.0, (2.0, 0.5)),
+        (3.0, 0.1, (0.1, 3.0)),
+        (0.5, -2.0, (1.0, 4.0)),
+        (2.0, -0.1, (1.0, 0.2)),
+        (-0.5, 2.0, ((-0.5f64).exp() * 2.0, (-0.5f64).exp())),
+        (-3.0, 0.1, ((-3.0f64).exp() * 0.1, (-3.0f64).exp())),
+        (-0.5, -2.0, (0.0, 0.0)),
+        (-1.0, -0.3, (0.0, 0.0)),
+    ];
+    for (x, y, (ex, ey)) in cases {
+        let (gx, gy) = gradient!(at: (x, y), of: quadrant);
+        assert!(
+            close(gx, ex, 1e-12) && close(gy, ey, 1e-12),
+            "({x}, {y}): ({gx}, {gy}) vs ({ex}, {ey})"
+        );
+        assert!(close(fd(|x| quadrant(x, y), x), ex, 1e-6));
+        assert!(close(fd(|y| quadrant(x, y), y), ey, 1e-6));
+        let (v, df) = value_with_differential!(at: (x, y), of: quadrant);
+        assert_eq!(v, quadrant(x, y));
+        let dy = differential!(at: (x, y), of: quadrant)((0.0, 1.0));
+        assert!(close(df((1.0, 0.0)), gx, 1e-12) && close(dy, gy, 1e-12));
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Act {
+    Relu,
+    Tanh,
+    Leaky(f64),
+    Scaled { a: f64, b: f64 },
+}
+
+// `act` is not Differentiable; the macro cannot see types, so without `wrt` it treats
+// `act` as active and refuses to bind its payload (see bugs-control.md, C4).
+#[differentiable(wrt = (x))]
+fn activate(x: f64, act: Act) -> f64 {
+    match act {
+        Act::Relu => {
+            if x > 0.0 {
+                x
+            } else {
+                0.0
+            }
+        }
+        Act::Tanh => x.tanh(),
+        Act::Leaky(s) if x < 0.0 => s * x,
+        Act::Leaky(_) => x,
+        Act::Scaled { a, b } => a * x * x + b,
+    }
+}
+
+#[test]
+fn match_on_enum_with_payloads_and_guards() {
+    for x in [-1.3, -0.2, 0.4, 2.0] {
+        check_k!(activate, x, Act::Relu, if x > 0.0 { 1.0 } else { 0.0 });
+        check_k!(activate, x, Act::Tanh, 1.0 - x.tanh() * x.tanh());
+        check_k!(
+            activate,
+            x,
+            Act::Leaky(0.1),
+            if x < 0.0 { 0.1 } else { 1.0 }
+        );
+        check_k!(activate, x, Act::Scaled { a: 1.5, b: -2.0 }, 3.0 * x);
+    }
+}
+
+#[differentiable]
+fn option_arms(x: f64, o: Option<i32>) -> f64 {
+    let mut y = x;
+    match o {
+        // `Some(0) => { return x.sqrt(); }` does not compile (arm types differ), and
+        // `Some(0) => return x.sqrt(),` is rejected: bug C5.
+        Some(0) => {
+            y = x.sqrt();
+        }
+        Some(k) if k > 0 => {
+            y = y * (k as f64);
+        }
+        Some(_) => {
+            y = 0.0;
+        }
+        None => {}
+    }
+    y * x
+}
+
+#[test]
+fn match_statement_on_option_with_guard() {
+    for x in [0.3, 2.5] {
+        check_k!(option_arms, x, Some(0), 1.5 * x.sqrt());
+        check_k!(option_arms, x, Some(3), 6.0 * x);
+        check_k!(option_arms, x, Some(-2), 0.0);
+        check_k!(option_arms, x, None, 2.0 * x);
+    }
+}
+
+#[differentiable]
+fn piecewise(x: f64, n: usize) -> f64 {
+    let mut acc = x;
+    for i in 0..n {
+        // `match i % 4` emits `i.rem(4)` without `Rem` in scope: bug C3.
+        acc = match i - i / 4 * 4 {
+            0 => acc * x,
+            1 => acc + x.sin(),
+            2 if acc > 1.0 => acc.sqrt(),
+            2 => acc * 0.5,
+            _ => acc - 1.0,
+        };
+    }
+    acc
+}
+
+/// Forward-mode oracle of `piecewise`, written out by hand.
+fn piecewise_d(x: f64, n: usize) -> f64 {
+    let (mut a, mut d) = (x, 1.0);
+    for i in 0..n {
+        match i % 4 {
+            0 => {
+                d = d * x + a;
+                a *= x;
+            }
+            1 => {
+                d += x.cos();
+                a += x.sin();
+            }
+            2 if a > 1.0 => {
+                d = d * 0.5 / a.sqrt();
+                a = a.sqrt();
+            }
+            2 => {
+                d *= 0.5;
+                a *= 0.5;
+            }
+            _ => a -= 1.0,
+        }
+    }
+    d
+}
+
+#[test]
+fn match_inside_a_loop() {
+    for x in [0.3, 0.9, 1.7] {
+        for n in [0, 1, 2, 3, 4, 11] {
+            check_k!(piecewise, x, n, piecewise_d(x, n));
+        }
+    }
+}
+
+#[differentiable]
+fn float_ranges(x: f64) -> f64 {
+    // `v if v < 0.0 => -v * 3.0` (binding the active scrutinee) is rejected: bug C7.
+    match x {
+        _ if x < 0.0 => -x * 3.0,
+        0.0..=1.0 => x * x,
+        1.0..=4.0 => x.sqrt() + 0.0,
+        _ => 2.0,
+    }
+}
+
+#[test]
+fn match_on_an_active_value_with_float_ranges() {
+    for x in [-2.0, -0.1] {
+        assert_eq!(gradient!(at: x, of: float_ranges), -3.0);
+        assert_eq!(first_derivative!(at: x, of: float_ranges), -3.0);
+        assert!(close(fd(float_ranges, x), -3.0, 1e-6));
+    }
+    for x in [0.2, 0.5, 0.9, 1.5, 3.9, 5.0, 9.0] {
+        let e = if x <= 1.0 {
+            2.0 * x
+        } else if x <= 4.0 {
+            0.5 / x.sqrt()
+        } else {
+            0.0
+        };
+        let g = gradient!(at: x, of: float_ranges);
+        assert!(close(g, e, 1e-12), "{x}: {g} vs {e}");
+        assert!(close(fd(float_ranges, x), e, 1e-6));
+        let (v, d) = value_with_derivative!(at: x, of: float_ranges);
+        assert_eq!(v, float_ranges(x));
+        assert!(close(d, g, 1e-12));
+    }
+}
