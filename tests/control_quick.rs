@@ -82,7 +82,11 @@ fn early_return_while_loop_break_continue() {
         assert!((g - fd(guard, x)).abs() < 1e-5, "guard {x}: {g}");
         assert_eq!(first_derivative!(at: x, of: guard), g);
         let g = gradient!(at: x, of: newton_like);
-        assert!((g - fd(newton_like, x)).abs() < 1e-4 * (1.0 + g.abs()), "newton {x}: {g} vs {}", fd(newton_like, x));
+        assert!(
+            (g - fd(newton_like, x)).abs() < 1e-4 * (1.0 + g.abs()),
+            "newton {x}: {g} vs {}",
+            fd(newton_like, x)
+        );
         let d = first_derivative!(at: x, of: newton_like);
         assert!((g - d).abs() < 1e-9 * (1.0 + g.abs()));
     }

@@ -36,7 +36,11 @@ fn chains() {
     let p = [0.3, 0.7, 1.1];
     let g = gradient!(at: &p, of: weighted);
     let prod = 0.3 * 0.7 * 1.1;
-    let expect = [2.0 * prod / 0.3, 2.0 * prod / 0.7 + 0.7f64.cos(), 2.0 * prod / 1.1 + 2.0 * 1.1f64.cos()];
+    let expect = [
+        2.0 * prod / 0.3,
+        2.0 * prod / 0.7 + 0.7f64.cos(),
+        2.0 * prod / 1.1 + 2.0 * 1.1f64.cos(),
+    ];
     for i in 0..3 {
         assert!((g[i] - expect[i]).abs() < 1e-12, "{g:?} {expect:?}");
     }

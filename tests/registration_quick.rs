@@ -52,7 +52,10 @@ fn registrations_are_used() {
     // registered, and cbrt's comes from diff-std's exact rule (only its VJP is registered).
     let g_fwd = first_derivative!(at: x, of: uses);
     let expect_fwd = 3.0 * 2.0 * 3.0 * x.cos() + 20.0 + 1.0 / (3.0 * x.cbrt() * x.cbrt());
-    assert!((g_fwd - expect_fwd).abs() < 1e-12, "{g_fwd} vs {expect_fwd}");
+    assert!(
+        (g_fwd - expect_fwd).abs() < 1e-12,
+        "{g_fwd} vs {expect_fwd}"
+    );
     assert_eq!(gradient!(at: 1.0, of: h), 6.0 * 1f64.cos());
 }
 

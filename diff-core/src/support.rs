@@ -115,24 +115,23 @@ impl<T: Coordinates + VectorSpace, const N: usize> Coordinates for [T; N] {
 }
 
 /// The dense Jacobian `J[i][j] = d f_i / d x_j` of `f` at `x`, column by column in
-/// forward mode: `f` returns the value and the differential in the user's shapes.
-pub fn jacobian<X, Y, D>(x: &X, mut f: impl FnMut(X) -> (Y, D)) -> Vec<Vec<<X::TangentVector as Coordinates>::Scalar>>
+/// forward mode: `jvp(x, dx)` returns the tangent of `f` at `x` along `dx`.
+pub fn jacobian<X, T, D>(x: &X, mut jvp: impl FnMut(X, X::TangentVector) -> T) -> Vec<Vec<D>>
 where
     X: Clone + Differentiable,
-    X::TangentVector: Coordinates,
-    Y: Differentiable,
-    Y::TangentVector: Coordinates<Scalar = <X::TangentVector as Coordinates>::Scalar>,
-    D: FnOnce(X::TangentVector) -> Y::TangentVector,
+    X::TangentVector: Coordinates<Scalar = D>,
+    T: Coordinates<Scalar = D>,
+    D: Copy,
 {
     let zero = x.zero_tangent();
     let n = zero.coordinates().len();
-    let mut columns = Vec::with_capacity(n);
-    for j in 0..n {
-        let (_, df) = f(x.clone());
-        columns.push(df(zero.unit_vector(j)).coordinates());
-    }
+    let columns: Vec<Vec<D>> = (0..n)
+        .map(|j| jvp(x.clone(), zero.unit_vector(j)).coordinates())
+        .collect();
     let m = columns.first().map_or(0, |c| c.len());
-    (0..m).map(|i| columns.iter().map(|c| c[i]).collect()).collect()
+    (0..m)
+        .map(|i| columns.iter().map(|c| c[i]).collect())
+        .collect()
 }
 
 /// The capacity to reserve for a loop's tape: the trip count when the iterator knows it
@@ -208,5 +207,14 @@ pub fn from_f64<T: num_traits::NumCast>(x: f64) -> T {
     match T::from(x) {
         Some(t) => t,
         None => panic!("diff: {x} is not representable in the result's scalar type"),
+    }
+}
+
+/// `v` converted to the scalar type of `like` (the adjoint of an `as` cast).
+#[inline(always)]
+pub fn cast_like<S: num_traits::NumCast, T: num_traits::NumCast>(v: T, _like: &S) -> S {
+    match S::from(v) {
+        Some(s) => s,
+        None => panic!("diff: a tangent is not representable in the cast's source type"),
     }
 }

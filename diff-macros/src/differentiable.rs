@@ -40,7 +40,10 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
     let args = DifferentiableArgs::parse(args)?;
     let sig = FnSig::new(&func.sig, args.wrt.as_ref().map(|w| w.0.as_slice()))?;
     if let Some(a) = &func.sig.asyncness {
-        return Err(syn::Error::new(a.span(), "an `async fn` cannot be #[differentiable]"));
+        return Err(syn::Error::new(
+            a.span(),
+            "an `async fn` cannot be #[differentiable]",
+        ));
     }
     let output_tangent = sig.output_tangent(func.sig.output.span())?;
     let pats: Vec<syn::Pat> = sig.params.iter().map(|p| p.pat.clone()).collect();
@@ -50,14 +53,26 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
         return Err(e);
     }
     if looks_like_method(func) {
-        let companions = Companions { sig: &sig, vis: &func.vis, func: &lowered.func, act: &act, items: &lowered.items };
+        let companions = Companions {
+            sig: &sig,
+            vis: &func.vis,
+            func: &lowered.func,
+            act: &act,
+            items: &lowered.items,
+        };
         return Ok(companions.emit(&output_tangent).into_token_stream());
     }
     // A free function: the companions live in a hidden module, glob-imported, so that a
     // registered derivative (`#[derivative(of = f)]`, an item of the same name) shadows
     // them and takes precedence over differentiating the body.
     let public: syn::Visibility = syn::parse_quote!(pub);
-    let companions = Companions { sig: &sig, vis: &public, func: &lowered.func, act: &act, items: &lowered.items };
+    let companions = Companions {
+        sig: &sig,
+        vis: &public,
+        func: &lowered.func,
+        act: &act,
+        items: &lowered.items,
+    };
     let items = companions.emit(&output_tangent);
     let m = quote::format_ident!("__diff_{}", func.sig.ident);
     let vis = &func.vis;
@@ -85,5 +100,7 @@ fn looks_like_method(func: &syn::ImplItemFn) -> bool {
             _ => false,
         })
     }
-    func.sig.receiver().is_some() || mentions_self(func.sig.to_token_stream()) || mentions_self(func.block.to_token_stream())
+    func.sig.receiver().is_some()
+        || mentions_self(func.sig.to_token_stream())
+        || mentions_self(func.block.to_token_stream())
 }

@@ -4,9 +4,9 @@
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Mode};
 use crate::ir::{BinOp, Function, Inst, RegionId, Stmt, Value};
-use std::collections::HashMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
+use std::collections::HashMap;
 
 /// One field of a region's struct.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,11 +48,15 @@ fn needs(stmt: &Stmt, act: &Activity) -> Vec<Saved> {
             out
         }
         Inst::Binary(BinOp::Div, _, b) if act.is_active(*b) => {
-            vec![Saved::Value(*b), Saved::Value(res.expect("div has a result"))]
+            vec![
+                Saved::Value(*b),
+                Saved::Value(res.expect("div has a result")),
+            ]
         }
         Inst::Binary(BinOp::Div, _, b) => vec![Saved::Value(*b)],
         Inst::Call(..) => vec![Saved::Callee(res.expect("call has a result"))],
         Inst::Field(base, _) => vec![Saved::Value(*base)],
+        Inst::Cast(a, _) => vec![Saved::Value(*a)],
         Inst::Index(base, index) => vec![Saved::Value(*base), Saved::Value(*index)],
         _ => match stmt.inst.regions().first() {
             Some(r) if matches!(stmt.inst, Inst::For { .. }) => vec![Saved::Tape(*r)],
@@ -135,7 +139,9 @@ pub fn definitions(func: &Function, act: &Activity, mode: Mode) -> TokenStream {
         for stmt in &func.region(r).stmts {
             if let Some(branches) = stmt.inst.branches() {
                 let e = names::pred_enum(branches[0]);
-                let vs: Vec<Ident> = (0..branches.len()).map(|i| names::variant(&stmt.inst, i)).collect();
+                let vs: Vec<Ident> = (0..branches.len())
+                    .map(|i| names::variant(&stmt.inst, i))
+                    .collect();
                 out.extend(quote! { enum #e<#(#vs),*> { #(#vs(#vs)),* } });
             }
         }
@@ -161,15 +167,23 @@ pub fn construct(
     value: impl Fn(Value) -> TokenStream,
 ) -> TokenStream {
     let name = names::region_struct(r, mode);
-    let fields = saved(func, act, r).into_iter().map(|s| {
-        let field = s.ident(func, mode);
-        match s {
-            Saved::Value(v) => {
-                let e = value(v);
-                quote! { #field: #e }
+    // Fields are evaluated in order: the ones read through a place (`p[i]`, `s.f`) and
+    // the handles first, then the owned values that may move (`p` itself).
+    let mut fields: Vec<(bool, TokenStream)> = saved(func, act, r)
+        .into_iter()
+        .map(|s| {
+            let field = s.ident(func, mode);
+            match s {
+                Saved::Value(v) => {
+                    let e = value(v);
+                    let owned = e.to_string() == field.to_string();
+                    (owned, quote! { #field: #e })
+                }
+                _ => (false, quote! { #field }),
             }
-            _ => quote! { #field },
-        }
-    });
+        })
+        .collect();
+    fields.sort_by_key(|(owned, _)| *owned);
+    let fields = fields.into_iter().map(|(_, f)| f);
     quote! { #name { #(#fields),* } }
 }

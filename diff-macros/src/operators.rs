@@ -4,7 +4,7 @@
 //! `__pullback_f` / `__differential_f` are called), or a closure literal, which is
 //! lowered and differentiated in place like a function body.
 use crate::analysis::activity::Activity;
-use crate::emit::companion::{body, ident_for};
+use crate::emit::companion::{body_parts, ident_for};
 use crate::emit::names::{ident, Mode};
 use crate::lower;
 use proc_macro2::{Ident, TokenStream};
@@ -30,7 +30,11 @@ pub enum Op {
 impl Op {
     fn mode(self) -> Mode {
         match self {
-            Op::Gradient | Op::ValueWithGradient | Op::Pullback | Op::ValueWithPullback | Op::Hessian => Mode::Vjp,
+            Op::Gradient
+            | Op::ValueWithGradient
+            | Op::Pullback
+            | Op::ValueWithPullback
+            | Op::Hessian => Mode::Vjp,
             _ => Mode::Jvp,
         }
     }
@@ -91,7 +95,10 @@ fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
         return Err(syn::Error::new(args.at.span(), "first_derivative! takes one scalar input; for several inputs use differential! or gradient!"));
     }
     if op == Op::Hessian {
-        return Err(syn::Error::new(args.of.span(), "hessian! is not implemented yet"));
+        return Err(syn::Error::new(
+            args.of.span(),
+            "hessian! is not implemented yet",
+        ));
     }
     match &args.of {
         syn::Expr::Closure(c) => closure(op, &ins, c),
@@ -100,14 +107,21 @@ fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
             closure(op, &ins, &c)
         }
         syn::Expr::Path(p) => Ok(path(op, &ins, p)),
-        other => Err(syn::Error::new(other.span(), "`of:` takes a path to a differentiable function or a closure literal")),
+        other => Err(syn::Error::new(
+            other.span(),
+            "`of:` takes a path to a differentiable function or a closure literal",
+        )),
     }
 }
 
 /// `f64::tanh`, `f32::sin`, `Float::exp`: a scalar method, differentiated as `|x| f64::tanh(x)`.
 fn is_scalar_method(p: &syn::ExprPath) -> bool {
     let segs = &p.path.segments;
-    segs.len() >= 2 && matches!(segs[segs.len() - 2].ident.to_string().as_str(), "f32" | "f64" | "Float")
+    segs.len() >= 2
+        && matches!(
+            segs[segs.len() - 2].ident.to_string().as_str(),
+            "f32" | "f64" | "Float"
+        )
 }
 
 fn method_as_closure(p: &syn::ExprPath, arity: usize) -> syn::ExprClosure {
@@ -117,29 +131,59 @@ fn method_as_closure(p: &syn::ExprPath, arity: usize) -> syn::ExprClosure {
 
 fn path(op: Op, ins: &[syn::Expr], p: &syn::ExprPath) -> TokenStream {
     let mut companion = p.clone();
-    let last = companion.path.segments.last_mut().expect("a path has a segment");
-    let prefix = if op.mode() == Mode::Vjp { "__pullback_" } else { "__differential_" };
+    let last = companion
+        .path
+        .segments
+        .last_mut()
+        .expect("a path has a segment");
+    let prefix = if op.mode() == Mode::Vjp {
+        "__pullback_"
+    } else {
+        "__differential_"
+    };
     last.ident = ident_for(&last.ident, prefix);
-    let args: Vec<Ident> = (0..ins.len()).map(|i| ident(&format!("input{i}"))).collect();
+    let args: Vec<Ident> = (0..ins.len())
+        .map(|i| ident(&format!("input{i}")))
+        .collect();
     let call = quote! { #companion(#(#args),*) };
-    finish(op, ins, &args, call)
+    finish(op, ins, &args, TokenStream::new(), call)
 }
 
 /// Binds the inputs, calls `call` (evaluating to `(value, linear map)` in the user's
 /// shapes) and applies the operator.
-fn finish(op: Op, ins: &[syn::Expr], args: &[Ident], call: TokenStream) -> TokenStream {
+///
+/// `pre` are statements evaluated first, in the operator's scope, so that a linear map
+/// borrowing their locals lives as long as the operator's result needs.
+fn finish(
+    op: Op,
+    ins: &[syn::Expr],
+    args: &[Ident],
+    pre: TokenStream,
+    call: TokenStream,
+) -> TokenStream {
     let rt = quote!(::diff::__private);
-    let lets = quote! { #(let #args = #ins;)* };
+    let lets = quote! { #(let #args = #ins;)* #pre };
     let x = &args[0];
     match op {
-        Op::Gradient => quote! {{ #lets let (value, pullback) = #call; pullback(#rt::Unit::unit(&value)) }},
-        Op::ValueWithGradient => quote! {{ #lets let (value, pullback) = #call; let gradient = pullback(#rt::Unit::unit(&value)); (value, gradient) }},
+        Op::Gradient => {
+            quote! {{ #lets let (value, pullback) = #call; pullback(#rt::Unit::unit(&value)) }}
+        }
+        Op::ValueWithGradient => {
+            quote! {{ #lets let (value, pullback) = #call; let gradient = pullback(#rt::Unit::unit(&value)); (value, gradient) }}
+        }
         Op::Pullback => quote! {{ #lets let (_, pullback) = #call; pullback }},
         Op::ValueWithPullback | Op::ValueWithDifferential => quote! {{ #lets #call }},
-        Op::FirstDerivative => quote! {{ #lets let unit = #rt::Unit::unit(&#x); let (_, differential) = #call; differential(unit) }},
-        Op::ValueWithDerivative => quote! {{ #lets let unit = #rt::Unit::unit(&#x); let (value, differential) = #call; (value, differential(unit)) }},
+        Op::FirstDerivative => {
+            quote! {{ #lets let unit = #rt::Unit::unit(&#x); let (_, differential) = #call; differential(unit) }}
+        }
+        Op::ValueWithDerivative => {
+            quote! {{ #lets let unit = #rt::Unit::unit(&#x); let (value, differential) = #call; (value, differential(unit)) }}
+        }
         Op::Differential => quote! {{ #lets let (_, differential) = #call; differential }},
-        Op::Jacobian => quote! {{ #lets #rt::jacobian(&#x, |#x| #call) }},
+        Op::Jacobian => {
+            let first = &ins[0];
+            quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, direction| { #pre let (_, differential) = #call; differential(direction) }) }}
+        }
         Op::Hessian => TokenStream::new(),
     }
 }
@@ -147,22 +191,34 @@ fn finish(op: Op, ins: &[syn::Expr], args: &[Ident], call: TokenStream) -> Token
 /// A closure literal, lowered and differentiated in place.
 fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<TokenStream> {
     if c.inputs.len() != ins.len() {
-        return Err(syn::Error::new(c.inputs.span(), format!("the closure takes {} parameter(s) but `at:` gives {}", c.inputs.len(), ins.len())));
+        return Err(syn::Error::new(
+            c.inputs.span(),
+            format!(
+                "the closure takes {} parameter(s) but `at:` gives {}",
+                c.inputs.len(),
+                ins.len()
+            ),
+        ));
     }
     let ins: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
     let ins = &ins[..];
     let pats: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
-    let block = syn::Block { brace_token: Default::default(), stmts: vec![syn::Stmt::Expr((*c.body).clone(), None)] };
+    let block = syn::Block {
+        brace_token: Default::default(),
+        stmts: vec![syn::Stmt::Expr((*c.body).clone(), None)],
+    };
     let lowered = lower::lower_body(&pats, &block, Vec::new())?;
     let wrt: Vec<usize> = (0..ins.len()).collect();
     let act = Activity::analyze(&lowered.func, &wrt);
     if let Some(e) = crate::check::check(&lowered.func, &act) {
         return Err(e);
     }
-    let args: Vec<Ident> = (0..ins.len()).map(|i| ident(&format!("input{i}"))).collect();
+    let args: Vec<Ident> = (0..ins.len())
+        .map(|i| ident(&format!("input{i}")))
+        .collect();
     let params: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
     let mode = op.mode();
-    let inner = body(&lowered.func, &act, mode, params, ins.len(), &lowered.items);
+    let (stmts, inner) = body_parts(&lowered.func, &act, mode, params, ins.len(), &lowered.items);
     let rt = quote!(::diff::__private);
     let zeros: Vec<TokenStream> = ins
         .iter()
@@ -173,43 +229,69 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
         })
         .collect();
     let n = ins.len();
-    let call = match mode {
+    let (pre, call) = match mode {
         Mode::Vjp => {
             let gs: Vec<Ident> = (0..n).map(|i| ident(&format!("g{i}"))).collect();
             let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("zero{i}"))).collect();
-            let out = if n == 1 { quote!(#(#gs.unwrap_or(#zs))*) } else { quote!((#(#gs.unwrap_or(#zs),)*)) };
-            quote! {{
-                #(let #zs = #zeros;)*
-                let (value, pullback) = #rt::with_pullback({ #inner });
-                (value, move |seed| { let (#(#gs,)*) = pullback(seed); #out })
-            }}
+            let out = if n == 1 {
+                quote!(#(#gs.unwrap_or(#zs))*)
+            } else {
+                quote!((#(#gs.unwrap_or(#zs),)*))
+            };
+            (
+                quote! {
+                    #(let #zs = #zeros;)*
+                    #stmts
+                    let (value, pullback) = #rt::with_pullback(#inner);
+                },
+                quote! { (value, move |seed| { let (#(#gs,)*) = pullback(seed); #out }) },
+            )
         }
         Mode::Jvp => {
             let ds: Vec<Ident> = (0..n).map(|i| ident(&format!("d{i}"))).collect();
-            let input = if n == 1 { quote!(#(#ds)*) } else { quote!((#(#ds,)*)) };
+            let input = if n == 1 {
+                quote!(#(#ds)*)
+            } else {
+                quote!((#(#ds,)*))
+            };
             let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("zero{i}"))).collect();
-            quote! {{
-                #(let #zs = #zeros;)*
-                let (value, differential) = #rt::with_differential((#(&#zs,)*), { #inner });
-                let zero = #rt::zero_of(&value);
-                (value, move |#input| differential((#(::core::option::Option::Some(#ds),)*)).unwrap_or(zero))
-            }}
+            (
+                quote! {
+                    #(let #zs = #zeros;)*
+                    #stmts
+                    let (value, differential) = #rt::with_differential((#(&#zs,)*), #inner);
+                    let zero = #rt::zero_of(&value);
+                },
+                quote! { (value, move |#input| differential((#(::core::option::Option::Some(#ds),)*)).unwrap_or(zero)) },
+            )
         }
     };
-    Ok(finish(op, ins, &args, call))
+    Ok(finish(op, ins, &args, pre, call))
 }
 
 /// An unsuffixed float literal (`4.0`, `-1.5`) becomes `f64`, as Rust's fallback would
 /// make it, so that method calls in a closure body know their receiver's type.
 fn typed_literal(e: &syn::Expr) -> syn::Expr {
     match e {
-        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(f), attrs }) if f.suffix().is_empty() => {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(f),
+            attrs,
+        }) if f.suffix().is_empty() => {
             let lit = syn::LitFloat::new(&format!("{}_f64", f.base10_digits()), f.span());
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(lit), attrs: attrs.clone() })
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(lit),
+                attrs: attrs.clone(),
+            })
         }
-        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), attrs }) if i.suffix().is_empty() => {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            attrs,
+        }) if i.suffix().is_empty() => {
             let lit = syn::LitFloat::new(&format!("{}.0_f64", i.base10_digits()), i.span());
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(lit), attrs: attrs.clone() })
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(lit),
+                attrs: attrs.clone(),
+            })
         }
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
             let mut u = u.clone();

@@ -43,10 +43,46 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Rules of diff-std: a registration for one of these methods leaves the other mode to it.
 const STD_METHODS: &[&str] = &[
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
-    "atanh", "exp", "exp2", "exp_m1", "ln", "ln_1p", "log2", "log10", "log", "sqrt", "cbrt", "powi",
-    "powf", "recip", "abs", "hypot", "mul_add", "min", "max", "signum", "floor", "ceil", "round",
-    "trunc", "fract", "to_degrees", "to_radians", "clamp",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "exp",
+    "exp2",
+    "exp_m1",
+    "ln",
+    "ln_1p",
+    "log2",
+    "log10",
+    "log",
+    "sqrt",
+    "cbrt",
+    "powi",
+    "powf",
+    "recip",
+    "abs",
+    "hypot",
+    "mul_add",
+    "min",
+    "max",
+    "signum",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fract",
+    "to_degrees",
+    "to_radians",
+    "clamp",
 ];
 
 /// What the registration is for.
@@ -66,7 +102,10 @@ fn target(of: &syn::Path) -> Target {
         let owner = of.segments[n - 2].ident.to_string();
         let mut ty = of.clone();
         ty.segments.pop();
-        let ty: syn::Path = syn::Path { leading_colon: ty.leading_colon, segments: ty.segments.into_pairs().map(|p| p.into_value()).collect() };
+        let ty: syn::Path = syn::Path {
+            leading_colon: ty.leading_colon,
+            segments: ty.segments.into_pairs().map(|p| p.into_value()).collect(),
+        };
         if matches!(owner.as_str(), "f32" | "f64") {
             return Target::ScalarMethod(ty, name);
         }
@@ -98,8 +137,20 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
         Target::Function(n) | Target::TypeMethod(_, n) | Target::ScalarMethod(_, n) => n,
     };
     sig.ident = name;
-    let user_tangents = Shapes { sig: &sig, vis: &func.vis, in_impl: false }.user_tangents().1;
-    let reg = Reg { func, args, sig, output_tangent, user_tangents };
+    let user_tangents = Shapes {
+        sig: &sig,
+        vis: &func.vis,
+        in_impl: false,
+    }
+    .user_tangents()
+    .1;
+    let reg = Reg {
+        func,
+        args,
+        sig,
+        output_tangent,
+        user_tangents,
+    };
     let check = reg.signature_check();
     let items = match target(&reg.args.of) {
         Target::Function(_) => reg.free_function(),
@@ -111,8 +162,12 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
 
 /// `(value, linear map)`: the two types of the registration's result.
 fn returned_pair(sig: &syn::Signature) -> syn::Result<(syn::Type, syn::Type)> {
-    let err = || syn::Error::new(sig.output.span(), "a registered derivative returns `(value, pullback)` (or `(value, differential)` with `jvp`), e.g. `-> (f64, impl FnOnce(f64) -> f64)`");
-    let syn::ReturnType::Type(_, ty) = &sig.output else { return Err(err()) };
+    let err = || {
+        syn::Error::new(sig.output.span(), "a registered derivative returns `(value, pullback)` (or `(value, differential)` with `jvp`), e.g. `-> (f64, impl FnOnce(f64) -> f64)`")
+    };
+    let syn::ReturnType::Type(_, ty) = &sig.output else {
+        return Err(err());
+    };
     match &**ty {
         syn::Type::Tuple(t) if t.elems.len() == 2 => Ok((t.elems[0].clone(), t.elems[1].clone())),
         _ => Err(err()),
@@ -121,7 +176,11 @@ fn returned_pair(sig: &syn::Signature) -> syn::Result<(syn::Type, syn::Type)> {
 
 impl Reg<'_> {
     fn mode(&self) -> Mode {
-        if self.args.jvp { Mode::Jvp } else { Mode::Vjp }
+        if self.args.jvp {
+            Mode::Jvp
+        } else {
+            Mode::Vjp
+        }
     }
 
     fn user_fn(&self) -> &Ident {
@@ -156,7 +215,11 @@ impl Reg<'_> {
         let n = self.sig.params.len();
         let wrt = self.sig.wrt();
         let gs: Vec<Ident> = wrt.iter().map(|i| names::ident(&format!("g{i}"))).collect();
-        let pat = if gs.len() == 1 { quote!(#(#gs)*) } else { quote!((#(#gs,)*)) };
+        let pat = if gs.len() == 1 {
+            quote!(#(#gs)*)
+        } else {
+            quote!((#(#gs,)*))
+        };
         let rt = quote!(::diff::__private);
         let (ot, ut) = (&self.output_tangent, &self.user_tangents);
         let span = self.func.sig.output.span();
@@ -169,12 +232,16 @@ impl Reg<'_> {
                     }
                     None => quote!(()),
                 });
-                let checked = quote_spanned!(span=> #rt::registered_pullback::<#ot, #ut, _>(pullback));
-                (sh.vjp_type(ot), quote! {
-                    let (value, pullback) = #user(#(#args),*);
-                    let pullback = #checked;
-                    (value, move |seed| { let #pat = pullback(seed); (#(#slots,)*) })
-                })
+                let checked =
+                    quote_spanned!(span=> #rt::registered_pullback::<#ot, #ut, _>(pullback));
+                (
+                    sh.vjp_type(ot),
+                    quote! {
+                        let (value, pullback) = #user(#(#args),*);
+                        let pullback = #checked;
+                        (value, move |seed| { let #pat = pullback(seed); (#(#slots,)*) })
+                    },
+                )
             }
             Mode::Jvp => {
                 let ds: Vec<Ident> = (0..n).map(|i| names::ident(&format!("d{i}"))).collect();
@@ -182,13 +249,20 @@ impl Reg<'_> {
                     let d = &ds[*i];
                     quote!(#d.unwrap_or_else(|| ::diff::VectorSpace::zero()))
                 });
-                let input = if wrt.len() == 1 { quote!(#(#inputs)*) } else { quote!((#(#inputs,)*)) };
+                let input = if wrt.len() == 1 {
+                    quote!(#(#inputs)*)
+                } else {
+                    quote!((#(#inputs,)*))
+                };
                 let checked = quote_spanned!(span=> #rt::registered_differential::<#ut, #ot, _>(differential));
-                (sh.jvp_type(ot), quote! {
-                    let (value, differential) = #user(#(#args),*);
-                    let differential = #checked;
-                    (value, move |(#(#ds,)*)| ::core::option::Option::Some(differential(#input)))
-                })
+                (
+                    sh.jvp_type(ot),
+                    quote! {
+                        let (value, differential) = #user(#(#args),*);
+                        let differential = #checked;
+                        (value, move |(#(#ds,)*)| ::core::option::Option::Some(differential(#input)))
+                    },
+                )
             }
         };
         let header = sh.header(names::companion(&self.sig.ident, mode), ty);
@@ -208,12 +282,22 @@ impl Reg<'_> {
     }
 
     fn vjp_user_type(&self, sh: &Shapes) -> TokenStream {
-        let (out, ot, ut, caps) = (&self.sig.output, &self.output_tangent, &self.user_tangents, sh.sig.captures());
+        let (out, ot, ut, caps) = (
+            &self.sig.output,
+            &self.output_tangent,
+            &self.user_tangents,
+            sh.sig.captures(),
+        );
         quote!((#out, impl ::core::ops::FnOnce(#ot) -> #ut #caps))
     }
 
     fn jvp_user_type(&self, sh: &Shapes) -> TokenStream {
-        let (out, ot, ut, caps) = (&self.sig.output, &self.output_tangent, &self.user_tangents, sh.sig.captures());
+        let (out, ot, ut, caps) = (
+            &self.sig.output,
+            &self.output_tangent,
+            &self.user_tangents,
+            sh.sig.captures(),
+        );
         quote!((#out, impl ::core::ops::FnOnce(#ut) -> #ot #caps))
     }
 
@@ -294,11 +378,19 @@ impl Reg<'_> {
     }
 
     fn free_function(&self) -> TokenStream {
-        let sh = Shapes { sig: &self.sig, vis: &self.func.vis, in_impl: false };
+        let sh = Shapes {
+            sig: &self.sig,
+            vis: &self.func.vis,
+            in_impl: false,
+        };
         let registered = self.registered(&sh, false);
         let user = self.registered_user(&sh, false);
         let public: syn::Visibility = syn::parse_quote!(pub);
-        let inner = Shapes { sig: &self.sig, vis: &public, in_impl: false };
+        let inner = Shapes {
+            sig: &self.sig,
+            vis: &public,
+            in_impl: false,
+        };
         let derived = self.derived(&inner).map(|d| {
             let m = format_ident!("__diff_derived_{}", self.user_fn());
             let vis = &self.func.vis;
@@ -320,12 +412,20 @@ impl Reg<'_> {
 
     fn type_method(&self, ty: &syn::Path) -> TokenStream {
         let receiver = self.first_param_is(ty);
-        let sh = Shapes { sig: &self.sig, vis: &self.func.vis, in_impl: true };
+        let sh = Shapes {
+            sig: &self.sig,
+            vis: &self.func.vis,
+            in_impl: true,
+        };
         let registered = self.registered(&sh, receiver);
         let user = self.registered_user(&sh, receiver);
         let derived = self.derived(&sh).map(|d| {
             let tr = format_ident!("__DiffDerived_{}", self.user_fn());
-            let d = if receiver { receiverize_all(d, &self.sig.params[0].ident) } else { d };
+            let d = if receiver {
+                receiverize_all(d, &self.sig.params[0].ident)
+            } else {
+                d
+            };
             let (decls, bodies) = split_trait(&d);
             quote! {
                 #[doc(hidden)]
@@ -338,7 +438,11 @@ impl Reg<'_> {
     }
 
     fn scalar_method(&self, ty: &syn::Path) -> TokenStream {
-        let sh = Shapes { sig: &self.sig, vis: &syn::Visibility::Inherited, in_impl: true };
+        let sh = Shapes {
+            sig: &self.sig,
+            vis: &syn::Visibility::Inherited,
+            in_impl: true,
+        };
         let registered = receiverize_all(self.registered(&sh, false), &self.sig.params[0].ident);
         let tr = format_ident!("__DiffRegistered_{}", self.user_fn());
         let (decls, bodies) = split_trait(&registered);
@@ -385,7 +489,10 @@ fn is_scalar(ty: &TokenStream, sig: &FnSig) -> bool {
 }
 
 fn is_scalar_param(sig: &FnSig, i: usize) -> bool {
-    sig.params[i].tangent.as_ref().is_some_and(|t| is_scalar(t, sig))
+    sig.params[i]
+        .tangent
+        .as_ref()
+        .is_some_and(|t| is_scalar(t, sig))
 }
 
 /// Rewrites companion fns so that their first parameter `x: T` is the receiver `self`
@@ -406,7 +513,9 @@ fn receiverize_all(items: TokenStream, first: &TokenStream) -> TokenStream {
 
 /// One companion fn with its first parameter made the receiver.
 fn receiverize(item: TokenStream, first: &TokenStream) -> TokenStream {
-    let Ok(mut f) = syn::parse2::<syn::ItemFn>(item.clone()) else { return item };
+    let Ok(mut f) = syn::parse2::<syn::ItemFn>(item.clone()) else {
+        return item;
+    };
     if let Some(syn::FnArg::Typed(_)) = f.sig.inputs.first() {
         f.sig.inputs[0] = syn::parse_quote!(self);
     }
@@ -418,7 +527,9 @@ fn receiverize(item: TokenStream, first: &TokenStream) -> TokenStream {
 fn rename_ident(ts: TokenStream, from: &str) -> TokenStream {
     ts.into_iter()
         .map(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) if i == from => proc_macro2::TokenTree::Ident(Ident::new("self", i.span())),
+            proc_macro2::TokenTree::Ident(i) if i == from => {
+                proc_macro2::TokenTree::Ident(Ident::new("self", i.span()))
+            }
             proc_macro2::TokenTree::Group(g) => {
                 let mut ng = proc_macro2::Group::new(g.delimiter(), rename_ident(g.stream(), from));
                 ng.set_span(g.span());
@@ -432,7 +543,9 @@ fn rename_ident(ts: TokenStream, from: &str) -> TokenStream {
 /// `self` receivers become `&self` (with a copy of `*self` for the body), so derived
 /// methods rank below by-value registrations in method resolution.
 fn by_ref_receivers(items: TokenStream) -> TokenStream {
-    let Ok(file) = syn::parse2::<syn::File>(items.clone()) else { return items };
+    let Ok(file) = syn::parse2::<syn::File>(items.clone()) else {
+        return items;
+    };
     file.items
         .into_iter()
         .map(|item| match item {
@@ -455,9 +568,9 @@ fn by_ref_receivers(items: TokenStream) -> TokenStream {
 fn rename_self_uses(ts: TokenStream) -> TokenStream {
     ts.into_iter()
         .map(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) if i == "self" => {
-                proc_macro2::TokenTree::Group(proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, quote!(*self)))
-            }
+            proc_macro2::TokenTree::Ident(i) if i == "self" => proc_macro2::TokenTree::Group(
+                proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, quote!(*self)),
+            ),
             proc_macro2::TokenTree::Group(g) => {
                 let mut ng = proc_macro2::Group::new(g.delimiter(), rename_self_uses(g.stream()));
                 ng.set_span(g.span());
@@ -470,13 +583,19 @@ fn rename_self_uses(ts: TokenStream) -> TokenStream {
 
 /// Splits fn items into trait declarations (signatures) and impl bodies (no visibility).
 fn split_trait(items: &TokenStream) -> (TokenStream, TokenStream) {
-    let Ok(file) = syn::parse2::<syn::File>(items.clone()) else { return (TokenStream::new(), items.clone()) };
+    let Ok(file) = syn::parse2::<syn::File>(items.clone()) else {
+        return (TokenStream::new(), items.clone());
+    };
     let mut decls = TokenStream::new();
     let mut bodies = TokenStream::new();
     for item in file.items {
         if let syn::Item::Fn(f) = item {
             let (sig, block) = (&f.sig, &f.block);
-            let attrs: Vec<&syn::Attribute> = f.attrs.iter().filter(|a| !a.path().is_ident("inline")).collect();
+            let attrs: Vec<&syn::Attribute> = f
+                .attrs
+                .iter()
+                .filter(|a| !a.path().is_ident("inline"))
+                .collect();
             decls.extend(quote! { #(#attrs)* #sig; });
             bodies.extend(quote! { #(#attrs)* #[inline] #sig #block });
         }

@@ -32,7 +32,8 @@ impl Activity {
             }
         }
         a.varied_region(func, func.entry());
-        a.useful.extend(func.region(func.entry()).yields.iter().copied());
+        a.useful
+            .extend(func.region(func.entry()).yields.iter().copied());
         a.useful_region(func, func.entry());
         a
     }
@@ -43,6 +44,7 @@ impl Activity {
             let varied = match &stmt.inst {
                 Inst::Param(_) => continue,
                 Inst::Const(_) | Inst::NoDerivative(_) => false,
+                Inst::Opaque(o) if o.inactive => false,
                 Inst::Call(Callee::Method { method, .. }, _)
                     if INACTIVE_METHODS.contains(&method.to_string().as_str()) =>
                 {
@@ -55,7 +57,10 @@ impl Activity {
                         self.varied_region(func, *r);
                     }
                     for (i, res) in stmt.results.iter().enumerate() {
-                        if branches.iter().any(|r| self.varied.contains(&func.region(*r).yields[i])) {
+                        if branches
+                            .iter()
+                            .any(|r| self.varied.contains(&func.region(*r).yields[i]))
+                        {
                             self.varied.insert(*res);
                         }
                     }

@@ -13,7 +13,28 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 /// The body of a VJP or JVP companion: evaluates to `(value, pullback or differential)`.
-pub fn body(func: &Function, act: &Activity, mode: Mode, params: Vec<TokenStream>, slots: usize, items: &[syn::Item]) -> TokenStream {
+pub fn body(
+    func: &Function,
+    act: &Activity,
+    mode: Mode,
+    params: Vec<TokenStream>,
+    slots: usize,
+    items: &[syn::Item],
+) -> TokenStream {
+    let (stmts, result) = body_parts(func, act, mode, params, slots, items);
+    quote! { #stmts #result }
+}
+
+/// The statements of a companion's body, and the final `(value, linear map)` expression
+/// (separate, so that an operator can keep the locals alive in its own scope).
+pub fn body_parts(
+    func: &Function,
+    act: &Activity,
+    mode: Mode,
+    params: Vec<TokenStream>,
+    slots: usize,
+    items: &[syn::Item],
+) -> (TokenStream, TokenStream) {
     let e = Emitter::new(func, act, mode, params);
     let entry = func.entry();
     let defs = linear_map::definitions(func, act, mode);
@@ -36,28 +57,34 @@ pub fn body(func: &Function, act: &Activity, mode: Mode, params: Vec<TokenStream
             quote! { move |seed| { let #pat = #lin; #code (#(#outs,)*) } }
         }
         Mode::Jvp => {
-            let ins: Vec<Ident> = (0..slots).map(|i| names::ident(&format!("d_in{i}"))).collect();
+            let ins: Vec<Ident> = (0..slots)
+                .map(|i| names::ident(&format!("d_in{i}")))
+                .collect();
             let code = e.tangent_region(entry);
             let out = e.tan(ret);
             quote! { move |(#(#ins,)*)| { let #pat = #lin; #code #out } }
         }
     };
-    quote! {
+    let stmts = quote! {
         #[allow(unused_imports)]
         use ::diff::__private::rules::*;
         #(#items)*
         #defs
         #primal
         let #lin = #built;
-        (#ret_expr, #closure)
-    }
+    };
+    (stmts, quote! { (#ret_expr, #closure) })
 }
 
 /// What the pullback returns for parameter `i`: its adjoint slot, `None` when the
 /// parameter is differentiated but inactive, `()` when it is not differentiated.
 fn param_slot(func: &Function, act: &Activity, i: usize, _mode: Mode) -> TokenStream {
     let entry = func.region(func.entry());
-    let value = entry.stmts.iter().find(|s| matches!(s.inst, crate::ir::Inst::Param(j) if j == i)).map(|s| s.results[0]);
+    let value = entry
+        .stmts
+        .iter()
+        .find(|s| matches!(s.inst, crate::ir::Inst::Param(j) if j == i))
+        .map(|s| s.results[0]);
     match value {
         Some(v) if act.is_active(v) => {
             let a = names::adjoint(func, v);
@@ -88,7 +115,11 @@ pub struct Shapes<'a> {
 
 impl Companions<'_> {
     fn shapes(&self) -> Shapes<'_> {
-        Shapes { sig: self.sig, vis: self.vis, in_impl: false }
+        Shapes {
+            sig: self.sig,
+            vis: self.vis,
+            in_impl: false,
+        }
     }
 
     /// All four items.
@@ -97,10 +128,23 @@ impl Companions<'_> {
         let sh = self.shapes();
         let n = sig.params.len();
         let params: Vec<TokenStream> = sig.params.iter().map(|p| p.ident.clone()).collect();
-        let vjp_body = body(self.func, self.act, Mode::Vjp, params.clone(), n, self.items);
+        let vjp_body = body(
+            self.func,
+            self.act,
+            Mode::Vjp,
+            params.clone(),
+            n,
+            self.items,
+        );
         let jvp_body = body(self.func, self.act, Mode::Jvp, params, n, self.items);
-        let vjp = sh.header(names::companion(&sig.ident, Mode::Vjp), sh.vjp_type(output_tangent));
-        let jvp = sh.header(names::companion(&sig.ident, Mode::Jvp), sh.jvp_type(output_tangent));
+        let vjp = sh.header(
+            names::companion(&sig.ident, Mode::Vjp),
+            sh.vjp_type(output_tangent),
+        );
+        let jvp = sh.header(
+            names::companion(&sig.ident, Mode::Jvp),
+            sh.jvp_type(output_tangent),
+        );
         let pullback = sh.user_pullback(output_tangent);
         let differential = sh.user_differential(output_tangent);
         quote! {
@@ -133,7 +177,7 @@ impl Shapes<'_> {
         quote! {
             #[doc(hidden)]
             #[inline]
-            #[allow(unused_mut, unused_variables, unused_parens, non_snake_case, clippy::all, clippy::pedantic)]
+            #[allow(dead_code, unused_mut, unused_variables, unused_parens, non_snake_case, clippy::all, clippy::pedantic)]
             #vis fn #name #gen (#(#decls),*) -> #ret #wher
         }
     }
@@ -145,8 +189,15 @@ impl Shapes<'_> {
 
     pub fn user_tangents(&self) -> (Vec<usize>, TokenStream) {
         let wrt = self.sig.wrt();
-        let ts: Vec<&TokenStream> = wrt.iter().map(|i| self.sig.params[*i].tangent.as_ref().expect("wrt")).collect();
-        let ty = if ts.len() == 1 { quote!(#(#ts)*) } else { quote!((#(#ts,)*)) };
+        let ts: Vec<&TokenStream> = wrt
+            .iter()
+            .map(|i| self.sig.params[*i].tangent.as_ref().expect("wrt"))
+            .collect();
+        let ty = if ts.len() == 1 {
+            quote!(#(#ts)*)
+        } else {
+            quote!((#(#ts,)*))
+        };
         (wrt, ty)
     }
 
@@ -154,10 +205,15 @@ impl Shapes<'_> {
         let (wrt, ty) = self.user_tangents();
         let caps = self.sig.captures();
         let out = &self.sig.output;
-        let header = self.header(ident_for(&self.sig.ident, "__pullback_"), quote!((#out, impl ::core::ops::FnOnce(#output_tangent) -> #ty #caps)));
+        let header = self.header(
+            ident_for(&self.sig.ident, "__pullback_"),
+            quote!((#out, impl ::core::ops::FnOnce(#output_tangent) -> #ty #caps)),
+        );
         let vjp = self.callee(Mode::Vjp);
         let args = self.call_args();
-        let gs: Vec<Ident> = (0..self.sig.params.len()).map(|i| names::ident(&format!("g{i}"))).collect();
+        let gs: Vec<Ident> = (0..self.sig.params.len())
+            .map(|i| names::ident(&format!("g{i}")))
+            .collect();
         let mut zeros = TokenStream::new();
         let mut outs = Vec::new();
         for i in &wrt {
@@ -171,7 +227,11 @@ impl Shapes<'_> {
                 outs.push(quote!(#g.unwrap_or(#z)));
             }
         }
-        let result = if outs.len() == 1 { quote!(#(#outs)*) } else { quote!((#(#outs,)*)) };
+        let result = if outs.len() == 1 {
+            quote!(#(#outs)*)
+        } else {
+            quote!((#(#outs,)*))
+        };
         quote! {
             #header {
                 #zeros
@@ -188,11 +248,18 @@ impl Shapes<'_> {
         let (wrt, ty) = self.user_tangents();
         let caps = self.sig.captures();
         let out = &self.sig.output;
-        let header = self.header(ident_for(&self.sig.ident, "__differential_"), quote!((#out, impl ::core::ops::FnOnce(#ty) -> #output_tangent #caps)));
+        let header = self.header(
+            ident_for(&self.sig.ident, "__differential_"),
+            quote!((#out, impl ::core::ops::FnOnce(#ty) -> #output_tangent #caps)),
+        );
         let jvp = self.callee(Mode::Jvp);
         let args = self.call_args();
         let ds: Vec<Ident> = wrt.iter().map(|i| names::ident(&format!("d{i}"))).collect();
-        let input = if ds.len() == 1 { quote!(#(#ds)*) } else { quote!((#(#ds,)*)) };
+        let input = if ds.len() == 1 {
+            quote!(#(#ds)*)
+        } else {
+            quote!((#(#ds,)*))
+        };
         let slots = (0..self.sig.params.len()).map(|i| match wrt.iter().position(|w| *w == i) {
             Some(k) => {
                 let d = &ds[k];
@@ -213,7 +280,13 @@ impl Shapes<'_> {
     pub fn callee(&self, mode: Mode) -> TokenStream {
         let name = names::companion(&self.sig.ident, mode);
         let turbofish = self.turbofish();
-        if self.in_impl || self.sig.params.first().is_some_and(|p| p.ident.to_string() == "self") {
+        if self.in_impl
+            || self
+                .sig
+                .params
+                .first()
+                .is_some_and(|p| p.ident.to_string() == "self")
+        {
             quote!(Self::#name #turbofish)
         } else {
             quote!(#name #turbofish)
@@ -248,5 +321,8 @@ impl Shapes<'_> {
 
 /// `prefix` + the function's name, at its span.
 pub fn ident_for(name: &Ident, prefix: &str) -> Ident {
-    Ident::new(&format!("{prefix}{}", name.to_string().trim_start_matches("r#")), name.span())
+    Ident::new(
+        &format!("{prefix}{}", name.to_string().trim_start_matches("r#")),
+        name.span(),
+    )
 }

@@ -26,7 +26,12 @@ impl Emitter<'_> {
 
     /// The tangent code of region `r`, forwards.
     pub fn tangent_region(&self, r: RegionId) -> TokenStream {
-        self.func.region(r).stmts.iter().map(|s| self.tangent_stmt(s)).collect()
+        self.func
+            .region(r)
+            .stmts
+            .iter()
+            .map(|s| self.tangent_stmt(s))
+            .collect()
     }
 
     fn tangent_stmt(&self, stmt: &Stmt) -> TokenStream {
@@ -61,13 +66,22 @@ impl Emitter<'_> {
                 let t = self.tan(*a);
                 quote! { #t.map(|x| -x) }
             }
+            // Original: y = a as F. Tangent: da as F.
+            Inst::Cast(a, ty) => {
+                let t = self.tan(*a);
+                quote! { #t.map(|x| ::diff::__private::from_f64::<#ty>(::diff::__private::cast_like(x, &0.0f64))) }
+            }
             // Original: y = &a, *a. Tangent: da.
             Inst::Ref(a, _) | Inst::Deref(a) => self.tan(*a),
             // Original: (y, df) = f_jvp(args). Tangent: df((dargs..)).
             Inst::Call(_, args) => {
                 let df = names::handle(self.func, res, self.mode);
                 let ts = args.iter().map(|a| {
-                    if self.act.is_active(*a) { self.tan(*a) } else { quote!(::core::default::Default::default()) }
+                    if self.act.is_active(*a) {
+                        self.tan(*a)
+                    } else {
+                        quote!(::core::default::Default::default())
+                    }
                 });
                 quote! { #df((#(#ts,)*)) }
             }
@@ -75,9 +89,21 @@ impl Emitter<'_> {
             Inst::Tuple(vs) => {
                 let ts = vs.iter().map(|v| {
                     let t = self.tan(*v);
-                    quote! { #t.unwrap_or_else(#rt::VectorSpace::zero) }
+                    quote! { #t.unwrap_or_else(::diff::VectorSpace::zero) }
                 });
                 quote! { ::core::option::Option::Some((#(#ts,)*)) }
+            }
+            // Original: y = [a, b] / vec![a, b]. Tangent: [da, db], zeros for inactive parts.
+            Inst::Array(vs, is_vec) => {
+                let ts = vs.iter().map(|v| {
+                    let t = self.tan(*v);
+                    quote! { #t.unwrap_or_else(::diff::VectorSpace::zero) }
+                });
+                if *is_vec {
+                    quote! { ::core::option::Option::Some(::std::vec![#(#ts),*]) }
+                } else {
+                    quote! { ::core::option::Option::Some([#(#ts),*]) }
+                }
             }
             // Original: y = a.m / a[i]. Tangent: da.m / da[i].
             Inst::Field(a, member) => {
@@ -110,12 +136,16 @@ impl Emitter<'_> {
     fn tangent_branches(&self, stmt: &Stmt) -> TokenStream {
         let branches = stmt.inst.branches().expect("a branching instruction");
         let (pe, pred) = (names::pred_enum(branches[0]), names::pred(branches[0]));
-        let active: Vec<usize> = (0..stmt.results.len()).filter(|i| self.act.is_active(stmt.results[*i])).collect();
+        let active: Vec<usize> = (0..stmt.results.len())
+            .filter(|i| self.act.is_active(stmt.results[*i]))
+            .collect();
         let ds = active.iter().map(|i| self.dname(stmt.results[*i]));
         let arms = branches.iter().enumerate().map(|(k, r)| {
             let pat = linear_map::pattern(self.func, self.act, *r, self.mode);
             let code = self.tangent_region(*r);
-            let ys = active.iter().map(|i| self.tan(self.func.region(*r).yields[*i]));
+            let ys = active
+                .iter()
+                .map(|i| self.tan(self.func.region(*r).yields[*i]));
             let v = names::variant(&stmt.inst, k);
             quote! { #pe::#v(#pat) => { #code (#(#ys,)*) } }
         });
@@ -128,8 +158,13 @@ impl Emitter<'_> {
         let region = self.func.region(body);
         let tape = names::tape(body);
         let pat = linear_map::pattern(self.func, self.act, body, self.mode);
-        let carried: Vec<usize> = (0..init.len()).filter(|i| self.act.is_active(stmt.results[*i])).collect();
-        let cur: Vec<Ident> = carried.iter().map(|i| self.dname(stmt.results[*i])).collect();
+        let carried: Vec<usize> = (0..init.len())
+            .filter(|i| self.act.is_active(stmt.results[*i]))
+            .collect();
+        let cur: Vec<Ident> = carried
+            .iter()
+            .map(|i| self.dname(stmt.results[*i]))
+            .collect();
         let inits = carried.iter().map(|i| self.tan(init[*i]));
         let params = carried.iter().map(|i| self.dname(region.params[*i]));
         let ys = carried.iter().map(|i| self.tan(region.yields[*i]));

@@ -21,7 +21,12 @@ pub struct Emitter<'a> {
 }
 
 impl<'a> Emitter<'a> {
-    pub fn new(func: &'a Function, act: &'a Activity, mode: Mode, params: Vec<TokenStream>) -> Self {
+    pub fn new(
+        func: &'a Function,
+        act: &'a Activity,
+        mode: Mode,
+        params: Vec<TokenStream>,
+    ) -> Self {
         let mut defs = HashMap::new();
         for region in &func.regions {
             for stmt in &region.stmts {
@@ -30,13 +35,22 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        Emitter { func, act, mode, params, defs }
+        Emitter {
+            func,
+            act,
+            mode,
+            params,
+            defs,
+        }
     }
 
     /// Whether `v` is a place (`a.f`, `a[i]`, `*a`) emitted inline rather than bound, so
     /// that borrowing it (`&self.w`) or calling a method on it does not move it.
     pub fn is_place(&self, v: Value) -> bool {
-        matches!(self.defs.get(&v), Some(Inst::Field(..) | Inst::Index(..) | Inst::Deref(_)))
+        matches!(
+            self.defs.get(&v),
+            Some(Inst::Field(..) | Inst::Index(..) | Inst::Deref(_))
+        )
     }
 
     /// The local holding `v` (for a place: the name it has in structs).
@@ -69,13 +83,29 @@ impl<'a> Emitter<'a> {
 
     /// The statements of region `r`, without building its struct.
     pub fn primal_region(&self, r: RegionId) -> TokenStream {
-        self.func.region(r).stmts.iter().map(|s| self.primal_stmt(s)).collect()
+        self.func
+            .region(r)
+            .stmts
+            .iter()
+            .map(|s| self.primal_stmt(s))
+            .collect()
     }
 
     /// Region `r`'s statements followed by its struct; evaluates to `(yields.., struct)`.
-    fn region_block(&self, r: RegionId, active: bool, tail: impl FnOnce(TokenStream) -> TokenStream) -> TokenStream {
+    fn region_block(
+        &self,
+        r: RegionId,
+        active: bool,
+        tail: impl FnOnce(TokenStream) -> TokenStream,
+    ) -> TokenStream {
         let body = self.primal_region(r);
-        let yields: Vec<TokenStream> = self.func.region(r).yields.iter().map(|v| self.expr(*v)).collect();
+        let yields: Vec<TokenStream> = self
+            .func
+            .region(r)
+            .yields
+            .iter()
+            .map(|v| self.expr(*v))
+            .collect();
         let built = linear_map::construct(self.func, self.act, r, self.mode, |v| self.expr(v));
         if active {
             let t = tail(built);
@@ -121,6 +151,14 @@ impl<'a> Emitter<'a> {
                 let vs = vs.iter().map(|v| self.expr(*v));
                 quote! { let #res = (#(#vs,)*); }
             }
+            Inst::Array(vs, false) => {
+                let vs = vs.iter().map(|v| self.expr(*v));
+                quote! { let #res = [#(#vs),*]; }
+            }
+            Inst::Array(vs, true) => {
+                let vs = vs.iter().map(|v| self.expr(*v));
+                quote! { let #res = ::std::vec![#(#vs),*]; }
+            }
             Inst::Ref(a, m) => {
                 let a = self.expr(*a);
                 let m = m.then(|| quote!(mut));
@@ -130,16 +168,33 @@ impl<'a> Emitter<'a> {
                 let a = self.expr(*a);
                 quote! { let #res = #a; }
             }
-            Inst::Field(..) | Inst::Index(..) | Inst::Deref(_) => TokenStream::new(),
-            Inst::If { cond, then_region, else_region } => {
-                self.primal_if(stmt, *cond, *then_region, *else_region, active)
+            Inst::Cast(a, ty) => {
+                let a = self.expr(*a);
+                quote! { let #res = #a as #ty; }
             }
+            Inst::Field(..) | Inst::Index(..) | Inst::Deref(_) => TokenStream::new(),
+            Inst::If {
+                cond,
+                then_region,
+                else_region,
+            } => self.primal_if(stmt, *cond, *then_region, *else_region, active),
             Inst::Match { scrutinee, arms } => self.primal_match(stmt, *scrutinee, arms, active),
-            Inst::For { iter, init, body, stop } => self.primal_for(stmt, (*iter, init), *body, *stop, active),
+            Inst::For {
+                iter,
+                init,
+                body,
+                stop,
+            } => self.primal_for(stmt, (*iter, init), *body, *stop, active),
         }
     }
 
-    fn primal_call(&self, stmt: &Stmt, callee: &Callee, args: &[Value], active: bool) -> TokenStream {
+    fn primal_call(
+        &self,
+        stmt: &Stmt,
+        callee: &Callee,
+        args: &[Value],
+        active: bool,
+    ) -> TokenStream {
         let res = self.name(stmt.results[0]);
         let argv: Vec<TokenStream> = args.iter().map(|v| self.expr(*v)).collect();
         let call = match callee {
@@ -152,7 +207,11 @@ impl<'a> Emitter<'a> {
                 quote_spanned! {stmt.span=> #p(#(#argv),*) }
             }
             Callee::Method { method, turbofish } => {
-                let m = if active { names::companion(method, self.mode) } else { method.clone() };
+                let m = if active {
+                    names::companion(method, self.mode)
+                } else {
+                    method.clone()
+                };
                 let tf = turbofish.as_ref().map(|t| quote!(::#t));
                 let recv = &argv[0];
                 let rest = &argv[1..];
@@ -167,19 +226,36 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    fn primal_if(&self, stmt: &Stmt, cond: Value, t: RegionId, e: RegionId, active: bool) -> TokenStream {
+    fn primal_if(
+        &self,
+        stmt: &Stmt,
+        cond: Value,
+        t: RegionId,
+        e: RegionId,
+        active: bool,
+    ) -> TokenStream {
         let c = self.expr(cond);
         let pe = names::pred_enum(t);
         let then_b = self.region_block(t, active, |built| quote! { #pe::Then(#built) });
         let else_b = self.region_block(e, active, |built| quote! { #pe::Else(#built) });
-        let mut pat: Vec<TokenStream> = stmt.results.iter().map(|v| self.name(*v).into_token_stream()).collect();
+        let mut pat: Vec<TokenStream> = stmt
+            .results
+            .iter()
+            .map(|v| self.name(*v).into_token_stream())
+            .collect();
         if active {
             pat.push(names::pred(t).into_token_stream());
         }
         quote! { let (#(#pat,)*) = if #c #then_b else #else_b; }
     }
 
-    fn primal_match(&self, stmt: &Stmt, scrutinee: Value, arms: &[MatchArm], active: bool) -> TokenStream {
+    fn primal_match(
+        &self,
+        stmt: &Stmt,
+        scrutinee: Value,
+        arms: &[MatchArm],
+        active: bool,
+    ) -> TokenStream {
         let sc = self.expr(scrutinee);
         let pe = names::pred_enum(arms[0].region);
         let arms = arms.iter().enumerate().map(|(i, arm)| {
@@ -188,15 +264,25 @@ impl<'a> Emitter<'a> {
                 let t = self.substitute(g.tokens.clone(), &g.uses);
                 quote!(if #t)
             });
-            let binds = self.func.region(arm.region).params.iter().zip(&arm.bindings).map(|(v, b)| {
-                let n = self.name(*v);
-                quote! { let #n = #b; }
-            });
+            let binds = self
+                .func
+                .region(arm.region)
+                .params
+                .iter()
+                .zip(&arm.bindings)
+                .map(|(v, b)| {
+                    let n = self.name(*v);
+                    quote! { let #n = #b; }
+                });
             let v = names::variant(&stmt.inst, i);
             let block = self.region_block(arm.region, active, |built| quote! { #pe::#v(#built) });
             quote! { #pat #guard => { #(#binds)* #block } }
         });
-        let mut pat: Vec<TokenStream> = stmt.results.iter().map(|v| self.name(*v).into_token_stream()).collect();
+        let mut pat: Vec<TokenStream> = stmt
+            .results
+            .iter()
+            .map(|v| self.name(*v).into_token_stream())
+            .collect();
         if active {
             pat.push(names::pred(self.func_arms_first(stmt)).into_token_stream());
         }
@@ -207,14 +293,27 @@ impl<'a> Emitter<'a> {
         stmt.inst.branches().expect("a match")[0]
     }
 
-    fn primal_for(&self, stmt: &Stmt, (iter, init): (Value, &[Value]), body: RegionId, stop: bool, active: bool) -> TokenStream {
+    fn primal_for(
+        &self,
+        stmt: &Stmt,
+        (iter, init): (Value, &[Value]),
+        body: RegionId,
+        stop: bool,
+        active: bool,
+    ) -> TokenStream {
         let region = self.func.region(body);
         let it = self.expr(iter);
         let cursors: Vec<Ident> = stmt.results.iter().map(|v| self.name(*v)).collect();
         let inits = init.iter().map(|v| self.expr(*v));
-        let params: Vec<Ident> = region.params[..init.len()].iter().map(|v| self.name(*v)).collect();
+        let params: Vec<Ident> = region.params[..init.len()]
+            .iter()
+            .map(|v| self.name(*v))
+            .collect();
         let item = self.name(region.params[init.len()]);
-        let yields: Vec<TokenStream> = region.yields[..init.len()].iter().map(|v| self.expr(*v)).collect();
+        let yields: Vec<TokenStream> = region.yields[..init.len()]
+            .iter()
+            .map(|v| self.expr(*v))
+            .collect();
         let stop = stop.then(|| {
             let flag = self.expr(region.yields[init.len()]);
             quote! { if #flag { break; } }
@@ -223,7 +322,8 @@ impl<'a> Emitter<'a> {
         let iter_name = names::ident(&format!("iter_{}", body.0));
         let (tape_decl, push) = if active {
             let tape = names::tape(body);
-            let built = linear_map::construct(self.func, self.act, body, self.mode, |v| self.expr(v));
+            let built =
+                linear_map::construct(self.func, self.act, body, self.mode, |v| self.expr(v));
             (
                 quote! { let mut #tape = ::std::vec::Vec::with_capacity(::diff::__private::tape_capacity(&#iter_name)); },
                 quote! { #tape.push(#built); },
@@ -250,7 +350,8 @@ impl<'a> Emitter<'a> {
         ts.into_iter()
             .map(|tt| match tt {
                 TokenTree::Group(g) => {
-                    let mut ng = proc_macro2::Group::new(g.delimiter(), self.substitute(g.stream(), uses));
+                    let mut ng =
+                        proc_macro2::Group::new(g.delimiter(), self.substitute(g.stream(), uses));
                     ng.set_span(g.span());
                     TokenTree::Group(ng)
                 }

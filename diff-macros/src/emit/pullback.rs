@@ -41,7 +41,10 @@ impl Emitter<'_> {
     /// Slots for the active values region `r` defines.
     fn slots(&self, r: RegionId) -> TokenStream {
         let region = self.func.region(r);
-        let defined = region.params.iter().chain(region.stmts.iter().flat_map(|s| s.results.iter()));
+        let defined = region
+            .params
+            .iter()
+            .chain(region.stmts.iter().flat_map(|s| s.results.iter()));
         defined
             .filter(|v| self.act.is_active(**v))
             .map(|v| {
@@ -54,7 +57,14 @@ impl Emitter<'_> {
     /// The adjoint code of region `r`: its slots, then `seed`, then its statements backwards.
     pub fn reverse_region(&self, r: RegionId, seed: TokenStream) -> TokenStream {
         let slots = self.slots(r);
-        let stmts: TokenStream = self.func.region(r).stmts.iter().rev().map(|s| self.reverse_stmt(s)).collect();
+        let stmts: TokenStream = self
+            .func
+            .region(r)
+            .stmts
+            .iter()
+            .rev()
+            .map(|s| self.reverse_stmt(s))
+            .collect();
         quote! { #slots #seed #stmts }
     }
 
@@ -81,12 +91,18 @@ impl Emitter<'_> {
         match inst {
             // Original: y = a + b. Adjoint: a += s; b += s.
             Inst::Binary(BinOp::Add, a, b) => {
-                let (x, y) = (self.acc(*a, quote!(::core::clone::Clone::clone(&s))), self.acc(*b, quote!(s)));
+                let (x, y) = (
+                    self.acc(*a, quote!(::core::clone::Clone::clone(&s))),
+                    self.acc(*b, quote!(s)),
+                );
                 quote! { #x #y }
             }
             // Original: y = a - b. Adjoint: a += s; b -= s.
             Inst::Binary(BinOp::Sub, a, b) => {
-                let (x, y) = (self.acc(*a, quote!(::core::clone::Clone::clone(&s))), self.acc(*b, quote!(-s)));
+                let (x, y) = (
+                    self.acc(*a, quote!(::core::clone::Clone::clone(&s))),
+                    self.acc(*b, quote!(-s)),
+                );
                 quote! { #x #y }
             }
             // Original: y = a * b. Adjoint: a += s * b; b += a * s.
@@ -103,6 +119,11 @@ impl Emitter<'_> {
                 let y = self.acc(*b, quote!(-(s * #ny / #nb)));
                 quote! { #x #y }
             }
+            // Original: y = a as F. Adjoint: a += s converted back to a's type.
+            Inst::Cast(a, _) => {
+                let na = self.name(*a);
+                self.acc(*a, quote!(::diff::__private::cast_like(s, &#na)))
+            }
             // Original: y = -a. Adjoint: a -= s.
             Inst::Neg(a) => self.acc(*a, quote!(-s)),
             // Original: y = a (reference, dereference): the tangent is the referent's.
@@ -110,18 +131,57 @@ impl Emitter<'_> {
             // Original: (y, pb) = f_vjp(args). Adjoint: args += pb(s), slot by slot.
             Inst::Call(_, args) => {
                 let pb = names::handle(self.func, res, self.mode);
-                let gs: Vec<Ident> = (0..args.len()).map(|i| names::ident(&format!("g{i}"))).collect();
-                let accs: TokenStream = args.iter().zip(&gs).map(|(a, g)| self.acc_opt(*a, quote!(#g))).collect();
+                let gs: Vec<Ident> = (0..args.len())
+                    .map(|i| names::ident(&format!("g{i}")))
+                    .collect();
+                let accs: TokenStream = args
+                    .iter()
+                    .zip(&gs)
+                    .map(|(a, g)| self.acc_opt(*a, quote!(#g)))
+                    .collect();
                 let pats = args.iter().zip(&gs).map(|(a, g)| {
-                    if self.act.is_active(*a) { quote!(#g) } else { quote!(_) }
+                    if self.act.is_active(*a) {
+                        quote!(#g)
+                    } else {
+                        quote!(_)
+                    }
                 });
                 quote! { let (#(#pats,)*) = #pb(s); #accs }
             }
             // Original: y = (a, b, ..). Adjoint: (a, b, ..) += s.
             Inst::Tuple(vs) => {
-                let ss: Vec<Ident> = (0..vs.len()).map(|i| names::ident(&format!("s{i}"))).collect();
-                let accs: TokenStream = vs.iter().zip(&ss).map(|(v, s)| self.acc(*v, quote!(#s))).collect();
+                let ss: Vec<Ident> = (0..vs.len())
+                    .map(|i| names::ident(&format!("s{i}")))
+                    .collect();
+                let accs: TokenStream = vs
+                    .iter()
+                    .zip(&ss)
+                    .map(|(v, s)| self.acc(*v, quote!(#s)))
+                    .collect();
                 quote! { let (#(#ss,)*) = s; #accs }
+            }
+            // Original: y = [a, b, ..]. Adjoint: [a, b, ..] += s.
+            Inst::Array(vs, false) => {
+                let ss: Vec<Ident> = (0..vs.len())
+                    .map(|i| names::ident(&format!("s{i}")))
+                    .collect();
+                let accs: TokenStream = vs
+                    .iter()
+                    .zip(&ss)
+                    .map(|(v, s)| self.acc(*v, quote!(#s)))
+                    .collect();
+                quote! { let [#(#ss),*] = s; #accs }
+            }
+            // Original: y = vec![a, b, ..]. Adjoint: a += s[0], ... (an empty `s` is zero).
+            Inst::Array(vs, true) => {
+                let accs: TokenStream = vs
+                    .iter()
+                    .map(|v| {
+                        let a = self.acc(*v, quote!(x));
+                        quote! { if let ::core::option::Option::Some(x) = parts.next() { #a } }
+                    })
+                    .collect();
+                quote! { let mut parts = ::core::iter::IntoIterator::into_iter(s); #accs }
             }
             // Original: y = a.m. Adjoint: a.m += s (a's adjoint starts as a zero shaped like a).
             Inst::Field(a, member) => self.acc_part(*a, quote!(.#member)),
@@ -130,7 +190,9 @@ impl Emitter<'_> {
                 let ni = self.name(*i);
                 self.acc_part(*a, quote!([#ni]))
             }
-            Inst::Opaque(_) | Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => TokenStream::new(),
+            Inst::Opaque(_) | Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => {
+                TokenStream::new()
+            }
             Inst::If { .. } | Inst::Match { .. } | Inst::For { .. } => {
                 let _ = rt;
                 TokenStream::new()
@@ -184,7 +246,9 @@ impl Emitter<'_> {
         let region = self.func.region(body);
         let tape = names::tape(body);
         let pat = linear_map::pattern(self.func, self.act, body, self.mode);
-        let carried: Vec<usize> = (0..init.len()).filter(|i| self.act.is_active(stmt.results[*i])).collect();
+        let carried: Vec<usize> = (0..init.len())
+            .filter(|i| self.act.is_active(stmt.results[*i]))
+            .collect();
         let seed: TokenStream = carried
             .iter()
             .map(|i| {

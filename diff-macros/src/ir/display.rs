@@ -21,7 +21,10 @@ impl Display for BinOp {
 }
 
 fn list(vs: &[Value]) -> String {
-    vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+    vs.iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Token text with the spaces `proc_macro2` puts between every token squeezed out.
@@ -42,11 +45,13 @@ impl Inst {
                 format!("method {method}({})", list(args))
             }
             Inst::Tuple(vs) => format!("tuple ({})", list(vs)),
+            Inst::Array(vs, v) => format!("{} [{}]", if *v { "vec" } else { "array" }, list(vs)),
             Inst::Field(a, m) => format!("field {a}.{}", tokens(m)),
             Inst::Index(a, i) => format!("index {a}[{i}]"),
             Inst::Ref(a, m) => format!("ref{} {a}", if *m { " mut" } else { "" }),
             Inst::Deref(a) => format!("deref {a}"),
             Inst::NoDerivative(a) => format!("no_derivative {a}"),
+            Inst::Cast(a, t) => format!("cast {a} as {}", tokens(t)),
             Inst::If {
                 cond,
                 then_region,
@@ -56,7 +61,12 @@ impl Inst {
                 let rs: Vec<String> = arms.iter().map(|a| format!("r{}", a.region.0)).collect();
                 format!("match {scrutinee} arms {}", rs.join(" "))
             }
-            Inst::For { iter, init, body, stop } => {
+            Inst::For {
+                iter,
+                init,
+                body,
+                stop,
+            } => {
                 let stop = if *stop { " until stop" } else { "" };
                 format!("for {iter} carry ({}) body r{}{stop}", list(init), body.0)
             }
@@ -70,7 +80,12 @@ impl Function {
         let pad = "  ".repeat(depth);
         let _ = writeln!(out, "{pad}r{}({}):", r.0, list(&region.params));
         for stmt in &region.stmts {
-            let _ = writeln!(out, "{pad}  {} = {}", list(&stmt.results), stmt.inst.describe());
+            let _ = writeln!(
+                out,
+                "{pad}  {} = {}",
+                list(&stmt.results),
+                stmt.inst.describe()
+            );
             for sub in stmt.inst.regions() {
                 self.write_region(out, sub, depth + 2);
             }

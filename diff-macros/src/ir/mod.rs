@@ -67,6 +67,8 @@ pub enum Inst {
     Call(Callee, Vec<Value>),
     /// `(a, b, ...)`.
     Tuple(Vec<Value>),
+    /// `[a, b, ...]`, or `vec![a, b, ...]` when the flag is set.
+    Array(Vec<Value>, bool),
     /// `base.member` (named field or tuple index).
     Field(Value, syn::Member),
     /// `base[index]`.
@@ -75,6 +77,8 @@ pub enum Inst {
     Ref(Value, bool),
     /// `*x`.
     Deref(Value),
+    /// `x as f64` / `x as f32`: a conversion between float types.
+    Cast(Value, syn::Type),
     /// `no_derivative(x)`: the value, with its derivative cut.
     NoDerivative(Value),
     /// Structured `if`: results are the regions' yields.
@@ -132,6 +136,8 @@ pub struct Opaque {
     pub uses: Vec<Value>,
     /// A short description for diagnostics ("macro call", "cast", ...).
     pub what: String,
+    /// Whether the result can never carry a derivative (an integer cast, a comparison).
+    pub inactive: bool,
 }
 
 /// A statement: an instruction and the values it defines.
@@ -212,8 +218,9 @@ impl Inst {
             | Inst::Field(a, _)
             | Inst::Ref(a, _)
             | Inst::Deref(a)
+            | Inst::Cast(a, _)
             | Inst::NoDerivative(a) => vec![*a],
-            Inst::Call(_, args) | Inst::Tuple(args) => args.clone(),
+            Inst::Call(_, args) | Inst::Tuple(args) | Inst::Array(args, _) => args.clone(),
             Inst::If { cond, .. } => vec![*cond],
             Inst::Match { scrutinee, arms } => {
                 let mut v = vec![*scrutinee];
@@ -233,7 +240,11 @@ impl Inst {
     /// The regions of a branching instruction (`if`, `match`), one per predecessor.
     pub fn branches(&self) -> Option<Vec<RegionId>> {
         match self {
-            Inst::If { then_region, else_region, .. } => Some(vec![*then_region, *else_region]),
+            Inst::If {
+                then_region,
+                else_region,
+                ..
+            } => Some(vec![*then_region, *else_region]),
             Inst::Match { arms, .. } => Some(arms.iter().map(|a| a.region).collect()),
             _ => None,
         }

@@ -81,7 +81,11 @@ impl Lowerer {
         let outer = self.diverged;
         let then_b = self.branch(then_r, &before, outer, then_f)?;
         let else_b = self.branch(else_r, &before, outer, else_f)?;
-        let inst = Inst::If { cond, then_region: then_r, else_region: else_r };
+        let inst = Inst::If {
+            cond,
+            then_region: then_r,
+            else_region: else_r,
+        };
         self.join(&before, outer, vec![then_b, else_b], inst, e.span())
     }
 
@@ -95,7 +99,12 @@ impl Lowerer {
     ) -> syn::Result<Branch> {
         let (value, scopes) = self.in_region(r, before, f)?;
         let diverged = std::mem::replace(&mut self.diverged, outer_diverged);
-        Ok(Branch { region: r, value, scopes, diverged })
+        Ok(Branch {
+            region: r,
+            value,
+            scopes,
+            diverged,
+        })
     }
 
     /// Joins branches: each region yields its value, then every variable declared before
@@ -131,7 +140,11 @@ impl Lowerer {
         for n in &names {
             results.push(self.func.new_value(Some(n.clone()), span));
         }
-        self.push(Stmt { results: results.clone(), inst, span });
+        self.push(Stmt {
+            results: results.clone(),
+            inst,
+            span,
+        });
         for (n, v) in names.iter().zip(&results[1..]) {
             self.assign(n, *v);
         }
@@ -159,7 +172,8 @@ impl Lowerer {
             return Err(super::expr::unsupported(label, "a labelled loop"));
         }
         let stmts = &l.body.stmts;
-        let f: syn::ExprForLoop = syn::parse_quote_spanned! {l.span()=> for _ in 0usize.. { #(#stmts)* } };
+        let f: syn::ExprForLoop =
+            syn::parse_quote_spanned! {l.span()=> for _ in 0usize.. { #(#stmts)* } };
         self.lower_for(&f)
     }
 
@@ -221,7 +235,9 @@ impl Lowerer {
             .map(|n| Self::binding_in(&body_scopes, n).expect("declared before"))
             .collect();
         if has_stop {
-            yields.push(Self::binding_in(&body_scopes, super::diverge::STOP).expect("bound in the body"));
+            yields.push(
+                Self::binding_in(&body_scopes, super::diverge::STOP).expect("bound in the body"),
+            );
         }
         let region = self.func.region_mut(body);
         region.params = params;
@@ -232,7 +248,12 @@ impl Lowerer {
             .collect();
         self.push(Stmt {
             results: results.clone(),
-            inst: Inst::For { iter, init, body, stop: has_stop },
+            inst: Inst::For {
+                iter,
+                init,
+                body,
+                stop: has_stop,
+            },
             span: f.span(),
         });
         for (n, v) in names.iter().zip(&results) {
@@ -252,7 +273,10 @@ impl Lowerer {
                 syn::Expr::Paren(p) => cur = &p.expr,
                 syn::Expr::Field(f) => cur = &f.base,
                 syn::Expr::Path(p) => {
-                    return p.path.get_ident().is_some_and(|i| self.lookup(&i.to_string()).is_some() || i == "self")
+                    return p
+                        .path
+                        .get_ident()
+                        .is_some_and(|i| self.lookup(&i.to_string()).is_some() || i == "self")
                 }
                 _ => return false,
             }

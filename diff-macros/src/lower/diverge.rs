@@ -53,7 +53,10 @@ pub(crate) fn may_exit(e: &Expr) -> bool {
             self.loop_depth -= 1;
         }
     }
-    let mut f = Finder { found: false, loop_depth: 0 };
+    let mut f = Finder {
+        found: false,
+        loop_depth: 0,
+    };
     f.visit_expr(e);
     f.found
 }
@@ -111,7 +114,10 @@ impl Lowerer {
 
     fn lower_continue(&mut self, c: &syn::ExprContinue) -> syn::Result<Value> {
         if c.label.is_some() {
-            return Err(syn::Error::new(c.span(), "`continue` with a label is not supported yet"));
+            return Err(syn::Error::new(
+                c.span(),
+                "`continue` with a label is not supported yet",
+            ));
         }
         if self.loops.is_empty() {
             return Err(syn::Error::new(c.span(), "`continue` outside of a loop"));
@@ -127,11 +133,17 @@ impl Lowerer {
             None => rest.to_vec(),
             Some((_, els)) => match &**els {
                 Expr::Block(b) => b.block.stmts.iter().chain(rest).cloned().collect(),
-                other => std::iter::once(Stmt::Expr(other.clone(), None)).chain(rest.iter().cloned()).collect(),
+                other => std::iter::once(Stmt::Expr(other.clone(), None))
+                    .chain(rest.iter().cloned())
+                    .collect(),
             },
         };
         let else_seq = fix_else_if(else_seq, rest.len());
-        self.lower_if_with(e, |cx| cx.lower_seq(&then_seq), |cx| cx.lower_seq(&else_seq))
+        self.lower_if_with(
+            e,
+            |cx| cx.lower_seq(&then_seq),
+            |cx| cx.lower_seq(&else_seq),
+        )
     }
 }
 

@@ -28,7 +28,8 @@ impl Lowerer {
     /// Whether `name` names a scalar type, whose associated functions are methods of
     /// the scalar (`f64::sin(x)`, `T::max(a, b)`, `Float::powi(x, 2)`).
     fn is_scalar_type_name(&self, name: &str) -> bool {
-        matches!(name, "f32" | "f64" | "Float" | "Real") || self.scalar_params.iter().any(|p| p == name)
+        matches!(name, "f32" | "f64" | "Float" | "Real")
+            || self.scalar_params.iter().any(|p| p == name)
     }
 }
 
@@ -60,9 +61,7 @@ impl Lowerer {
                 self.items.push(item.clone());
                 Ok(())
             }
-            Stmt::Expr(e, _) => {
-                self.lower_expr(e).map(|_| ())
-            }
+            Stmt::Expr(e, _) => self.lower_expr(e).map(|_| ()),
             Stmt::Macro(m) => {
                 let e = Expr::Macro(syn::ExprMacro {
                     attrs: m.attrs.clone(),
@@ -114,9 +113,31 @@ impl Lowerer {
             Expr::Match(m) => self.lower_match(m),
             Expr::Loop(l) => self.lower_loop(l),
             Expr::Range(r) => self.lower_range(r),
-            Expr::Macro(_) | Expr::Cast(_) | Expr::Array(_) | Expr::Repeat(_) => {
-                Ok(self.opaque(e))
+            Expr::Cast(c) if is_float_type(&c.ty) => {
+                let v = self.lower_expr(&c.expr)?;
+                Ok(self.emit(Inst::Cast(v, (*c.ty).clone()), span, None))
             }
+            Expr::Array(a) => {
+                let vs = a
+                    .elems
+                    .iter()
+                    .map(|e| self.lower_expr(e))
+                    .collect::<syn::Result<Vec<_>>>()?;
+                Ok(self.emit(Inst::Array(vs, false), span, None))
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => match m.mac.parse_body_with(
+                syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                Ok(elems) => {
+                    let vs = elems
+                        .iter()
+                        .map(|e| self.lower_expr(e))
+                        .collect::<syn::Result<Vec<_>>>()?;
+                    Ok(self.emit(Inst::Array(vs, true), span, None))
+                }
+                Err(_) => Ok(self.opaque(e)),
+            },
+            Expr::Macro(_) | Expr::Cast(_) | Expr::Repeat(_) => Ok(self.opaque(e)),
             Expr::Struct(_) | Expr::Closure(_) => Ok(self.opaque(e)),
             Expr::Return(r) => Err(syn::Error::new(
                 r.span(),
@@ -130,7 +151,9 @@ impl Lowerer {
     /// the range itself is an opaque, inactive value.
     fn lower_range(&mut self, r: &syn::ExprRange) -> syn::Result<Value> {
         let mut uses = Vec::new();
-        let mut part = |cx: &mut Self, e: &Option<Box<Expr>>| -> syn::Result<proc_macro2::TokenStream> {
+        let mut part = |cx: &mut Self,
+                        e: &Option<Box<Expr>>|
+         -> syn::Result<proc_macro2::TokenStream> {
             Ok(match e {
                 Some(e) => {
                     let v = cx.lower_expr(e)?;
@@ -145,7 +168,12 @@ impl Lowerer {
         let end = part(self, &r.end)?;
         let limits = &r.limits;
         let tokens = quote::quote!((#start #limits #end));
-        let o = crate::ir::Opaque { tokens, uses, what: "range".into() };
+        let o = crate::ir::Opaque {
+            tokens,
+            uses,
+            what: "range".into(),
+            inactive: true,
+        };
         Ok(self.emit(Inst::Opaque(o), r.span(), None))
     }
 
@@ -175,21 +203,41 @@ impl Lowerer {
             B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_)
         );
         let Some(op) = arith(&b.op) else {
-            if matches!(b.op, B::RemAssign(_) | B::BitAndAssign(_) | B::BitOrAssign(_) | B::BitXorAssign(_) | B::ShlAssign(_) | B::ShrAssign(_)) {
+            if matches!(
+                b.op,
+                B::RemAssign(_)
+                    | B::BitAndAssign(_)
+                    | B::BitOrAssign(_)
+                    | B::BitXorAssign(_)
+                    | B::ShlAssign(_)
+                    | B::ShrAssign(_)
+            ) {
                 return self.lower_opaque_compound(b);
             }
             if let B::Rem(_) = b.op {
                 let l = self.lower_expr(&b.left)?;
                 let r = self.lower_expr(&b.right)?;
                 let method = syn::Ident::new("rem", b.op.span());
-                return Ok(self.emit(Inst::Call(Callee::Method { method, turbofish: None }, vec![l, r]), b.span(), None));
+                return Ok(self.emit(
+                    Inst::Call(
+                        Callee::Method {
+                            method,
+                            turbofish: None,
+                        },
+                        vec![l, r],
+                    ),
+                    b.span(),
+                    None,
+                ));
             }
             // Comparisons, logic and bit operations: no derivative, kept verbatim.
             return Ok(self.opaque(&Expr::Binary(b.clone())));
         };
         if compound {
             let name = assigned_name(&b.left)?;
-            let cur = self.lookup(&name).ok_or_else(|| unknown_variable(&b.left))?;
+            let cur = self
+                .lookup(&name)
+                .ok_or_else(|| unknown_variable(&b.left))?;
             let rhs = self.lower_expr(&b.right)?;
             let v = self.emit(Inst::Binary(op, cur, rhs), b.span(), Some(name.clone()));
             self.assign(&name, v);
@@ -203,7 +251,9 @@ impl Lowerer {
     /// `x %= e` and bit-operation assignments: an opaque computation rebinding `x`.
     fn lower_opaque_compound(&mut self, b: &syn::ExprBinary) -> syn::Result<Value> {
         let name = assigned_name(&b.left)?;
-        let cur = self.lookup(&name).ok_or_else(|| unknown_variable(&b.left))?;
+        let cur = self
+            .lookup(&name)
+            .ok_or_else(|| unknown_variable(&b.left))?;
         let _ = cur;
         let text = b.op.to_token_stream().to_string();
         let op: proc_macro2::TokenStream = text.trim_end_matches('=').parse().unwrap_or_default();
@@ -346,4 +396,8 @@ pub(crate) fn describe(e: &Expr) -> &'static str {
         Expr::Infer(_) => "`_`",
         _ => "this expression",
     }
+}
+
+fn is_float_type(t: &syn::Type) -> bool {
+    matches!(t, syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"))
 }

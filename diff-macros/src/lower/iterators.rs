@@ -34,13 +34,27 @@ pub(crate) struct Chain {
 
 fn base(e: &Expr) -> Option<Base> {
     match e {
-        Expr::MethodCall(m) if m.args.is_empty() && (m.method == "iter" || m.method == "into_iter") => {
+        Expr::MethodCall(m)
+            if m.args.is_empty() && (m.method == "iter" || m.method == "into_iter") =>
+        {
             let inner = base(&m.receiver)?;
-            Some(Base { expr: inner.expr, by_ref: m.method == "iter" || inner.by_ref })
+            Some(Base {
+                expr: inner.expr,
+                by_ref: m.method == "iter" || inner.by_ref,
+            })
         }
-        Expr::Reference(r) if r.mutability.is_none() => Some(Base { expr: (*r.expr).clone(), by_ref: true }),
-        Expr::Path(p) if p.path.get_ident().is_some() => Some(Base { expr: e.clone(), by_ref: false }),
-        Expr::Field(_) => Some(Base { expr: e.clone(), by_ref: false }),
+        Expr::Reference(r) if r.mutability.is_none() => Some(Base {
+            expr: (*r.expr).clone(),
+            by_ref: true,
+        }),
+        Expr::Path(p) if p.path.get_ident().is_some() => Some(Base {
+            expr: e.clone(),
+            by_ref: false,
+        }),
+        Expr::Field(_) => Some(Base {
+            expr: e.clone(),
+            by_ref: false,
+        }),
         Expr::Paren(p) => base(&p.expr),
         _ => None,
     }
@@ -63,7 +77,9 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
             let args: Vec<Expr> = m.args.iter().cloned().collect();
             let name = m.method.to_string();
             let adapter = match (name.as_str(), args.len()) {
-                ("rev", 0) | ("skip", 1) | ("take", 1) | ("step_by", 1) => Some(Adapter::Index(m.method.clone(), args)),
+                ("rev", 0) | ("skip", 1) | ("take", 1) | ("step_by", 1) => {
+                    Some(Adapter::Index(m.method.clone(), args))
+                }
                 ("enumerate", 0) => Some(Adapter::Enumerate),
                 ("copied", 0) | ("cloned", 0) => Some(Adapter::Copied),
                 ("zip", 1) => Some(Adapter::Zip(base(&args[0])?)),
@@ -138,7 +154,11 @@ impl Chain {
         }
         // The zip length only becomes known at the end: rebuild the range with it.
         let index = replace_len(index, &len);
-        let pat: syn::Pat = if enumerated { parse_quote!((#p, #i)) } else { parse_quote!(#i) };
+        let pat: syn::Pat = if enumerated {
+            parse_quote!((#p, #i))
+        } else {
+            parse_quote!(#i)
+        };
         (pat, index, item)
     }
 
@@ -154,23 +174,30 @@ impl Chain {
         let (ipat, index, item) = self.parts();
         let xs = &self.base.expr;
         let acc: syn::Ident = parse_quote!(__diff_acc);
-        let (init, step): (Expr, Expr) = match (method.method.to_string().as_str(), method.args.len()) {
-            ("sum", 0) => (self.neutral(method, &parse_quote!(zero), xs), parse_quote!(#acc + #item)),
-            ("product", 0) => (self.neutral(method, &parse_quote!(one), xs), parse_quote!(#acc * #item)),
-            ("fold", 2) => {
-                let init = method.args[0].clone();
-                let step = match func(&method.args[1])? {
-                    Func::Closure(c) if c.inputs.len() == 2 => {
-                        let (a, x, body) = (&c.inputs[0], &c.inputs[1], &c.body);
-                        parse_quote!({ let #a = #acc; let #x = #item; #body })
-                    }
-                    Func::Path(p) => parse_quote!(#p(#acc, #item)),
-                    Func::Closure(_) => return None,
-                };
-                (init, step)
-            }
-            _ => return None,
-        };
+        let (init, step): (Expr, Expr) =
+            match (method.method.to_string().as_str(), method.args.len()) {
+                ("sum", 0) => (
+                    self.neutral(method, &parse_quote!(zero), xs),
+                    parse_quote!(#acc + #item),
+                ),
+                ("product", 0) => (
+                    self.neutral(method, &parse_quote!(one), xs),
+                    parse_quote!(#acc * #item),
+                ),
+                ("fold", 2) => {
+                    let init = method.args[0].clone();
+                    let step = match func(&method.args[1])? {
+                        Func::Closure(c) if c.inputs.len() == 2 => {
+                            let (a, x, body) = (&c.inputs[0], &c.inputs[1], &c.body);
+                            parse_quote!({ let #a = #acc; let #x = #item; #body })
+                        }
+                        Func::Path(p) => parse_quote!(#p(#acc, #item)),
+                        Func::Closure(_) => return None,
+                    };
+                    (init, step)
+                }
+                _ => return None,
+            };
         Some(parse_quote!({
             let mut #acc = #init;
             for #ipat in #index { #acc = #step; }
@@ -181,7 +208,11 @@ impl Chain {
     fn neutral(&self, method: &syn::ExprMethodCall, which: &syn::Ident, xs: &Expr) -> Expr {
         if let Some(tf) = &method.turbofish {
             if let Some(syn::GenericArgument::Type(t)) = tf.args.first() {
-                let tr: syn::Path = if which == "zero" { parse_quote!(Zero) } else { parse_quote!(One) };
+                let tr: syn::Path = if which == "zero" {
+                    parse_quote!(Zero)
+                } else {
+                    parse_quote!(One)
+                };
                 return parse_quote!(<#t as ::diff::__private::num_traits::#tr>::#which());
             }
         }

@@ -55,10 +55,18 @@ impl Lowerer {
                 cx.lower_expr(&arm.body)
             })?;
             branches.push(b);
-            arms.push(MatchArm { pat: arm.pat.clone(), bindings: names, guard, region });
+            arms.push(MatchArm {
+                pat: arm.pat.clone(),
+                bindings: names,
+                guard,
+                region,
+            });
         }
         if arms.is_empty() {
-            return Err(syn::Error::new(m.span(), "a `match` without arms is not supported in a #[differentiable] body"));
+            return Err(syn::Error::new(
+                m.span(),
+                "a `match` without arms is not supported in a #[differentiable] body",
+            ));
         }
         let inst = Inst::Match { scrutinee, arms };
         self.join(&before, outer, branches, inst, m.span())
@@ -68,13 +76,21 @@ impl Lowerer {
     fn guard(&mut self, g: &syn::Expr, bound: &[syn::Ident]) -> Opaque {
         self.push_scope();
         // Names the pattern binds shadow outer locals inside the guard: hide them.
-        let hidden: Vec<(String, Option<Value>)> = bound.iter().map(|b| (b.to_string(), self.lookup(&b.to_string()))).collect();
+        let hidden: Vec<(String, Option<Value>)> = bound
+            .iter()
+            .map(|b| (b.to_string(), self.lookup(&b.to_string())))
+            .collect();
         for (name, _) in &hidden {
             self.hide(name);
         }
         let mut uses = Vec::new();
         let tokens = self.substitute(quote::ToTokens::to_token_stream(g), &mut uses);
         self.pop_scope();
-        Opaque { tokens, uses, what: "guard".into() }
+        Opaque {
+            tokens,
+            uses,
+            what: "guard".into(),
+            inactive: true,
+        }
     }
 }

@@ -135,7 +135,11 @@ impl Lowerer {
     }
 
     pub(crate) fn lookup(&self, name: &str) -> Option<Value> {
-        self.scopes.iter().rev().find_map(|s| s.get(name).copied()).filter(|_| !self.hidden.iter().any(|h| h == name))
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).copied())
+            .filter(|_| !self.hidden.iter().any(|h| h == name))
     }
 
     /// Hides a name until the innermost scope is popped (a pattern binding shadowing a

@@ -14,17 +14,60 @@ impl Lowerer {
     /// Keeps `e` verbatim as an opaque instruction reading the locals it names.
     pub(crate) fn opaque(&mut self, e: &syn::Expr) -> Value {
         let mut uses = Vec::new();
-        let tokens = self.substitute(e.to_token_stream(), &mut uses);
+        let mut tokens = self.substitute(e.to_token_stream(), &mut uses);
+        if let syn::Expr::Macro(m) = e {
+            tokens = self.bind_format_captures(&m.mac.tokens, tokens, &mut uses);
+        }
         let what = what(e);
         self.emit(
             Inst::Opaque(Opaque {
                 tokens,
                 uses,
                 what: what.to_string(),
+                inactive: never_active(e),
             }),
             e.span(),
             None,
         )
+    }
+
+    /// A format string naming locals inline (`"{y}"`, `"{y:.3}"`) reads them by name:
+    /// bind those names (by reference) around the macro call.
+    fn bind_format_captures(
+        &self,
+        mac: &TokenStream,
+        tokens: TokenStream,
+        uses: &mut Vec<Value>,
+    ) -> TokenStream {
+        let mut names: Vec<String> = Vec::new();
+        for tt in mac.clone() {
+            if let TokenTree::Literal(l) = tt {
+                let text = l.to_string();
+                if text.starts_with('"') || text.starts_with("r\"") || text.starts_with("r#") {
+                    names.extend(format_captures(&text));
+                }
+            }
+        }
+        let mut lets = TokenStream::new();
+        for name in names {
+            let Some(v) = self.lookup(&name) else {
+                continue;
+            };
+            let n = uses.iter().position(|u| *u == v).unwrap_or_else(|| {
+                uses.push(v);
+                uses.len() - 1
+            });
+            let (id, ph) = (
+                Ident::new(&name, proc_macro2::Span::call_site()),
+                Ident::new(&placeholder(n), proc_macro2::Span::call_site()),
+            );
+            lets.extend(quote::quote!(let #id = &#ph;));
+        }
+        if lets.is_empty() {
+            tokens
+        } else {
+            quote::quote!({ #lets #tokens })
+        }
     }
 
     /// Replaces identifiers naming locals by placeholders (not field or method names,
@@ -41,7 +84,9 @@ impl Lowerer {
                     out.push(TokenTree::Group(ng));
                 }
                 TokenTree::Ident(id) if self.is_local_use(&tokens, i, id) => {
-                    let v = self.lookup(&id.to_string()).expect("checked by is_local_use");
+                    let v = self
+                        .lookup(&id.to_string())
+                        .expect("checked by is_local_use");
                     let n = uses.iter().position(|u| *u == v).unwrap_or_else(|| {
                         uses.push(v);
                         uses.len() - 1
@@ -58,13 +103,15 @@ impl Lowerer {
         if self.lookup(&id.to_string()).is_none() {
             return false;
         }
-        let punct_before = |c: char| {
-            i >= 1 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == c)
-        };
-        let after_path_sep = i >= 2 && punct_before(':') && matches!(&tokens[i - 2], TokenTree::Punct(p) if p.as_char() == ':');
+        let punct_before =
+            |c: char| i >= 1 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == c);
+        let after_path_sep = i >= 2
+            && punct_before(':')
+            && matches!(&tokens[i - 2], TokenTree::Punct(p) if p.as_char() == ':');
         let before_path_sep = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
             && matches!(tokens.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
-        let is_macro_name = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+        let is_macro_name =
+            matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
         let field_access = punct_before('.')
             && !(i >= 2 && matches!(&tokens[i - 2], TokenTree::Punct(p) if p.as_char() == '.'));
         !field_access && !after_path_sep && !before_path_sep && !is_macro_name
@@ -83,5 +130,63 @@ fn what(e: &syn::Expr) -> &'static str {
         syn::Expr::Binary(_) => "comparison or logical operator",
         syn::Expr::Unary(_) => "`!` operator",
         _ => "expression",
+    }
+}
+
+/// The names a format string captures: `{name}` and `{name:spec}` (not `{{`, `{0}`, `{}`).
+fn format_captures(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '{' {
+            if chars.get(i + 1) == Some(&'{') {
+                i += 2;
+                continue;
+            }
+            let start = i + 1;
+            let mut j = start;
+            while j < chars.len() && (chars[j].is_alphanumeric() || chars[j] == '_') {
+                j += 1;
+            }
+            let name: String = chars[start..j].iter().collect();
+            if j > start
+                && matches!(chars.get(j), Some('}') | Some(':'))
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && !out.contains(&name)
+            {
+                out.push(name);
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Expressions whose value can never carry a derivative: casts to integers, comparisons
+/// and logical operators (booleans), `!`.
+fn never_active(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Cast(c) => {
+            matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| {
+                let s = i.to_string();
+                matches!(s.as_str(), "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "bool" | "char")
+            }))
+        }
+        syn::Expr::Binary(b) => matches!(
+            b.op,
+            syn::BinOp::Eq(_)
+                | syn::BinOp::Ne(_)
+                | syn::BinOp::Lt(_)
+                | syn::BinOp::Le(_)
+                | syn::BinOp::Gt(_)
+                | syn::BinOp::Ge(_)
+                | syn::BinOp::And(_)
+                | syn::BinOp::Or(_)
+        ),
+        syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
+        _ => false,
     }
 }

@@ -8,10 +8,14 @@ impl Lowerer {
     /// The elements of `v` when it is a tuple built in the body (`let (a, b) = (x, y)`
     /// binds `a` to `x` itself, not to a projection of a tuple).
     fn tuple_parts(&self, v: Value) -> Option<Vec<Value>> {
-        self.func.regions.iter().flat_map(|r| r.stmts.iter()).find_map(|s| match &s.inst {
-            Inst::Tuple(vs) if s.results.first() == Some(&v) => Some(vs.clone()),
-            _ => None,
-        })
+        self.func
+            .regions
+            .iter()
+            .flat_map(|r| r.stmts.iter())
+            .find_map(|s| match &s.inst {
+                Inst::Tuple(vs) if s.results.first() == Some(&v) => Some(vs.clone()),
+                _ => None,
+            })
     }
 
     /// Binds the names of `pat` to parts of `v`: tuple and array patterns become field and

@@ -3,7 +3,9 @@ use super::lower_body;
 use syn::parse_quote;
 
 fn ir(params: Vec<syn::Pat>, body: syn::Block) -> String {
-    lower_body(&params, &body, vec!["T".into()]).map(|l| l.func.to_string()).unwrap_or_else(|e| format!("error: {e}"))
+    lower_body(&params, &body, vec!["T".into()])
+        .map(|l| l.func.to_string())
+        .unwrap_or_else(|e| format!("error: {e}"))
 }
 
 #[test]
@@ -49,7 +51,9 @@ fn if_yields_assigned_variables() {
         vec![parse_quote!(x)],
         parse_quote!({
             let mut y = x;
-            if x > 0.0 { y = x * 2.0; }
+            if x > 0.0 {
+                y = x * 2.0;
+            }
             y
         }),
     );
@@ -66,7 +70,9 @@ fn for_loop_carries_assigned_variables() {
         vec![parse_quote!(x)],
         parse_quote!({
             let mut acc = x;
-            for i in 0..3 { acc = acc * x; }
+            for i in 0..3 {
+                acc = acc * x;
+            }
             acc
         }),
     );
@@ -77,10 +83,29 @@ fn for_loop_carries_assigned_variables() {
 
 #[test]
 fn unsupported_syntax_is_an_error_at_the_construct() {
-    let out = ir(vec![parse_quote!(x)], parse_quote!({ let y = x?; y }));
-    assert!(out.starts_with("error: the `?` operator is not supported"), "{out}");
-    let out = ir(vec![parse_quote!(x)], parse_quote!({ loop { break x; } }));
-    assert!(out.starts_with("error: `break` with a label or a value is not supported"), "{out}");
+    let out = ir(
+        vec![parse_quote!(x)],
+        parse_quote!({
+            let y = x?;
+            y
+        }),
+    );
+    assert!(
+        out.starts_with("error: the `?` operator is not supported"),
+        "{out}"
+    );
+    let out = ir(
+        vec![parse_quote!(x)],
+        parse_quote!({
+            loop {
+                break x;
+            }
+        }),
+    );
+    assert!(
+        out.starts_with("error: `break` with a label or a value is not supported"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -88,12 +113,17 @@ fn early_exits_absorb_the_rest_of_the_block() {
     let out = ir(
         vec![parse_quote!(x)],
         parse_quote!({
-            if x < 0.0 { return -x; }
+            if x < 0.0 {
+                return -x;
+            }
             x * 2.0
         }),
     );
     // The multiplication after the `if` moved into its else-region.
-    assert!(out.contains("    r2():\n      %3 = const 2.0\n      %4 = mul %0, %3\n      yield %4"), "{out}");
+    assert!(
+        out.contains("    r2():\n      %3 = const 2.0\n      %4 = mul %0, %3\n      yield %4"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -102,7 +132,9 @@ fn break_makes_the_body_yield_a_stop_flag() {
         vec![parse_quote!(x)],
         parse_quote!({
             let mut y = x;
-            while y > 1.0 { y = y * 0.5; }
+            while y > 1.0 {
+                y = y * 0.5;
+            }
             y
         }),
     );

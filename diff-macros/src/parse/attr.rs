@@ -21,7 +21,9 @@ impl FromMeta for NameList {
                 syn::Expr::Path(p) if p.path.get_ident().is_some() => {
                     names.push(p.path.get_ident().expect("checked").clone())
                 }
-                syn::Expr::Path(p) if p.path.is_ident("self") => names.push(syn::Ident::new("self", p.span())),
+                syn::Expr::Path(p) if p.path.is_ident("self") => {
+                    names.push(syn::Ident::new("self", p.span()))
+                }
                 other => {
                     return Err(darling::Error::custom("expected a parameter name").with_span(other))
                 }

@@ -79,17 +79,37 @@ impl FnSig {
         };
         let mut generics = sig.generics.clone();
         for lt in &namer.0 {
-            generics.params.push(syn::GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())));
+            generics
+                .params
+                .push(syn::GenericParam::Lifetime(syn::LifetimeParam::new(
+                    lt.clone(),
+                )));
         }
         for s in &roles.scalars {
             let id = format_ident!("{}", s);
-            generics.make_where_clause().predicates.push(syn::parse_quote!(#id: ::diff::Real));
+            generics
+                .make_where_clause()
+                .predicates
+                .push(syn::parse_quote!(#id: ::diff::Real));
         }
         let lifetimes = generics.lifetimes().map(|l| l.lifetime.clone()).collect();
-        Ok(FnSig { ident: sig.ident.clone(), params, output, output_tangent, generics, lifetimes, roles })
+        Ok(FnSig {
+            ident: sig.ident.clone(),
+            params,
+            output,
+            output_tangent,
+            generics,
+            lifetimes,
+            roles,
+        })
     }
 
-    fn param(i: usize, input: &syn::FnArg, roles: &Generics, namer: &mut NameLifetimes) -> syn::Result<Param> {
+    fn param(
+        i: usize,
+        input: &syn::FnArg,
+        roles: &Generics,
+        namer: &mut NameLifetimes,
+    ) -> syn::Result<Param> {
         match input {
             syn::FnArg::Receiver(r) => {
                 let mut r = r.clone();
@@ -132,7 +152,11 @@ impl FnSig {
 
     /// Keeps only the `wrt` parameters differentiated; names that are not parameters, or
     /// whose type is not differentiable, are errors at the name.
-    fn restrict(params: &mut [Param], sig: &syn::Signature, names: &[syn::Ident]) -> syn::Result<()> {
+    fn restrict(
+        params: &mut [Param],
+        sig: &syn::Signature,
+        names: &[syn::Ident],
+    ) -> syn::Result<()> {
         let mut keep = vec![false; params.len()];
         let mut errors: Option<syn::Error> = None;
         let mut add = |e: syn::Error| match &mut errors {
@@ -162,7 +186,9 @@ impl FnSig {
 
     /// Indices of the differentiated parameters.
     pub fn wrt(&self) -> Vec<usize> {
-        (0..self.params.len()).filter(|i| self.params[*i].tangent.is_some()).collect()
+        (0..self.params.len())
+            .filter(|i| self.params[*i].tangent.is_some())
+            .collect()
     }
 
     /// The slot type of each parameter: `Option<Tangent>` or `()`.

@@ -16,8 +16,26 @@ pub struct Generics {
 }
 
 const NOT_DIFFERENTIABLE: &[&str] = &[
-    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "bool",
-    "char", "str", "String", "Option", "Result", "Range", "RangeInclusive",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "bool",
+    "char",
+    "str",
+    "String",
+    "Option",
+    "Result",
+    "Range",
+    "RangeInclusive",
 ];
 
 /// The tangent type of `ty`, or `None` when values of `ty` carry no derivative.
@@ -37,7 +55,11 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
             parts.map(|ps| quote!((#(#ps,)*)))
         }
         Type::Path(p) if p.qself.is_none() => path_tangent(ty, &p.path, g),
-        Type::ImplTrait(_) | Type::BareFn(_) | Type::TraitObject(_) | Type::Never(_) | Type::Ptr(_) => None,
+        Type::ImplTrait(_)
+        | Type::BareFn(_)
+        | Type::TraitObject(_)
+        | Type::Never(_)
+        | Type::Ptr(_) => None,
         other => Some(assoc(other)),
     }
 }
@@ -122,7 +144,10 @@ mod tests {
         assert_eq!(t(parse_quote!(f64), &g).unwrap(), "f64");
         assert_eq!(t(parse_quote!(&[T]), &g).unwrap(), "::std::vec::Vec<T>");
         assert_eq!(t(parse_quote!(&[f32; N]), &g).unwrap(), "[f32;N]");
-        assert_eq!(t(parse_quote!(Vec<f64>), &g).unwrap(), "::std::vec::Vec<f64>");
+        assert_eq!(
+            t(parse_quote!(Vec<f64>), &g).unwrap(),
+            "::std::vec::Vec<f64>"
+        );
         assert_eq!(t(parse_quote!((f64, T)), &g).unwrap(), "(f64,T,)");
         assert!(t(parse_quote!(usize), &g).is_none());
         assert!(t(parse_quote!(F), &g).is_none());
