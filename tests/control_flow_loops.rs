@@ -336,7 +336,6 @@ fn for_with_inner_loop_break_continue() {
 }
 
 #[test]
-#[ignore = "bug C2: an inner while/loop's exit also stops the enclosing while/loop"]
 fn nested_while_in_while() {
     for x in [-0.4, 2.0] {
         for n in [0usize, 1, 2, 4] {

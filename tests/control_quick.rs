@@ -126,3 +126,81 @@ fn match_arms() {
         }
     }
 }
+
+#[differentiable]
+fn carried_feeds(x: f64, n: usize) -> f64 {
+    let mut p = 1.0;
+    let mut acc = 0.0;
+    for _ in 0..n {
+        p = p * x;
+        acc += p;
+    }
+    acc
+}
+
+#[differentiable]
+fn nested_while(x: f64) -> f64 {
+    let mut i = 0;
+    let mut acc = 0.0;
+    while i < 3 {
+        let mut j = 0;
+        while j < 2 {
+            acc = acc + x * 0.1;
+            j += 1;
+        }
+        i += 1;
+    }
+    acc
+}
+
+#[differentiable]
+fn rem_and_ints(x: f64, n: i32) -> f64 {
+    let m = n % 4;
+    let r = x % 1.5;
+    match m {
+        0 => r * x,
+        _ => r + x,
+    }
+}
+
+#[differentiable]
+fn slice_loop(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &v in xs {
+        s += v * v;
+    }
+    for v in xs {
+        s += *v;
+    }
+    s
+}
+
+#[differentiable]
+fn whole_binding(x: f64) -> f64 {
+    match x {
+        v if v < 0.0 => -v * 2.0,
+        v => v * v,
+    }
+}
+
+#[test]
+fn fixed_control_flow_bugs() {
+    for x in [0.3, 1.7] {
+        let n = 4;
+        let g = gradient!(at: (x, n), of: carried_feeds);
+        let d = first_derivative!(at: x, of: |x| carried_feeds(x, 4));
+        let expect = 1.0 + 2.0 * x + 3.0 * x * x + 4.0 * x * x * x;
+        assert!((g - expect).abs() < 1e-12 && (d - expect).abs() < 1e-12);
+        assert!((nested_while(x) - 6.0 * x * 0.1).abs() < 1e-12);
+        assert!((gradient!(at: x, of: nested_while) - 0.6).abs() < 1e-12);
+        for n in [0, 1, 5] {
+            let g = gradient!(at: (x, n), of: rem_and_ints);
+            let num = fd(|x| rem_and_ints(x, n), x);
+            assert!((g - num).abs() < 1e-5, "{g} {num}");
+        }
+    }
+    let xs = vec![1.0, -2.0];
+    assert_eq!(gradient!(at: &xs, of: slice_loop), vec![3.0, -3.0]);
+    assert_eq!(gradient!(at: -1.0, of: whole_binding), -2.0);
+    assert_eq!(gradient!(at: 3.0, of: whole_binding), 6.0);
+}

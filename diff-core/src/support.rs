@@ -218,3 +218,9 @@ pub fn cast_like<S: num_traits::NumCast, T: num_traits::NumCast>(v: T, _like: &S
         None => panic!("diff: a tangent is not representable in the cast's source type"),
     }
 }
+
+/// `trunc(a / b)`: minus the derivative of `a % b` with respect to `b`.
+#[inline(always)]
+pub fn rem_quotient<T: num_traits::Float>(a: T, b: T) -> T {
+    (a / b).trunc()
+}

@@ -47,7 +47,13 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
     }
     let output_tangent = sig.output_tangent(func.sig.output.span())?;
     let pats: Vec<syn::Pat> = sig.params.iter().map(|p| p.pat.clone()).collect();
-    let lowered = lower::lower_body(&pats, &func.block, sig.roles.scalars.clone())?;
+    let refs = sig
+        .params
+        .iter()
+        .filter(|p| p.by_ref)
+        .map(|p| p.ident.to_string())
+        .collect();
+    let lowered = lower::lower_body(&pats, &func.block, sig.roles.scalars.clone(), refs)?;
     let act = Activity::analyze(&lowered.func, &sig.wrt());
     if let Some(e) = check::check(&lowered.func, &act) {
         return Err(e);

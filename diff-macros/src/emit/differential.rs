@@ -61,6 +61,16 @@ impl Emitter<'_> {
                 let (nb, ny) = (self.name(*b), self.name(res));
                 self.sum(*a, quote!(x / #nb), *b, quote!(-(x * #ny / #nb)))
             }
+            // Original: y = a % b. Tangent: da - db * trunc(a / b).
+            Inst::Binary(BinOp::Rem, a, b) => {
+                let (na, nb) = (self.name(*a), self.name(*b));
+                self.sum(
+                    *a,
+                    quote!(x),
+                    *b,
+                    quote!(-(x * ::diff::__private::rem_quotient(#na, #nb))),
+                )
+            }
             // Original: y = -a. Tangent: -da.
             Inst::Neg(a) => {
                 let t = self.tan(*a);
@@ -158,16 +168,27 @@ impl Emitter<'_> {
         let region = self.func.region(body);
         let tape = names::tape(body);
         let pat = linear_map::pattern(self.func, self.act, body, self.mode);
+        // A carried value needs a tangent when it is active inside the body or after it.
         let carried: Vec<usize> = (0..init.len())
-            .filter(|i| self.act.is_active(stmt.results[*i]))
+            .filter(|i| {
+                self.act.is_active(stmt.results[*i]) || self.act.is_active(region.params[*i])
+            })
             .collect();
         let cur: Vec<Ident> = carried
             .iter()
-            .map(|i| self.dname(stmt.results[*i]))
+            .map(|i| names::ident(&format!("d_carry{}_{i}", body.0)))
             .collect();
         let inits = carried.iter().map(|i| self.tan(init[*i]));
         let params = carried.iter().map(|i| self.dname(region.params[*i]));
         let ys = carried.iter().map(|i| self.tan(region.yields[*i]));
+        let outs = carried
+            .iter()
+            .zip(&cur)
+            .filter(|(i, _)| self.act.is_active(stmt.results[**i]))
+            .map(|(i, c)| {
+                let d = self.dname(stmt.results[*i]);
+                quote! { let #d = #c; }
+            });
         let code = self.tangent_region(body);
         quote! {
             #(let mut #cur = #inits;)*
@@ -176,6 +197,7 @@ impl Emitter<'_> {
                 #code
                 #(#cur = #ys;)*
             }
+            #(#outs)*
         }
     }
 }

@@ -139,6 +139,7 @@ impl<'a> Emitter<'a> {
                     BinOp::Sub => quote_spanned!(span=> -),
                     BinOp::Mul => quote_spanned!(span=> *),
                     BinOp::Div => quote_spanned!(span=> /),
+                    BinOp::Rem => quote_spanned!(span=> %),
                 };
                 quote! { let #res = #a #op #b; }
             }

@@ -124,6 +124,13 @@ impl Emitter<'_> {
                 let na = self.name(*a);
                 self.acc(*a, quote!(::diff::__private::cast_like(s, &#na)))
             }
+            // Original: y = a % b. Adjoint: a += s; b -= s * trunc(a / b).
+            Inst::Binary(BinOp::Rem, a, b) => {
+                let (na, nb) = (self.name(*a), self.name(*b));
+                let x = self.acc(*a, quote!(::core::clone::Clone::clone(&s)));
+                let y = self.acc(*b, quote!(-(s * ::diff::__private::rem_quotient(#na, #nb))));
+                quote! { #x #y }
+            }
             // Original: y = -a. Adjoint: a -= s.
             Inst::Neg(a) => self.acc(*a, quote!(-s)),
             // Original: y = a (reference, dereference): the tangent is the referent's.
@@ -246,37 +253,50 @@ impl Emitter<'_> {
         let region = self.func.region(body);
         let tape = names::tape(body);
         let pat = linear_map::pattern(self.func, self.act, body, self.mode);
+        // A carried value needs an adjoint when it is active inside the body or after it.
         let carried: Vec<usize> = (0..init.len())
-            .filter(|i| self.act.is_active(stmt.results[*i]))
+            .filter(|i| {
+                self.act.is_active(stmt.results[*i]) || self.act.is_active(region.params[*i])
+            })
             .collect();
+        let cur: Vec<Ident> = carried
+            .iter()
+            .map(|i| names::ident(&format!("a_carry{}_{i}", body.0)))
+            .collect();
+        let start = carried.iter().zip(&cur).map(|(i, c)| {
+            if self.act.is_active(stmt.results[*i]) {
+                let a = self.adj(stmt.results[*i]);
+                quote! { let mut #c = #a; }
+            } else {
+                quote! { let mut #c = ::core::option::Option::None; }
+            }
+        });
         let seed: TokenStream = carried
             .iter()
-            .map(|i| {
-                let a = self.adj(stmt.results[*i]);
-                self.acc_opt(region.yields[*i], quote!(#a.take()))
-            })
+            .zip(&cur)
+            .map(|(i, c)| self.acc_opt(region.yields[*i], quote!(#c.take())))
             .collect();
         let back: TokenStream = carried
             .iter()
-            .map(|i| {
-                let (a, p) = (self.adj(stmt.results[*i]), region.params[*i]);
+            .zip(&cur)
+            .map(|(i, c)| {
+                let p = region.params[*i];
                 if self.act.is_active(p) {
                     let ap = self.adj(p);
-                    quote! { #a = #ap; }
+                    quote! { #c = #ap; }
                 } else {
-                    quote! { #a = ::core::option::Option::None; }
+                    quote! { #c = ::core::option::Option::None; }
                 }
             })
             .collect();
         let inner = self.reverse_region(body, seed);
         let finish: TokenStream = carried
             .iter()
-            .map(|i| {
-                let a = self.adj(stmt.results[*i]);
-                self.acc_opt(init[*i], quote!(#a))
-            })
+            .zip(&cur)
+            .map(|(i, c)| self.acc_opt(init[*i], quote!(#c)))
             .collect();
         quote! {
+            #(#start)*
             for #pat in #tape.into_iter().rev() {
                 #inner
                 #back

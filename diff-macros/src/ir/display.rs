@@ -16,6 +16,7 @@ impl Display for BinOp {
             BinOp::Sub => "sub",
             BinOp::Mul => "mul",
             BinOp::Div => "div",
+            BinOp::Rem => "rem",
         })
     }
 }

@@ -33,6 +33,8 @@ pub enum BinOp {
     Sub,
     Mul,
     Div,
+    /// `%`: d/da = 1, d/db = -trunc(a / b).
+    Rem,
 }
 
 /// How a call names its callee.

@@ -183,6 +183,17 @@ impl Lowerer {
         if let Some(l) = &f.label {
             return Err(super::expr::unsupported(l, "a labelled loop"));
         }
+        if let syn::Expr::Path(p) = &*f.expr {
+            if p.path
+                .get_ident()
+                .is_some_and(|i| self.ref_params.contains(&i.to_string()))
+            {
+                let mut f = f.clone();
+                let xs = &p.path;
+                f.expr = Box::new(syn::parse_quote!(#xs.iter()));
+                return self.lower_for(&f);
+            }
+        }
         if let Some(chain) = super::iterators::parse_chain(&f.expr) {
             if self.is_collection(&f.expr) {
                 return self.lower_for(&chain.for_loop(f));
@@ -197,6 +208,8 @@ impl Lowerer {
         let (_, probe_scopes) = self.in_region(probe_r, &before, |cx| {
             let item = cx.func.new_value(None, f.pat.span());
             cx.push_scope();
+            let no = cx.emit(Inst::Const(quote::quote!(false)), f.span(), None);
+            cx.bind(super::diverge::STOP.to_string(), no);
             cx.bind_pattern(&f.pat, item)?;
             cx.lower_block_value(&f.body)
         })?;

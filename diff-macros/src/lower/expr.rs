@@ -196,17 +196,17 @@ impl Lowerer {
             B::Sub(_) | B::SubAssign(_) => Some(BinOp::Sub),
             B::Mul(_) | B::MulAssign(_) => Some(BinOp::Mul),
             B::Div(_) | B::DivAssign(_) => Some(BinOp::Div),
+            B::Rem(_) | B::RemAssign(_) => Some(BinOp::Rem),
             _ => None,
         };
         let compound = matches!(
             b.op,
-            B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_)
+            B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_) | B::RemAssign(_)
         );
         let Some(op) = arith(&b.op) else {
             if matches!(
                 b.op,
-                B::RemAssign(_)
-                    | B::BitAndAssign(_)
+                B::BitAndAssign(_)
                     | B::BitOrAssign(_)
                     | B::BitXorAssign(_)
                     | B::ShlAssign(_)

@@ -36,9 +36,25 @@ impl Lowerer {
         let mut arms = Vec::new();
         let mut branches: Vec<Branch> = Vec::new();
         for arm in &m.arms {
-            let names = bindings(&arm.pat);
+            // `v => ..` / `v if .. => ..` binds the scrutinee itself: no region parameter.
+            let whole = match &arm.pat {
+                syn::Pat::Ident(p)
+                    if p.subpat.is_none()
+                        && p.by_ref.is_none()
+                        && bindings(&arm.pat).len() == 1 =>
+                {
+                    Some(p.ident.clone())
+                }
+                _ => None,
+            };
+            let names = if whole.is_some() {
+                Vec::new()
+            } else {
+                bindings(&arm.pat)
+            };
+            let hidden: Vec<syn::Ident> = names.iter().chain(whole.iter()).cloned().collect();
             let guard = match &arm.guard {
-                Some((_, g)) => Some(self.guard(g, &names)),
+                Some((_, g)) => Some(self.guard(g, &hidden)),
                 None => None,
             };
             let region = self.func.new_region();
@@ -51,6 +67,9 @@ impl Lowerer {
                 cx.push_scope();
                 for (n, v) in names.iter().zip(&params) {
                     cx.bind(n.to_string(), *v);
+                }
+                if let Some(w) = &whole {
+                    cx.bind(w.to_string(), scrutinee);
                 }
                 cx.lower_expr(&arm.body)
             })?;

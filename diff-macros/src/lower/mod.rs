@@ -33,13 +33,18 @@ pub struct Lowered {
 ///
 /// `scalar_params` are the function's generic type parameters bounded by a float trait:
 /// `T::sin(x)` is then a method call on the scalar.
+///
+/// `ref_params` name the parameters taken by reference: iterating one (`for x in xs`)
+/// yields references.
 pub fn lower_body(
     params: &[syn::Pat],
     body: &syn::Block,
     scalar_params: Vec<String>,
+    ref_params: Vec<String>,
 ) -> syn::Result<Lowered> {
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
+    cx.ref_params = ref_params;
     for (i, pat) in params.iter().enumerate() {
         let v = cx.emit(Inst::Param(i), pat_span(pat), None);
         cx.bind_pattern(pat, v)?;
@@ -66,6 +71,8 @@ pub(crate) struct Lowerer {
     errors: Option<syn::Error>,
     /// Generic type parameters that are scalars.
     scalar_params: Vec<String>,
+    /// Parameters taken by reference.
+    pub(crate) ref_params: Vec<String>,
     /// Set when the statements lowered last exit early (`return`, `break`, `continue`):
     /// what follows them in their sequence is unreachable.
     pub(crate) diverged: bool,
@@ -93,6 +100,7 @@ impl Lowerer {
             items: Vec::new(),
             errors: None,
             scalar_params: Vec::new(),
+            ref_params: Vec::new(),
             diverged: false,
             loops: Vec::new(),
             hidden: Vec::new(),
