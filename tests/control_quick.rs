@@ -1,3 +1,4 @@
+#![allow(clippy::assign_op_pattern)]
 use diff::prelude::*;
 
 #[differentiable]

@@ -1,3 +1,4 @@
+#![allow(clippy::assign_op_pattern, clippy::ptr_arg)]
 use diff::prelude::*;
 
 #[differentiable]

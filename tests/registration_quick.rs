@@ -1,3 +1,4 @@
+#![allow(clippy::assign_op_pattern)]
 use diff::prelude::*;
 
 fn h(x: f64) -> f64 {
@@ -33,9 +34,9 @@ fn uses(x: f64) -> f64 {
     let mut acc = 0.0;
     for _ in 0..3 {
         if x > 0.0 {
-            acc = acc + h(x);
+            acc += h(x);
         } else {
-            acc = acc - h(x);
+            acc -= h(x);
         }
     }
     acc + g(x, 2.0) + x.cbrt()

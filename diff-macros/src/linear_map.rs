@@ -179,7 +179,7 @@ pub fn construct(
             match s {
                 Saved::Value(v) => {
                     let e = value(v);
-                    let owned = e.to_string() == field.to_string();
+                    let owned = field == e.to_string();
                     (owned, quote! { #field: #e })
                 }
                 _ => (false, quote! { #field }),

@@ -40,7 +40,6 @@ impl Emitter<'_> {
         }
         let res = stmt.results[0];
         let d = self.dname(res);
-        let rt = quote!(::diff::__private);
         let e = match &stmt.inst {
             // Original: p = param i. Tangent: the input tangent i.
             Inst::Param(i) => {

@@ -22,7 +22,8 @@ pub struct RegionId(pub u32);
 pub struct ValueData {
     /// The user's variable name, when the value is a binding; used for readable output.
     pub name: Option<String>,
-    /// Where the value comes from in the user's code.
+    /// Where the value comes from in the user's code (for diagnostics about values).
+    #[allow(dead_code)]
     pub span: Span,
 }
 

@@ -190,7 +190,7 @@ impl Lowerer {
             {
                 let mut f = f.clone();
                 let xs = &p.path;
-                f.expr = Box::new(syn::parse_quote!(#xs.iter()));
+                f.expr = syn::parse_quote!(#xs.iter());
                 return self.lower_for(&f);
             }
         }

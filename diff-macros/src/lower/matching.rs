@@ -53,10 +53,7 @@ impl Lowerer {
                 bindings(&arm.pat)
             };
             let hidden: Vec<syn::Ident> = names.iter().chain(whole.iter()).cloned().collect();
-            let guard = match &arm.guard {
-                Some((_, g)) => Some(self.guard(g, &hidden)),
-                None => None,
-            };
+            let guard = arm.guard.as_ref().map(|(_, g)| self.guard(g, &hidden));
             let region = self.func.new_region();
             let params: Vec<Value> = names
                 .iter()

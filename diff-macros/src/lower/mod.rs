@@ -68,7 +68,6 @@ pub(crate) struct Lowerer {
     /// The region statements are appended to.
     current: RegionId,
     items: Vec<syn::Item>,
-    errors: Option<syn::Error>,
     /// Generic type parameters that are scalars.
     scalar_params: Vec<String>,
     /// Parameters taken by reference.
@@ -98,7 +97,6 @@ impl Lowerer {
             scopes: vec![HashMap::new()],
             current: entry,
             items: Vec::new(),
-            errors: None,
             scalar_params: Vec::new(),
             ref_params: Vec::new(),
             diverged: false,
@@ -109,21 +107,10 @@ impl Lowerer {
     }
 
     fn finish(self) -> syn::Result<Lowered> {
-        match self.errors {
-            Some(e) => Err(e),
-            None => Ok(Lowered {
-                func: self.func,
-                items: self.items,
-            }),
-        }
-    }
-
-    /// Records an error and goes on, so that all errors are reported together.
-    pub(crate) fn error(&mut self, e: syn::Error) {
-        match &mut self.errors {
-            Some(all) => all.combine(e),
-            None => self.errors = Some(e),
-        }
+        Ok(Lowered {
+            func: self.func,
+            items: self.items,
+        })
     }
 
     /// Appends a one-result statement to the current region.

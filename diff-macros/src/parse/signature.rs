@@ -164,7 +164,7 @@ impl FnSig {
             None => errors = Some(e),
         };
         for n in names {
-            match params.iter().position(|p| p.ident.to_string() == n.to_string()) {
+            match params.iter().position(|p| *n == p.ident.to_string()) {
                 None => {
                     let list: Vec<String> = params.iter().map(|p| p.ident.to_string()).collect();
                     add(syn::Error::new(n.span(), format!("`wrt` names `{n}`, which is not a parameter of `{}`; its parameters are: {}", sig.ident, list.join(", "))));
