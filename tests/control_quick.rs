@@ -205,3 +205,33 @@ fn fixed_control_flow_bugs() {
     assert_eq!(gradient!(at: -1.0, of: whole_binding), -2.0);
     assert_eq!(gradient!(at: 3.0, of: whole_binding), 6.0);
 }
+
+#[differentiable]
+fn pow_rec(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        1.0
+    } else {
+        x * pow_rec(x, n - 1)
+    }
+}
+
+#[differentiable]
+fn sum_rec(xs: &[f64], i: usize) -> f64 {
+    if i >= xs.len() {
+        return 0.0;
+    }
+    xs[i].sin() + sum_rec(xs, i + 1)
+}
+
+#[test]
+fn recursion() {
+    for x in [0.5, 1.3] {
+        let g = gradient!(at: (x, 5), of: pow_rec);
+        assert!((g - 5.0 * x.powi(4)).abs() < 1e-12);
+        let d = first_derivative!(at: x, of: |x| pow_rec(x, 5));
+        assert!((d - 5.0 * x.powi(4)).abs() < 1e-12);
+    }
+    let xs = vec![0.1, 0.2, 0.3];
+    let g = gradient!(at: (&xs, 0), of: sum_rec);
+    assert_eq!(g, xs.iter().map(|x| x.cos()).collect::<Vec<_>>());
+}

@@ -4,26 +4,13 @@
 //! - `__pullback_f` / `__differential_f`: the user's shapes (tangents of the
 //!   differentiated parameters only, zeros filled in) used by the operators.
 use super::names::{self, Mode};
-use super::primal::Emitter;
+use super::primal::{Emitter, Recursion};
 use crate::analysis::activity::Activity;
 use crate::ir::Function;
 use crate::linear_map;
 use crate::parse::signature::FnSig;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
-
-/// The body of a VJP or JVP companion: evaluates to `(value, pullback or differential)`.
-pub fn body(
-    func: &Function,
-    act: &Activity,
-    mode: Mode,
-    params: Vec<TokenStream>,
-    slots: usize,
-    items: &[syn::Item],
-) -> TokenStream {
-    let (stmts, result) = body_parts(func, act, mode, params, slots, items);
-    quote! { #stmts #result }
-}
 
 /// The statements of a companion's body, and the final `(value, linear map)` expression
 /// (separate, so that an operator can keep the locals alive in its own scope).
@@ -35,7 +22,21 @@ pub fn body_parts(
     slots: usize,
     items: &[syn::Item],
 ) -> (TokenStream, TokenStream) {
-    let e = Emitter::new(func, act, mode, params);
+    body_parts_with(func, act, mode, params, slots, items, None)
+}
+
+/// [`body_parts`] for a function that may call itself.
+pub fn body_parts_with(
+    func: &Function,
+    act: &Activity,
+    mode: Mode,
+    params: Vec<TokenStream>,
+    slots: usize,
+    items: &[syn::Item],
+    recursion: Option<Recursion>,
+) -> (TokenStream, TokenStream) {
+    let mut e = Emitter::new(func, act, mode, params);
+    e.recursion = recursion;
     let entry = func.entry();
     let defs = linear_map::definitions(func, act, mode);
     let primal = e.primal_region(entry);
@@ -128,15 +129,35 @@ impl Companions<'_> {
         let sh = self.shapes();
         let n = sig.params.len();
         let params: Vec<TokenStream> = sig.params.iter().map(|p| p.ident.clone()).collect();
-        let vjp_body = body(
+        let (slots, caps) = (sig.slots(), sig.dyn_lifetime());
+        let rec = |boxed: TokenStream| {
+            Some(Recursion {
+                name: sig.ident.to_string(),
+                boxed,
+            })
+        };
+        let vjp_box = quote!(::std::boxed::Box<dyn ::core::ops::FnOnce(#output_tangent) -> (#(#slots,)*) #caps>);
+        let jvp_box = quote!(::std::boxed::Box<dyn ::core::ops::FnOnce((#(#slots,)*)) -> ::core::option::Option<#output_tangent> #caps>);
+        let (st, r) = body_parts_with(
             self.func,
             self.act,
             Mode::Vjp,
             params.clone(),
             n,
             self.items,
+            rec(vjp_box),
         );
-        let jvp_body = body(self.func, self.act, Mode::Jvp, params, n, self.items);
+        let vjp_body = quote! { #st #r };
+        let (st, r) = body_parts_with(
+            self.func,
+            self.act,
+            Mode::Jvp,
+            params,
+            n,
+            self.items,
+            rec(jvp_box),
+        );
+        let jvp_body = quote! { #st #r };
         let vjp = sh.header(
             names::companion(&sig.ident, Mode::Vjp),
             sh.vjp_type(output_tangent),

@@ -17,7 +17,20 @@ pub struct Emitter<'a> {
     pub mode: Mode,
     /// The companion's parameter names, in order (`self` for a receiver).
     pub params: Vec<TokenStream>,
+    /// For a function's companion: how to recognize and box its recursive calls.
+    pub recursion: Option<Recursion>,
     defs: HashMap<Value, &'a Inst>,
+}
+
+/// A function calling itself: its companion's opaque return type would contain itself, so
+/// the recursive call's pullback (or differential) is boxed, the one allocation per call
+/// Rust's types require.
+#[derive(Clone)]
+pub struct Recursion {
+    /// The function's name.
+    pub name: String,
+    /// `Box<dyn FnOnce(..) -> ..>` of the companion being emitted.
+    pub boxed: TokenStream,
 }
 
 impl<'a> Emitter<'a> {
@@ -40,6 +53,7 @@ impl<'a> Emitter<'a> {
             act,
             mode,
             params,
+            recursion: None,
             defs,
         }
     }
@@ -221,7 +235,15 @@ impl<'a> Emitter<'a> {
         };
         if active {
             let h = names::handle(self.func, stmt.results[0], self.mode);
-            quote! { let (#res, #h) = #call; }
+            let boxed = self
+                .recursion
+                .as_ref()
+                .filter(|r| is_call_of(callee, &r.name))
+                .map(|r| {
+                    let ty = &r.boxed;
+                    quote! { let #h: #ty = ::std::boxed::Box::new(#h); }
+                });
+            quote! { let (#res, #h) = #call; #boxed }
         } else {
             quote! { let #res = #call; }
         }
@@ -369,5 +391,18 @@ impl<'a> Emitter<'a> {
                 other => other,
             })
             .collect()
+    }
+}
+
+/// Whether `callee` calls the function named `name` (`name(..)`, `Self::name(..)`,
+/// `self.name(..)`).
+fn is_call_of(callee: &Callee, name: &str) -> bool {
+    match callee {
+        Callee::Path(p) => {
+            let segs = &p.path.segments;
+            let last_is = segs.last().is_some_and(|s| s.ident == name);
+            last_is && (segs.len() == 1 || (segs.len() == 2 && segs[0].ident == "Self"))
+        }
+        Callee::Method { method, .. } => method == name,
     }
 }

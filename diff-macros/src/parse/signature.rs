@@ -209,6 +209,15 @@ impl FnSig {
         quote!(#(+ ::diff::__private::Captures<#lts>)*)
     }
 
+    /// `+ 'a` for the one lifetime of the signature (a boxed recursive pullback may borrow
+    /// the arguments); nothing when there is none.
+    pub fn dyn_lifetime(&self) -> TokenStream {
+        match self.lifetimes.as_slice() {
+            [lt] => quote!(+ #lt),
+            _ => TokenStream::new(),
+        }
+    }
+
     /// The result's tangent, or an error at the signature when it has none.
     pub fn output_tangent(&self, span: Span) -> syn::Result<TokenStream> {
         self.output_tangent.clone().ok_or_else(|| {
