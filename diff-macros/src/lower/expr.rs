@@ -311,7 +311,8 @@ impl Lowerer {
         let type_prefix = func.qself.is_none()
             && segs.len() >= 2
             && self.is_scalar_type_name(&segs[segs.len() - 2].ident.to_string())
-            && !args.is_empty();
+            && !args.is_empty()
+            && !is_constructor(&last.ident.to_string());
         let callee = if type_prefix {
             let turbofish = match &last.arguments {
                 syn::PathArguments::AngleBracketed(a) => Some(a.clone()),
@@ -400,4 +401,24 @@ pub(crate) fn describe(e: &Expr) -> &'static str {
 
 fn is_float_type(t: &syn::Type) -> bool {
     matches!(t, syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"))
+}
+
+/// Associated functions of scalar types that take no receiver (`T::from_f64(2.0)`,
+/// `T::from(3).unwrap()`, `f64::max_value()`): path calls, not methods of their argument.
+fn is_constructor(name: &str) -> bool {
+    name.starts_with("from")
+        || matches!(
+            name,
+            "zero"
+                | "one"
+                | "nan"
+                | "infinity"
+                | "neg_infinity"
+                | "epsilon"
+                | "max_value"
+                | "min_value"
+                | "min_positive_value"
+                | "neg_zero"
+                | "new"
+        )
 }

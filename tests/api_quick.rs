@@ -1,0 +1,57 @@
+#![allow(clippy::assign_op_pattern)]
+use diff::prelude::*;
+use num_traits::FromPrimitive;
+use std::iter::Sum;
+
+#[differentiable]
+fn norm2<T: Float + FromPrimitive + Sum>(p: &[T]) -> T {
+    let two = T::from_f64(2.0).unwrap();
+    p.iter().map(|x| *x * *x).sum::<T>() / two
+}
+
+#[differentiable]
+fn zipped(p: &[f64], q: &[f64]) -> f64 {
+    p.iter().zip(q.iter()).map(|(a, b)| a * b).sum::<f64>()
+        + p.iter().skip(1).fold(0.0, |acc, x| acc + x.sin())
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Particle {
+    pos: f64,
+    vel: f64,
+}
+
+impl Particle {
+    #[differentiable]
+    fn energy(&self, k: f64) -> f64 {
+        0.5 * k * self.pos * self.pos + 0.5 * self.vel * self.vel
+    }
+}
+
+#[differentiable]
+fn total(p: &Particle, k: f64) -> f64 {
+    p.energy(k) * 2.0
+}
+
+#[test]
+fn api_patterns() {
+    let p = vec![1.0, -2.0, 3.0];
+    assert_eq!(gradient!(at: &p, of: norm2), p);
+    let pf: Vec<f32> = vec![1.0, 2.0];
+    assert_eq!(gradient!(at: &pf, of: norm2::<f32>), pf);
+    let q = vec![0.5, 0.25, 2.0];
+    let (gp, gq) = gradient!(at: (&p, &q), of: zipped);
+    assert_eq!(gq, p);
+    assert_eq!(gp, vec![0.5, 0.25 + (-2.0f64).cos(), 2.0 + 3.0f64.cos()]);
+    let part = Particle { pos: 2.0, vel: 3.0 };
+    let (gpart, gk) = gradient!(at: (&part, 1.5), of: total);
+    assert_eq!(gpart.pos, 2.0 * 1.5 * 2.0);
+    assert_eq!(gpart.vel, 2.0 * 3.0);
+    assert_eq!(gk, 2.0 * 0.5 * 4.0);
+    let (t, k) = gradient!(at: (&part, 1.5), of: Particle::energy);
+    assert_eq!((t.pos, t.vel, k), (3.0, 3.0, 2.0));
+    let (v, pb) = value_with_pullback!(at: part.clone(), of: |p: Particle| p.pos * p.vel);
+    assert_eq!(v, 6.0);
+    let t: ParticleTangent = pb(1.0);
+    assert_eq!((t.pos, t.vel), (3.0, 2.0));
+}
