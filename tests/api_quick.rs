@@ -55,3 +55,24 @@ fn api_patterns() {
     let t: ParticleTangent = pb(1.0);
     assert_eq!((t.pos, t.vel), (3.0, 2.0));
 }
+
+#[differentiable]
+fn with_inactive_mutation(x: f64, n: usize) -> f64 {
+    let mut weights = Vec::new();
+    for i in 0..n {
+        weights.push(i as f64 + 1.0);
+    }
+    weights.reverse();
+    let mut acc = 0.0;
+    for i in 0..n {
+        acc += weights[i] * x.powi(i as i32 + 1);
+    }
+    acc
+}
+
+#[test]
+fn inactive_mutation_by_methods() {
+    let g = gradient!(at: (2.0, 3), of: with_inactive_mutation);
+    // 3x + 2x^2 + x^3 -> 3 + 4x + 3x^2
+    assert_eq!(g, 3.0 + 8.0 + 12.0);
+}

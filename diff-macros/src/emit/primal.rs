@@ -139,12 +139,12 @@ impl<'a> Emitter<'a> {
         match &stmt.inst {
             Inst::Param(i) => {
                 let p = &self.params[*i];
-                quote! { let #res = #p; }
+                quote! { let mut #res = #p; }
             }
-            Inst::Const(t) => quote_spanned! {span=> let #res = #t; },
+            Inst::Const(t) => quote_spanned! {span=> let mut #res = #t; },
             Inst::Opaque(o) => {
                 let t = self.substitute(o.tokens.clone(), &o.uses);
-                quote_spanned! {span=> let #res = #t; }
+                quote_spanned! {span=> let mut #res = #t; }
             }
             Inst::Binary(op, a, b) => {
                 let (a, b) = (self.expr(*a), self.expr(*b));
@@ -245,7 +245,7 @@ impl<'a> Emitter<'a> {
                 });
             quote! { let (#res, #h) = #call; #boxed }
         } else {
-            quote! { let #res = #call; }
+            quote! { let mut #res = #call; }
         }
     }
 
