@@ -53,7 +53,8 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
         .filter(|p| p.by_ref)
         .map(|p| p.ident.to_string())
         .collect();
-    let lowered = lower::lower_body(&pats, &func.block, sig.roles.scalars.clone(), refs)?;
+    let muts = sig.mutated();
+    let lowered = lower::lower_body(&pats, &func.block, sig.roles.scalars.clone(), refs, muts)?;
     let act = Activity::analyze(&lowered.func, &sig.wrt());
     if let Some(e) = check::check(&lowered.func, &act) {
         return Err(e);

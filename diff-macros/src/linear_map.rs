@@ -57,7 +57,7 @@ fn needs(stmt: &Stmt, act: &Activity) -> Vec<Saved> {
         Inst::Binary(BinOp::Rem, a, b) if act.is_active(*b) => {
             vec![Saved::Value(*a), Saved::Value(*b)]
         }
-        Inst::Call(..) => vec![Saved::Callee(res.expect("call has a result"))],
+        Inst::Call(..) | Inst::CallMut(..) => vec![Saved::Callee(res.expect("call has a result"))],
         Inst::Field(base, _) => vec![Saved::Value(*base)],
         Inst::Cast(a, _) => vec![Saved::Value(*a)],
         Inst::Index(base, index) => vec![Saved::Value(*base), Saved::Value(*index)],

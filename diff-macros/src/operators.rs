@@ -207,7 +207,7 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
         brace_token: Default::default(),
         stmts: vec![syn::Stmt::Expr((*c.body).clone(), None)],
     };
-    let lowered = lower::lower_body(&pats, &block, Vec::new(), Vec::new())?;
+    let lowered = lower::lower_body(&pats, &block, Vec::new(), Vec::new(), Vec::new())?;
     let wrt: Vec<usize> = (0..ins.len()).collect();
     let act = Activity::analyze(&lowered.func, &wrt);
     if let Some(e) = crate::check::check(&lowered.func, &act) {

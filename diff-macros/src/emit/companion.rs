@@ -6,7 +6,7 @@
 use super::names::{self, Mode};
 use super::primal::{Emitter, Recursion};
 use crate::analysis::activity::Activity;
-use crate::ir::Function;
+use crate::ir::{Function, Value};
 use crate::linear_map;
 use crate::parse::signature::FnSig;
 use proc_macro2::{Ident, TokenStream};
@@ -45,8 +45,10 @@ pub fn body_parts_with(
     let ret = func.region(entry).yields[0];
     let ret_expr = e.expr(ret);
     let lin = names::ident("linear_map");
+    // `&mut` parameters: their final pointees follow the result in the entry's yields.
+    let finals: Vec<Value> = func.region(entry).yields[1..].to_vec();
     let closure = match mode {
-        Mode::Vjp => {
+        Mode::Vjp if finals.is_empty() => {
             let seed = if act.is_active(ret) {
                 let a = names::adjoint(func, ret);
                 quote! { ::diff::__private::accumulate(&mut #a, seed); }
@@ -57,15 +59,51 @@ pub fn body_parts_with(
             let outs = (0..slots).map(|i| param_slot(func, act, i, mode));
             quote! { move |seed| { let #pat = #lin; #code (#(#outs,)*) } }
         }
+        Mode::Vjp => {
+            let ms: Vec<Ident> = (0..finals.len())
+                .map(|k| names::ident(&format!("seed{k}")))
+                .collect();
+            let mut seed = TokenStream::new();
+            for (v, s) in std::iter::once(ret)
+                .chain(finals.iter().copied())
+                .zip(std::iter::once(names::ident("seed")).chain(ms.iter().cloned()))
+            {
+                if act.is_active(v) {
+                    let a = names::adjoint(func, v);
+                    seed.extend(quote! { ::diff::__private::accumulate_opt(&mut #a, #s); });
+                }
+            }
+            let code = e.reverse_region(entry, seed);
+            let outs = (0..slots).map(|i| param_slot(func, act, i, mode));
+            quote! { move |(seed, #(#ms,)*)| { let #pat = #lin; #code (#(#outs,)*) } }
+        }
         Mode::Jvp => {
             let ins: Vec<Ident> = (0..slots)
                 .map(|i| names::ident(&format!("d_in{i}")))
                 .collect();
             let code = e.tangent_region(entry);
             let out = e.tan(ret);
+            let out = if finals.is_empty() {
+                out
+            } else {
+                let fs = finals.iter().map(|v| e.tan(*v));
+                quote! { (#out, #(#fs,)*) }
+            };
             quote! { move |(#(#ins,)*)| { let #pat = #lin; #code #out } }
         }
     };
+    // Write the final pointees back through the `&mut` parameters.
+    let write_back = func.mutated.iter().zip(&finals).map(|(i, v)| {
+        let param = func
+            .region(entry)
+            .stmts
+            .iter()
+            .find(|s| matches!(s.inst, crate::ir::Inst::Param(j) if j == *i))
+            .map(|s| s.results[0]);
+        let p = param.map(|p| e.name(p));
+        let val = e.expr(*v);
+        quote! { *#p = #val; }
+    });
     let stmts = quote! {
         #[allow(unused_imports)]
         use ::diff::__private::rules::*;
@@ -73,6 +111,7 @@ pub fn body_parts_with(
         #defs
         #primal
         let #lin = #built;
+        #(#write_back)*
     };
     (stmts, quote! { (#ret_expr, #closure) })
 }
@@ -136,8 +175,14 @@ impl Companions<'_> {
                 boxed,
             })
         };
-        let vjp_box = quote!(::std::boxed::Box<dyn ::core::ops::FnOnce(#output_tangent) -> (#(#slots,)*) #caps>);
-        let jvp_box = quote!(::std::boxed::Box<dyn ::core::ops::FnOnce((#(#slots,)*)) -> ::core::option::Option<#output_tangent> #caps>);
+        let (seed, dout) = (
+            sh.seed_type(output_tangent),
+            sh.differential_output(output_tangent),
+        );
+        let vjp_box =
+            quote!(::std::boxed::Box<dyn ::core::ops::FnOnce(#seed) -> (#(#slots,)*) #caps>);
+        let jvp_box =
+            quote!(::std::boxed::Box<dyn ::core::ops::FnOnce((#(#slots,)*)) -> #dout #caps>);
         let (st, r) = body_parts_with(
             self.func,
             self.act,
@@ -166,8 +211,11 @@ impl Companions<'_> {
             names::companion(&sig.ident, Mode::Jvp),
             sh.jvp_type(output_tangent),
         );
-        let pullback = sh.user_pullback(output_tangent);
-        let differential = sh.user_differential(output_tangent);
+        // A function with `&mut` parameters is differentiated where it is called; the
+        // operators take values, so it has no user-shaped companions.
+        let mutates = !sig.mutated().is_empty();
+        let pullback = (!mutates).then(|| sh.user_pullback(output_tangent));
+        let differential = (!mutates).then(|| sh.user_differential(output_tangent));
         quote! {
             #vjp { #vjp_body }
             #jvp { #jvp_body }
@@ -181,13 +229,37 @@ impl Shapes<'_> {
     /// `(R, impl FnOnce(RT) -> (slots..))`.
     pub fn vjp_type(&self, output_tangent: &TokenStream) -> TokenStream {
         let (out, slots, caps) = (&self.sig.output, self.sig.slots(), self.sig.captures());
-        quote!((#out, impl ::core::ops::FnOnce(#output_tangent) -> (#(#slots,)*) #caps))
+        let seed = self.seed_type(output_tangent);
+        quote!((#out, impl ::core::ops::FnOnce(#seed) -> (#(#slots,)*) #caps))
+    }
+
+    /// What a pullback takes: the result's tangent, or, for a function with `&mut`
+    /// parameters, `(Option<result tangent>, pointees' slots..)`.
+    pub fn seed_type(&self, output_tangent: &TokenStream) -> TokenStream {
+        let m = self.sig.mutated_slots();
+        if m.is_empty() {
+            output_tangent.clone()
+        } else {
+            quote!((::core::option::Option<#output_tangent>, #(#m,)*))
+        }
+    }
+
+    /// What a differential returns: `Option<result tangent>`, or, for a function with
+    /// `&mut` parameters, `(Option<result tangent>, pointees' slots..)`.
+    pub fn differential_output(&self, output_tangent: &TokenStream) -> TokenStream {
+        let m = self.sig.mutated_slots();
+        if m.is_empty() {
+            quote!(::core::option::Option<#output_tangent>)
+        } else {
+            quote!((::core::option::Option<#output_tangent>, #(#m,)*))
+        }
     }
 
     /// `(R, impl FnOnce((slots..)) -> Option<RT>)`.
     pub fn jvp_type(&self, output_tangent: &TokenStream) -> TokenStream {
         let (out, slots, caps) = (&self.sig.output, self.sig.slots(), self.sig.captures());
-        quote!((#out, impl ::core::ops::FnOnce((#(#slots,)*)) -> ::core::option::Option<#output_tangent> #caps))
+        let ret = self.differential_output(output_tangent);
+        quote!((#out, impl ::core::ops::FnOnce((#(#slots,)*)) -> #ret #caps))
     }
 
     /// The attributes and signature of a companion.

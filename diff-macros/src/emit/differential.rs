@@ -80,6 +80,28 @@ impl Emitter<'_> {
                 let t = self.tan(*a);
                 quote! { #t.map(|x| ::diff::__private::from_f64::<#ty>(::diff::__private::cast_like(x, &0.0f64))) }
             }
+            // Original: y = &a, *a, a copy of *a. Tangent: da.
+            Inst::Load(a) => self.tan(*a),
+            // Original: (y, df) = f_jvp(.., &mut m, ..). Tangent: (dy, dm..) = df((dargs..)).
+            Inst::CallMut(_, args, _) => {
+                let df = names::handle(self.func, res, self.mode);
+                let ts = args.iter().map(|a| {
+                    if self.act.is_active(*a) {
+                        self.tan(*a)
+                    } else {
+                        quote!(::core::default::Default::default())
+                    }
+                });
+                let outs = stmt.results.iter().map(|r| {
+                    if self.act.is_active(*r) {
+                        let d = self.dname(*r);
+                        quote!(#d)
+                    } else {
+                        quote!(_)
+                    }
+                });
+                return quote! { let (#(#outs,)*) = #df((#(#ts,)*)); };
+            }
             // Original: y = &a, *a. Tangent: da.
             Inst::Ref(a, _) | Inst::Deref(a) => self.tan(*a),
             // Original: (y, df) = f_jvp(args). Tangent: df((dargs..)).

@@ -33,7 +33,19 @@ pub fn ident(s: &str) -> Ident {
 fn base(func: &Function, v: Value) -> String {
     match func.value(v).name.as_deref() {
         Some("self") => format!("this_{}", v.0),
-        Some(n) => format!("{}_{}", n.trim_start_matches("r#"), v.0),
+        Some(n) => {
+            let clean: String = n
+                .trim_start_matches("r#")
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let clean = if clean.is_empty() || clean.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("v{clean}")
+            } else {
+                clean
+            };
+            format!("{clean}_{}", v.0)
+        }
         None => format!("t_{}", v.0),
     }
 }

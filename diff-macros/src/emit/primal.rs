@@ -162,6 +162,13 @@ impl<'a> Emitter<'a> {
                 quote! { let #res = -#a; }
             }
             Inst::Call(callee, args) => self.primal_call(stmt, callee, args, active),
+            Inst::CallMut(callee, args, mutated) => {
+                self.primal_call_mut(stmt, callee, args, mutated, active)
+            }
+            Inst::Load(a) => {
+                let a = self.expr(*a);
+                quote! { let mut #res = ::core::clone::Clone::clone(&*#a); }
+            }
             Inst::Tuple(vs) => {
                 let vs = vs.iter().map(|v| self.expr(*v));
                 quote! { let #res = (#(#vs,)*); }
@@ -210,8 +217,28 @@ impl<'a> Emitter<'a> {
         args: &[Value],
         active: bool,
     ) -> TokenStream {
+        self.primal_call_mut(stmt, callee, args, &[], active)
+    }
+
+    /// A call; the arguments at `mutated` positions are `&mut` borrows of fresh locals
+    /// holding the variables' current values, which the call updates in place (they are
+    /// the statement's results after the first).
+    fn primal_call_mut(
+        &self,
+        stmt: &Stmt,
+        callee: &Callee,
+        args: &[Value],
+        mutated: &[usize],
+        active: bool,
+    ) -> TokenStream {
         let res = self.name(stmt.results[0]);
-        let argv: Vec<TokenStream> = args.iter().map(|v| self.expr(*v)).collect();
+        let mut lets = TokenStream::new();
+        let mut argv: Vec<TokenStream> = args.iter().map(|v| self.expr(*v)).collect();
+        for (k, i) in mutated.iter().enumerate() {
+            let (n, cur) = (self.name(stmt.results[k + 1]), &argv[*i]);
+            lets.extend(quote! { let mut #n = #cur; });
+            argv[*i] = quote!(&mut #n);
+        }
         let call = match callee {
             Callee::Path(p) => {
                 let mut p = p.clone();
@@ -243,9 +270,9 @@ impl<'a> Emitter<'a> {
                     let ty = &r.boxed;
                     quote! { let #h: #ty = ::std::boxed::Box::new(#h); }
                 });
-            quote! { let (#res, #h) = #call; #boxed }
+            quote! { #lets let (#res, #h) = #call; #boxed }
         } else {
-            quote! { let mut #res = #call; }
+            quote! { #lets let mut #res = #call; }
         }
     }
 

@@ -75,6 +75,7 @@ impl Emitter<'_> {
         let res = stmt.results[0];
         let body = match &stmt.inst {
             Inst::If { .. } | Inst::Match { .. } => return self.reverse_branches(stmt),
+            Inst::CallMut(_, args, _) => return self.reverse_call_mut(stmt, args),
             Inst::For { init, body, .. } => return self.reverse_for(stmt, init, *body),
             inst => self.adjoint_rule(inst, res),
         };
@@ -134,7 +135,7 @@ impl Emitter<'_> {
             // Original: y = -a. Adjoint: a -= s.
             Inst::Neg(a) => self.acc(*a, quote!(-s)),
             // Original: y = a (reference, dereference): the tangent is the referent's.
-            Inst::Ref(a, _) | Inst::Deref(a) => self.acc(*a, quote!(s)),
+            Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a) => self.acc(*a, quote!(s)),
             // Original: (y, pb) = f_vjp(args). Adjoint: args += pb(s), slot by slot.
             Inst::Call(_, args) => {
                 let pb = names::handle(self.func, res, self.mode);
@@ -200,7 +201,7 @@ impl Emitter<'_> {
             Inst::Opaque(_) | Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => {
                 TokenStream::new()
             }
-            Inst::If { .. } | Inst::Match { .. } | Inst::For { .. } => {
+            Inst::If { .. } | Inst::Match { .. } | Inst::For { .. } | Inst::CallMut(..) => {
                 let _ = rt;
                 TokenStream::new()
             }
@@ -302,6 +303,40 @@ impl Emitter<'_> {
                 #back
             }
             #finish
+        }
+    }
+
+    /// Original: `(y, pb) = f_vjp(.., &mut m, ..)`: `m` is updated in place.
+    /// Adjoint: `args += pb((y's adjoint, m's new adjoint, ..))`, where the slot of `m`
+    /// is the adjoint of its value before the call.
+    fn reverse_call_mut(&self, stmt: &Stmt, args: &[Value]) -> TokenStream {
+        let pb = names::handle(self.func, stmt.results[0], self.mode);
+        let seeds = stmt.results.iter().map(|r| {
+            if self.act.is_active(*r) {
+                let a = self.adj(*r);
+                quote!(#a)
+            } else {
+                quote!(::core::option::Option::None)
+            }
+        });
+        let gs: Vec<Ident> = (0..args.len())
+            .map(|i| names::ident(&format!("g{i}")))
+            .collect();
+        let accs: TokenStream = args
+            .iter()
+            .zip(&gs)
+            .map(|(a, g)| self.acc_opt(*a, quote!(#g)))
+            .collect();
+        let pats = args.iter().zip(&gs).map(|(a, g)| {
+            if self.act.is_active(*a) {
+                quote!(#g)
+            } else {
+                quote!(_)
+            }
+        });
+        quote! {
+            let (#(#pats,)*) = #pb((#(#seeds,)*));
+            #accs
         }
     }
 }

@@ -46,6 +46,8 @@ impl Inst {
                 format!("method {method}({})", list(args))
             }
             Inst::Tuple(vs) => format!("tuple ({})", list(vs)),
+            Inst::CallMut(_, args, m) => format!("call_mut ({}) mutating {m:?}", list(args)),
+            Inst::Load(a) => format!("load {a}"),
             Inst::Array(vs, v) => format!("{} [{}]", if *v { "vec" } else { "array" }, list(vs)),
             Inst::Field(a, m) => format!("field {a}.{}", tokens(m)),
             Inst::Index(a, i) => format!("index {a}[{i}]"),

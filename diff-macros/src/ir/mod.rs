@@ -80,6 +80,11 @@ pub enum Inst {
     Ref(Value, bool),
     /// `*x`.
     Deref(Value),
+    /// A call passing `&mut` locals at the given argument positions: results are the
+    /// call's value, then the new value of each such local, in order.
+    CallMut(Callee, Vec<Value>, Vec<usize>),
+    /// `*p` of a `&mut` parameter on entry: a copy of the pointee.
+    Load(Value),
     /// `x as f64` / `x as f32`: a conversion between float types.
     Cast(Value, syn::Type),
     /// `no_derivative(x)`: the value, with its derivative cut.
@@ -174,6 +179,9 @@ pub struct Function {
     pub regions: Vec<Region>,
     /// Number of parameters (receiver included).
     pub param_count: usize,
+    /// The `&mut` parameters, in the order their final pointees follow the result in the
+    /// entry region's yields.
+    pub mutated: Vec<usize>,
 }
 
 impl Function {
@@ -223,7 +231,11 @@ impl Inst {
             | Inst::Deref(a)
             | Inst::Cast(a, _)
             | Inst::NoDerivative(a) => vec![*a],
-            Inst::Call(_, args) | Inst::Tuple(args) | Inst::Array(args, _) => args.clone(),
+            Inst::Call(_, args)
+            | Inst::CallMut(_, args, _)
+            | Inst::Tuple(args)
+            | Inst::Array(args, _) => args.clone(),
+            Inst::Load(a) => vec![*a],
             Inst::If { cond, .. } => vec![*cond],
             Inst::Match { scrutinee, arms } => {
                 let mut v = vec![*scrutinee];

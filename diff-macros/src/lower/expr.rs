@@ -271,6 +271,9 @@ impl Lowerer {
                 Ok(self.emit(Inst::Neg(v), u.span(), None))
             }
             syn::UnOp::Deref(_) => {
+                if let Some(v) = deref_name(&Expr::Unary(u.clone())).and_then(|n| self.lookup(&n)) {
+                    return Ok(v);
+                }
                 let v = self.lower_expr(&u.expr)?;
                 Ok(self.emit(Inst::Deref(v), u.span(), None))
             }
@@ -298,11 +301,7 @@ impl Lowerer {
                 return Ok(self.opaque(&Expr::Call(c.clone())));
             }
         }
-        let args = c
-            .args
-            .iter()
-            .map(|a| self.lower_expr(a))
-            .collect::<syn::Result<Vec<_>>>()?;
+        let (args, muts) = self.lower_args(c.args.iter())?;
         let segs = &func.path.segments;
         let last = segs.last().expect("a path has a segment");
         if last.ident == "no_derivative" && args.len() == 1 {
@@ -325,7 +324,65 @@ impl Lowerer {
         } else {
             Callee::Path(func.clone())
         };
-        Ok(self.emit(Inst::Call(callee, args), c.span(), None))
+        Ok(self.emit_call(callee, args, muts, c.span()))
+    }
+
+    /// Lowers call arguments; `&mut x` of a local `x` (or `&mut *p` of a `&mut`
+    /// parameter) passes the variable's current value and is recorded as mutated.
+    fn lower_args<'e>(
+        &mut self,
+        args: impl Iterator<Item = &'e Expr>,
+    ) -> syn::Result<(Vec<Value>, Vec<(usize, String)>)> {
+        let mut vs = Vec::new();
+        let mut muts = Vec::new();
+        for (i, a) in args.enumerate() {
+            if let Expr::Reference(r) = a {
+                if r.mutability.is_some() {
+                    let name = match &*r.expr {
+                        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                        other => deref_name(other),
+                    };
+                    if let Some((name, v)) = name.and_then(|n| self.lookup(&n).map(|v| (n, v))) {
+                        vs.push(v);
+                        muts.push((i, name));
+                        continue;
+                    }
+                }
+            }
+            vs.push(self.lower_expr(a)?);
+        }
+        Ok((vs, muts))
+    }
+
+    /// A call statement; with mutated locals, they are rebound to the call's results.
+    fn emit_call(
+        &mut self,
+        callee: Callee,
+        args: Vec<Value>,
+        muts: Vec<(usize, String)>,
+        span: proc_macro2::Span,
+    ) -> Value {
+        if muts.is_empty() {
+            return self.emit(Inst::Call(callee, args), span, None);
+        }
+        let result = self.func.new_value(None, span);
+        let mut results = vec![result];
+        for (_, name) in &muts {
+            results.push(
+                self.func
+                    .new_value(Some(name.trim_start_matches('*').to_string()), span),
+            );
+        }
+        let positions = muts.iter().map(|(i, _)| *i).collect();
+        self.push(crate::ir::Stmt {
+            results: results.clone(),
+            inst: Inst::CallMut(callee, args, positions),
+            span,
+        });
+        for ((_, name), v) in muts.iter().zip(&results[1..]) {
+            self.assign(name, *v);
+        }
+        result
     }
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
@@ -337,20 +394,23 @@ impl Lowerer {
             }
         }
         let recv = self.lower_expr(&m.receiver)?;
+        let (rest, muts) = self.lower_args(m.args.iter())?;
         let mut args = vec![recv];
-        for a in &m.args {
-            args.push(self.lower_expr(a)?);
-        }
+        args.extend(rest);
+        let muts = muts.into_iter().map(|(i, n)| (i + 1, n)).collect();
         let callee = Callee::Method {
             method: m.method.clone(),
             turbofish: m.turbofish.clone(),
         };
-        Ok(self.emit(Inst::Call(callee, args), m.span(), None))
+        Ok(self.emit_call(callee, args, muts, m.span()))
     }
 }
 
 /// The variable an assignment writes, or an error for places the IR does not model.
 fn assigned_name(place: &Expr) -> syn::Result<String> {
+    if let Some(n) = deref_name(place) {
+        return Ok(n);
+    }
     match place {
         Expr::Path(p) if p.path.get_ident().is_some() => {
             Ok(p.path.get_ident().expect("checked").to_string())
@@ -421,4 +481,16 @@ fn is_constructor(name: &str) -> bool {
                 | "neg_zero"
                 | "new"
         )
+}
+
+/// `*p` for a path `p`: the name of the pointee variable of a `&mut` parameter.
+fn deref_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => match &*u.expr {
+            Expr::Path(p) => p.path.get_ident().map(|i| format!("*{i}")),
+            _ => None,
+        },
+        Expr::Paren(p) => deref_name(&p.expr),
+        _ => None,
+    }
 }

@@ -41,6 +41,7 @@ pub fn lower_body(
     body: &syn::Block,
     scalar_params: Vec<String>,
     ref_params: Vec<String>,
+    mut_params: Vec<usize>,
 ) -> syn::Result<Lowered> {
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
@@ -48,11 +49,28 @@ pub fn lower_body(
     for (i, pat) in params.iter().enumerate() {
         let v = cx.emit(Inst::Param(i), pat_span(pat), None);
         cx.bind_pattern(pat, v)?;
+        if let (true, syn::Pat::Ident(p)) = (mut_params.contains(&i), pat) {
+            // The pointee of a `&mut` parameter is a variable `*p` of the body.
+            let name = format!("*{}", p.ident);
+            let load = cx.emit(
+                Inst::Load(v),
+                p.ident.span(),
+                Some(format!("{}_in", p.ident)),
+            );
+            cx.bind(name, load);
+            cx.func.mutated.push(i);
+        }
     }
     cx.func.param_count = params.len();
     let result = cx.lower_block_value(body)?;
+    let mut yields = vec![result];
+    for i in cx.func.mutated.clone() {
+        if let syn::Pat::Ident(p) = &params[i] {
+            yields.push(cx.lookup(&format!("*{}", p.ident)).expect("bound on entry"));
+        }
+    }
     let entry = cx.func.entry();
-    cx.func.region_mut(entry).yields = vec![result];
+    cx.func.region_mut(entry).yields = yields;
     cx.finish()
 }
 

@@ -3,7 +3,7 @@ use super::lower_body;
 use syn::parse_quote;
 
 fn ir(params: Vec<syn::Pat>, body: syn::Block) -> String {
-    lower_body(&params, &body, vec!["T".into()], vec![])
+    lower_body(&params, &body, vec!["T".into()], vec![], vec![])
         .map(|l| l.func.to_string())
         .unwrap_or_else(|e| format!("error: {e}"))
 }

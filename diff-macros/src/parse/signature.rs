@@ -19,6 +19,10 @@ pub struct Param {
     pub tangent: Option<TokenStream>,
     /// Whether the parameter is taken by reference (its zero can be made lazily).
     pub by_ref: bool,
+    /// Whether the parameter is `&mut` (its pointee is an input and an output).
+    pub mutable: bool,
+    /// The lifetime of a `&mut` parameter's borrow, which linear maps must not capture.
+    pub mut_lifetime: Option<syn::Lifetime>,
 }
 
 /// A checked signature.
@@ -73,7 +77,14 @@ impl FnSig {
         if let Some(names) = wrt {
             Self::restrict(&mut params, sig, names)?;
         }
+        let mutates = params.iter().any(|p| p.mutable);
         let (output, output_tangent) = match &sig.output {
+            syn::ReturnType::Default if mutates => (quote!(()), Some(quote!(()))),
+            syn::ReturnType::Type(_, ty)
+                if mutates && matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty()) =>
+            {
+                (quote!(()), Some(quote!(())))
+            }
             syn::ReturnType::Default => (quote!(()), None),
             syn::ReturnType::Type(_, ty) => (ty.to_token_stream(), types::tangent(ty, &roles)),
         };
@@ -118,8 +129,16 @@ impl FnSig {
                         *lt = Some(namer.fresh());
                     }
                 }
-                r.mutability = None;
                 let by_ref = r.reference.is_some();
+                let mutable = by_ref && r.mutability.is_some();
+                let mut_lifetime = if mutable {
+                    r.reference.as_ref().and_then(|(_, l)| l.clone())
+                } else {
+                    None
+                };
+                if !by_ref {
+                    r.mutability = None;
+                }
                 if r.colon_token.is_some() {
                     return Err(syn::Error::new(r.span(), "a receiver with an explicit type is not supported by #[differentiable]; use `self`, `&self` or `&mut self`"));
                 }
@@ -129,6 +148,8 @@ impl FnSig {
                     decl: r.to_token_stream(),
                     tangent: Some(quote!(<Self as ::diff::Differentiable>::TangentVector)),
                     by_ref,
+                    mutable,
+                    mut_lifetime,
                 })
             }
             syn::FnArg::Typed(t) => {
@@ -139,12 +160,19 @@ impl FnSig {
                 let mut ty = (*t.ty).clone();
                 namer.visit_type_mut(&mut ty);
                 let by_ref = matches!(ty, syn::Type::Reference(_));
+                let mutable = matches!(&ty, syn::Type::Reference(r) if r.mutability.is_some());
+                let mut_lifetime = match &ty {
+                    syn::Type::Reference(r) if r.mutability.is_some() => r.lifetime.clone(),
+                    _ => None,
+                };
                 Ok(Param {
                     pat: (*t.pat).clone(),
                     decl: quote!(#ident: #ty),
                     ident,
                     tangent: types::tangent(&t.ty, roles),
                     by_ref,
+                    mutable,
+                    mut_lifetime,
                 })
             }
         }
@@ -184,6 +212,23 @@ impl FnSig {
         Ok(())
     }
 
+    /// Indices of the `&mut` parameters.
+    pub fn mutated(&self) -> Vec<usize> {
+        (0..self.params.len())
+            .filter(|i| self.params[*i].mutable)
+            .collect()
+    }
+
+    /// The tangents of the `&mut` parameters' pointees, as optional slots (`()` for one
+    /// that is not differentiated).
+    pub fn mutated_slots(&self) -> Vec<TokenStream> {
+        let slots = self.slots();
+        self.mutated()
+            .into_iter()
+            .map(|i| slots[i].clone())
+            .collect()
+    }
+
     /// Indices of the differentiated parameters.
     pub fn wrt(&self) -> Vec<usize> {
         (0..self.params.len())
@@ -204,9 +249,26 @@ impl FnSig {
 
     /// `+ Captures<'a> + ...` for every lifetime, so the returned closure may borrow the
     /// arguments in any edition.
+    ///
+    /// With `&mut` parameters, the linear map must not hold their borrows (the caller
+    /// reads the updated values): precise capturing lists what it may capture instead.
     pub fn captures(&self) -> TokenStream {
-        let lts = &self.lifetimes;
-        quote!(#(+ ::diff::__private::Captures<#lts>)*)
+        let muts: Vec<&syn::Lifetime> = self
+            .params
+            .iter()
+            .filter_map(|p| p.mut_lifetime.as_ref())
+            .collect();
+        if muts.is_empty() {
+            let lts = &self.lifetimes;
+            return quote!(#(+ ::diff::__private::Captures<#lts>)*);
+        }
+        let keep = self.lifetimes.iter().filter(|l| !muts.contains(l));
+        let params = self.generics.params.iter().filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        });
+        quote!(+ use<#(#keep,)* #(#params),*>)
     }
 
     /// `+ 'a` for the one lifetime of the signature (a boxed recursive pullback may borrow
