@@ -13,6 +13,8 @@
 #![warn(missing_docs)]
 
 mod differentiable;
+mod dual;
+mod dual_float;
 mod inner_product;
 mod real;
 mod support;
@@ -23,6 +25,7 @@ mod vector_space;
 pub mod __private;
 
 pub use differentiable::Differentiable;
+pub use dual::Dual;
 pub use inner_product::InnerProduct;
 pub use real::{no_derivative, Real};
 pub use vector_space::VectorSpace;

@@ -224,3 +224,179 @@ pub fn cast_like<S: num_traits::NumCast, T: num_traits::NumCast>(v: T, _like: &S
 pub fn rem_quotient<T: num_traits::Float>(a: T, b: T) -> T {
     (a / b).trunc()
 }
+
+// ---- `hessian!`: forward over reverse, with dual numbers ----
+
+/// [`Dual`](crate::Dual), for generated code (`::diff::__private::Dual`).
+pub use crate::Dual;
+
+/// Inputs of `hessian!`: the shapes whose coordinates can be lifted to dual numbers.
+pub trait Lift {
+    /// The scalar of a coordinate (`f64` or `f32`).
+    type Scalar: num_traits::Float;
+    /// The input with its scalars replaced by `Dual<Self::Scalar>`.
+    type Lifted;
+    /// The number of coordinates.
+    fn dimension(&self) -> usize;
+    /// The input as dual numbers whose dual parts are the `direction`-th unit vector
+    /// (all zero except a one at coordinate `direction`).
+    fn lift(&self, direction: usize) -> Self::Lifted;
+    /// The input as dual numbers whose dual parts are all zero (constants).
+    fn lift_constant(&self) -> Self::Lifted;
+}
+
+macro_rules! lift_scalars {
+    ($($t:ty),*) => {$(
+        impl Lift for $t {
+            type Scalar = $t;
+            type Lifted = Dual<$t>;
+            fn dimension(&self) -> usize {
+                1
+            }
+            fn lift(&self, direction: usize) -> Dual<$t> {
+                Dual::new(*self, if direction == 0 { 1.0 } else { 0.0 })
+            }
+            fn lift_constant(&self) -> Dual<$t> {
+                Dual::constant(*self)
+            }
+        }
+        impl Lift for [$t] {
+            type Scalar = $t;
+            type Lifted = Vec<Dual<$t>>;
+            fn dimension(&self) -> usize {
+                self.len()
+            }
+            fn lift(&self, direction: usize) -> Vec<Dual<$t>> {
+                self.iter().enumerate().map(|(i, x)| x.lift(usize::from(i != direction))).collect()
+            }
+            fn lift_constant(&self) -> Vec<Dual<$t>> {
+                self.iter().map(|x| Dual::constant(*x)).collect()
+            }
+        }
+        impl Lift for Vec<$t> {
+            type Scalar = $t;
+            type Lifted = Vec<Dual<$t>>;
+            fn dimension(&self) -> usize {
+                self.len()
+            }
+            fn lift(&self, direction: usize) -> Vec<Dual<$t>> {
+                self.as_slice().lift(direction)
+            }
+            fn lift_constant(&self) -> Vec<Dual<$t>> {
+                self.as_slice().lift_constant()
+            }
+        }
+        impl<const N: usize> Lift for [$t; N] {
+            type Scalar = $t;
+            type Lifted = [Dual<$t>; N];
+            fn dimension(&self) -> usize {
+                N
+            }
+            fn lift(&self, direction: usize) -> [Dual<$t>; N] {
+                core::array::from_fn(|i| self[i].lift(usize::from(i != direction)))
+            }
+            fn lift_constant(&self) -> [Dual<$t>; N] {
+                self.map(Dual::constant)
+            }
+        }
+    )*};
+}
+lift_scalars!(f32, f64);
+
+impl<X: Lift + ?Sized> Lift for &X {
+    type Scalar = X::Scalar;
+    type Lifted = X::Lifted;
+    fn dimension(&self) -> usize {
+        (**self).dimension()
+    }
+    fn lift(&self, direction: usize) -> X::Lifted {
+        (**self).lift(direction)
+    }
+    fn lift_constant(&self) -> X::Lifted {
+        (**self).lift_constant()
+    }
+}
+
+/// Gradients in dual numbers (`Dual<T>`, `Vec<Dual<T>>`, `[Dual<T>; N]`, `Option` of
+/// those with `None` as zero): their dual parts, in order.
+pub trait DualParts {
+    /// The scalar of a dual part.
+    type Scalar;
+    /// The dual parts; empty for a zero without a shape (`None`, an empty `Vec`).
+    fn dual_parts(&self) -> Vec<Self::Scalar>;
+}
+
+impl<T: Copy> DualParts for Dual<T> {
+    type Scalar = T;
+    fn dual_parts(&self) -> Vec<T> {
+        vec![self.eps]
+    }
+}
+
+impl<T: Copy> DualParts for [Dual<T>] {
+    type Scalar = T;
+    fn dual_parts(&self) -> Vec<T> {
+        self.iter().map(|d| d.eps).collect()
+    }
+}
+
+impl<T: Copy> DualParts for Vec<Dual<T>> {
+    type Scalar = T;
+    fn dual_parts(&self) -> Vec<T> {
+        self.as_slice().dual_parts()
+    }
+}
+
+impl<T: Copy, const N: usize> DualParts for [Dual<T>; N] {
+    type Scalar = T;
+    fn dual_parts(&self) -> Vec<T> {
+        self.as_slice().dual_parts()
+    }
+}
+
+impl<G: DualParts> DualParts for Option<G> {
+    type Scalar = G::Scalar;
+    fn dual_parts(&self) -> Vec<G::Scalar> {
+        self.as_ref().map_or_else(Vec::new, G::dual_parts)
+    }
+}
+
+impl<G: DualParts + ?Sized> DualParts for &G {
+    type Scalar = G::Scalar;
+    fn dual_parts(&self) -> Vec<G::Scalar> {
+        (**self).dual_parts()
+    }
+}
+
+/// The dense Hessian `H[i][j] = d² f / d x_i d x_j` of a scalar function `f` at `x`,
+/// forward over reverse: `column(x.lift(j))` is the gradient of `f`, computed in dual
+/// numbers at `x` lifted along the `j`-th coordinate, whose dual parts are column `j`.
+/// Returns the rows (the same as the columns, up to rounding, for a smooth `f`).
+///
+/// # Panics
+/// If a gradient has dual parts that are neither empty (zero) nor `x.dimension()` long.
+#[track_caller]
+pub fn hessian<X, G>(x: &X, mut column: impl FnMut(X::Lifted) -> G) -> Vec<Vec<X::Scalar>>
+where
+    X: Lift + ?Sized,
+    G: DualParts<Scalar = X::Scalar>,
+{
+    let n = x.dimension();
+    let columns: Vec<Vec<X::Scalar>> = (0..n)
+        .map(|j| {
+            let parts = column(x.lift(j)).dual_parts();
+            if parts.is_empty() {
+                return vec![num_traits::Zero::zero(); n];
+            }
+            assert!(
+                parts.len() == n,
+                "diff: hessian: the gradient has {} entries for an input of dimension {n}",
+                parts.len()
+            );
+            parts
+        })
+        .collect();
+    (0..n)
+        .map(|i| columns.iter().map(|c| c[i]).collect())
+        .collect()
+}
