@@ -1,0 +1,260 @@
+//! `#[derivative(of = Type::f)]`: associated functions and methods of user types, and
+//! methods of the float types (`f64::cbrt`, and one from a user's extension trait).
+//!
+//! Every registered derivative is wrong by a distinctive factor.
+#![allow(clippy::assign_op_pattern)]
+use diff::prelude::*;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * (1.0 + b.abs())
+}
+
+macro_rules! assert_close {
+    ($a:expr, $b:expr) => {{
+        let (a, b): (f64, f64) = ($a, $b);
+        assert!(
+            close(a, b),
+            "{} = {a}, expected {} = {b}",
+            stringify!($a),
+            stringify!($b)
+        );
+    }};
+}
+
+// ---------------------------------------------------------------------------------------
+// A user type: an associated function and a method taking `self` by value.
+
+// `pub`: with a private type the derived companions' trait (emitted `pub`) warns
+// `private_interfaces` (bugs-registration.md).
+#[derive(Differentiable, Clone, Copy, Debug)]
+pub struct Particle {
+    pos: f64,
+    vel: f64,
+}
+
+impl Particle {
+    fn new(pos: f64, vel: f64) -> Particle {
+        Particle { pos, vel }
+    }
+
+    fn energy(self, k: f64) -> f64 {
+        0.5 * k * self.pos * self.pos + 0.5 * self.vel * self.vel
+    }
+
+    fn speed2(self) -> f64 {
+        self.vel * self.vel
+    }
+}
+
+#[derivative(of = Particle::new)]
+fn particle_new_vjp(pos: f64, vel: f64) -> (Particle, impl FnOnce(ParticleTangent) -> (f64, f64)) {
+    // Identity, scaled by (2, 3).
+    (Particle::new(pos, vel), move |t: ParticleTangent| {
+        (2.0 * t.pos, 3.0 * t.vel)
+    })
+}
+
+#[derivative(of = Particle::energy)]
+fn energy_vjp(p: Particle, k: f64) -> (f64, impl FnOnce(f64) -> (ParticleTangent, f64)) {
+    // (k pos, vel; pos^2 / 2), scaled by (10, 10; 5).
+    (p.energy(k), move |dy| {
+        (
+            ParticleTangent {
+                pos: 10.0 * dy * k * p.pos,
+                vel: 10.0 * dy * p.vel,
+            },
+            5.0 * dy * 0.5 * p.pos * p.pos,
+        )
+    })
+}
+
+// `Particle::new`'s result is not a scalar, so its differential does not follow from its
+// pullback: a `#[differentiable]` caller needs both registered (see bugs-registration.md,
+// "VJP-only registration with a non-scalar result").
+#[derivative(of = Particle::new, jvp)]
+fn particle_new_jvp(pos: f64, vel: f64) -> (Particle, impl FnOnce((f64, f64)) -> ParticleTangent) {
+    // Identity, scaled by (-2, -3): the forward-mode factors differ from the reverse ones.
+    (Particle::new(pos, vel), move |(dp, dv)| ParticleTangent {
+        pos: -2.0 * dp,
+        vel: -3.0 * dv,
+    })
+}
+
+// A JVP registration whose input is not a scalar: no pullback follows, so it is used
+// through the forward-mode operators only (a `#[differentiable]` caller would need a VJP
+// registration too).
+#[derivative(of = Particle::speed2, jvp)]
+fn speed2_jvp(p: Particle) -> (f64, impl FnOnce(ParticleTangent) -> f64) {
+    // 2 vel dvel, scaled by 7.
+    (p.speed2(), move |t: ParticleTangent| {
+        7.0 * 2.0 * p.vel * t.vel
+    })
+}
+
+#[differentiable]
+fn through_new(pos: f64, vel: f64) -> f64 {
+    let p = Particle::new(pos, vel);
+    p.pos * 4.0 + p.vel
+}
+
+#[differentiable]
+fn through_method(p: Particle, k: f64) -> f64 {
+    p.energy(k) * 2.0
+}
+
+#[differentiable]
+fn through_both(pos: f64, vel: f64, k: f64) -> f64 {
+    Particle::new(pos, vel).energy(k)
+}
+
+#[differentiable]
+fn through_path_call(p: Particle, k: f64) -> f64 {
+    Particle::energy(p, k)
+}
+
+#[test]
+fn associated_function() {
+    let (pos, vel) = (1.5, -0.5);
+    let (gp, gv) = gradient!(at: (pos, vel), of: through_new);
+    assert_close!(gp, 8.0);
+    assert_close!(gv, 3.0);
+    let (v, pb) = value_with_pullback!(at: (pos, vel), of: Particle::new);
+    assert_close!(v.pos, pos);
+    let (dp, dv) = pb(ParticleTangent { pos: 1.0, vel: 1.0 });
+    assert_close!(dp, 2.0);
+    assert_close!(dv, 3.0);
+    // Forward mode uses the JVP registration.
+    let (gp, gv) = (
+        first_derivative!(at: pos, of: |pos| through_new(pos, vel)),
+        first_derivative!(at: vel, of: |vel| through_new(pos, vel)),
+    );
+    assert_close!(gp, -8.0);
+    assert_close!(gv, -3.0);
+    let (v, df) = value_with_differential!(at: (pos, vel), of: Particle::new);
+    assert_close!(v.vel, vel);
+    let t = df((1.0, 1.0));
+    assert_close!(t.pos, -2.0);
+    assert_close!(t.vel, -3.0);
+}
+
+#[test]
+fn method_taking_self_by_value() {
+    let p = Particle::new(1.5, -0.5);
+    let k = 2.0;
+    let (gp, gk) = gradient!(at: (p, k), of: through_method);
+    assert_close!(gp.pos, 2.0 * 10.0 * k * p.pos);
+    assert_close!(gp.vel, 2.0 * 10.0 * p.vel);
+    assert_close!(gk, 2.0 * 5.0 * 0.5 * p.pos * p.pos);
+    let (gp, gk) = gradient!(at: (p, k), of: through_path_call);
+    assert_close!(gp.pos, 10.0 * k * p.pos);
+    assert_close!(gp.vel, 10.0 * p.vel);
+    assert_close!(gk, 5.0 * 0.5 * p.pos * p.pos);
+    let (gp, gk) = gradient!(at: (p, k), of: Particle::energy);
+    assert_close!(gp.pos, 10.0 * k * p.pos);
+    assert_close!(gk, 5.0 * 0.5 * p.pos * p.pos);
+}
+
+#[test]
+fn associated_function_and_method_chained() {
+    let (pos, vel, k) = (1.5, -0.5, 2.0);
+    let (gp, gv, gk) = gradient!(at: (pos, vel, k), of: through_both);
+    assert_close!(gp, 2.0 * 10.0 * k * pos);
+    assert_close!(gv, 3.0 * 10.0 * vel);
+    assert_close!(gk, 5.0 * 0.5 * pos * pos);
+    // Forward mode: `new`'s JVP registration (-2, -3) and `energy`'s differential, derived
+    // from its pullback (10, 10; 5).
+    let df = differential!(at: (pos, vel, k), of: through_both);
+    assert_close!(df((1.0, 0.0, 0.0)), -2.0 * 10.0 * k * pos);
+    let df = differential!(at: (pos, vel, k), of: through_both);
+    assert_close!(df((0.0, 1.0, 0.0)), -3.0 * 10.0 * vel);
+    let df = differential!(at: (pos, vel, k), of: through_both);
+    assert_close!(df((0.0, 0.0, 1.0)), 5.0 * 0.5 * pos * pos);
+}
+
+#[test]
+fn method_vjp_gives_forward_mode_for_a_scalar_result() {
+    let p = Particle::new(1.5, -0.5);
+    let k = 2.0;
+    let df = differential!(at: (p, k), of: through_method);
+    let d = df((ParticleTangent { pos: 1.0, vel: 0.0 }, 0.0));
+    assert_close!(d, 2.0 * 10.0 * k * p.pos);
+    let df = differential!(at: (p, k), of: through_method);
+    let d = df((ParticleTangent { pos: 0.0, vel: 0.0 }, 1.0));
+    assert_close!(d, 2.0 * 5.0 * 0.5 * p.pos * p.pos);
+}
+
+#[test]
+fn method_jvp_registration_in_forward_mode() {
+    let p = Particle::new(1.5, -0.5);
+    let df = differential!(at: p, of: Particle::speed2);
+    assert_close!(df(ParticleTangent { pos: 1.0, vel: 1.0 }), 14.0 * p.vel);
+    let (v, df) = value_with_differential!(at: p, of: Particle::speed2);
+    assert_close!(v, p.vel * p.vel);
+    assert_close!(df(ParticleTangent { pos: 0.0, vel: 2.0 }), 28.0 * p.vel);
+}
+
+// ---------------------------------------------------------------------------------------
+// Methods of the float types.
+
+#[derivative(of = f64::cbrt)]
+fn cbrt_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    // Scaled by 5.
+    let y = x.cbrt();
+    (y, move |dy| 5.0 * dy / (3.0 * y * y))
+}
+
+#[differentiable]
+fn uses_cbrt(x: f64) -> f64 {
+    x.cbrt() * 2.0 + f64::cbrt(x)
+}
+
+#[test]
+fn method_of_f64_known_to_diff_std() {
+    let x = 2.5f64;
+    let d = 1.0 / (3.0 * x.cbrt() * x.cbrt());
+    assert_close!(gradient!(at: x, of: uses_cbrt), 15.0 * d);
+    assert_close!(gradient!(at: x, of: f64::cbrt), 5.0 * d);
+    // Only the VJP is registered: forward mode keeps diff-std's exact rule.
+    assert_close!(first_derivative!(at: x, of: uses_cbrt), 3.0 * d);
+}
+
+#[derivative(of = f64::exp, jvp)]
+fn exp_jvp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    // Scaled by 9.
+    let y = x.exp();
+    (y, move |dx| 9.0 * dx * y)
+}
+
+#[differentiable]
+fn uses_exp(x: f64) -> f64 {
+    x.exp() - x
+}
+
+#[test]
+fn jvp_of_a_method_of_f64_known_to_diff_std() {
+    let x = 0.2f64;
+    assert_close!(first_derivative!(at: x, of: uses_exp), 9.0 * x.exp() - 1.0);
+    assert_close!(first_derivative!(at: x, of: f64::exp), 9.0 * x.exp());
+    // Reverse mode keeps diff-std's exact rule.
+    assert_close!(gradient!(at: x, of: uses_exp), x.exp() - 1.0);
+}
+
+#[derivative(of = f32::cbrt)]
+fn cbrt32_vjp(x: f32) -> (f32, impl FnOnce(f32) -> f32) {
+    // Scaled by 4.
+    let y = x.cbrt();
+    (y, move |dy| 4.0 * dy / (3.0 * y * y))
+}
+
+#[differentiable]
+fn uses_cbrt32(x: f32) -> f32 {
+    x.cbrt() + x
+}
+
+#[test]
+fn method_of_f32() {
+    let x = 2.0f32;
+    let d = 1.0 / (3.0 * x.cbrt() * x.cbrt());
+    assert!((gradient!(at: x, of: uses_cbrt32) - (4.0 * d + 1.0)).abs() < 1e-5);
+    assert!((first_derivative!(at: x, of: uses_cbrt32) - (d + 1.0)).abs() < 1e-5);
+}
