@@ -76,3 +76,31 @@ fn inactive_mutation_by_methods() {
     // 3x + 2x^2 + x^3 -> 3 + 4x + 3x^2
     assert_eq!(g, 3.0 + 8.0 + 12.0);
 }
+
+#[differentiable]
+fn mix<T: Float>(p: &[T]) -> T {
+    p[0] * p[0] * p[1] + (p[0] * p[1]).sin()
+}
+
+#[test]
+fn hessians() {
+    let (x, y) = (0.7f64, -1.3f64);
+    let h = hessian!(at: &vec![x, y], of: mix);
+    let c = (x * y).cos();
+    let s = (x * y).sin();
+    let expect = [
+        [2.0 * y - y * y * s, 2.0 * x + c - x * y * s],
+        [2.0 * x + c - x * y * s, -x * x * s],
+    ];
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!((h[i][j] - expect[i][j]).abs() < 1e-12, "{h:?}");
+        }
+    }
+    let h = hessian!(at: vec![x, y], of: |p| p[0] * p[0] * p[1] + (p[0] * p[1]).sin());
+    assert!((h[0][1] - expect[0][1]).abs() < 1e-12);
+    let h1 = hessian!(at: 0.5, of: |t| t.powi(3));
+    let h2 = hessian!(at: vec![1.0, 2.0], of: |p| p[0] * p[1] * p[1]);
+    assert_eq!(h2, vec![vec![0.0, 4.0], vec![4.0, 2.0]]);
+    assert!((h1[0][0] - 3.0).abs() < 1e-12);
+}

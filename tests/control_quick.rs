@@ -235,3 +235,29 @@ fn recursion() {
     let g = gradient!(at: (&xs, 0), of: sum_rec);
     assert_eq!(g, xs.iter().map(|x| x.cos()).collect::<Vec<_>>());
 }
+
+#[differentiable]
+fn if_let_and_while_let(x: f64, o: Option<f64>, n: usize) -> f64 {
+    let mut acc = if let Some(c) = o { c * x } else { x };
+    let mut k = n;
+    while let Some(j) = k.checked_sub(1) {
+        acc = acc * x + (j as f64);
+        k = j;
+    }
+    for i in 0..n {
+        if i % 2 == 0 {
+            acc += x * (i as f64);
+        }
+    }
+    acc
+}
+
+#[test]
+fn if_let_while_let() {
+    for (o, n) in [(None, 0), (Some(2.0), 3)] {
+        let x = 0.8;
+        let g = gradient!(at: (x, o, n), of: if_let_and_while_let);
+        let num = fd(|x| if_let_and_while_let(x, o, n), x);
+        assert!((g - num).abs() < 1e-6, "{g} {num}");
+    }
+}

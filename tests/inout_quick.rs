@@ -48,3 +48,60 @@ fn mutable_parameters() {
         assert!((dx - gx).abs() < 1e-12 && (dk - gk).abs() < 1e-12);
     }
 }
+
+#[derive(Differentiable, Clone, Debug)]
+struct Body {
+    pos: f64,
+    vel: f64,
+}
+
+impl Body {
+    #[differentiable]
+    fn advance(&mut self, dt: f64) {
+        self.vel -= dt * self.pos;
+        self.pos += dt * self.vel;
+    }
+}
+
+#[differentiable]
+fn simulate(p: f64, dt: f64) -> f64 {
+    let mut b = Body { pos: p, vel: 0.0 };
+    b.vel = 0.5 * p;
+    for _ in 0..4 {
+        Body::advance(&mut b, dt);
+    }
+    b.pos * b.vel
+}
+
+#[differentiable]
+fn fill(x: f64, n: usize) -> f64 {
+    let mut v = vec![0.0; n];
+    let mut a = [0.0, 0.0];
+    for i in 0..n {
+        v[i] = x * (i as f64 + 1.0);
+        a[i % 2] += v[i] * x;
+    }
+    v[n - 1] * a[0] + a[1]
+}
+
+#[test]
+fn struct_fields_and_elements() {
+    let h = 1e-6;
+    for (p, dt) in [(0.3, 0.1), (1.2, 0.05)] {
+        let (gp, gdt) = gradient!(at: (p, dt), of: simulate);
+        let fp = (simulate(p + h, dt) - simulate(p - h, dt)) / (2.0 * h);
+        let fdt = (simulate(p, dt + h) - simulate(p, dt - h)) / (2.0 * h);
+        assert!(
+            (gp - fp).abs() < 1e-6 && (gdt - fdt).abs() < 1e-6,
+            "{gp} {fp} {gdt} {fdt}"
+        );
+        let d = first_derivative!(at: p, of: |p| simulate(p, dt));
+        assert!((d - gp).abs() < 1e-12);
+    }
+    for x in [0.5, -1.5] {
+        let g = gradient!(at: (x, 5), of: fill);
+        let fx = (fill(x + h, 5) - fill(x - h, 5)) / (2.0 * h);
+        assert!((g - fx).abs() < 1e-5, "{g} {fx}");
+        assert!((first_derivative!(at: x, of: |x| fill(x, 5)) - g).abs() < 1e-12);
+    }
+}

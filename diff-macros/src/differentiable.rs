@@ -24,9 +24,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     match companions(args, &func) {
         Ok(companions) => {
-            if std::env::var_os("DIFF_DEBUG_EXPAND").is_some() {
-                eprintln!("<<<DIFF\n{companions}\nDIFF>>>");
-            }
+            crate::debug::dump(&companions);
             quote! { #func #companions }
         }
         Err(e) => {

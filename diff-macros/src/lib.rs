@@ -5,6 +5,7 @@
 
 mod analysis;
 mod check;
+mod debug;
 mod derive;
 mod differentiable;
 mod emit;

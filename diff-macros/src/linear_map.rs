@@ -19,6 +19,10 @@ pub enum Saved {
     Pred(RegionId),
     /// The tape of the loop whose body this is.
     Tape(RegionId),
+    /// The shape of a value (a collection's length), enough to build its zero tangent.
+    Shape(Value),
+    /// A zero-sized marker of a value's tangent type.
+    Marker(Value),
 }
 
 impl Saved {
@@ -29,6 +33,8 @@ impl Saved {
             Saved::Callee(v) => names::handle(func, v, mode),
             Saved::Pred(r) => names::pred(r),
             Saved::Tape(r) => names::tape(r),
+            Saved::Shape(v) => names::shape(func, v),
+            Saved::Marker(v) => names::marker(func, v),
         }
     }
 }
@@ -58,9 +64,11 @@ fn needs(stmt: &Stmt, act: &Activity) -> Vec<Saved> {
             vec![Saved::Value(*a), Saved::Value(*b)]
         }
         Inst::Call(..) | Inst::CallMut(..) => vec![Saved::Callee(res.expect("call has a result"))],
-        Inst::Field(base, _) => vec![Saved::Value(*base)],
+        Inst::Field(base, _) => vec![Saved::Marker(*base)],
+        Inst::Struct(..) => vec![Saved::Marker(res.expect("a result"))],
         Inst::Cast(a, _) => vec![Saved::Value(*a)],
-        Inst::Index(base, index) => vec![Saved::Value(*base), Saved::Value(*index)],
+        Inst::SetIndex(_, i, _) => vec![Saved::Value(*i), Saved::Shape(res.expect("a result"))],
+        Inst::Index(base, index) => vec![Saved::Shape(*base), Saved::Value(*index)],
         _ => match stmt.inst.regions().first() {
             Some(r) if matches!(stmt.inst, Inst::For { .. }) => vec![Saved::Tape(*r)],
             Some(r) => vec![Saved::Pred(*r)],
@@ -101,7 +109,9 @@ pub fn saved(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
             }
             for need in needs(stmt, act) {
                 let here = match need {
-                    Saved::Value(v) | Saved::Callee(v) => defs.get(&v) == Some(&r),
+                    Saved::Value(v) | Saved::Callee(v) | Saved::Shape(v) | Saved::Marker(v) => {
+                        defs.get(&v) == Some(&r)
+                    }
                     Saved::Pred(_) | Saved::Tape(_) => q == r,
                 };
                 if here && !out.contains(&need) {
@@ -181,6 +191,14 @@ pub fn construct(
                     let e = value(v);
                     let owned = field == e.to_string();
                     (owned, quote! { #field: #e })
+                }
+                Saved::Shape(v) => {
+                    let e = value(v);
+                    (false, quote! { #field: ::diff::__private::shape_of(&#e) })
+                }
+                Saved::Marker(v) => {
+                    let e = value(v);
+                    (false, quote! { #field: #e.__diff_marker() })
                 }
                 _ => (false, quote! { #field }),
             }

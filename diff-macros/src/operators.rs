@@ -73,9 +73,7 @@ impl Parse for Args {
 pub fn expand(op: Op, input: TokenStream) -> TokenStream {
     match syn::parse2::<Args>(input).and_then(|args| expand_args(op, args)) {
         Ok(t) => {
-            if std::env::var_os("DIFF_DEBUG_EXPAND").is_some() {
-                eprintln!("<<<DIFF\n{t}\nDIFF>>>");
-            }
+            crate::debug::dump(&t);
             t
         }
         Err(e) => e.to_compile_error(),
@@ -95,10 +93,7 @@ fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
         return Err(syn::Error::new(args.at.span(), "first_derivative! takes one scalar input; for several inputs use differential! or gradient!"));
     }
     if op == Op::Hessian {
-        return Err(syn::Error::new(
-            args.of.span(),
-            "hessian! is not implemented yet",
-        ));
+        return hessian(&ins, &args.of);
     }
     match &args.of {
         syn::Expr::Closure(c) => closure(op, &ins, c),
@@ -234,9 +229,9 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
             let gs: Vec<Ident> = (0..n).map(|i| ident(&format!("g{i}"))).collect();
             let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("zero{i}"))).collect();
             let out = if n == 1 {
-                quote!(#(#gs.unwrap_or(#zs))*)
+                quote!(#(::diff::__private::shaped(#zs, #gs))*)
             } else {
-                quote!((#(#gs.unwrap_or(#zs),)*))
+                quote!((#(::diff::__private::shaped(#zs, #gs),)*))
             };
             (
                 quote! {
@@ -299,6 +294,55 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
             syn::Expr::Unary(u)
         }
         syn::Expr::Paren(p) => typed_literal(&p.expr),
+        syn::Expr::Array(a) => {
+            let mut a = a.clone();
+            a.elems = a.elems.iter().map(typed_literal).collect();
+            syn::Expr::Array(a)
+        }
+        syn::Expr::Reference(r) => {
+            let mut r = r.clone();
+            r.expr = Box::new(typed_literal(&r.expr));
+            syn::Expr::Reference(r)
+        }
+        syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+            match m.mac.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                Ok(elems) => {
+                    let elems = elems.iter().map(typed_literal);
+                    syn::parse_quote!(::std::vec![#(#elems),*])
+                }
+                Err(_) => e.clone(),
+            }
+        }
         other => other.clone(),
     }
+}
+
+/// `hessian!(at: x, of: f)`, forward over reverse: the gradient of `f` run on dual
+/// numbers (`f` generic over `T: Float`, or a closure), once per input coordinate, with
+/// that coordinate's dual part set; the gradient's dual parts are a column.
+fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
+    let typed: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
+    let [x] = &typed[..] else {
+        return Err(syn::Error::new(
+            of.span(),
+            "hessian! takes one input (a scalar, a Vec or an array); pack several inputs into one",
+        ));
+    };
+    let (lifted, input): (syn::Expr, TokenStream) = match x {
+        syn::Expr::Reference(_) => (syn::parse_quote!(&lifted), quote!(input)),
+        _ => (syn::parse_quote!(lifted), quote!(&input)),
+    };
+    let grad = expand_args(
+        Op::Gradient,
+        Args {
+            at: lifted,
+            of: of.clone(),
+        },
+    )?;
+    Ok(quote! {{
+        let input = #x;
+        ::diff::__private::hessian(#input, |lifted| #grad)
+    }})
 }

@@ -29,9 +29,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     match registration(args, &func) {
         Ok(t) => {
-            if std::env::var_os("DIFF_DEBUG_EXPAND").is_some() {
-                eprintln!("<<<DIFF\n{t}\nDIFF>>>");
-            }
+            crate::debug::dump(&t);
             quote! { #func #t }
         }
         Err(e) => {

@@ -51,6 +51,7 @@ impl Activity {
                     false
                 }
                 Inst::Index(base, _) => self.varied.contains(base),
+                Inst::SetIndex(base, _, v) => self.varied.contains(base) || self.varied.contains(v),
                 Inst::If { .. } | Inst::Match { .. } => {
                     let branches = stmt.inst.branches().expect("a branching instruction");
                     for r in &branches {
@@ -110,6 +111,10 @@ impl Activity {
                 Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => {}
                 Inst::Index(base, _) => {
                     self.useful.insert(*base);
+                }
+                Inst::SetIndex(base, _, v) => {
+                    self.useful.insert(*base);
+                    self.useful.insert(*v);
                 }
                 Inst::If { .. } | Inst::Match { .. } => {
                     for sub in stmt.inst.branches().expect("a branching instruction") {

@@ -313,11 +313,11 @@ impl Shapes<'_> {
             let (p, g) = (&self.sig.params[*i], &gs[*i]);
             let id = &p.ident;
             if p.by_ref {
-                outs.push(quote!(#g.unwrap_or_else(|| ::diff::Differentiable::zero_tangent(#id))));
+                outs.push(quote!(::diff::__private::shaped(::diff::Differentiable::zero_tangent(#id), #g)));
             } else {
                 let z = names::ident(&format!("zero{i}"));
                 zeros.extend(quote!(let #z = ::diff::__private::zero_of(&#id);));
-                outs.push(quote!(#g.unwrap_or(#z)));
+                outs.push(quote!(::diff::__private::shaped(#z, #g)));
             }
         }
         let result = if outs.len() == 1 {

@@ -80,6 +80,38 @@ impl Emitter<'_> {
                 let t = self.tan(*a);
                 quote! { #t.map(|x| ::diff::__private::from_f64::<#ty>(::diff::__private::cast_like(x, &0.0f64))) }
             }
+            // Original: y = S { m: v, .. }. Tangent: zero with .m = dv for active fields.
+            Inst::Struct(_, fields) => {
+                let m = names::marker(self.func, res);
+                let sets =
+                    fields
+                        .iter()
+                        .filter(|(_, v)| self.act.is_active(*v))
+                        .map(|(member, v)| {
+                            let t = self.tan(*v);
+                            quote! { d.#member = #t.unwrap_or_else(::diff::VectorSpace::zero); }
+                        });
+                quote! { { let mut d = ::diff::__private::zero_marked(#m); #(#sets)* ::core::option::Option::Some(d) } }
+            }
+            // Original: y = b with y.m = v. Tangent: db with .m = dv.
+            Inst::SetField(b, m, v) => {
+                let (tb, tv) = (self.tan(*b), self.tan(*v));
+                quote! { {
+                    let mut d = #tb.unwrap_or_else(::diff::VectorSpace::zero);
+                    d.#m = #tv.unwrap_or_else(::diff::VectorSpace::zero);
+                    ::core::option::Option::Some(d)
+                } }
+            }
+            // Original: y = b with y[i] = v. Tangent: db with [i] = dv.
+            Inst::SetIndex(b, i, v) => {
+                let (tb, tv, ni, shape) = (
+                    self.tan(*b),
+                    self.tan(*v),
+                    self.name(*i),
+                    names::shape(self.func, res),
+                );
+                quote! { ::core::option::Option::Some(::diff::__private::set_at(#tb, #shape, #ni, #tv)) }
+            }
             // Original: y = &a, *a, a copy of *a. Tangent: da.
             Inst::Load(a) => self.tan(*a),
             // Original: (y, df) = f_jvp(.., &mut m, ..). Tangent: (dy, dm..) = df((dargs..)).
@@ -143,7 +175,7 @@ impl Emitter<'_> {
             }
             Inst::Index(a, i) => {
                 let (t, ni) = (names::tangent(self.func, *a), self.name(*i));
-                quote! { #t.as_ref().map(|x| ::core::clone::Clone::clone(&x[#ni])) }
+                quote! { ::diff::__private::index_tangent(&#t, #ni) }
             }
             Inst::If { .. } | Inst::Match { .. } => return self.tangent_branches(stmt),
             Inst::For { init, body, .. } => return self.tangent_for(stmt, init, *body),

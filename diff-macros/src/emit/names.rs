@@ -65,6 +65,16 @@ pub fn tangent(func: &Function, v: Value) -> Ident {
     ident(&format!("d_{}", base(func, v)))
 }
 
+/// The saved tangent-type marker of a value.
+pub fn marker(func: &Function, v: Value) -> Ident {
+    ident(&format!("marker_{}", base(func, v)))
+}
+
+/// The saved shape of a value.
+pub fn shape(func: &Function, v: Value) -> Ident {
+    ident(&format!("shape_{}", base(func, v)))
+}
+
 /// The callee's pullback or differential for the call defining `v`.
 pub fn handle(func: &Function, v: Value, mode: Mode) -> Ident {
     match mode {

@@ -165,6 +165,21 @@ impl<'a> Emitter<'a> {
             Inst::CallMut(callee, args, mutated) => {
                 self.primal_call_mut(stmt, callee, args, mutated, active)
             }
+            Inst::Struct(path, fields) => {
+                let fs = fields.iter().map(|(m, v)| {
+                    let e = self.expr(*v);
+                    quote! { #m: #e }
+                });
+                quote! { let mut #res = #path { #(#fs),* }; }
+            }
+            Inst::SetField(b, m, v) => {
+                let (b, v) = (self.expr(*b), self.expr(*v));
+                quote! { let mut #res = ::core::clone::Clone::clone(&#b); #res.#m = #v; }
+            }
+            Inst::SetIndex(b, i, v) => {
+                let (b, i, v) = (self.expr(*b), self.expr(*i), self.expr(*v));
+                quote! { let mut #res = ::core::clone::Clone::clone(&#b); #res[#i] = #v; }
+            }
             Inst::Load(a) => {
                 let a = self.expr(*a);
                 quote! { let mut #res = ::core::clone::Clone::clone(&*#a); }

@@ -120,6 +120,26 @@ impl Emitter<'_> {
                 let y = self.acc(*b, quote!(-(s * #ny / #nb)));
                 quote! { #x #y }
             }
+            // Original: y = S { m: v, .. }. Adjoint: v += s.m for each field.
+            Inst::Struct(_, fields) => {
+                let m = names::marker(self.func, res);
+                let accs: TokenStream = fields
+                    .iter()
+                    .map(|(member, v)| self.acc(*v, quote!(s.#member)))
+                    .collect();
+                quote! { let s = ::diff::__private::same_as(#m, s); #accs }
+            }
+            // Original: y = b with y.m = v. Adjoint: v += s.m; b += s with s.m zeroed.
+            Inst::SetField(b, m, v) => {
+                let (x, y) = (self.acc(*v, quote!(part)), self.acc(*b, quote!(s)));
+                quote! { let mut s = s; let part = ::core::mem::replace(&mut s.#m, ::diff::VectorSpace::zero()); #x #y }
+            }
+            // Original: y = b with y[i] = v. Adjoint: v += s[i]; b += s with s[i] zeroed.
+            Inst::SetIndex(b, i, v) => {
+                let ni = self.name(*i);
+                let (x, y) = (self.acc_opt(*v, quote!(part)), self.acc(*b, quote!(s)));
+                quote! { let mut s = s; let part = ::diff::__private::take_at(&mut s, #ni); #x #y }
+            }
             // Original: y = a as F. Adjoint: a += s converted back to a's type.
             Inst::Cast(a, _) => {
                 let na = self.name(*a);
@@ -192,7 +212,7 @@ impl Emitter<'_> {
                 quote! { let mut parts = ::core::iter::IntoIterator::into_iter(s); #accs }
             }
             // Original: y = a.m. Adjoint: a.m += s (a's adjoint starts as a zero shaped like a).
-            Inst::Field(a, member) => self.acc_part(*a, quote!(.#member)),
+            Inst::Field(a, member) => self.acc_field(*a, member),
             // Original: y = a[i]. Adjoint: a[i] += s.
             Inst::Index(a, i) => {
                 let ni = self.name(*i);
@@ -213,10 +233,23 @@ impl Emitter<'_> {
         if !self.act.is_active(base) {
             return TokenStream::new();
         }
-        let (a, nb, rt) = (self.adj(base), self.name(base), rt());
+        let (a, shape, rt) = (self.adj(base), names::shape(self.func, base), rt());
         quote! {
-            let whole = #a.get_or_insert_with(|| #nb.zero_tangent());
+            let whole = #a.get_or_insert_with(|| #rt::zero_of_shape(#shape));
             #rt::accumulate_into(&mut whole #part, s);
+        }
+    }
+
+    /// Accumulates `s` into field `member` of `base`'s adjoint (the other fields zero:
+    /// empty collections, which add as zeros).
+    fn acc_field(&self, base: Value, member: &syn::Member) -> TokenStream {
+        if !self.act.is_active(base) {
+            return TokenStream::new();
+        }
+        let (a, rt, m) = (self.adj(base), rt(), names::marker(self.func, base));
+        quote! {
+            let whole = #a.get_or_insert_with(|| #rt::zero_marked(#m));
+            #rt::accumulate_into(&mut whole.#member, s);
         }
     }
 

@@ -48,6 +48,16 @@ impl Inst {
             Inst::Tuple(vs) => format!("tuple ({})", list(vs)),
             Inst::CallMut(_, args, m) => format!("call_mut ({}) mutating {m:?}", list(args)),
             Inst::Load(a) => format!("load {a}"),
+            Inst::Struct(p, fs) => format!(
+                "struct {} {{{}}}",
+                tokens(p),
+                fs.iter()
+                    .map(|(m, v)| format!("{}: {v}", tokens(m)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Inst::SetField(b, m, v) => format!("set {b}.{} = {v}", tokens(m)),
+            Inst::SetIndex(b, i, v) => format!("set {b}[{i}] = {v}"),
             Inst::Array(vs, v) => format!("{} [{}]", if *v { "vec" } else { "array" }, list(vs)),
             Inst::Field(a, m) => format!("field {a}.{}", tokens(m)),
             Inst::Index(a, i) => format!("index {a}[{i}]"),

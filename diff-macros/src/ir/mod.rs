@@ -83,6 +83,12 @@ pub enum Inst {
     /// A call passing `&mut` locals at the given argument positions: results are the
     /// call's value, then the new value of each such local, in order.
     CallMut(Callee, Vec<Value>, Vec<usize>),
+    /// `Path { field: value, .. }` (every field given).
+    Struct(syn::Path, Vec<(syn::Member, Value)>),
+    /// `base` with field `member` replaced by the value (`p.x = v`).
+    SetField(Value, syn::Member, Value),
+    /// `base` with element `index` replaced by the value (`v[i] = x`).
+    SetIndex(Value, Value, Value),
     /// `*p` of a `&mut` parameter on entry: a copy of the pointee.
     Load(Value),
     /// `x as f64` / `x as f32`: a conversion between float types.
@@ -236,6 +242,9 @@ impl Inst {
             | Inst::Tuple(args)
             | Inst::Array(args, _) => args.clone(),
             Inst::Load(a) => vec![*a],
+            Inst::Struct(_, fields) => fields.iter().map(|(_, v)| *v).collect(),
+            Inst::SetField(b, _, v) => vec![*b, *v],
+            Inst::SetIndex(b, i, v) => vec![*b, *i, *v],
             Inst::If { cond, .. } => vec![*cond],
             Inst::Match { scrutinee, arms } => {
                 let mut v = vec![*scrutinee];

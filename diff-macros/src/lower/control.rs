@@ -154,7 +154,10 @@ impl Lowerer {
     /// `while c { body }` is `loop { if !(c) { break; } body }`.
     pub(crate) fn lower_while(&mut self, w: &syn::ExprWhile) -> syn::Result<Value> {
         if let syn::Expr::Let(l) = &*w.cond {
-            return Err(super::expr::unsupported(l, "`while let`"));
+            // `while let P = e { body }` is `loop { match e { P => { body } _ => break } }`.
+            let (pat, e, body) = (&l.pat, &l.expr, &w.body);
+            let lp: syn::ExprLoop = syn::parse_quote_spanned! {w.span()=> loop { match #e { #pat => #body, _ => break } } };
+            return self.lower_loop(&lp);
         }
         if let Some(l) = &w.label {
             return Err(super::expr::unsupported(l, "a labelled loop"));

@@ -71,7 +71,10 @@ impl Lowerer {
             }
             let last = i + 1 == n;
             match stmt {
-                Stmt::Expr(Expr::If(e), _) if may_exit(&Expr::If(e.clone())) => {
+                Stmt::Expr(Expr::If(e), _)
+                    if may_exit(&Expr::If(e.clone()))
+                        && super::expr::desugar_if_let(e).is_none() =>
+                {
                     return self.lower_if_absorbing(e, &stmts[i + 1..]);
                 }
                 Stmt::Expr(Expr::Return(r), _) => return self.lower_exit_return(r),
@@ -96,7 +99,7 @@ impl Lowerer {
         Ok(v)
     }
 
-    fn lower_break(&mut self, b: &syn::ExprBreak) -> syn::Result<Value> {
+    pub(crate) fn lower_break(&mut self, b: &syn::ExprBreak) -> syn::Result<Value> {
         if b.label.is_some() || b.expr.is_some() {
             return Err(syn::Error::new(b.span(), "`break` with a label or a value is not supported yet; assign the value to a `let mut` declared before the loop and use a plain `break`"));
         }
@@ -112,7 +115,7 @@ impl Lowerer {
         Ok(self.unit(b.span()))
     }
 
-    fn lower_continue(&mut self, c: &syn::ExprContinue) -> syn::Result<Value> {
+    pub(crate) fn lower_continue(&mut self, c: &syn::ExprContinue) -> syn::Result<Value> {
         if c.label.is_some() {
             return Err(syn::Error::new(
                 c.span(),

@@ -5,6 +5,9 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Stmt};
 
+/// Lowered call arguments, and the positions and names of the `&mut` locals among them.
+type LoweredArgs = (Vec<Value>, Vec<(usize, String)>);
+
 /// Methods whose result never carries a derivative (integers, booleans, strings), so a
 /// call of them on an active value is just primal code.
 pub(crate) const INACTIVE_METHODS: &[&str] = &[
@@ -107,7 +110,10 @@ impl Lowerer {
             }
             Expr::Block(b) if b.label.is_none() => self.lower_block_value(&b.block),
             Expr::Assign(a) => self.lower_assign(a),
-            Expr::If(i) => self.lower_if(i),
+            Expr::If(i) => match desugar_if_let(i) {
+                Some(m) => self.lower_expr(&m),
+                None => self.lower_if(i),
+            },
             Expr::ForLoop(f) => self.lower_for(f),
             Expr::While(w) => self.lower_while(w),
             Expr::Match(m) => self.lower_match(m),
@@ -138,12 +144,34 @@ impl Lowerer {
                 Err(_) => Ok(self.opaque(e)),
             },
             Expr::Macro(_) | Expr::Cast(_) | Expr::Repeat(_) => Ok(self.opaque(e)),
+            Expr::Struct(s) if s.qself.is_none() => self.lower_struct(s),
             Expr::Struct(_) | Expr::Closure(_) => Ok(self.opaque(e)),
+            Expr::Break(b) => self.lower_break(b),
+            Expr::Continue(c) => self.lower_continue(c),
             Expr::Return(r) => Err(syn::Error::new(
                 r.span(),
                 "`return` inside an expression is not supported here yet; restructure with if/else",
             )),
             other => Err(unsupported(other, describe(other))),
+        }
+    }
+
+    /// `S { a: x, b }`, or `S { a: x, ..rest }` as `rest` with fields replaced.
+    fn lower_struct(&mut self, s: &syn::ExprStruct) -> syn::Result<Value> {
+        let mut fields = Vec::new();
+        for f in &s.fields {
+            let v = self.lower_expr(&f.expr)?;
+            fields.push((f.member.clone(), v));
+        }
+        match &s.rest {
+            Some(rest) => {
+                let mut cur = self.lower_expr(rest)?;
+                for (m, v) in fields {
+                    cur = self.emit(Inst::SetField(cur, m, v), s.span(), None);
+                }
+                Ok(cur)
+            }
+            None => Ok(self.emit(Inst::Struct(s.path.clone(), fields), s.span(), None)),
         }
     }
 
@@ -180,6 +208,12 @@ impl Lowerer {
     fn lower_path(&mut self, p: &syn::ExprPath) -> Value {
         if p.qself.is_none() {
             if let Some(id) = p.path.get_ident() {
+                // In a `&mut self` method, `self` reads the current pointee.
+                if id == "self" {
+                    if let Some(v) = self.lookup("*self") {
+                        return v;
+                    }
+                }
                 if let Some(v) = self.lookup(&id.to_string()) {
                     return v;
                 }
@@ -234,13 +268,11 @@ impl Lowerer {
             return Ok(self.opaque(&Expr::Binary(b.clone())));
         };
         if compound {
-            let name = assigned_name(&b.left)?;
-            let cur = self
-                .lookup(&name)
-                .ok_or_else(|| unknown_variable(&b.left))?;
+            let name = assigned_name(&b.left).ok();
+            let cur = self.lower_expr(&b.left)?;
             let rhs = self.lower_expr(&b.right)?;
-            let v = self.emit(Inst::Binary(op, cur, rhs), b.span(), Some(name.clone()));
-            self.assign(&name, v);
+            let v = self.emit(Inst::Binary(op, cur, rhs), b.span(), name);
+            self.assign_place(&b.left, v)?;
             return Ok(self.unit(b.span()));
         }
         let l = self.lower_expr(&b.left)?;
@@ -282,13 +314,43 @@ impl Lowerer {
     }
 
     fn lower_assign(&mut self, a: &syn::ExprAssign) -> syn::Result<Value> {
-        let name = assigned_name(&a.left)?;
-        if self.lookup(&name).is_none() {
-            return Err(unknown_variable(&a.left));
-        }
         let v = self.lower_expr(&a.right)?;
-        self.assign(&name, v);
+        self.assign_place(&a.left, v)?;
         Ok(self.unit(a.span()))
+    }
+
+    /// Stores `v` into a place: a variable (rebinds it), a field or an element of one
+    /// (rebinds the variable to a copy with that part replaced), `*p` of a `&mut`
+    /// parameter, or a field of `self` in a `&mut self` method.
+    fn assign_place(&mut self, place: &Expr, v: Value) -> syn::Result<()> {
+        match place {
+            Expr::Paren(p) => self.assign_place(&p.expr, v),
+            Expr::Field(f) => {
+                let base = self.lower_expr(&f.base)?;
+                let new = self.emit(Inst::SetField(base, f.member.clone(), v), f.span(), None);
+                self.assign_place(&f.base, new)
+            }
+            Expr::Index(i) => {
+                let index = self.lower_expr(&i.index)?;
+                let base = self.lower_expr(&i.expr)?;
+                let new = self.emit(Inst::SetIndex(base, index, v), i.span(), None);
+                self.assign_place(&i.expr, new)
+            }
+            _ => {
+                let mut name = assigned_name(place)?;
+                if name == "self" && self.lookup("*self").is_some() {
+                    name = "*self".into();
+                }
+                if self.lookup(&name).is_none() {
+                    return Err(unknown_variable(place));
+                }
+                if let Some(v0) = self.lookup(&name) {
+                    let _ = v0;
+                }
+                self.assign(&name, v);
+                Ok(())
+            }
+        }
     }
 
     fn lower_call(&mut self, c: &syn::ExprCall) -> syn::Result<Value> {
@@ -329,10 +391,7 @@ impl Lowerer {
 
     /// Lowers call arguments; `&mut x` of a local `x` (or `&mut *p` of a `&mut`
     /// parameter) passes the variable's current value and is recorded as mutated.
-    fn lower_args<'e>(
-        &mut self,
-        args: impl Iterator<Item = &'e Expr>,
-    ) -> syn::Result<(Vec<Value>, Vec<(usize, String)>)> {
+    fn lower_args<'e>(&mut self, args: impl Iterator<Item = &'e Expr>) -> syn::Result<LoweredArgs> {
         let mut vs = Vec::new();
         let mut muts = Vec::new();
         for (i, a) in args.enumerate() {
@@ -493,4 +552,15 @@ fn deref_name(e: &Expr) -> Option<String> {
         Expr::Paren(p) => deref_name(&p.expr),
         _ => None,
     }
+}
+
+/// `if let P = e { a } else { b }` is `match e { P => { a } _ => { b } }`.
+pub(crate) fn desugar_if_let(i: &syn::ExprIf) -> Option<Expr> {
+    let Expr::Let(l) = &*i.cond else { return None };
+    let (pat, scrutinee, then) = (&l.pat, &l.expr, &i.then_branch);
+    let els: Expr = match &i.else_branch {
+        Some((_, e)) => (**e).clone(),
+        None => syn::parse_quote!({}),
+    };
+    Some(syn::parse_quote!(match #scrutinee { #pat => #then, _ => #els }))
 }
