@@ -1,4 +1,4 @@
-#![allow(clippy::assign_op_pattern)]
+#![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 use diff::prelude::*;
 use num_traits::FromPrimitive;
 use std::iter::Sum;

@@ -1,14 +1,20 @@
 //! [`Real`], the scalar trait, and [`no_derivative`].
 
-use crate::{Differentiable, VectorSpace};
+use crate::{Differentiable, InnerProduct, VectorSpace};
 
 /// Scalars: `f32`, `f64` (and any later dual number).
 ///
-/// Implemented for every type that is a [`num_traits::Float`], its own tangent, and a
-/// [`VectorSpace`]; it is never implemented by hand.
-pub trait Real: num_traits::Float + Differentiable<TangentVector = Self> + VectorSpace {}
+/// Implemented for every type that is a [`num_traits::Float`], its own tangent, a
+/// [`VectorSpace`] and an [`InnerProduct`]; it is never implemented by hand.
+pub trait Real:
+    num_traits::Float + Differentiable<TangentVector = Self> + VectorSpace + InnerProduct
+{
+}
 
-impl<T> Real for T where T: num_traits::Float + Differentiable<TangentVector = T> + VectorSpace {}
+impl<T> Real for T where
+    T: num_traits::Float + Differentiable<TangentVector = T> + VectorSpace + InnerProduct
+{
+}
 
 /// Returns `x` unchanged and cuts its derivative.
 ///

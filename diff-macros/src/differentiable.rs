@@ -81,16 +81,7 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
     let items = companions.emit(&output_tangent);
     let m = quote::format_ident!("__diff_{}", func.sig.ident);
     let vis = &func.vis;
-    // The operators call the companions, not the function: mark it used.
-    let name = &func.sig.ident;
-    let used = func
-        .sig
-        .generics
-        .params
-        .is_empty()
-        .then(|| quote! { const _: () = { let _ = #name; }; });
     Ok(quote! {
-        #used
         #[doc(hidden)]
         #[allow(non_snake_case)]
         mod #m {

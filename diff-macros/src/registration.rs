@@ -311,6 +311,44 @@ impl Reg<'_> {
     /// The companion of the other mode, derived from the registered one where the API
     /// says it follows (scalar result for a differential, scalar input for a pullback).
     fn derived(&self, sh: &Shapes) -> Option<TokenStream> {
+        self.derived_companions(sh)
+            .or_else(|| Some(self.missing_mode(sh)))
+    }
+
+    /// The other mode's companions when it cannot be derived: they keep the callers'
+    /// companions compiling (a caller always has both), and stop with a message naming
+    /// the function and the registration to add if that mode is actually run.
+    fn missing_mode(&self, sh: &Shapes) -> TokenStream {
+        let name = &self.sig.ident;
+        let (mode, missing, attr) = match self.mode() {
+            Mode::Vjp => (
+                Mode::Jvp,
+                "forward mode (a differential)",
+                "#[derivative(of = ..., jvp)]",
+            ),
+            Mode::Jvp => (
+                Mode::Vjp,
+                "reverse mode (a pullback)",
+                "#[derivative(of = ...)]",
+            ),
+        };
+        let msg = format!("diff: `{name}` has a registered derivative for one mode only, and {missing} does not follow from it here; register it with {attr}");
+        let ty = match mode {
+            Mode::Vjp => sh.vjp_type(&self.output_tangent),
+            Mode::Jvp => sh.jvp_type(&self.output_tangent),
+        };
+        let header = sh.header(names::companion(name, mode), ty);
+        let args = sh.call_args();
+        quote! {
+            #header {
+                let _ = (#(#args,)*);
+                #[allow(unreachable_code)]
+                (::core::panic!(#msg), |_| ::core::unreachable!())
+            }
+        }
+    }
+
+    fn derived_companions(&self, sh: &Shapes) -> Option<TokenStream> {
         let rt = quote!(::diff::__private);
         let n = self.sig.params.len();
         let args = sh.call_args();
@@ -425,10 +463,11 @@ impl Reg<'_> {
                 d
             };
             let (decls, bodies) = split_trait(&d);
+            let vis = &self.func.vis;
             quote! {
                 #[doc(hidden)]
                 #[allow(non_camel_case_types)]
-                pub trait #tr { #decls }
+                #vis trait #tr { #decls }
                 impl #tr for #ty { #bodies }
             }
         });

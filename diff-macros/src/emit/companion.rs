@@ -192,7 +192,8 @@ impl Companions<'_> {
             self.items,
             rec(vjp_box),
         );
-        let vjp_body = quote! { #st #r };
+        let original = sh.original();
+        let vjp_body = quote! { let _ = #original; #st #r };
         let (st, r) = body_parts_with(
             self.func,
             self.act,
@@ -370,6 +371,24 @@ impl Shapes<'_> {
     }
 
     /// The path calling a sibling companion (`Self::` inside an impl).
+    /// The path of the original function (`f::<T>`, `Self::f`): the companions name it
+    /// so that a function used only through the operators is not dead code.
+    pub fn original(&self) -> TokenStream {
+        let name = &self.sig.ident;
+        let turbofish = self.turbofish();
+        if self.in_impl
+            || self
+                .sig
+                .params
+                .first()
+                .is_some_and(|p| p.ident.to_string() == "self")
+        {
+            quote!(Self::#name #turbofish)
+        } else {
+            quote!(#name #turbofish)
+        }
+    }
+
     pub fn callee(&self, mode: Mode) -> TokenStream {
         let name = names::companion(&self.sig.ident, mode);
         let turbofish = self.turbofish();
