@@ -261,3 +261,23 @@ fn if_let_while_let() {
         assert!((g - num).abs() < 1e-6, "{g} {num}");
     }
 }
+
+#[differentiable]
+fn local_closures(x: f64, k: f64) -> f64 {
+    let sq = |t: f64| t * t * k;
+    let mut acc = 0.0;
+    for i in 0..3 {
+        if i != 1 {
+            acc += sq(x + i as f64);
+        }
+    }
+    acc
+}
+
+#[test]
+fn closures_called_in_the_body_are_inlined() {
+    let (gx, gk) = gradient!(at: (0.5, 2.0), of: local_closures);
+    // k * (x^2 + (x+2)^2)
+    assert!((gx - 2.0 * (2.0 * 0.5 + 2.0 * 2.5)).abs() < 1e-12);
+    assert!((gk - (0.25 + 6.25)).abs() < 1e-12);
+}

@@ -1,11 +1,10 @@
-//! An active value flows through a call of a local closure, which the macro does not
-//! look into.
+//! An active value flows through a call of a closure passed in as a parameter, which the
+//! macro cannot look into.
 use diff::prelude::*;
 
 #[differentiable]
-fn f(x: f64) -> f64 {
-    let double = |t: f64| t * 2.0;
-    double(x) + 1.0
+fn f<F: Fn(f64) -> f64>(x: f64, g: F) -> f64 {
+    g(x) + 1.0
 }
 
 fn main() {}

@@ -58,6 +58,11 @@ impl Lowerer {
                     return Err(unsupported(diverge, "`let ... else`"));
                 }
                 let v = self.lower_expr(&init.expr)?;
+                // A closure bound to a name is also remembered, so that calling it is
+                // differentiated by inlining its body.
+                if let (Expr::Closure(c), syn::Pat::Ident(p)) = (&*init.expr, &local.pat) {
+                    self.closures.push((p.ident.to_string(), v, c.clone()));
+                }
                 self.bind_pattern(&local.pat, v)
             }
             Stmt::Item(item) => {
@@ -358,8 +363,21 @@ impl Lowerer {
             return Ok(self.opaque(&Expr::Call(c.clone())));
         };
         if let Some(id) = func.path.get_ident() {
-            if self.lookup(&id.to_string()).is_some() {
-                // Calling a local closure: not looked into.
+            if let Some(v) = self.lookup(&id.to_string()) {
+                // Calling a closure bound in the body: inline its body.
+                let known = self
+                    .closures
+                    .iter()
+                    .rev()
+                    .find(|(n, cv, _)| *n == id.to_string() && *cv == v);
+                if let Some((_, _, closure)) = known.cloned() {
+                    if closure.inputs.len() == c.args.len() {
+                        let (pats, args, body) =
+                            (closure.inputs.iter(), c.args.iter(), &closure.body);
+                        let e: Expr = syn::parse_quote!({ #(let #pats = #args;)* #body });
+                        return self.lower_expr(&e);
+                    }
+                }
                 return Ok(self.opaque(&Expr::Call(c.clone())));
             }
         }

@@ -97,6 +97,8 @@ pub(crate) struct Lowerer {
     pub(crate) loops: Vec<LoopCx>,
     hidden: Vec<String>,
     hidden_depth: Vec<usize>,
+    /// Closures bound with `let name = |..| ..`: name, the value bound, the closure.
+    pub(crate) closures: Vec<(String, Value, syn::ExprClosure)>,
 }
 
 /// What lowering tracks about an enclosing loop.
@@ -121,6 +123,7 @@ impl Lowerer {
             loops: Vec::new(),
             hidden: Vec::new(),
             hidden_depth: Vec::new(),
+            closures: Vec::new(),
         }
     }
 

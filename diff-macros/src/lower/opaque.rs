@@ -110,8 +110,8 @@ impl Lowerer {
             && matches!(&tokens[i - 2], TokenTree::Punct(p) if p.as_char() == ':');
         let before_path_sep = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
             && matches!(tokens.get(i + 2), Some(TokenTree::Punct(p)) if p.as_char() == ':');
-        let is_macro_name =
-            matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+        let is_macro_name = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!')
+            && matches!(tokens.get(i + 2), Some(TokenTree::Group(_)));
         let field_access = punct_before('.')
             && !(i >= 2 && matches!(&tokens[i - 2], TokenTree::Punct(p) if p.as_char() == '.'));
         !field_access && !after_path_sep && !before_path_sep && !is_macro_name
