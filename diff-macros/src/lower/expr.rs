@@ -369,7 +369,7 @@ impl Lowerer {
                     .closures
                     .iter()
                     .rev()
-                    .find(|(n, cv, _)| *n == id.to_string() && *cv == v);
+                    .find(|(n, cv, _)| id == n && *cv == v);
                 if let Some((_, _, closure)) = known.cloned() {
                     if closure.inputs.len() == c.args.len() {
                         let (pats, args, body) =
