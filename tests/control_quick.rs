@@ -281,3 +281,31 @@ fn closures_called_in_the_body_are_inlined() {
     assert!((gx - 2.0 * (2.0 * 0.5 + 2.0 * 2.5)).abs() < 1e-12);
     assert!((gk - (0.25 + 6.25)).abs() < 1e-12);
 }
+
+#[differentiable]
+fn match_return(x: f64, k: i32) -> f64 {
+    let mut y = x;
+    match k {
+        0 => {
+            return x.sqrt();
+        }
+        1 => return x * 3.0,
+        _ => {
+            y = y * 2.0;
+        }
+    }
+    let z = match k {
+        2 => y,
+        _ => y + 1.0,
+    };
+    z * x
+}
+
+#[test]
+fn match_arms_may_return() {
+    assert!((gradient!(at: (4.0, 0), of: match_return) - 0.25).abs() < 1e-12);
+    assert_eq!(gradient!(at: (4.0, 1), of: match_return), 3.0);
+    assert_eq!(gradient!(at: (4.0, 2), of: match_return), 16.0);
+    assert_eq!(gradient!(at: (4.0, 5), of: match_return), 17.0);
+    assert_eq!(first_derivative!(at: 4.0, of: |x| match_return(x, 5)), 17.0);
+}

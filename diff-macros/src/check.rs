@@ -27,7 +27,7 @@ pub fn check(func: &Function, act: &Activity) -> Option<syn::Error> {
                 )),
                 Inst::Match { scrutinee, arms } if act.varied.contains(scrutinee) && arms.iter().any(|a| func.region(a.region).params.iter().any(|p| act.useful.contains(p))) => add(syn::Error::new(
                     stmt.span,
-                    "a `match` pattern binding parts of an active value is not supported; bind the parts with `let` (tuples, arrays) or match on an inactive value",
+                    "a `match` pattern binding parts of an active value is not supported; bind the parts with `let` (tuples, arrays), or, if the matched value carries no derivative (an enum), name the differentiated parameters with #[differentiable(wrt = (...))]",
                 )),
                 Inst::For { iter, .. } if act.varied.contains(iter) => add(syn::Error::new(
                     stmt.span,

@@ -77,10 +77,34 @@ impl Lowerer {
                 {
                     return self.lower_if_absorbing(e, &stmts[i + 1..]);
                 }
+                Stmt::Expr(Expr::Block(b), _)
+                    if b.label.is_none() && !last && may_exit(&Expr::Block(b.clone())) =>
+                {
+                    // `{ ..exits.. } rest`: the block's statements, then the rest.
+                    let seq: Vec<Stmt> = b
+                        .block
+                        .stmts
+                        .iter()
+                        .cloned()
+                        .map(as_statement)
+                        .chain(stmts[i + 1..].iter().cloned())
+                        .collect();
+                    return self.lower_seq(&seq);
+                }
+                Stmt::Expr(Expr::Match(m), _) if may_exit(&Expr::Match(m.clone())) => {
+                    return self.lower_match_with(m, &stmts[i + 1..]);
+                }
                 Stmt::Expr(Expr::Return(r), _) => return self.lower_exit_return(r),
                 Stmt::Expr(Expr::Break(b), _) => return self.lower_break(b),
                 Stmt::Expr(Expr::Continue(c), _) => return self.lower_continue(c),
                 Stmt::Expr(e, None) if last => return self.lower_expr(e),
+                Stmt::Expr(e, _) => {
+                    // A block that exits early (`{ ..; return v; }`) gives its exit value.
+                    let v = self.lower_expr(e)?;
+                    if self.diverged {
+                        return Ok(v);
+                    }
+                }
                 _ => self.lower_stmt(stmt)?,
             }
         }
@@ -158,4 +182,12 @@ fn fix_else_if(mut seq: Vec<Stmt>, rest_len: usize) -> Vec<Stmt> {
         }
     }
     seq
+}
+
+/// A block's tail expression, moved before more statements, becomes a statement.
+fn as_statement(s: Stmt) -> Stmt {
+    match s {
+        Stmt::Expr(e, None) => Stmt::Expr(e, Some(Default::default())),
+        other => other,
+    }
 }

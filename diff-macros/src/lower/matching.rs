@@ -30,6 +30,16 @@ fn bindings(pat: &syn::Pat) -> Vec<syn::Ident> {
 impl Lowerer {
     /// `match e { pat if guard => body, ... }`.
     pub(crate) fn lower_match(&mut self, m: &syn::ExprMatch) -> syn::Result<Value> {
+        self.lower_match_with(m, &[])
+    }
+
+    /// A `match` followed by `rest` (statements lowered at the end of every arm: an arm
+    /// may exit early, see `diverge`).
+    pub(crate) fn lower_match_with(
+        &mut self,
+        m: &syn::ExprMatch,
+        rest: &[syn::Stmt],
+    ) -> syn::Result<Value> {
         let scrutinee = self.lower_expr(&m.expr)?;
         let before = self.scopes.clone();
         let outer = self.diverged;
@@ -68,7 +78,13 @@ impl Lowerer {
                 if let Some(w) = &whole {
                     cx.bind(w.to_string(), scrutinee);
                 }
-                cx.lower_expr(&arm.body)
+                // As a sequence, so that an arm may `return`, `break` or `continue`.
+                let semi = (!rest.is_empty()).then(Default::default);
+                let seq: Vec<syn::Stmt> =
+                    std::iter::once(syn::Stmt::Expr((*arm.body).clone(), semi))
+                        .chain(rest.iter().cloned())
+                        .collect();
+                cx.lower_seq(&seq)
             })?;
             branches.push(b);
             arms.push(MatchArm {
