@@ -313,7 +313,16 @@ impl Shapes<'_> {
         for i in &wrt {
             let (p, g) = (&self.sig.params[*i], &gs[*i]);
             let id = &p.ident;
-            if p.by_ref {
+            let scalar = p.tangent.as_ref().is_some_and(|t| {
+                let t = t.to_string();
+                t == "f64" || t == "f32" || self.sig.roles.scalars.contains(&t)
+            });
+            if scalar && !p.by_ref {
+                // A scalar's zero has no shape to restore.
+                let z = names::ident(&format!("zero{i}"));
+                zeros.extend(quote!(let #z = ::diff::__private::zero_of(&#id);));
+                outs.push(quote!(#g.unwrap_or(#z)));
+            } else if p.by_ref {
                 outs.push(quote!(::diff::__private::shaped(::diff::Differentiable::zero_tangent(#id), #g)));
             } else {
                 let z = names::ident(&format!("zero{i}"));
