@@ -170,14 +170,14 @@ pub fn pattern(func: &Function, act: &Activity, r: RegionId, mode: Mode) -> Toke
     quote! { #name { #(#fields),* } }
 }
 
-/// `Name { field: expr, ... }`: builds region `r`'s struct; `value` gives the expression
-/// of a primal value.
+/// `Name { field: expr, ... }`: builds region `r`'s struct; `value(v, saved)` gives the
+/// expression of a primal value, as saved (`true`) or as read in place.
 pub fn construct(
     func: &Function,
     act: &Activity,
     r: RegionId,
     mode: Mode,
-    value: impl Fn(Value) -> TokenStream,
+    value: impl Fn(Value, bool) -> TokenStream,
 ) -> TokenStream {
     let name = names::region_struct(r, mode);
     // Fields are evaluated in order: the ones read through a place (`p[i]`, `s.f`) and
@@ -188,16 +188,16 @@ pub fn construct(
             let field = s.ident(func, mode);
             match s {
                 Saved::Value(v) => {
-                    let e = value(v);
+                    let e = value(v, true);
                     let owned = field == e.to_string();
                     (owned, quote! { #field: #e })
                 }
                 Saved::Shape(v) => {
-                    let e = value(v);
+                    let e = value(v, false);
                     (false, quote! { #field: ::diff::__private::shape_of(&#e) })
                 }
                 Saved::Marker(v) => {
-                    let e = value(v);
+                    let e = value(v, false);
                     (false, quote! { #field: #e.__diff_marker() })
                 }
                 _ => (false, quote! { #field }),

@@ -40,7 +40,13 @@ pub fn body_parts_with(
     let entry = func.entry();
     let defs = linear_map::definitions(func, act, mode);
     let primal = e.primal_region(entry);
-    let built = linear_map::construct(func, act, entry, mode, |v| e.expr(v));
+    let built = linear_map::construct(func, act, entry, mode, |v, saved| {
+        if saved {
+            e.saved_expr(v)
+        } else {
+            e.expr(v)
+        }
+    });
     let pat = linear_map::pattern(func, act, entry, mode);
     let ret = func.region(entry).yields[0];
     let ret_expr = e.expr(ret);

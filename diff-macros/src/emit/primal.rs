@@ -91,6 +91,19 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// How a primal value is saved for the linear map: a reference (an element of a
+    /// collection iterated with `.iter()`) is saved as a copy of its referent, so the
+    /// linear map does not borrow the function's locals.
+    pub fn saved_expr(&self, v: Value) -> TokenStream {
+        match self.defs.get(&v) {
+            Some(Inst::Ref(..)) => {
+                let n = self.name(v);
+                quote! { ::core::clone::Clone::clone(#n) }
+            }
+            _ => self.expr(v),
+        }
+    }
+
     fn stmt_active(&self, stmt: &Stmt) -> bool {
         stmt.results.iter().any(|v| self.act.is_active(*v))
     }
@@ -120,7 +133,13 @@ impl<'a> Emitter<'a> {
             .iter()
             .map(|v| self.expr(*v))
             .collect();
-        let built = linear_map::construct(self.func, self.act, r, self.mode, |v| self.expr(v));
+        let built = linear_map::construct(self.func, self.act, r, self.mode, |v, saved| {
+            if saved {
+                self.saved_expr(v)
+            } else {
+                self.expr(v)
+            }
+        });
         if active {
             let t = tail(built);
             quote! { { #body (#(#yields,)* #t) } }
@@ -387,8 +406,13 @@ impl<'a> Emitter<'a> {
         let iter_name = names::ident(&format!("iter_{}", body.0));
         let (tape_decl, push) = if active {
             let tape = names::tape(body);
-            let built =
-                linear_map::construct(self.func, self.act, body, self.mode, |v| self.expr(v));
+            let built = linear_map::construct(self.func, self.act, body, self.mode, |v, saved| {
+                if saved {
+                    self.saved_expr(v)
+                } else {
+                    self.expr(v)
+                }
+            });
             (
                 quote! { let mut #tape = ::std::vec::Vec::with_capacity(::diff::__private::tape_capacity(&#iter_name)); },
                 quote! { #tape.push(#built); },
