@@ -385,35 +385,26 @@ impl Shapes<'_> {
         }
     }
 
-    /// The path calling a sibling companion (`Self::` inside an impl).
     /// The path of the original function (`f::<T>`, `Self::f`): the companions name it
     /// so that a function used only through the operators is not dead code.
     pub fn original(&self) -> TokenStream {
-        let name = &self.sig.ident;
-        let turbofish = self.turbofish();
-        if self.in_impl
-            || self
-                .sig
-                .params
-                .first()
-                .is_some_and(|p| p.ident.to_string() == "self")
-        {
-            quote!(Self::#name #turbofish)
-        } else {
-            quote!(#name #turbofish)
-        }
+        self.path_to(&self.sig.ident)
     }
 
+    /// The path calling a sibling companion (`Self::` inside an impl).
     pub fn callee(&self, mode: Mode) -> TokenStream {
-        let name = names::companion(&self.sig.ident, mode);
+        self.path_to(&names::companion(&self.sig.ident, mode))
+    }
+
+    /// `name::<T..>`, or `Self::name::<T..>` for an associated function.
+    fn path_to(&self, name: &Ident) -> TokenStream {
         let turbofish = self.turbofish();
-        if self.in_impl
-            || self
-                .sig
-                .params
-                .first()
-                .is_some_and(|p| p.ident.to_string() == "self")
-        {
+        let method = self
+            .sig
+            .params
+            .first()
+            .is_some_and(|p| p.ident.to_string() == "self");
+        if self.in_impl || method {
             quote!(Self::#name #turbofish)
         } else {
             quote!(#name #turbofish)

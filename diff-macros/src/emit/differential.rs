@@ -221,12 +221,7 @@ impl Emitter<'_> {
         let region = self.func.region(body);
         let tape = names::tape(body);
         let pat = linear_map::pattern(self.func, self.act, body, self.mode);
-        // A carried value needs a tangent when it is active inside the body or after it.
-        let carried: Vec<usize> = (0..init.len())
-            .filter(|i| {
-                self.act.is_active(stmt.results[*i]) || self.act.is_active(region.params[*i])
-            })
-            .collect();
+        let carried = self.carried(stmt, init.len(), body);
         let cur: Vec<Ident> = carried
             .iter()
             .map(|i| names::ident(&format!("d_carry{}_{i}", body.0)))

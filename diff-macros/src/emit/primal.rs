@@ -104,6 +104,15 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The loop-carried values (of a `For` statement with `n` of them) that need a
+    /// derivative: those active inside the body or after the loop.
+    pub fn carried(&self, stmt: &Stmt, n: usize, body: RegionId) -> Vec<usize> {
+        let params = &self.func.region(body).params;
+        (0..n)
+            .filter(|i| self.act.is_active(stmt.results[*i]) || self.act.is_active(params[*i]))
+            .collect()
+    }
+
     fn stmt_active(&self, stmt: &Stmt) -> bool {
         stmt.results.iter().any(|v| self.act.is_active(*v))
     }

@@ -159,22 +159,7 @@ impl Emitter<'_> {
             // Original: (y, pb) = f_vjp(args). Adjoint: args += pb(s), slot by slot.
             Inst::Call(_, args) => {
                 let pb = names::handle(self.func, res, self.mode);
-                let gs: Vec<Ident> = (0..args.len())
-                    .map(|i| names::ident(&format!("g{i}")))
-                    .collect();
-                let accs: TokenStream = args
-                    .iter()
-                    .zip(&gs)
-                    .map(|(a, g)| self.acc_opt(*a, quote!(#g)))
-                    .collect();
-                let pats = args.iter().zip(&gs).map(|(a, g)| {
-                    if self.act.is_active(*a) {
-                        quote!(#g)
-                    } else {
-                        quote!(_)
-                    }
-                });
-                quote! { let (#(#pats,)*) = #pb(s); #accs }
+                self.call_adjoint(args, quote!(#pb(s)))
             }
             // Original: y = (a, b, ..). Adjoint: (a, b, ..) += s.
             Inst::Tuple(vs) => {
@@ -287,12 +272,7 @@ impl Emitter<'_> {
         let region = self.func.region(body);
         let tape = names::tape(body);
         let pat = linear_map::pattern(self.func, self.act, body, self.mode);
-        // A carried value needs an adjoint when it is active inside the body or after it.
-        let carried: Vec<usize> = (0..init.len())
-            .filter(|i| {
-                self.act.is_active(stmt.results[*i]) || self.act.is_active(region.params[*i])
-            })
-            .collect();
+        let carried = self.carried(stmt, init.len(), body);
         let cur: Vec<Ident> = carried
             .iter()
             .map(|i| names::ident(&format!("a_carry{}_{i}", body.0)))
@@ -352,6 +332,12 @@ impl Emitter<'_> {
                 quote!(::core::option::Option::None)
             }
         });
+        self.call_adjoint(args, quote!(#pb((#(#seeds,)*))))
+    }
+
+    /// `let (g0, g1, ..) = call; args += g..`: a callee pullback's slots accumulated into
+    /// the arguments' adjoints (inactive arguments' slots ignored).
+    fn call_adjoint(&self, args: &[Value], call: TokenStream) -> TokenStream {
         let gs: Vec<Ident> = (0..args.len())
             .map(|i| names::ident(&format!("g{i}")))
             .collect();
@@ -368,7 +354,7 @@ impl Emitter<'_> {
             }
         });
         quote! {
-            let (#(#pats,)*) = #pb((#(#seeds,)*));
+            let (#(#pats,)*) = #call;
             #accs
         }
     }
