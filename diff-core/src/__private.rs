@@ -2,6 +2,8 @@
 
 use crate::{Differentiable, VectorSpace};
 
+pub use crate::collections::*;
+pub use crate::dense::*;
 pub use crate::support::*;
 
 /// Adds `v` into an adjoint slot. `None` means zero.

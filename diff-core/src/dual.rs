@@ -407,7 +407,7 @@ impl<T: Float> InnerProduct for Dual<T> {
 mod tests {
     use super::*;
     use crate::__private::Unit;
-    use crate::support::{hessian, DualParts, Lift};
+    use crate::dense::{hessian, DualParts, Lift};
     use crate::Real;
 
     const _: fn() = || {

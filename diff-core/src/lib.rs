@@ -12,6 +12,8 @@
 //! Users depend on the facade crate `diff`, which re-exports everything here.
 #![warn(missing_docs)]
 
+mod collections;
+mod dense;
 mod differentiable;
 mod dual;
 mod dual_float;

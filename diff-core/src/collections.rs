@@ -1,0 +1,179 @@
+//! Collections in generated code: shapes saved instead of collections, element reads
+//! and writes of tangents, and zero-sized markers of tangent types.
+use crate::{Differentiable, VectorSpace};
+
+/// Collections whose shape (a length) is all a zero tangent needs.
+pub trait HasShape {
+    /// The collection's tangent.
+    type Tangent: Elementwise;
+    /// The shape of `self`.
+    fn shape(&self) -> <Self::Tangent as Elementwise>::Shape;
+}
+impl<T: Differentiable> HasShape for [T] {
+    type Tangent = Vec<T::TangentVector>;
+    fn shape(&self) -> usize {
+        self.len()
+    }
+}
+impl<T: Differentiable> HasShape for Vec<T> {
+    type Tangent = Vec<T::TangentVector>;
+    fn shape(&self) -> usize {
+        self.len()
+    }
+}
+impl<T: Differentiable, const N: usize> HasShape for [T; N] {
+    type Tangent = [T::TangentVector; N];
+    fn shape(&self) {}
+}
+impl<C: HasShape + ?Sized> HasShape for &C {
+    type Tangent = C::Tangent;
+    fn shape(&self) -> <C::Tangent as Elementwise>::Shape {
+        (**self).shape()
+    }
+}
+impl<C: HasShape + ?Sized> HasShape for &mut C {
+    type Tangent = C::Tangent;
+    fn shape(&self) -> <C::Tangent as Elementwise>::Shape {
+        (**self).shape()
+    }
+}
+
+/// The shape of a collection whose tangent is `Z`: saved where its elements are read,
+/// instead of the collection itself.
+pub struct Shape<Z: Elementwise>(Z::Shape);
+
+impl<Z: Elementwise> Clone for Shape<Z> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<Z: Elementwise> Copy for Shape<Z> {}
+
+/// The shape of a collection.
+#[inline(always)]
+pub fn shape_of<C: HasShape + ?Sized>(c: &C) -> Shape<C::Tangent> {
+    Shape(c.shape())
+}
+
+/// Tangents with elements: `Vec` (whose empty value is zero) and arrays.
+pub trait Elementwise: Sized {
+    /// The element tangent.
+    type Elem: VectorSpace;
+    /// The shape that determines a zero.
+    type Shape: Copy;
+    /// A zero of the given shape.
+    fn zero_of_shape(shape: Self::Shape) -> Self;
+    /// Takes element `i` out, leaving zero (`None` when `self` is the empty zero).
+    fn take_at(&mut self, i: usize) -> Option<Self::Elem>;
+    /// A copy of element `i` (`None` when `self` is the empty zero).
+    fn get_at(&self, i: usize) -> Option<Self::Elem>;
+    /// Element `i`, mutably; `shape` gives the length when `self` is the empty zero.
+    fn at_mut(&mut self, shape: Self::Shape, i: usize) -> &mut Self::Elem;
+}
+
+impl<T: VectorSpace> Elementwise for Vec<T> {
+    type Elem = T;
+    type Shape = usize;
+    fn zero_of_shape(n: usize) -> Self {
+        (0..n).map(|_| T::zero()).collect()
+    }
+    fn take_at(&mut self, i: usize) -> Option<T> {
+        self.get_mut(i).map(|e| core::mem::replace(e, T::zero()))
+    }
+    fn get_at(&self, i: usize) -> Option<T> {
+        self.get(i).cloned()
+    }
+    fn at_mut(&mut self, n: usize, i: usize) -> &mut T {
+        if self.is_empty() {
+            *self = Self::zero_of_shape(n);
+        }
+        &mut self[i]
+    }
+}
+
+impl<T: VectorSpace, const N: usize> Elementwise for [T; N] {
+    type Elem = T;
+    type Shape = ();
+    fn zero_of_shape(_: ()) -> Self {
+        core::array::from_fn(|_| T::zero())
+    }
+    fn take_at(&mut self, i: usize) -> Option<T> {
+        Some(core::mem::replace(&mut self[i], T::zero()))
+    }
+    fn get_at(&self, i: usize) -> Option<T> {
+        Some(self[i].clone())
+    }
+    fn at_mut(&mut self, _: (), i: usize) -> &mut T {
+        &mut self[i]
+    }
+}
+
+/// A zero tangent of the given shape.
+#[inline(always)]
+pub fn zero_of_shape<S: Elementwise>(shape: Shape<S>) -> S {
+    S::zero_of_shape(shape.0)
+}
+
+/// `s[i]`, leaving zero in its place (the adjoint of an element write).
+#[inline(always)]
+pub fn take_at<S: Elementwise>(s: &mut S, i: usize) -> Option<S::Elem> {
+    s.take_at(i)
+}
+
+/// The tangent after `y[i] = v`: `db` with element `i` replaced by `dv`.
+#[inline(always)]
+pub fn set_at<S: Elementwise>(db: Option<S>, shape: Shape<S>, i: usize, dv: Option<S::Elem>) -> S {
+    let mut d = db.unwrap_or_else(|| S::zero_of_shape(shape.0));
+    *d.at_mut(shape.0, i) = dv.unwrap_or_else(S::Elem::zero);
+    d
+}
+
+/// A parameter's tangent for the user: `zero` (shaped like the parameter) plus the
+/// accumulated adjoint, so that parts the adjoint left as empty zeros get their shape.
+#[inline(always)]
+pub fn shaped<T: VectorSpace>(zero: T, g: Option<T>) -> T {
+    match g {
+        Some(g) => zero.add(g),
+        None => zero,
+    }
+}
+
+/// The tangent of `xs[i]` from the tangent of `xs`.
+#[inline(always)]
+pub fn index_tangent<S: Elementwise>(d: &Option<S>, i: usize) -> Option<S::Elem> {
+    d.as_ref().and_then(|d| d.get_at(i))
+}
+
+/// A zero-sized stand-in for the tangent type `T` of a value, saved instead of the value
+/// where only the type is needed (to build a zero, or to name a struct's fields).
+pub struct Marker<T>(core::marker::PhantomData<fn() -> T>);
+
+impl<T> Clone for Marker<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Marker<T> {}
+
+/// `value.__diff_marker()`: the [`Marker`] of a value's tangent type (a method, so that
+/// references are seen through).
+pub trait MarkerOf: Differentiable {
+    /// The marker.
+    #[inline(always)]
+    fn __diff_marker(&self) -> Marker<Self::TangentVector> {
+        Marker(core::marker::PhantomData)
+    }
+}
+impl<T: Differentiable + ?Sized> MarkerOf for T {}
+
+/// The zero of the marked tangent type (other fields of a struct whose field is read).
+#[inline(always)]
+pub fn zero_marked<T: VectorSpace>(_: Marker<T>) -> T {
+    T::zero()
+}
+
+/// `t`, typed as the marked tangent type.
+#[inline(always)]
+pub fn same_as<T>(_: Marker<T>, t: T) -> T {
+    t
+}

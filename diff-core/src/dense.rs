@@ -1,0 +1,255 @@
+//! The dense operators: `jacobian!` (forward mode, column by column) and `hessian!`
+//! (forward over reverse, on dual numbers).
+use crate::{Differentiable, VectorSpace};
+
+/// Tangents with coordinates: the dense operators (`jacobian!`, `hessian!`) read and
+/// build them coordinate by coordinate.
+pub trait Coordinates: Sized {
+    /// The scalar of a coordinate.
+    type Scalar: Copy;
+    /// The coordinates, in order.
+    fn coordinates(&self) -> Vec<Self::Scalar>;
+    /// The `i`-th unit vector of the space `self` lies in.
+    fn unit_vector(&self, i: usize) -> Self;
+}
+
+macro_rules! scalar_coordinates {
+    ($($t:ty),*) => {$(
+        impl Coordinates for $t {
+            type Scalar = $t;
+            fn coordinates(&self) -> Vec<$t> { vec![*self] }
+            fn unit_vector(&self, _: usize) -> $t { 1.0 }
+        }
+    )*};
+}
+scalar_coordinates!(f32, f64);
+
+impl<T: Coordinates + VectorSpace> Coordinates for Vec<T> {
+    type Scalar = T::Scalar;
+    fn coordinates(&self) -> Vec<T::Scalar> {
+        self.iter().flat_map(|t| t.coordinates()).collect()
+    }
+    fn unit_vector(&self, i: usize) -> Self {
+        let mut out: Vec<T> = Vec::with_capacity(self.len());
+        let mut offset = 0;
+        for t in self {
+            let n = t.coordinates().len();
+            let z = if i >= offset && i < offset + n {
+                t.unit_vector(i - offset)
+            } else {
+                t.unit_vector(0).scale(0.0)
+            };
+            out.push(z);
+            offset += n;
+        }
+        out
+    }
+}
+
+impl<T: Coordinates + VectorSpace, const N: usize> Coordinates for [T; N] {
+    type Scalar = T::Scalar;
+    fn coordinates(&self) -> Vec<T::Scalar> {
+        self.iter().flat_map(|t| t.coordinates()).collect()
+    }
+    fn unit_vector(&self, i: usize) -> Self {
+        let v: Vec<T> = self.to_vec().unit_vector(i);
+        match v.try_into() {
+            Ok(a) => a,
+            Err(_) => unreachable!("same length"),
+        }
+    }
+}
+
+/// The dense Jacobian `J[i][j] = d f_i / d x_j` of `f` at `x`, column by column in
+/// forward mode: `jvp(x, dx)` returns the tangent of `f` at `x` along `dx`.
+pub fn jacobian<X, T, D>(x: &X, mut jvp: impl FnMut(X, X::TangentVector) -> T) -> Vec<Vec<D>>
+where
+    X: Clone + Differentiable,
+    X::TangentVector: Coordinates<Scalar = D>,
+    T: Coordinates<Scalar = D>,
+    D: Copy,
+{
+    let zero = x.zero_tangent();
+    let n = zero.coordinates().len();
+    let columns: Vec<Vec<D>> = (0..n)
+        .map(|j| jvp(x.clone(), zero.unit_vector(j)).coordinates())
+        .collect();
+    let m = columns.first().map_or(0, |c| c.len());
+    (0..m)
+        .map(|i| columns.iter().map(|c| c[i]).collect())
+        .collect()
+}
+
+/// [`Dual`](crate::Dual), for generated code (`::diff::__private::Dual`).
+pub use crate::Dual;
+
+/// Inputs of `hessian!`: the shapes whose coordinates can be lifted to dual numbers.
+pub trait Lift {
+    /// The scalar of a coordinate (`f64` or `f32`).
+    type Scalar: num_traits::Float;
+    /// The input with its scalars replaced by `Dual<Self::Scalar>`.
+    type Lifted;
+    /// The number of coordinates.
+    fn dimension(&self) -> usize;
+    /// The input as dual numbers whose dual parts are the `direction`-th unit vector
+    /// (all zero except a one at coordinate `direction`).
+    fn lift(&self, direction: usize) -> Self::Lifted;
+    /// The input as dual numbers whose dual parts are all zero (constants).
+    fn lift_constant(&self) -> Self::Lifted;
+}
+
+macro_rules! lift_scalars {
+    ($($t:ty),*) => {$(
+        impl Lift for $t {
+            type Scalar = $t;
+            type Lifted = Dual<$t>;
+            fn dimension(&self) -> usize {
+                1
+            }
+            fn lift(&self, direction: usize) -> Dual<$t> {
+                Dual::new(*self, if direction == 0 { 1.0 } else { 0.0 })
+            }
+            fn lift_constant(&self) -> Dual<$t> {
+                Dual::constant(*self)
+            }
+        }
+        impl Lift for [$t] {
+            type Scalar = $t;
+            type Lifted = Vec<Dual<$t>>;
+            fn dimension(&self) -> usize {
+                self.len()
+            }
+            fn lift(&self, direction: usize) -> Vec<Dual<$t>> {
+                self.iter().enumerate().map(|(i, x)| x.lift(usize::from(i != direction))).collect()
+            }
+            fn lift_constant(&self) -> Vec<Dual<$t>> {
+                self.iter().map(|x| Dual::constant(*x)).collect()
+            }
+        }
+        impl Lift for Vec<$t> {
+            type Scalar = $t;
+            type Lifted = Vec<Dual<$t>>;
+            fn dimension(&self) -> usize {
+                self.len()
+            }
+            fn lift(&self, direction: usize) -> Vec<Dual<$t>> {
+                self.as_slice().lift(direction)
+            }
+            fn lift_constant(&self) -> Vec<Dual<$t>> {
+                self.as_slice().lift_constant()
+            }
+        }
+        impl<const N: usize> Lift for [$t; N] {
+            type Scalar = $t;
+            type Lifted = [Dual<$t>; N];
+            fn dimension(&self) -> usize {
+                N
+            }
+            fn lift(&self, direction: usize) -> [Dual<$t>; N] {
+                core::array::from_fn(|i| self[i].lift(usize::from(i != direction)))
+            }
+            fn lift_constant(&self) -> [Dual<$t>; N] {
+                self.map(Dual::constant)
+            }
+        }
+    )*};
+}
+lift_scalars!(f32, f64);
+
+impl<X: Lift + ?Sized> Lift for &X {
+    type Scalar = X::Scalar;
+    type Lifted = X::Lifted;
+    fn dimension(&self) -> usize {
+        (**self).dimension()
+    }
+    fn lift(&self, direction: usize) -> X::Lifted {
+        (**self).lift(direction)
+    }
+    fn lift_constant(&self) -> X::Lifted {
+        (**self).lift_constant()
+    }
+}
+
+/// Gradients in dual numbers (`Dual<T>`, `Vec<Dual<T>>`, `[Dual<T>; N]`, `Option` of
+/// those with `None` as zero): their dual parts, in order.
+pub trait DualParts {
+    /// The scalar of a dual part.
+    type Scalar;
+    /// The dual parts; empty for a zero without a shape (`None`, an empty `Vec`).
+    fn dual_parts(&self) -> Vec<Self::Scalar>;
+}
+
+impl<T: Copy> DualParts for Dual<T> {
+    type Scalar = T;
+    fn dual_parts(&self) -> Vec<T> {
+        vec![self.eps]
+    }
+}
+
+impl<T: Copy> DualParts for [Dual<T>] {
+    type Scalar = T;
+    fn dual_parts(&self) -> Vec<T> {
+        self.iter().map(|d| d.eps).collect()
+    }
+}
+
+impl<T: Copy> DualParts for Vec<Dual<T>> {
+    type Scalar = T;
+    fn dual_parts(&self) -> Vec<T> {
+        self.as_slice().dual_parts()
+    }
+}
+
+impl<T: Copy, const N: usize> DualParts for [Dual<T>; N] {
+    type Scalar = T;
+    fn dual_parts(&self) -> Vec<T> {
+        self.as_slice().dual_parts()
+    }
+}
+
+impl<G: DualParts> DualParts for Option<G> {
+    type Scalar = G::Scalar;
+    fn dual_parts(&self) -> Vec<G::Scalar> {
+        self.as_ref().map_or_else(Vec::new, G::dual_parts)
+    }
+}
+
+impl<G: DualParts + ?Sized> DualParts for &G {
+    type Scalar = G::Scalar;
+    fn dual_parts(&self) -> Vec<G::Scalar> {
+        (**self).dual_parts()
+    }
+}
+
+/// The dense Hessian `H[i][j] = d² f / d x_i d x_j` of a scalar function `f` at `x`,
+/// forward over reverse: `column(x.lift(j))` is the gradient of `f`, computed in dual
+/// numbers at `x` lifted along the `j`-th coordinate, whose dual parts are column `j`.
+/// Returns the rows (the same as the columns, up to rounding, for a smooth `f`).
+///
+/// # Panics
+/// If a gradient has dual parts that are neither empty (zero) nor `x.dimension()` long.
+#[track_caller]
+pub fn hessian<X, G>(x: &X, mut column: impl FnMut(X::Lifted) -> G) -> Vec<Vec<X::Scalar>>
+where
+    X: Lift + ?Sized,
+    G: DualParts<Scalar = X::Scalar>,
+{
+    let n = x.dimension();
+    let columns: Vec<Vec<X::Scalar>> = (0..n)
+        .map(|j| {
+            let parts = column(x.lift(j)).dual_parts();
+            if parts.is_empty() {
+                return vec![num_traits::Zero::zero(); n];
+            }
+            assert!(
+                parts.len() == n,
+                "diff: hessian: the gradient has {} entries for an input of dimension {n}",
+                parts.len()
+            );
+            parts
+        })
+        .collect();
+    (0..n)
+        .map(|i| columns.iter().map(|c| c[i]).collect())
+        .collect()
+}
