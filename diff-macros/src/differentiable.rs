@@ -36,7 +36,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStream> {
     let args = DifferentiableArgs::parse(args)?;
-    let sig = FnSig::new(&func.sig, args.wrt.as_ref().map(|w| w.0.as_slice()))?;
+    let mut sig = FnSig::new(&func.sig, args.wrt.as_ref().map(|w| w.0.as_slice()))?;
+    sig.detached = !looks_like_method(func);
     if let Some(a) = &func.sig.asyncness {
         return Err(syn::Error::new(
             a.span(),

@@ -128,6 +128,7 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
     let args = DerivativeArgs::parse(args)?;
     let (value_ty, _) = returned_pair(&func.sig)?;
     let mut sig = FnSig::new(&func.sig, None)?;
+    sig.detached = matches!(target(&args.of), Target::Function(_));
     sig.output = value_ty.to_token_stream();
     sig.output_tangent = crate::parse::types::tangent(&value_ty, &sig.roles);
     let output_tangent = sig.output_tangent(value_ty.span())?;

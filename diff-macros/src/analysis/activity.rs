@@ -153,7 +153,8 @@ impl Activity {
             }
         }
         for (i, p) in region.params.iter().take(init.len()).enumerate() {
-            if self.useful.contains(p) {
+            // After zero iterations a result is its initial value.
+            if self.useful.contains(p) || self.useful.contains(&results[i]) {
                 self.useful.insert(init[i]);
             }
         }

@@ -329,7 +329,9 @@ impl Shapes<'_> {
                 zeros.extend(quote!(let #z = ::diff::__private::zero_of(&#id);));
                 outs.push(quote!(#g.unwrap_or(#z)));
             } else if p.by_ref {
-                outs.push(quote!(::diff::__private::shaped(::diff::Differentiable::zero_tangent(#id), #g)));
+                let z = names::ident(&format!("zero{i}"));
+                zeros.extend(quote!(let #z = ::diff::__private::zero_of(#id);));
+                outs.push(quote!(::diff::__private::shaped(#z, #g)));
             } else {
                 let z = names::ident(&format!("zero{i}"));
                 zeros.extend(quote!(let #z = ::diff::__private::zero_of(&#id);));

@@ -100,6 +100,10 @@ impl<'a> Emitter<'a> {
                 let n = self.name(v);
                 quote! { ::core::clone::Clone::clone(#n) }
             }
+            Some(Inst::Param(i)) if self.func.by_ref.contains(i) => {
+                let n = self.name(v);
+                quote! { ::core::clone::Clone::clone(#n) }
+            }
             _ => self.expr(v),
         }
     }
@@ -297,7 +301,11 @@ impl<'a> Emitter<'a> {
                 } else {
                     method.clone()
                 };
-                let tf = turbofish.as_ref().map(|t| quote!(::#t));
+                let tf = turbofish.as_ref().map(|t| {
+                    let mut t = t.clone();
+                    t.colon2_token = Some(Default::default());
+                    quote!(#t)
+                });
                 let recv = &argv[0];
                 let rest = &argv[1..];
                 quote_spanned! {stmt.span=> #recv.#m #tf(#(#rest),*) }

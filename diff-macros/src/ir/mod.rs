@@ -188,6 +188,8 @@ pub struct Function {
     /// The `&mut` parameters, in the order their final pointees follow the result in the
     /// entry region's yields.
     pub mutated: Vec<usize>,
+    /// The parameters taken by reference.
+    pub by_ref: Vec<usize>,
 }
 
 impl Function {

@@ -106,6 +106,12 @@ impl Lowerer {
             }
             Expr::Field(f) => {
                 let base = self.lower_expr(&f.base)?;
+                if let (syn::Member::Unnamed(i), Some(parts)) = (&f.member, self.tuple_parts(base))
+                {
+                    if let Some(v) = parts.get(i.index as usize) {
+                        return Ok(*v);
+                    }
+                }
                 Ok(self.emit(Inst::Field(base, f.member.clone()), span, None))
             }
             Expr::Index(i) => {

@@ -45,8 +45,13 @@ pub fn lower_body(
 ) -> syn::Result<Lowered> {
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
-    cx.ref_params = ref_params;
+    cx.ref_params = ref_params.clone();
     for (i, pat) in params.iter().enumerate() {
+        if let syn::Pat::Ident(p) = pat {
+            if ref_params.iter().any(|r| p.ident == r) {
+                cx.func.by_ref.push(i);
+            }
+        }
         let v = cx.emit(Inst::Param(i), pat_span(pat), None);
         cx.bind_pattern(pat, v)?;
         if let (true, syn::Pat::Ident(p)) = (mut_params.contains(&i), pat) {

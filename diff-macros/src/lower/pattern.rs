@@ -7,7 +7,7 @@ use syn::Pat;
 impl Lowerer {
     /// The elements of `v` when it is a tuple built in the body (`let (a, b) = (x, y)`
     /// binds `a` to `x` itself, not to a projection of a tuple).
-    fn tuple_parts(&self, v: Value) -> Option<Vec<Value>> {
+    pub(crate) fn tuple_parts(&self, v: Value) -> Option<Vec<Value>> {
         self.func
             .regions
             .iter()

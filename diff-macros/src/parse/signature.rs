@@ -38,6 +38,9 @@ pub struct FnSig {
     /// All lifetimes in `generics`, for the companions' `Captures` bounds.
     pub lifetimes: Vec<syn::Lifetime>,
     pub roles: Generics,
+    /// A free function (not in an `impl`): its linear maps capture no borrow of the
+    /// arguments (they save copies), which `+ use<..>` states in any edition.
+    pub detached: bool,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -112,6 +115,7 @@ impl FnSig {
             generics,
             lifetimes,
             roles,
+            detached: false,
         })
     }
 
@@ -258,11 +262,16 @@ impl FnSig {
             .iter()
             .filter_map(|p| p.mut_lifetime.as_ref())
             .collect();
-        if muts.is_empty() {
-            let lts = &self.lifetimes;
-            return quote!(#(+ ::diff::__private::Captures<#lts>)*);
+        if muts.is_empty() && !self.detached {
+            // A method: its `impl`'s generics are unknown here, so the edition's default
+            // capture rules apply (2021: no lifetimes; linear maps save copies).
+            return TokenStream::new();
         }
-        let keep = self.lifetimes.iter().filter(|l| !muts.contains(l));
+        // Linear maps hold copies of what they read, never the borrowed arguments.
+        let keep = self
+            .lifetimes
+            .iter()
+            .filter(|l| !muts.contains(l) && !self.detached);
         let params = self.generics.params.iter().filter_map(|p| match p {
             syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
             syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
@@ -274,6 +283,9 @@ impl FnSig {
     /// `+ 'a` for the one lifetime of the signature (a boxed recursive pullback may borrow
     /// the arguments); nothing when there is none.
     pub fn dyn_lifetime(&self) -> TokenStream {
+        if self.detached {
+            return TokenStream::new();
+        }
         match self.lifetimes.as_slice() {
             [lt] => quote!(+ #lt),
             _ => TokenStream::new(),

@@ -1,0 +1,85 @@
+//! Minimal reproductions found by random-program testing, kept as regressions.
+use diff::prelude::*;
+
+#[differentiable]
+fn overwritten_in_loop(x: f64, y: f64, n: usize) -> f64 {
+    let mut a = y;
+    for _ in 0..n {
+        a = x;
+    }
+    a
+}
+
+#[differentiable]
+fn tuple_with_constant(x: f64, y: f64) -> f64 {
+    let t = (2.0, x * y);
+    t.0 * t.1
+}
+
+#[differentiable]
+fn zip_skip(p: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..p.len() - 1 {
+        s += p[i] * p[i + 1];
+    }
+    s + p.iter().map(|v| v * 2.0).sum::<f64>()
+}
+
+#[test]
+fn fuzz_regressions() {
+    assert_eq!(
+        gradient!(at: (2.0, 3.0, 0), of: overwritten_in_loop),
+        (0.0, 1.0)
+    );
+    assert_eq!(
+        gradient!(at: (2.0, 3.0, 2), of: overwritten_in_loop),
+        (1.0, 0.0)
+    );
+    assert_eq!(
+        first_derivative!(at: 3.0, of: |y| overwritten_in_loop(2.0, y, 0)),
+        1.0
+    );
+    assert_eq!(
+        gradient!(at: (2.0, 3.0), of: tuple_with_constant),
+        (6.0, 4.0)
+    );
+    assert_eq!(
+        gradient!(at: &[1.0, 2.0, 3.0][..], of: zip_skip),
+        vec![4.0, 6.0, 4.0]
+    );
+}
+
+#[differentiable]
+fn sumsq(p: &[f64]) -> f64 {
+    p.iter().map(|t| t * t).sum::<f64>()
+}
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Pt {
+    x: f64,
+    y: f64,
+}
+
+impl Pt {
+    #[differentiable]
+    fn norm2(&self) -> f64 {
+        self.x * self.x + self.y * self.y
+    }
+}
+
+#[differentiable]
+fn borrows_locals(x: f64, y: f64) -> f64 {
+    let w = vec![x, y];
+    let a = [x, y, 1.0];
+    let p = Pt { x, y: 2.0 * y };
+    sumsq(&w) + a.iter().map(|t| t * t).sum::<f64>() + a.iter().fold(0.0, |s, t| s + t) + p.norm2()
+}
+
+#[test]
+fn callees_borrowing_locals() {
+    let (gx, gy) = gradient!(at: (1.5, -0.5), of: borrows_locals);
+    assert_eq!(gx, 2.0 * 1.5 * 2.0 + 1.0 + 2.0 * 1.5);
+    assert_eq!(gy, 2.0 * -0.5 * 2.0 + 1.0 + 8.0 * -0.5);
+    let d = first_derivative!(at: 1.5, of: |x| borrows_locals(x, -0.5));
+    assert_eq!(d, gx);
+}
