@@ -97,3 +97,29 @@ fn registration_takes_precedence_over_the_body() {
     assert!((gradient!(at: x, of: softplus) - 3.0 * s).abs() < 1e-12);
     assert!((gradient!(at: x, of: |x| 2.0 * softplus(x)) - 6.0 * s).abs() < 1e-12);
 }
+
+pub trait MyErf {
+    fn my_erf(self) -> f64;
+}
+impl MyErf for f64 {
+    fn my_erf(self) -> f64 {
+        self.tanh()
+    }
+}
+#[derivative(of = f64::my_erf)]
+fn erf_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    let y = x.my_erf();
+    (y, move |dy| 2.0 * dy * (1.0 - y * y))
+}
+#[differentiable]
+fn uses_erf(x: f64) -> f64 {
+    x.my_erf() * 3.0
+}
+/// A method of a user trait on `f64`, unknown to diff-std: both modes from one registration.
+#[test]
+fn user_scalar_method_registration() {
+    let x = 0.4f64;
+    let e = 6.0 * (1.0 - x.tanh() * x.tanh());
+    assert!((gradient!(at: x, of: uses_erf) - e).abs() < 1e-12);
+    assert!((first_derivative!(at: x, of: uses_erf) - e).abs() < 1e-12);
+}

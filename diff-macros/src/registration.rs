@@ -584,13 +584,34 @@ fn by_ref_receivers(items: TokenStream) -> TokenStream {
     let Ok(file) = syn::parse2::<syn::File>(items.clone()) else {
         return items;
     };
+    // Calls between these methods keep passing the reference.
+    let siblings: Vec<String> = file
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect();
     file.items
         .into_iter()
         .map(|item| match item {
             syn::Item::Fn(mut f) => {
                 if let Some(syn::FnArg::Receiver(r)) = f.sig.inputs.first_mut() {
                     *r = syn::parse_quote!(&self);
+                    // The linear map holds copies: it does not borrow `self`.
+                    if let syn::ReturnType::Type(_, ty) = &mut f.sig.output {
+                        if let syn::Type::Tuple(t) = &mut **ty {
+                            for e in t.elems.iter_mut() {
+                                if let syn::Type::ImplTrait(it) = e {
+                                    it.bounds
+                                        .push(syn::TypeParamBound::Verbatim(quote!(use<Self>)));
+                                }
+                            }
+                        }
+                    }
                     let body = rename_self_uses(f.block.to_token_stream());
+                    let body = call_siblings_by_ref(body, &siblings);
                     let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);
                     quote! { #(#attrs)* #vis #sig #body }
                 } else {
@@ -635,8 +656,45 @@ fn split_trait(items: &TokenStream) -> (TokenStream, TokenStream) {
                 .filter(|a| !a.path().is_ident("inline"))
                 .collect();
             decls.extend(quote! { #(#attrs)* #sig; });
-            bodies.extend(quote! { #(#attrs)* #[inline] #sig #block });
+            // In the impl, `Self` is the type itself, not a parameter to capture.
+            let impl_sig: TokenStream = sig
+                .to_token_stream()
+                .to_string()
+                .replace("use < Self >", "use < >")
+                .parse()
+                .unwrap_or_else(|_| sig.to_token_stream());
+            bodies.extend(quote! { #(#attrs)* #[inline] #impl_sig #block });
         }
     }
     (decls, bodies)
+}
+
+/// `Self::sibling((*self))` becomes `Self::sibling(self)` for the `&self` methods.
+fn call_siblings_by_ref(ts: TokenStream, siblings: &[String]) -> TokenStream {
+    let tokens: Vec<proc_macro2::TokenTree> = ts.into_iter().collect();
+    let mut out = Vec::with_capacity(tokens.len());
+    for (i, tt) in tokens.iter().enumerate() {
+        match tt {
+            proc_macro2::TokenTree::Group(g) => {
+                let after_sibling = i >= 1
+                    && matches!(&tokens[i - 1], proc_macro2::TokenTree::Ident(id) if siblings.iter().any(|s| id == s));
+                let stream =
+                    if after_sibling && g.delimiter() == proc_macro2::Delimiter::Parenthesis {
+                        let inner = g.stream().to_string().replace(' ', "");
+                        if inner == "(*self)" {
+                            quote!(self)
+                        } else {
+                            g.stream()
+                        }
+                    } else {
+                        call_siblings_by_ref(g.stream(), siblings)
+                    };
+                let mut ng = proc_macro2::Group::new(g.delimiter(), stream);
+                ng.set_span(g.span());
+                out.push(proc_macro2::TokenTree::Group(ng));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
 }
