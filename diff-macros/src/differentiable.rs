@@ -39,8 +39,8 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
     let mut sig = FnSig::new(&func.sig, args.wrt.as_ref().map(|w| w.0.as_slice()))?;
     sig.detached = !looks_like_method(func);
     if let Some(a) = &func.sig.asyncness {
-        return Err(syn::Error::new(
-            a.span(),
+        return Err(syn::Error::new_spanned(
+            &a,
             "an `async fn` cannot be #[differentiable]",
         ));
     }

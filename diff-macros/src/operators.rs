@@ -10,7 +10,6 @@ use crate::lower;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use syn::parse::{Parse, ParseStream};
-use syn::spanned::Spanned;
 
 /// Which operator.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,7 +55,7 @@ impl Parse for Args {
             match key.to_string().as_str() {
                 "at" => at = Some(value),
                 "of" => of = Some(value),
-                _ => return Err(syn::Error::new(key.span(), "expected `at:` or `of:`")),
+                _ => return Err(syn::Error::new_spanned(&key, "expected `at:` or `of:`")),
             }
             if !input.is_empty() {
                 input.parse::<syn::Token![,]>()?;
@@ -90,7 +89,7 @@ fn inputs(at: &syn::Expr) -> Vec<syn::Expr> {
 fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
     let ins = inputs(&args.at);
     if matches!(op, Op::FirstDerivative | Op::ValueWithDerivative) && ins.len() != 1 {
-        return Err(syn::Error::new(args.at.span(), "first_derivative! takes one scalar input; for several inputs use differential! or gradient!"));
+        return Err(syn::Error::new_spanned(&args.at, "first_derivative! takes one scalar input; for several inputs use differential! or gradient!"));
     }
     if op == Op::Hessian {
         return hessian(&ins, &args.of);
@@ -102,8 +101,8 @@ fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
             closure(op, &ins, &c)
         }
         syn::Expr::Path(p) => Ok(path(op, &ins, p)),
-        other => Err(syn::Error::new(
-            other.span(),
+        other => Err(syn::Error::new_spanned(
+            &other,
             "`of:` takes a path to a differentiable function or a closure literal",
         )),
     }
@@ -186,8 +185,8 @@ fn finish(
 /// A closure literal, lowered and differentiated in place.
 fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<TokenStream> {
     if c.inputs.len() != ins.len() {
-        return Err(syn::Error::new(
-            c.inputs.span(),
+        return Err(syn::Error::new_spanned(
+            &c.inputs,
             format!(
                 "the closure takes {} parameter(s) but `at:` gives {}",
                 c.inputs.len(),
@@ -325,8 +324,8 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
 fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     let typed: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
     let [x] = &typed[..] else {
-        return Err(syn::Error::new(
-            of.span(),
+        return Err(syn::Error::new_spanned(
+            &of,
             "hessian! takes one input (a scalar, a Vec or an array); pack several inputs into one",
         ));
     };

@@ -162,7 +162,7 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
 /// `(value, linear map)`: the two types of the registration's result.
 fn returned_pair(sig: &syn::Signature) -> syn::Result<(syn::Type, syn::Type)> {
     let err = || {
-        syn::Error::new(sig.output.span(), "a registered derivative returns `(value, pullback)` (or `(value, differential)` with `jvp`), e.g. `-> (f64, impl FnOnce(f64) -> f64)`")
+        syn::Error::new_spanned(&sig.output, "a registered derivative returns `(value, pullback)` (or `(value, differential)` with `jvp`), e.g. `-> (f64, impl FnOnce(f64) -> f64)`")
     };
     let syn::ReturnType::Type(_, ty) = &sig.output else {
         return Err(err());

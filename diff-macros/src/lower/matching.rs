@@ -95,8 +95,8 @@ impl Lowerer {
             });
         }
         if arms.is_empty() {
-            return Err(syn::Error::new(
-                m.span(),
+            return Err(syn::Error::new_spanned(
+                &m,
                 "a `match` without arms is not supported in a #[differentiable] body",
             ));
         }

@@ -3,7 +3,6 @@
 use super::types::{self, Generics};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
-use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 
 /// One parameter (the receiver included, first).
@@ -144,7 +143,7 @@ impl FnSig {
                     r.mutability = None;
                 }
                 if r.colon_token.is_some() {
-                    return Err(syn::Error::new(r.span(), "a receiver with an explicit type is not supported by #[differentiable]; use `self`, `&self` or `&mut self`"));
+                    return Err(syn::Error::new_spanned(&r, "a receiver with an explicit type is not supported by #[differentiable]; use `self`, `&self` or `&mut self`"));
                 }
                 Ok(Param {
                     pat: syn::parse_quote!(self),
@@ -199,9 +198,9 @@ impl FnSig {
             match params.iter().position(|p| *n == p.ident.to_string()) {
                 None => {
                     let list: Vec<String> = params.iter().map(|p| p.ident.to_string()).collect();
-                    add(syn::Error::new(n.span(), format!("`wrt` names `{n}`, which is not a parameter of `{}`; its parameters are: {}", sig.ident, list.join(", "))));
+                    add(syn::Error::new_spanned(&n, format!("`wrt` names `{n}`, which is not a parameter of `{}`; its parameters are: {}", sig.ident, list.join(", "))));
                 }
-                Some(i) if params[i].tangent.is_none() => add(syn::Error::new(n.span(), format!("`wrt` names `{n}`, whose type is not Differentiable (integers, booleans, strings and closures carry no derivative)"))),
+                Some(i) if params[i].tangent.is_none() => add(syn::Error::new_spanned(&n, format!("`wrt` names `{n}`, whose type is not Differentiable (integers, booleans, strings and closures carry no derivative)"))),
                 Some(i) => keep[i] = true,
             }
         }
