@@ -40,7 +40,7 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
     sig.detached = !looks_like_method(func);
     if let Some(a) = &func.sig.asyncness {
         return Err(syn::Error::new_spanned(
-            &a,
+            a,
             "an `async fn` cannot be #[differentiable]",
         ));
     }

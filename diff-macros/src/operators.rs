@@ -102,7 +102,7 @@ fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
         }
         syn::Expr::Path(p) => Ok(path(op, &ins, p)),
         other => Err(syn::Error::new_spanned(
-            &other,
+            other,
             "`of:` takes a path to a differentiable function or a closure literal",
         )),
     }
@@ -325,7 +325,7 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     let typed: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
     let [x] = &typed[..] else {
         return Err(syn::Error::new_spanned(
-            &of,
+            of,
             "hessian! takes one input (a scalar, a Vec or an array); pack several inputs into one",
         ));
     };

@@ -113,7 +113,7 @@ impl Lowerer {
 
     fn lower_exit_return(&mut self, r: &syn::ExprReturn) -> syn::Result<Value> {
         if !self.loops.is_empty() {
-            return Err(syn::Error::new_spanned(&r, "`return` inside a loop is not supported yet; `break` out of the loop and return after it"));
+            return Err(syn::Error::new_spanned(r, "`return` inside a loop is not supported yet; `break` out of the loop and return after it"));
         }
         let v = match &r.expr {
             Some(e) => self.lower_expr(e)?,
@@ -125,10 +125,10 @@ impl Lowerer {
 
     pub(crate) fn lower_break(&mut self, b: &syn::ExprBreak) -> syn::Result<Value> {
         if b.label.is_some() || b.expr.is_some() {
-            return Err(syn::Error::new_spanned(&b, "`break` with a label or a value is not supported yet; assign the value to a `let mut` declared before the loop and use a plain `break`"));
+            return Err(syn::Error::new_spanned(b, "`break` with a label or a value is not supported yet; assign the value to a `let mut` declared before the loop and use a plain `break`"));
         }
         if self.loops.is_empty() {
-            return Err(syn::Error::new_spanned(&b, "`break` outside of a loop"));
+            return Err(syn::Error::new_spanned(b, "`break` outside of a loop"));
         }
         let t = self.emit(Inst::Const(quote::quote!(true)), b.span(), None);
         if let Some(l) = self.loops.last_mut() {
@@ -142,12 +142,12 @@ impl Lowerer {
     pub(crate) fn lower_continue(&mut self, c: &syn::ExprContinue) -> syn::Result<Value> {
         if c.label.is_some() {
             return Err(syn::Error::new_spanned(
-                &c,
+                c,
                 "`continue` with a label is not supported yet",
             ));
         }
         if self.loops.is_empty() {
-            return Err(syn::Error::new_spanned(&c, "`continue` outside of a loop"));
+            return Err(syn::Error::new_spanned(c, "`continue` outside of a loop"));
         }
         self.diverged = true;
         Ok(self.unit(c.span()))

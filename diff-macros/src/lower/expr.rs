@@ -49,7 +49,7 @@ impl Lowerer {
         match stmt {
             Stmt::Local(local) => {
                 let Some(init) = &local.init else {
-                    return Err(syn::Error::new_spanned(&local,
+                    return Err(syn::Error::new_spanned(local,
                         "`let` without an initializer is not supported in a #[differentiable] body; give the variable a value",
                     ));
                 };
@@ -159,7 +159,7 @@ impl Lowerer {
             Expr::Break(b) => self.lower_break(b),
             Expr::Continue(c) => self.lower_continue(c),
             Expr::Return(r) => Err(syn::Error::new_spanned(
-                &r,
+                r,
                 "`return` inside an expression is not supported here yet; restructure with if/else",
             )),
             other => Err(unsupported(other, describe(other))),
@@ -498,20 +498,20 @@ fn assigned_name(place: &Expr) -> syn::Result<String> {
             Ok(p.path.get_ident().expect("checked").to_string())
         }
         Expr::Paren(p) => assigned_name(&p.expr),
-        other => Err(syn::Error::new_spanned(&other,
+        other => Err(syn::Error::new_spanned(other,
             "assignment to this place is not supported in a #[differentiable] body; assign to a local variable (`let mut`)",
         )),
     }
 }
 
 fn unknown_variable(e: &Expr) -> syn::Error {
-    syn::Error::new_spanned(&e,
+    syn::Error::new_spanned(e,
         "assignment to a variable not declared in this function is not supported in a #[differentiable] body",
     )
 }
 
 pub(crate) fn unsupported(node: &impl ToTokens, what: &str) -> syn::Error {
-    syn::Error::new_spanned(&node,
+    syn::Error::new_spanned(node,
         format!("{what} is not supported in a #[differentiable] body; rewrite it with the supported syntax (see the README), or move it into a helper function with a registered derivative (#[derivative(of = ...)])"),
     )
 }

@@ -96,7 +96,7 @@ impl Lowerer {
         }
         if arms.is_empty() {
             return Err(syn::Error::new_spanned(
-                &m,
+                m,
                 "a `match` without arms is not supported in a #[differentiable] body",
             ));
         }

@@ -24,7 +24,7 @@ impl Lowerer {
         match pat {
             Pat::Ident(p) => {
                 if let Some((_, sub)) = &p.subpat {
-                    return Err(syn::Error::new_spanned(&sub, "`name @ pattern` is not supported in a #[differentiable] body"));
+                    return Err(syn::Error::new_spanned(sub, "`name @ pattern` is not supported in a #[differentiable] body"));
                 }
                 self.bind(p.ident.to_string(), v);
                 Ok(())
@@ -44,7 +44,7 @@ impl Lowerer {
                         continue;
                     }
                     if matches!(elem, Pat::Rest(_)) {
-                        return Err(syn::Error::new_spanned(&elem, "`..` in a tuple pattern is not supported in a #[differentiable] body; name every element"));
+                        return Err(syn::Error::new_spanned(elem, "`..` in a tuple pattern is not supported in a #[differentiable] body; name every element"));
                     }
                     let member = syn::Member::Unnamed(syn::Index { index: i as u32, span: elem.span() });
                     let part = self.emit(Inst::Field(v, member), elem.span(), None);
@@ -55,7 +55,7 @@ impl Lowerer {
             Pat::Slice(s) => {
                 for (i, elem) in s.elems.iter().enumerate() {
                     if matches!(elem, Pat::Rest(_)) {
-                        return Err(syn::Error::new_spanned(&elem, "`..` in an array pattern is not supported in a #[differentiable] body; name every element"));
+                        return Err(syn::Error::new_spanned(elem, "`..` in an array pattern is not supported in a #[differentiable] body; name every element"));
                     }
                     let lit = syn::LitInt::new(&format!("{i}usize"), elem.span());
                     let index = self.emit(Inst::Const(quote::quote!(#lit)), elem.span(), None);
@@ -64,7 +64,7 @@ impl Lowerer {
                 }
                 Ok(())
             }
-            other => Err(syn::Error::new_spanned(&other, "this pattern is not supported in a #[differentiable] body; use a name, a tuple or an array pattern")),
+            other => Err(syn::Error::new_spanned(other, "this pattern is not supported in a #[differentiable] body; use a name, a tuple or an array pattern")),
         }
     }
 }

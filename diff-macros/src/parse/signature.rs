@@ -198,9 +198,9 @@ impl FnSig {
             match params.iter().position(|p| *n == p.ident.to_string()) {
                 None => {
                     let list: Vec<String> = params.iter().map(|p| p.ident.to_string()).collect();
-                    add(syn::Error::new_spanned(&n, format!("`wrt` names `{n}`, which is not a parameter of `{}`; its parameters are: {}", sig.ident, list.join(", "))));
+                    add(syn::Error::new_spanned(n, format!("`wrt` names `{n}`, which is not a parameter of `{}`; its parameters are: {}", sig.ident, list.join(", "))));
                 }
-                Some(i) if params[i].tangent.is_none() => add(syn::Error::new_spanned(&n, format!("`wrt` names `{n}`, whose type is not Differentiable (integers, booleans, strings and closures carry no derivative)"))),
+                Some(i) if params[i].tangent.is_none() => add(syn::Error::new_spanned(n, format!("`wrt` names `{n}`, whose type is not Differentiable (integers, booleans, strings and closures carry no derivative)"))),
                 Some(i) => keep[i] = true,
             }
         }
