@@ -2,7 +2,10 @@
 //! vector duals, on two functions of two variables:
 //! - `f`, the function of the issue (a product, a quotient, `sin`, `exp`, `powi`, `sqrt`
 //!   and a compound assignment);
-//! - the 2-D Rosenbrock function.
+//! - the 2-D Rosenbrock function;
+//! - `looped`, the function of DESIGN.md's `expansion-example.rs` (a loop of 50 iterations,
+//!   a branch in it, a call of another differentiable function and an inactive integer),
+//!   against its hand-written adjoint (num-dual is not run on it).
 //!
 //! Run: `cargo bench --bench gradient -- --warm-up-time 1 --measurement-time 3`.
 //! Every gradient is checked against the analytic one before it is timed.
@@ -133,5 +136,73 @@ fn bench_rosenbrock(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_f, bench_rosenbrock);
+// ---------------------------------------------------------------- a loop with a branch
+
+#[differentiable]
+fn softplus(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+#[differentiable]
+fn looped(x: f64, y: f64, n: usize) -> f64 {
+    let mut acc = y;
+    for i in 0..n {
+        if acc > x {
+            acc = acc * 0.5 + x.sin();
+        } else {
+            acc += softplus(x * y) * (i as f64);
+        }
+    }
+    acc * acc
+}
+
+/// The adjoint of `looped`, written by hand (the branch taken is recorded in `branch`).
+fn looped_grad_hand(x: f64, y: f64, n: usize, branch: &mut Vec<bool>) -> (f64, f64) {
+    branch.clear();
+    let mut acc = y;
+    for i in 0..n {
+        if acc > x {
+            branch.push(true);
+            acc = acc * 0.5 + x.sin();
+        } else {
+            branch.push(false);
+            acc += softplus(x * y) * (i as f64);
+        }
+    }
+    let (cx, e) = (x.cos(), (x * y).exp());
+    let dsp = e / (1.0 + e);
+    let mut a_acc = 2.0 * acc;
+    let (mut gx, mut gy) = (0.0, 0.0);
+    for i in (0..n).rev() {
+        if branch[i] {
+            gx += a_acc * cx;
+            a_acc *= 0.5;
+        } else {
+            let a_p = a_acc * (i as f64) * dsp;
+            gx += a_p * y;
+            gy += a_p * x;
+        }
+    }
+    (gx, gy + a_acc)
+}
+
+fn bench_looped(c: &mut Criterion) {
+    let (x, y, n) = (0.3, 0.7, 50);
+    let mut branch = Vec::with_capacity(n);
+    let (gx, gy) = gradient!(at: (x, y, n), of: looped);
+    let (hx, hy) = looped_grad_hand(x, y, n, &mut branch);
+    assert!(
+        (gx - hx).abs() <= 1e-9 * (1.0 + hx.abs()) && (gy - hy).abs() <= 1e-9 * (1.0 + hy.abs())
+    );
+    let mut group = c.benchmark_group("looped");
+    group.bench_function("gradient!", |b| {
+        b.iter(|| gradient!(at: (black_box(x), black_box(y), black_box(n)), of: looped))
+    });
+    group.bench_function("hand", |b| {
+        b.iter(|| looped_grad_hand(black_box(x), black_box(y), black_box(n), &mut branch))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_f, bench_rosenbrock, bench_looped);
 criterion_main!(benches);

@@ -98,6 +98,36 @@ fn defining_regions(func: &Function) -> HashMap<Value, RegionId> {
 /// in it read that is defined in `r` itself. A value is saved once, where it is defined:
 /// a loop-invariant value is not copied onto the tape at every iteration.
 pub fn saved(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
+    needed(func, act, r)
+        .into_iter()
+        .filter(|s| !matches!(s, Saved::Value(v) if constant(func, *v).is_some()))
+        .collect()
+}
+
+/// The constants (literals, paths to consts) the rules in `r` and below read, defined in
+/// `r`: they are not saved but evaluated again where the linear map starts `r`.
+pub fn rematerialized(func: &Function, act: &Activity, r: RegionId) -> Vec<(Value, TokenStream)> {
+    needed(func, act, r)
+        .into_iter()
+        .filter_map(|s| match s {
+            Saved::Value(v) => constant(func, v).map(|t| (v, t)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The tokens of `v` when it is a constant.
+fn constant(func: &Function, v: Value) -> Option<TokenStream> {
+    func.regions
+        .iter()
+        .flat_map(|r| r.stmts.iter())
+        .find_map(|s| match &s.inst {
+            Inst::Const(t) if s.results.first() == Some(&v) => Some(t.clone()),
+            _ => None,
+        })
+}
+
+fn needed(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
     let defs = defining_regions(func);
     let mut out = Vec::new();
     let mut stack = vec![r];

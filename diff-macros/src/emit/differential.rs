@@ -26,12 +26,15 @@ impl Emitter<'_> {
 
     /// The tangent code of region `r`, forwards.
     pub fn tangent_region(&self, r: RegionId) -> TokenStream {
-        self.func
+        let consts = self.constants(r);
+        let code: TokenStream = self
+            .func
             .region(r)
             .stmts
             .iter()
             .map(|s| self.tangent_stmt(s))
-            .collect()
+            .collect();
+        quote! { #consts #code }
     }
 
     fn tangent_stmt(&self, stmt: &Stmt) -> TokenStream {

@@ -117,6 +117,18 @@ impl<'a> Emitter<'a> {
             .collect()
     }
 
+    /// `let c = 0.5;` for the constants the rules of `r` read: evaluated again rather
+    /// than saved.
+    pub fn constants(&self, r: RegionId) -> TokenStream {
+        linear_map::rematerialized(self.func, self.act, r)
+            .into_iter()
+            .map(|(v, t)| {
+                let n = self.name(v);
+                quote! { let #n = #t; }
+            })
+            .collect()
+    }
+
     fn stmt_active(&self, stmt: &Stmt) -> bool {
         stmt.results.iter().any(|v| self.act.is_active(*v))
     }

@@ -57,6 +57,7 @@ impl Emitter<'_> {
     /// The adjoint code of region `r`: its slots, then `seed`, then its statements backwards.
     pub fn reverse_region(&self, r: RegionId, seed: TokenStream) -> TokenStream {
         let slots = self.slots(r);
+        let consts = self.constants(r);
         let stmts: TokenStream = self
             .func
             .region(r)
@@ -65,7 +66,7 @@ impl Emitter<'_> {
             .rev()
             .map(|s| self.reverse_stmt(s))
             .collect();
-        quote! { #slots #seed #stmts }
+        quote! { #consts #slots #seed #stmts }
     }
 
     fn reverse_stmt(&self, stmt: &Stmt) -> TokenStream {

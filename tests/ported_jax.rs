@@ -1,0 +1,415 @@
+//! Higher-order and vector-valued cases in the style of JAX's tests/api_test.py
+//! (`hessian`, `jacfwd`/`jacrev`) and its `check_grads`: `hessian!` of generic functions
+//! and closures against analytic Hessians, `jacobian!` of `Vec -> Vec` and
+//! `array -> array` functions against analytic Jacobians, and the Jacobian's rows and
+//! columns against the pullback (reverse) and the differential (forward).
+#![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
+
+use diff::prelude::*;
+
+fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-3 * x.abs().max(1.0);
+    (-f(x + 2.0 * h) + 8.0 * f(x + h) - 8.0 * f(x - h) + f(x - 2.0 * h)) / (12.0 * h)
+}
+
+/// Jacobian of `f: R^n -> R^m` by central differences (rows = outputs).
+fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    let m = f(x).len();
+    (0..m)
+        .map(|i| {
+            (0..x.len())
+                .map(|j| {
+                    fd(
+                        |t| {
+                            let mut p = x.to_vec();
+                            p[j] = t;
+                            f(&p)[i]
+                        },
+                        x[j],
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[track_caller]
+fn close_mat(a: &[Vec<f64>], b: &[Vec<f64>], tol: f64, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: rows {a:?} vs {b:?}");
+    for i in 0..a.len() {
+        assert_eq!(a[i].len(), b[i].len(), "{what}: cols {a:?} vs {b:?}");
+        for j in 0..a[i].len() {
+            let scale = a[i][j].abs().max(b[i][j].abs()).max(1.0);
+            assert!(
+                (a[i][j] - b[i][j]).abs() <= tol * scale,
+                "{what}[{i}][{j}]: got {a:?}, expected {b:?}"
+            );
+        }
+    }
+}
+
+#[track_caller]
+fn assert_symmetric(h: &[Vec<f64>], tol: f64) {
+    for i in 0..h.len() {
+        for j in 0..i {
+            assert!((h[i][j] - h[j][i]).abs() <= tol, "not symmetric: {h:?}");
+        }
+    }
+}
+
+// ------------------------------------------------------------------ Hessians
+
+#[differentiable]
+fn rosenbrock_g<T: Float>(x: &[T]) -> T {
+    let hundred = T::from(100.0).unwrap();
+    let mut s = T::from(0.0).unwrap();
+    for i in 0..x.len() - 1 {
+        let a = x[i + 1] - x[i] * x[i];
+        let b = T::one() - x[i];
+        s = s + hundred * a * a + b * b;
+    }
+    s
+}
+
+fn rosenbrock_hessian(x: &[f64]) -> Vec<Vec<f64>> {
+    let n = x.len();
+    let mut h = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        if i + 1 < n {
+            h[i][i] += 1200.0 * x[i] * x[i] - 400.0 * x[i + 1] + 2.0;
+            h[i][i + 1] = -400.0 * x[i];
+            h[i + 1][i] = -400.0 * x[i];
+        }
+        if i > 0 {
+            h[i][i] += 200.0;
+        }
+    }
+    h
+}
+
+#[differentiable]
+fn logsumexp_g<T: Float>(x: &[T]) -> T {
+    let mut m = x[0];
+    for i in 1..x.len() {
+        m = m.max(x[i]);
+    }
+    let mut s = T::from(0.0).unwrap();
+    for i in 0..x.len() {
+        s = s + (x[i] - m).exp();
+    }
+    m + s.ln()
+}
+
+/// ½ xᵀ A x + bᵀ x with a fixed A and b.
+#[differentiable]
+fn quadratic_g<T: Float>(x: &[T]) -> T {
+    let a = [[4.0, 1.0, -2.0], [1.0, 3.0, 0.5], [-2.0, 0.5, 5.0]];
+    let b = [1.0, -1.0, 2.0];
+    let mut s = T::from(0.0).unwrap();
+    for i in 0..3 {
+        for j in 0..3 {
+            s = s + T::from(0.5 * a[i][j]).unwrap() * x[i] * x[j];
+        }
+        s = s + T::from(b[i]).unwrap() * x[i];
+    }
+    s
+}
+
+#[test]
+fn hessian_of_generic_rosenbrock() {
+    for x in [
+        vec![-1.2, 1.0],
+        vec![0.5, -0.3, 1.7],
+        vec![1.0, 1.0, 1.0, 1.0],
+        vec![0.1, 0.2, -0.7, 1.3, 0.9],
+    ] {
+        // The point's float type must be known here (bugs-ported.md, P6).
+        let x: Vec<f64> = x;
+        let h = hessian!(at: &x, of: rosenbrock_g);
+        let h2 = hessian!(at: x.clone(), of: |p| rosenbrock_g(&p));
+        assert_eq!(h, h2);
+        close_mat(&h, &rosenbrock_hessian(&x), 1e-12, "rosenbrock hessian");
+        assert_symmetric(&h, 0.0);
+    }
+    // The path form, at a `&vec![..]` literal.
+    let h = hessian!(at: &vec![0.5, -0.3, 1.7], of: rosenbrock_g);
+    close_mat(
+        &h,
+        &rosenbrock_hessian(&[0.5, -0.3, 1.7]),
+        1e-12,
+        "rosenbrock hessian, path form",
+    );
+}
+
+#[test]
+fn hessian_of_logsumexp_is_softmax_covariance() {
+    for x in [vec![0.0, 0.0, 0.0], vec![1.0, -0.5, 2.0, 0.3]] {
+        let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = x.iter().map(|v| (v - m).exp()).collect();
+        let z: f64 = e.iter().sum();
+        let s: Vec<f64> = e.iter().map(|v| v / z).collect();
+        let expect: Vec<Vec<f64>> = (0..x.len())
+            .map(|i| {
+                (0..x.len())
+                    .map(|j| if i == j { s[i] } else { 0.0 } - s[i] * s[j])
+                    .collect()
+            })
+            .collect();
+        let x: Vec<f64> = x;
+        let h = hessian!(at: &x, of: logsumexp_g);
+        close_mat(&h, &expect, 1e-13, "logsumexp hessian");
+    }
+}
+
+#[test]
+fn hessian_of_a_quadratic_form_is_its_matrix() {
+    let a = vec![
+        vec![4.0, 1.0, -2.0],
+        vec![1.0, 3.0, 0.5],
+        vec![-2.0, 0.5, 5.0],
+    ];
+    for x in [vec![0.0, 0.0, 0.0], vec![1.5, -2.0, 0.25]] {
+        let x: Vec<f64> = x;
+        let h = hessian!(at: &x, of: quadratic_g);
+        close_mat(&h, &a, 1e-15, "quadratic hessian");
+        // And the gradient is A x + b.
+        let g = gradient!(at: &x, of: quadratic_g::<f64>);
+        let b = [1.0, -1.0, 2.0];
+        for i in 0..3 {
+            let e: f64 = (0..3).map(|j| a[i][j] * x[j]).sum::<f64>() + b[i];
+            assert!((g[i] - e).abs() < 1e-14, "{g:?}");
+        }
+    }
+}
+
+#[test]
+fn hessian_of_closures() {
+    // f = e^{x0} sin x1 + x0 x1^2 + x2^3 x0
+    let (a, b, c): (f64, f64, f64) = (0.3, -1.1, 0.7);
+    let h = hessian!(at: vec![a, b, c], of: |p| p[0].exp() * p[1].sin()
+        + p[0] * p[1] * p[1]
+        + p[2] * p[2] * p[2] * p[0]);
+    let expect = vec![
+        vec![a.exp() * b.sin(), a.exp() * b.cos() + 2.0 * b, 3.0 * c * c],
+        vec![
+            a.exp() * b.cos() + 2.0 * b,
+            -a.exp() * b.sin() + 2.0 * a,
+            0.0,
+        ],
+        vec![3.0 * c * c, 0.0, 6.0 * c * a],
+    ];
+    close_mat(&h, &expect, 1e-13, "closure hessian");
+
+    // The same closure on an array input.
+    let h = hessian!(at: [a, b, c], of: |p| p[0].exp() * p[1].sin()
+        + p[0] * p[1] * p[1]
+        + p[2] * p[2] * p[2] * p[0]);
+    close_mat(&h, &expect, 1e-13, "closure hessian, array");
+
+    // A closure with a loop: f = (sum_i x_i)^3 has H_ij = 6 sum x.
+    let x: Vec<f64> = vec![0.2, -0.5, 1.0, 0.4];
+    let h = hessian!(at: x.clone(), of: |p| {
+        // Not `let mut s = 0.0;`: the closure runs on dual numbers.
+        let mut s = p[0];
+        for i in 1..p.len() {
+            s += p[i];
+        }
+        s * s * s
+    });
+    let s: f64 = x.iter().sum();
+    close_mat(
+        &h,
+        &vec![vec![6.0 * s; 4]; 4],
+        1e-13,
+        "loop closure hessian",
+    );
+
+    // Scalar input: a 1x1 Hessian, f'' of tanh is -2 tanh (1 - tanh^2).
+    let t: f64 = 0.8f64.tanh();
+    let h = hessian!(at: 0.8, of: |x| x.tanh());
+    assert!((h[0][0] + 2.0 * t * (1.0 - t * t)).abs() < 1e-14, "{h:?}");
+}
+
+#[test]
+fn hessian_matches_finite_differences_of_the_gradient() {
+    let x = vec![0.4, -0.9, 1.3];
+    let h = hessian!(at: &vec![0.4, -0.9, 1.3], of: rosenbrock_g);
+    let fdh: Vec<Vec<f64>> = (0..3)
+        .map(|i| {
+            (0..3)
+                .map(|j| {
+                    fd(
+                        |t| {
+                            let mut p = x.clone();
+                            p[j] = t;
+                            gradient!(at: &p, of: rosenbrock_g::<f64>)[i]
+                        },
+                        x[j],
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    close_mat(&h, &fdh, 1e-7, "hessian vs fd of gradient");
+}
+
+// ------------------------------------------------------------------ Jacobians, Vec -> Vec
+
+#[differentiable]
+fn softmax_vec(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut m = x[0];
+    for i in 1..x.len() {
+        m = m.max(x[i]);
+    }
+    let mut z = 0.0;
+    for i in 0..x.len() {
+        z += (x[i] - m).exp();
+    }
+    // `.collect()` is not among the supported iterator reductions: build with a loop.
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        y[i] = (x[i] - m).exp() / z;
+    }
+    y
+}
+
+#[allow(clippy::ptr_arg)] // `&Vec<f64>` on purpose: a documented input form
+#[differentiable]
+fn polar_to_cartesian(p: &Vec<f64>) -> Vec<f64> {
+    vec![p[0] * p[1].cos(), p[0] * p[1].sin()]
+}
+
+#[allow(clippy::ptr_arg)] // `&Vec<f64>` on purpose: a documented input form
+#[differentiable]
+fn elementwise_tanh(x: &Vec<f64>) -> Vec<f64> {
+    // `vec![0.0; x.len()]` is refused (bugs-ported.md, P7).
+    let n = x.len();
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        y[i] = x[i].tanh();
+    }
+    y
+}
+
+#[test]
+fn jacobian_of_softmax() {
+    for x in [vec![0.5, -1.0, 2.0], vec![1.0, 1.0, 1.0, 1.0]] {
+        let s = softmax_vec(&x);
+        let expect: Vec<Vec<f64>> = (0..x.len())
+            .map(|i| {
+                (0..x.len())
+                    .map(|j| s[i] * (if i == j { 1.0 } else { 0.0 } - s[j]))
+                    .collect()
+            })
+            .collect();
+        // `at: &x` does not compile (bugs-ported.md, P8): go through a closure.
+        let j = jacobian!(at: x.clone(), of: |p| softmax_vec(&p));
+        close_mat(&j, &expect, 1e-14, "softmax jacobian");
+        close_mat(&j, &fd_jacobian(softmax_vec, &x), 1e-9, "softmax fd");
+    }
+}
+
+#[test]
+fn jacobian_of_vec_to_vec_functions() {
+    let (r, t) = (2.0, 0.6);
+    let j = jacobian!(at: vec![r, t], of: |p| polar_to_cartesian(&p));
+    let expect = vec![vec![t.cos(), -r * t.sin()], vec![t.sin(), r * t.cos()]];
+    close_mat(&j, &expect, 1e-15, "polar jacobian");
+
+    let x = vec![-1.0, 0.0, 0.5, 3.0];
+    let j = jacobian!(at: x.clone(), of: |p| elementwise_tanh(&p));
+    for a in 0..4 {
+        for b in 0..4 {
+            let e = if a == b {
+                1.0 - x[a].tanh().powi(2)
+            } else {
+                0.0
+            };
+            assert!((j[a][b] - e).abs() < 1e-15, "{j:?}");
+        }
+    }
+}
+
+#[test]
+fn jacobian_rows_are_pullbacks_and_columns_are_differentials() {
+    let x = vec![0.3, -0.2, 1.1];
+    let j = jacobian!(at: x.clone(), of: |p| softmax_vec(&p));
+    for i in 0..3 {
+        let mut e = vec![0.0; 3];
+        e[i] = 1.0;
+        let row = pullback!(at: &x, of: softmax_vec)(e.clone());
+        for k in 0..3 {
+            assert!(
+                (row[k] - j[i][k]).abs() < 1e-15,
+                "row {i}: {row:?} vs {j:?}"
+            );
+        }
+        let col = differential!(at: &x, of: softmax_vec)(e);
+        for k in 0..3 {
+            assert!(
+                (col[k] - j[k][i]).abs() < 1e-15,
+                "col {i}: {col:?} vs {j:?}"
+            );
+        }
+    }
+}
+
+// ------------------------------------------------------------------ Jacobians, arrays
+
+#[differentiable]
+fn spherical_to_cartesian(p: [f64; 3]) -> [f64; 3] {
+    let [r, th, ph] = p;
+    [
+        r * th.sin() * ph.cos(),
+        r * th.sin() * ph.sin(),
+        r * th.cos(),
+    ]
+}
+
+/// The Lorenz vector field.
+#[differentiable]
+fn lorenz(u: [f64; 3]) -> [f64; 3] {
+    let (s, rho, b) = (10.0, 28.0, 8.0 / 3.0);
+    [
+        s * (u[1] - u[0]),
+        u[0] * (rho - u[2]) - u[1],
+        u[0] * u[1] - b * u[2],
+    ]
+}
+
+#[test]
+fn jacobian_of_array_to_array_functions() {
+    let (r, th, ph) = (1.5, 0.7, -0.4);
+    let j = jacobian!(at: [r, th, ph], of: spherical_to_cartesian);
+    let expect = vec![
+        vec![
+            th.sin() * ph.cos(),
+            r * th.cos() * ph.cos(),
+            -r * th.sin() * ph.sin(),
+        ],
+        vec![
+            th.sin() * ph.sin(),
+            r * th.cos() * ph.sin(),
+            r * th.sin() * ph.cos(),
+        ],
+        vec![th.cos(), -r * th.sin(), 0.0],
+    ];
+    close_mat(&j, &expect, 1e-15, "spherical jacobian");
+    // Its determinant is r^2 sin(theta).
+    let det = j[0][0] * (j[1][1] * j[2][2] - j[1][2] * j[2][1])
+        - j[0][1] * (j[1][0] * j[2][2] - j[1][2] * j[2][0])
+        + j[0][2] * (j[1][0] * j[2][1] - j[1][1] * j[2][0]);
+    assert!((det - r * r * th.sin()).abs() < 1e-14);
+
+    let u = [1.0, -2.0, 20.0];
+    let j = jacobian!(at: u, of: lorenz);
+    let expect = vec![
+        vec![-10.0, 10.0, 0.0],
+        vec![28.0 - u[2], -1.0, -u[0]],
+        vec![u[1], u[0], -8.0 / 3.0],
+    ];
+    close_mat(&j, &expect, 1e-15, "lorenz jacobian");
+    let fdj = fd_jacobian(|p| lorenz([p[0], p[1], p[2]]).to_vec(), &[u[0], u[1], u[2]]);
+    close_mat(&j, &fdj, 1e-8, "lorenz fd");
+}
