@@ -83,3 +83,22 @@ fn callees_borrowing_locals() {
     let d = first_derivative!(at: 1.5, of: |x| borrows_locals(x, -0.5));
     assert_eq!(d, gx);
 }
+
+#[differentiable]
+fn newton(a: f64) -> f64 {
+    let mut x = 1.0;
+    let mut k = 0;
+    loop {
+        x = 0.5 * (x + a / x);
+        k += 1;
+        if k > 20 {
+            break;
+        }
+    }
+    x
+}
+#[test]
+fn newton_from_a_constant_start() {
+    let g = gradient!(at: 4.0, of: newton);
+    assert!((g - 0.25).abs() < 1e-9, "{g}");
+}

@@ -5,6 +5,8 @@ use crate::{Differentiable, VectorSpace};
 pub use crate::collections::*;
 pub use crate::dense::*;
 pub use crate::support::*;
+/// Forward-mode rules of the operators.
+pub use crate::tangent;
 
 /// Adds `v` into an adjoint slot. `None` means zero.
 #[inline(always)]

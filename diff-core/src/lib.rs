@@ -20,6 +20,8 @@ mod dual_float;
 mod inner_product;
 mod real;
 mod support;
+#[doc(hidden)]
+pub mod tangent;
 mod tuples;
 mod vector_space;
 

@@ -50,38 +50,42 @@ impl Emitter<'_> {
                 quote!(#input)
             }
             // Original: y = a + b. Tangent: da + db.
-            Inst::Binary(BinOp::Add, a, b) => self.sum(*a, quote!(x), *b, quote!(x)),
+            Inst::Binary(BinOp::Add, a, b) => {
+                self.sum(*a, ("tid", quote!()), *b, ("tid", quote!()))
+            }
             // Original: y = a - b. Tangent: da - db.
-            Inst::Binary(BinOp::Sub, a, b) => self.sum(*a, quote!(x), *b, quote!(-x)),
+            Inst::Binary(BinOp::Sub, a, b) => {
+                self.sum(*a, ("tid", quote!()), *b, ("tneg_of", quote!()))
+            }
             // Original: y = a * b. Tangent: da * b + a * db.
             Inst::Binary(BinOp::Mul, a, b) => {
                 let (na, nb) = (self.name(*a), self.name(*b));
-                self.sum(*a, quote!(x * #nb), *b, quote!(#na * x))
+                self.sum(*a, ("tmul_r", quote!(#nb)), *b, ("tmul_l", quote!(#na)))
             }
             // Original: y = a / b. Tangent: da / b - y * db / b.
             Inst::Binary(BinOp::Div, a, b) => {
                 let (nb, ny) = (self.name(*b), self.name(res));
-                self.sum(*a, quote!(x / #nb), *b, quote!(-(x * #ny / #nb)))
+                self.sum(
+                    *a,
+                    ("tdiv", quote!(#nb)),
+                    *b,
+                    ("tdiv_den", quote!(#ny, #nb)),
+                )
             }
             // Original: y = a % b. Tangent: da - db * trunc(a / b).
             Inst::Binary(BinOp::Rem, a, b) => {
                 let (na, nb) = (self.name(*a), self.name(*b));
-                self.sum(
-                    *a,
-                    quote!(x),
-                    *b,
-                    quote!(-(x * ::diff::__private::rem_quotient(#na, #nb))),
-                )
+                self.sum(*a, ("tid", quote!()), *b, ("trem_den", quote!(#na, #nb)))
             }
             // Original: y = -a. Tangent: -da.
             Inst::Neg(a) => {
                 let t = self.tan(*a);
-                quote! { #t.map(|x| -x) }
+                quote! { ::diff::__private::tneg(#t) }
             }
             // Original: y = a as F. Tangent: da as F.
             Inst::Cast(a, ty) => {
                 let t = self.tan(*a);
-                quote! { #t.map(|x| ::diff::__private::from_f64::<#ty>(::diff::__private::cast_like(x, &0.0f64))) }
+                quote! { ::diff::__private::tcast::<_, #ty>(#t) }
             }
             // Original: y = S { m: v, .. }. Tangent: zero with .m = dv for active fields.
             Inst::Struct(_, fields) => {
@@ -188,12 +192,28 @@ impl Emitter<'_> {
     }
 
     /// `f(da) + g(db)` over optional tangents, for whichever operands are active.
-    fn sum(&self, a: Value, fa: TokenStream, b: Value, fb: TokenStream) -> TokenStream {
-        let (ta, tb) = (self.tan(a), self.tan(b));
+    ///
+    /// `fa`/`fb` name a helper of `diff_core::__private::tangent` and its extra arguments:
+    /// `("tmul_r", b)` is `da.map(|x| x * b)`, a generic function so that rustc need not
+    /// know the tangent's type where it is called.
+    fn sum(
+        &self,
+        a: Value,
+        fa: (&str, TokenStream),
+        b: Value,
+        fb: (&str, TokenStream),
+    ) -> TokenStream {
+        let call = |v: Value, (name, args): (&str, TokenStream)| {
+            let (t, f) = (self.tan(v), names::ident(name));
+            quote! { ::diff::__private::tangent::#f(#t, #args) }
+        };
         match (self.act.is_active(a), self.act.is_active(b)) {
-            (true, true) => quote! { ::diff::__private::tadd(#ta.map(|x| #fa), #tb.map(|x| #fb)) },
-            (true, false) => quote! { #ta.map(|x| #fa) },
-            _ => quote! { #tb.map(|x| #fb) },
+            (true, true) => {
+                let (x, y) = (call(a, fa), call(b, fb));
+                quote! { ::diff::__private::tadd(#x, #y) }
+            }
+            (true, false) => call(a, fa),
+            _ => call(b, fb),
         }
     }
 
