@@ -85,7 +85,7 @@ impl Emitter<'_> {
             // Original: y = a as F. Tangent: da as F.
             Inst::Cast(a, ty) => {
                 let t = self.tan(*a);
-                quote! { ::diff::__private::tcast::<_, #ty>(#t) }
+                quote! { ::diff::__private::tangent::tcast::<_, #ty>(#t) }
             }
             // Original: y = S { m: v, .. }. Tangent: zero with .m = dv for active fields.
             Inst::Struct(_, fields) => {
