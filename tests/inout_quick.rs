@@ -105,3 +105,47 @@ fn struct_fields_and_elements() {
         assert!((first_derivative!(at: x, of: |x| fill(x, 5)) - g).abs() < 1e-12);
     }
 }
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Spring {
+    x: f64,
+    v: f64,
+}
+
+impl Spring {
+    #[differentiable]
+    fn step(&mut self, dt: f64, k: f64) {
+        self.v -= dt * k * self.x;
+        self.x += dt * self.v;
+    }
+
+    #[differentiable]
+    fn energy(&self, k: f64) -> f64 {
+        0.5 * (k * self.x * self.x + self.v * self.v)
+    }
+}
+
+#[differentiable]
+fn spring_energy(x0: f64, k: f64) -> f64 {
+    let mut s = Spring { x: x0, v: 0.0 };
+    for _ in 0..3 {
+        s.step(0.1, k);
+    }
+    s.energy(k)
+}
+
+#[test]
+fn mutating_methods_called_with_method_syntax() {
+    let h = 1e-6;
+    for (x0, k) in [(1.0, 1.5), (-0.3, 0.7)] {
+        let (gx, gk) = gradient!(at: (x0, k), of: spring_energy);
+        let fx = (spring_energy(x0 + h, k) - spring_energy(x0 - h, k)) / (2.0 * h);
+        let fk = (spring_energy(x0, k + h) - spring_energy(x0, k - h)) / (2.0 * h);
+        assert!(
+            (gx - fx).abs() < 1e-6 && (gk - fk).abs() < 1e-6,
+            "{gx} {fx} {gk} {fk}"
+        );
+        let d = first_derivative!(at: x0, of: |x| spring_energy(x, k));
+        assert!((d - gx).abs() < 1e-12);
+    }
+}

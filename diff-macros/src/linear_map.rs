@@ -153,6 +153,19 @@ fn needed(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
     out
 }
 
+/// Every shape and marker any linear map reads.
+pub fn parts(func: &Function, act: &Activity) -> Vec<Saved> {
+    let mut out = Vec::new();
+    for r in all_regions(func) {
+        for s in needed(func, act, r) {
+            if matches!(s, Saved::Shape(_) | Saved::Marker(_)) && !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
 /// Every region of the function that gets a struct, in order.
 pub fn all_regions(func: &Function) -> Vec<RegionId> {
     let mut out = vec![func.entry()];
@@ -222,14 +235,8 @@ pub fn construct(
                     let owned = field == e.to_string();
                     (owned, quote! { #field: #e })
                 }
-                Saved::Shape(v) => {
-                    let e = value(v, false);
-                    (false, quote! { #field: ::diff::__private::shape_of(&#e) })
-                }
-                Saved::Marker(v) => {
-                    let e = value(v, false);
-                    (false, quote! { #field: #e.__diff_marker() })
-                }
+                // Taken where the value is defined (see `Emitter::eager_parts`).
+                Saved::Shape(_) | Saved::Marker(_) => (false, quote! { #field }),
                 _ => (false, quote! { #field }),
             }
         })

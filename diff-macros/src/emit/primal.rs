@@ -19,6 +19,8 @@ pub struct Emitter<'a> {
     pub params: Vec<TokenStream>,
     /// For a function's companion: how to recognize and box its recursive calls.
     pub recursion: Option<Recursion>,
+    /// The shapes and markers the linear maps read.
+    parts: Vec<linear_map::Saved>,
     defs: HashMap<Value, &'a Inst>,
 }
 
@@ -54,6 +56,7 @@ impl<'a> Emitter<'a> {
             mode,
             params,
             recursion: None,
+            parts: linear_map::parts(func, act),
             defs,
         }
     }
@@ -139,8 +142,34 @@ impl<'a> Emitter<'a> {
             .region(r)
             .stmts
             .iter()
-            .map(|s| self.primal_stmt(s))
+            .map(|s| {
+                let code = self.primal_stmt(s);
+                let parts = self.eager_parts(&s.results);
+                quote! { #code #parts }
+            })
             .collect()
+    }
+
+    /// The shapes and tangent-type markers of `values` that linear maps read, taken as
+    /// soon as the values exist (a value may be moved before its region's struct is built).
+    pub fn eager_parts(&self, values: &[Value]) -> TokenStream {
+        let mut out = TokenStream::new();
+        for v in values {
+            for part in &self.parts {
+                match part {
+                    linear_map::Saved::Shape(w) if w == v => {
+                        let (n, e) = (names::shape(self.func, *v), self.expr(*v));
+                        out.extend(quote! { let #n = ::diff::__private::shape_of(&#e); });
+                    }
+                    linear_map::Saved::Marker(w) if w == v => {
+                        let (n, e) = (names::marker(self.func, *v), self.expr(*v));
+                        out.extend(quote! { let #n = #e.__diff_marker(); });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
     }
 
     /// Region `r`'s statements followed by its struct; evaluates to `(yields.., struct)`.
@@ -296,7 +325,13 @@ impl<'a> Emitter<'a> {
         for (k, i) in mutated.iter().enumerate() {
             let (n, cur) = (self.name(stmt.results[k + 1]), &argv[*i]);
             lets.extend(quote! { let mut #n = #cur; });
-            argv[*i] = quote!(&mut #n);
+            // A method's receiver is borrowed by the call itself.
+            let is_receiver = *i == 0 && matches!(callee, Callee::Method { .. });
+            argv[*i] = if is_receiver {
+                quote!(#n)
+            } else {
+                quote!(&mut #n)
+            };
         }
         let call = match callee {
             Callee::Path(p) => {
@@ -385,7 +420,8 @@ impl<'a> Emitter<'a> {
                 .zip(&arm.bindings)
                 .map(|(v, b)| {
                     let n = self.name(*v);
-                    quote! { let #n = #b; }
+                    let parts = self.eager_parts(&[*v]);
+                    quote! { let #n = #b; #parts }
                 });
             let v = names::variant(&stmt.inst, i);
             let block = self.region_block(arm.region, active, |built| quote! { #pe::#v(#built) });
@@ -432,6 +468,7 @@ impl<'a> Emitter<'a> {
             quote! { if #flag { break; } }
         });
         let stmts = self.primal_region(body);
+        let param_parts = self.eager_parts(&region.params);
         let iter_name = names::ident(&format!("iter_{}", body.0));
         let (tape_decl, push) = if active {
             let tape = names::tape(body);
@@ -455,6 +492,7 @@ impl<'a> Emitter<'a> {
             #tape_decl
             for #item in #iter_name {
                 #(let #params = #cursors;)*
+                #param_parts
                 #stmts
                 #push
                 #(#cursors = #yields;)*

@@ -98,6 +98,9 @@ impl Lowerer {
                 Stmt::Expr(Expr::Break(b), _) => return self.lower_break(b),
                 Stmt::Expr(Expr::Continue(c), _) => return self.lower_continue(c),
                 Stmt::Expr(e, None) if last => return self.lower_expr(e),
+                Stmt::Expr(Expr::MethodCall(m), Some(_)) => {
+                    self.lower_method_call_stmt(m)?;
+                }
                 Stmt::Expr(e, _) => {
                     // A block that exits early (`{ ..; return v; }`) gives its exit value.
                     let v = self.lower_expr(e)?;

@@ -467,6 +467,40 @@ impl Lowerer {
         result
     }
 
+    /// `x.m(..);` as a statement, on a local `x`: its value is discarded, so the call is
+    /// made for its effect, which may be a `&mut self` update of `x` — lowered as a call
+    /// mutating `x`. (A `&self` method with a derivative then fails to compile, rather
+    /// than an update of `x` going unseen.)
+    pub(crate) fn lower_method_call_stmt(&mut self, m: &syn::ExprMethodCall) -> syn::Result<()> {
+        let name = match &*m.receiver {
+            Expr::Path(p) if p.path.is_ident("self") && self.lookup("*self").is_some() => {
+                Some("*self".to_string())
+            }
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .filter(|n| self.lookup(n).is_some()),
+            _ => None,
+        };
+        let inactive = INACTIVE_METHODS.contains(&m.method.to_string().as_str());
+        let Some(name) = name.filter(|_| !inactive) else {
+            return self.lower_method_call(m).map(|_| ());
+        };
+        let recv = self.lookup(&name).expect("checked");
+        let (rest, muts) = self.lower_args(m.args.iter())?;
+        let mut args = vec![recv];
+        args.extend(rest);
+        let mut muts: Vec<(usize, String)> = muts.into_iter().map(|(i, n)| (i + 1, n)).collect();
+        muts.insert(0, (0, name));
+        let callee = Callee::Method {
+            method: m.method.clone(),
+            turbofish: m.turbofish.clone(),
+        };
+        self.emit_call(callee, args, muts, m.span());
+        Ok(())
+    }
+
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
         if matches!(m.method.to_string().as_str(), "sum" | "product" | "fold") {
             if let Some(chain) = super::iterators::parse_chain(&m.receiver) {
