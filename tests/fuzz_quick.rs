@@ -102,3 +102,35 @@ fn newton_from_a_constant_start() {
     let g = gradient!(at: 4.0, of: newton);
     assert!((g - 0.25).abs() < 1e-9, "{g}");
 }
+
+#[differentiable]
+fn generic_zero<T: Float>(p: &[T]) -> T {
+    let mut acc = T::zero();
+    let mut prod = T::one();
+    for i in 0..p.len() {
+        acc = acc + p[i] * p[i];
+        prod = prod * p[i];
+    }
+    acc + prod
+}
+
+#[differentiable]
+fn sized_like(p: &[f64]) -> f64 {
+    let mut w = vec![0.0; p.len()];
+    for i in 0..p.len() {
+        w[i] = p[i] * 2.0;
+    }
+    w[0] * p[1]
+}
+
+#[test]
+fn generic_constants_vec_repeat_and_jacobian_by_reference() {
+    let p = vec![1.0, 2.0];
+    assert_eq!(
+        gradient!(at: &p, of: generic_zero),
+        vec![2.0 + 2.0, 4.0 + 1.0]
+    );
+    assert_eq!(gradient!(at: &p, of: sized_like), vec![4.0, 2.0]);
+    let j = jacobian!(at: &p, of: |q: &Vec<f64>| vec![q[0] * q[1], q[1]]);
+    assert_eq!(j, vec![vec![2.0, 1.0], vec![0.0, 1.0]]);
+}

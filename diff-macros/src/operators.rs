@@ -176,7 +176,13 @@ fn finish(
         Op::Differential => quote! {{ #lets let (_, differential) = #call; differential }},
         Op::Jacobian => {
             let first = &ins[0];
-            quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, direction| { #pre let (_, differential) = #call; differential(direction) }) }}
+            if let syn::Expr::Reference(_) = first {
+                // `at: &x`: the columns are taken at copies of `x`, passed by reference.
+                let owned = ident("owned");
+                quote! {{ let #x = #first; #rt::jacobian(#x, |#owned, direction| { let #x = &#owned; #pre let (_, differential) = #call; differential(direction) }) }}
+            } else {
+                quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, direction| { #pre let (_, differential) = #call; differential(direction) }) }}
+            }
         }
         Op::Hessian => TokenStream::new(),
     }

@@ -151,7 +151,9 @@ impl Lowerer {
                         .collect::<syn::Result<Vec<_>>>()?;
                     Ok(self.emit(Inst::Array(vs, true), span, None))
                 }
-                Err(_) => Ok(self.opaque(e)),
+                Err(_) => self
+                    .lower_vec_repeat(m)
+                    .map_or_else(|| Ok(self.opaque(e)), Ok),
             },
             Expr::Macro(_) | Expr::Cast(_) | Expr::Repeat(_) => Ok(self.opaque(e)),
             Expr::Struct(s) if s.qself.is_none() => self.lower_struct(s),
@@ -183,6 +185,26 @@ impl Lowerer {
             }
             None => Ok(self.emit(Inst::Struct(s.path.clone(), fields), s.span(), None)),
         }
+    }
+
+    /// `vec![e; n]`: `e` and `n` are lowered (so `vec![0.0; p.len()]` depends on no active
+    /// value); the vector itself is opaque.
+    fn lower_vec_repeat(&mut self, m: &syn::ExprMacro) -> Option<Value> {
+        let tokens = &m.mac.tokens;
+        let r: syn::ExprRepeat = syn::parse2(quote::quote!([#tokens])).ok()?;
+        let e = self.lower_expr(&r.expr).ok()?;
+        let n = self.lower_expr(&r.len).ok()?;
+        let (a, b) = (
+            proc_macro2::Ident::new(&super::placeholder(0), m.span()),
+            proc_macro2::Ident::new(&super::placeholder(1), m.span()),
+        );
+        let o = crate::ir::Opaque {
+            tokens: quote::quote!(::std::vec![#a; #b]),
+            uses: vec![e, n],
+            what: "`vec![x; n]`".into(),
+            inactive: false,
+        };
+        Some(self.emit(Inst::Opaque(o), m.span(), None))
     }
 
     /// `a..b`: the bounds are lowered (so `0..xs.len()` depends on no active value),
@@ -397,6 +419,21 @@ impl Lowerer {
             && self.is_scalar_type_name(&segs[segs.len() - 2].ident.to_string())
             && !args.is_empty()
             && !is_constructor(&last.ident.to_string());
+        // `T::zero()` / `T::one()` of a scalar: num-traits', named fully (a companion's `T`
+        // is also a `VectorSpace`, whose `zero` would make the call ambiguous).
+        let prefix_is_scalar = func.qself.is_none()
+            && segs.len() == 2
+            && self.is_scalar_type_name(&segs[0].ident.to_string());
+        if prefix_is_scalar && args.is_empty() && (last.ident == "zero" || last.ident == "one") {
+            let ty = &segs[0].ident;
+            let (tr, m) = if last.ident == "zero" {
+                (quote::quote!(Zero), quote::quote!(zero))
+            } else {
+                (quote::quote!(One), quote::quote!(one))
+            };
+            let tokens = quote::quote!(<#ty as ::diff::__private::num_traits::#tr>::#m());
+            return Ok(self.emit(Inst::Const(tokens), c.span(), None));
+        }
         let callee = if type_prefix {
             let turbofish = match &last.arguments {
                 syn::PathArguments::AngleBracketed(a) => Some(a.clone()),
