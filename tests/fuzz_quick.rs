@@ -1,3 +1,4 @@
+#![allow(clippy::needless_range_loop)]
 //! Minimal reproductions found by random-program testing, kept as regressions.
 use diff::prelude::*;
 
