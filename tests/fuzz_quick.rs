@@ -135,3 +135,13 @@ fn generic_constants_vec_repeat_and_jacobian_by_reference() {
     let j = jacobian!(at: &p, of: |q: &Vec<f64>| vec![q[0] * q[1], q[1]]);
     assert_eq!(j, vec![vec![2.0, 1.0], vec![0.0, 1.0]]);
 }
+
+#[test]
+fn closures_borrow_what_they_capture() {
+    let c = vec![2.0, 3.0];
+    let k = 1.5;
+    let g = gradient!(at: 4.0, of: |x| x * c[0] * k);
+    let d = first_derivative!(at: 4.0, of: |x| x * c[1]);
+    assert_eq!((g, d), (3.0, 3.0));
+    assert_eq!(c.len(), 2); // still usable
+}

@@ -251,8 +251,19 @@ impl Lowerer {
                 }
             }
         }
-        // A constant, a static or a unit struct: no data dependence on the body.
-        self.emit(Inst::Const(p.to_token_stream()), p.span(), None)
+        // A constant, a static or a unit struct: no data dependence on the body. A
+        // lowercase name is a variable a closure captures: copied, not moved, so the
+        // operator does not consume it.
+        let captured = p.qself.is_none()
+            && p.path
+                .get_ident()
+                .is_some_and(|i| i.to_string().starts_with(|c: char| c.is_lowercase()));
+        let tokens = if captured {
+            quote::quote!(::core::clone::Clone::clone(&#p))
+        } else {
+            p.to_token_stream()
+        };
+        self.emit(Inst::Const(tokens), p.span(), None)
     }
 
     fn lower_binary(&mut self, b: &syn::ExprBinary) -> syn::Result<Value> {
