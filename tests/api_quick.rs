@@ -104,3 +104,17 @@ fn hessians() {
     assert_eq!(h2, vec![vec![0.0, 4.0], vec![4.0, 2.0]]);
     assert!((h1[0][0] - 3.0).abs() < 1e-12);
 }
+
+#[differentiable]
+fn stop_half<T: Float>(p: &[T]) -> T {
+    p[0] * no_derivative(p[0])
+}
+
+#[test]
+fn hessian_respects_no_derivative() {
+    // The gradient of x * sg(x) is sg(x), a constant for AD, so the Hessian is 0 (JAX's
+    // stop_gradient gives the same).
+    let h = hessian!(at: &vec![3.0f64], of: stop_half);
+    assert_eq!(h, vec![vec![0.0]]);
+    assert_eq!(gradient!(at: &vec![3.0], of: stop_half), vec![3.0]);
+}

@@ -177,3 +177,29 @@ pub fn zero_marked<T: VectorSpace>(_: Marker<T>) -> T {
 pub fn same_as<T>(_: Marker<T>, t: T) -> T {
     t
 }
+
+/// `value.__diff_cut()`: [`Differentiable::without_derivative`] for differentiable values
+/// (found first by method resolution), and the identity for any other value.
+pub trait CutDerivative: Differentiable + Sized {
+    /// The value without its derivative.
+    #[inline(always)]
+    fn __diff_cut(self) -> Self {
+        self.without_derivative()
+    }
+}
+impl<T: Differentiable> CutDerivative for T {}
+
+/// The identity, for values that carry no derivative (reached through autoref).
+pub trait CutNothing {
+    /// The value itself.
+    type Owned;
+    /// A copy of the value.
+    fn __diff_cut(self) -> Self::Owned;
+}
+impl<T: Clone> CutNothing for &T {
+    type Owned = T;
+    #[inline(always)]
+    fn __diff_cut(self) -> T {
+        self.clone()
+    }
+}

@@ -13,6 +13,16 @@ pub trait Differentiable {
     fn zero_tangent(&self) -> Self::TangentVector;
     /// Steps along a tangent: `self += direction` (for optimizers).
     fn move_by(&mut self, direction: &Self::TangentVector);
+    /// `self` with any derivative it carries in its representation removed: the identity,
+    /// except for dual numbers, whose dual part it zeroes. `no_derivative(e)` in a
+    /// differentiable body uses it, so it also cuts higher-order derivatives (`hessian!`).
+    #[inline(always)]
+    fn without_derivative(self) -> Self
+    where
+        Self: Sized,
+    {
+        self
+    }
 }
 
 macro_rules! float_differentiable {

@@ -375,6 +375,10 @@ impl<T: Float> Differentiable for Dual<T> {
     fn move_by(&mut self, direction: &Self) {
         *self += *direction;
     }
+    #[inline(always)]
+    fn without_derivative(self) -> Self {
+        Dual::constant(self.re)
+    }
 }
 
 impl<T: Float> VectorSpace for Dual<T> {

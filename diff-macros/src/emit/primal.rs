@@ -276,7 +276,7 @@ impl<'a> Emitter<'a> {
             }
             Inst::NoDerivative(a) => {
                 let a = self.expr(*a);
-                quote! { let #res = #a; }
+                quote! { let #res = (#a).__diff_cut(); }
             }
             Inst::Cast(a, ty) => {
                 let a = self.expr(*a);
