@@ -1,4 +1,8 @@
-#![allow(clippy::assign_op_pattern, clippy::needless_range_loop, clippy::useless_vec)]
+#![allow(
+    clippy::assign_op_pattern,
+    clippy::needless_range_loop,
+    clippy::useless_vec
+)]
 use diff::prelude::*;
 use num_traits::FromPrimitive;
 use std::iter::Sum;

@@ -137,7 +137,7 @@ fn path(op: Op, ins: &[syn::Expr], p: &syn::ExprPath) -> TokenStream {
     };
     last.ident = ident_for(&last.ident, prefix);
     let args: Vec<Ident> = (0..ins.len())
-        .map(|i| ident(&format!("input{i}")))
+        .map(|i| ident(&format!("__input{i}")))
         .collect();
     let call = quote! { #companion(#(#args),*) };
     finish(op, ins, &args, TokenStream::new(), call)
@@ -160,28 +160,28 @@ fn finish(
     let x = &args[0];
     match op {
         Op::Gradient => {
-            quote! {{ #lets let (value, pullback) = #call; pullback(#rt::Unit::unit(&value)) }}
+            quote! {{ #lets let (__value, __pullback) = #call; __pullback(#rt::Unit::unit(&__value)) }}
         }
         Op::ValueWithGradient => {
-            quote! {{ #lets let (value, pullback) = #call; let gradient = pullback(#rt::Unit::unit(&value)); (value, gradient) }}
+            quote! {{ #lets let (__value, __pullback) = #call; let __gradient = __pullback(#rt::Unit::unit(&__value)); (__value, __gradient) }}
         }
-        Op::Pullback => quote! {{ #lets let (_, pullback) = #call; pullback }},
+        Op::Pullback => quote! {{ #lets let (_, __pullback) = #call; __pullback }},
         Op::ValueWithPullback | Op::ValueWithDifferential => quote! {{ #lets #call }},
         Op::FirstDerivative => {
-            quote! {{ #lets let unit = #rt::Unit::unit(&#x); let (_, differential) = #call; differential(unit) }}
+            quote! {{ #lets let __unit = #rt::Unit::unit(&#x); let (_, __differential) = #call; __differential(__unit) }}
         }
         Op::ValueWithDerivative => {
-            quote! {{ #lets let unit = #rt::Unit::unit(&#x); let (value, differential) = #call; (value, differential(unit)) }}
+            quote! {{ #lets let __unit = #rt::Unit::unit(&#x); let (__value, __differential) = #call; (__value, __differential(__unit)) }}
         }
-        Op::Differential => quote! {{ #lets let (_, differential) = #call; differential }},
+        Op::Differential => quote! {{ #lets let (_, __differential) = #call; __differential }},
         Op::Jacobian => {
             let first = &ins[0];
             if let syn::Expr::Reference(_) = first {
                 // `at: &x`: the columns are taken at copies of `x`, passed by reference.
-                let owned = ident("owned");
-                quote! {{ let #x = #first; #rt::jacobian(#x, |#owned, direction| { let #x = &#owned; #pre let (_, differential) = #call; differential(direction) }) }}
+                let owned = ident("__owned");
+                quote! {{ let #x = #first; #rt::jacobian(#x, |#owned, __direction| { let #x = &#owned; #pre let (_, __differential) = #call; __differential(__direction) }) }}
             } else {
-                quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, direction| { #pre let (_, differential) = #call; differential(direction) }) }}
+                quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, __direction| { #pre let (_, __differential) = #call; __differential(__direction) }) }}
             }
         }
         Op::Hessian => TokenStream::new(),
@@ -214,7 +214,7 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
         return Err(e);
     }
     let args: Vec<Ident> = (0..ins.len())
-        .map(|i| ident(&format!("input{i}")))
+        .map(|i| ident(&format!("__input{i}")))
         .collect();
     let params: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
     let mode = op.mode();
@@ -232,7 +232,7 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
     let (pre, call) = match mode {
         Mode::Vjp => {
             let gs: Vec<Ident> = (0..n).map(|i| ident(&format!("g{i}"))).collect();
-            let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("zero{i}"))).collect();
+            let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("__zero{i}"))).collect();
             let out = if n == 1 {
                 quote!(#(::diff::__private::shaped(#zs, #gs))*)
             } else {
@@ -242,9 +242,9 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
                 quote! {
                     #(let #zs = #zeros;)*
                     #stmts
-                    let (value, pullback) = #rt::with_pullback(#inner);
+                    let (__value, __pullback) = #rt::with_pullback(#inner);
                 },
-                quote! { (value, move |seed| { let (#(#gs,)*) = pullback(seed); #out }) },
+                quote! { (__value, move |seed| { let (#(#gs,)*) = __pullback(seed); #out }) },
             )
         }
         Mode::Jvp => {
@@ -254,15 +254,15 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
             } else {
                 quote!((#(#ds,)*))
             };
-            let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("zero{i}"))).collect();
+            let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("__zero{i}"))).collect();
             (
                 quote! {
                     #(let #zs = #zeros;)*
                     #stmts
-                    let (value, differential) = #rt::with_differential((#(&#zs,)*), #inner);
-                    let zero = #rt::zero_of(&value);
+                    let (__value, __differential) = #rt::with_differential((#(&#zs,)*), #inner);
+                    let __zero = #rt::zero_of(&__value);
                 },
-                quote! { (value, move |#input| differential((#(::core::option::Option::Some(#ds),)*)).unwrap_or(zero)) },
+                quote! { (__value, move |#input| __differential((#(::core::option::Option::Some(#ds),)*)).unwrap_or(__zero)) },
             )
         }
     };
@@ -336,8 +336,8 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
         ));
     };
     let (lifted, input): (syn::Expr, TokenStream) = match x {
-        syn::Expr::Reference(_) => (syn::parse_quote!(&lifted), quote!(input)),
-        _ => (syn::parse_quote!(lifted), quote!(&input)),
+        syn::Expr::Reference(_) => (syn::parse_quote!(&__lifted), quote!(__input)),
+        _ => (syn::parse_quote!(__lifted), quote!(&__input)),
     };
     let grad = expand_args(
         Op::Gradient,
@@ -347,7 +347,7 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
         },
     )?;
     Ok(quote! {{
-        let input = #x;
-        ::diff::__private::hessian(#input, |lifted| #grad)
+        let __input = #x;
+        ::diff::__private::hessian(#input, |__lifted| #grad)
     }})
 }
