@@ -122,3 +122,22 @@ fn hessian_respects_no_derivative() {
     assert_eq!(h, vec![vec![0.0]]);
     assert_eq!(gradient!(at: &vec![3.0], of: stop_half), vec![3.0]);
 }
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct GenP<T> {
+    x: T,
+    y: T,
+}
+impl<T: Float> GenP<T> {
+    #[differentiable]
+    fn norm2(&self) -> T {
+        self.x * self.x + self.y * self.y
+    }
+}
+/// A method of a generic `impl<T: Float>`: the impl's `T` is a scalar.
+#[test]
+fn generic_impl_method() {
+    let p = GenP { x: 3.0, y: 4.0 };
+    let g = gradient!(at: &p, of: GenP::norm2);
+    assert_eq!((g.x, g.y), (6.0, 8.0));
+}

@@ -70,7 +70,15 @@ impl VisitMut for NameLifetimes {
 impl FnSig {
     /// Reads `sig`; `wrt` restricts the differentiated parameters.
     pub fn new(sig: &syn::Signature, wrt: Option<&[syn::Ident]>) -> syn::Result<FnSig> {
-        let roles = types::generics(&sig.generics);
+        let mut roles = types::generics(&sig.generics);
+        // A short uppercase name the function does not declare (`-> T` in a method of
+        // `impl<T: Float> P<T>`) is a type parameter of the enclosing `impl`: a scalar.
+        for name in outer_type_params(sig) {
+            if !roles.all.contains(&name) {
+                roles.scalars.push(name.clone());
+                roles.outer.push(name);
+            }
+        }
         let mut namer = NameLifetimes(Vec::new());
         let mut params = Vec::new();
         for (i, input) in sig.inputs.iter().enumerate() {
@@ -297,4 +305,28 @@ impl FnSig {
             syn::Error::new(span, "a #[differentiable] function must return a Differentiable value (f64, f32, a Float type, a tuple, array or Vec of them, or a type deriving Differentiable)")
         })
     }
+}
+
+/// Single-segment type names of one or two uppercase letters in the signature (`T`, `U`)
+/// other than `Self`: candidates for type parameters of an enclosing `impl`.
+fn outer_type_params(sig: &syn::Signature) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'a> syn::visit::Visit<'a> for Names {
+        fn visit_type_path(&mut self, p: &'a syn::TypePath) {
+            if let Some(id) = p.path.get_ident() {
+                let s = id.to_string();
+                let short = s.len() <= 2 && s.chars().all(|c| c.is_ascii_uppercase());
+                if p.qself.is_none() && short && !self.0.contains(&s) {
+                    self.0.push(s);
+                }
+            }
+            syn::visit::visit_type_path(self, p);
+        }
+    }
+    let mut n = Names(Vec::new());
+    for input in &sig.inputs {
+        syn::visit::Visit::visit_fn_arg(&mut n, input);
+    }
+    syn::visit::Visit::visit_return_type(&mut n, &sig.output);
+    n.0
 }

@@ -13,6 +13,8 @@ pub struct Generics {
     pub differentiable: Vec<String>,
     /// All type parameters.
     pub all: Vec<String>,
+    /// Scalar type parameters of an enclosing `impl` (not declared by the function).
+    pub outer: Vec<String>,
 }
 
 const NOT_DIFFERENTIABLE: &[&str] = &[
