@@ -145,3 +145,51 @@ fn closures_borrow_what_they_capture() {
     assert_eq!((g, d), (3.0, 3.0));
     assert_eq!(c.len(), 2); // still usable
 }
+
+#[differentiable]
+fn let_match_return(x: f64, y: f64, n: usize) -> f64 {
+    let v = match n {
+        0 => return x,
+        _ => x * x,
+    };
+    v + y
+}
+
+#[differentiable]
+fn let_if_return(x: f64, y: f64, n: usize) -> f64 {
+    let v = if n == 0 { return x } else { x * x };
+    let w = {
+        let t = v * 2.0;
+        if t > 100.0 {
+            return t;
+        }
+        t + y
+    };
+    w + v
+}
+
+#[test]
+fn early_exits_inside_let_initializers() {
+    assert_eq!(
+        value_with_gradient!(at: (2.0, 3.0, 0), of: let_match_return),
+        (2.0, (1.0, 0.0))
+    );
+    assert_eq!(
+        value_with_gradient!(at: (2.0, 3.0, 1), of: let_match_return),
+        (7.0, (4.0, 1.0))
+    );
+    assert_eq!(
+        value_with_gradient!(at: (2.0, 3.0, 0), of: let_if_return),
+        (2.0, (1.0, 0.0))
+    );
+    // v = 4, w = 8 + 3, result 15; d/dx = 2x*2 + 2x = 12, d/dy = 1
+    assert_eq!(
+        value_with_gradient!(at: (2.0, 3.0, 1), of: let_if_return),
+        (15.0, (12.0, 1.0))
+    );
+    // v = 64, t = 128 > 100: returns 128, d/dx = 2 * 2x = 32
+    assert_eq!(
+        value_with_gradient!(at: (8.0, 3.0, 1), of: let_if_return),
+        (128.0, (32.0, 0.0))
+    );
+}

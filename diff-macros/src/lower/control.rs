@@ -74,7 +74,7 @@ impl Lowerer {
         if let syn::Expr::Let(l) = &*e.cond {
             return Err(super::expr::unsupported(l, "`if let`"));
         }
-        let cond = self.lower_expr(&e.cond)?;
+        let cond = self.in_expression(|cx| cx.lower_expr(&e.cond))?;
         let before = self.scopes.clone();
         let then_r = self.func.new_region();
         let else_r = self.func.new_region();
@@ -208,6 +208,7 @@ impl Lowerer {
         let probe = self.func.clone();
         let probe_r = self.func.new_region();
         self.loops.push(super::LoopCx::default());
+        let probe_exit_ok = std::mem::replace(&mut self.exit_ok, true);
         let (_, probe_scopes) = self.in_region(probe_r, &before, |cx| {
             let item = cx.func.new_value(None, f.pat.span());
             cx.push_scope();
@@ -217,6 +218,7 @@ impl Lowerer {
             cx.lower_block_value(&f.body)
         })?;
         self.diverged = false;
+        self.exit_ok = probe_exit_ok;
         let has_stop = self.loops.pop().is_some_and(|l| l.has_break);
         let names = Self::changed(&before, &probe_scopes);
         self.func = probe;
@@ -236,6 +238,8 @@ impl Lowerer {
         params.push(item);
         let inner_before = self.scopes.clone();
         self.loops.push(super::LoopCx::default());
+        // `break` and `continue` end the body's region: statements in the body again.
+        let exit_ok = std::mem::replace(&mut self.exit_ok, true);
         let (_, body_scopes) = self.in_region(body, &inner_before, |cx| {
             cx.push_scope();
             let no = cx.emit(Inst::Const(quote::quote!(false)), f.span(), None);
@@ -244,6 +248,7 @@ impl Lowerer {
             cx.lower_block_value(&f.body)
         })?;
         self.loops.pop();
+        self.exit_ok = exit_ok;
         self.diverged = false;
         self.scopes = before;
         let mut yields: Vec<Value> = names

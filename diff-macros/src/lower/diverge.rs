@@ -78,17 +78,18 @@ impl Lowerer {
                     return self.lower_if_absorbing(e, &stmts[i + 1..]);
                 }
                 Stmt::Expr(Expr::Block(b), _)
-                    if b.label.is_none() && !last && may_exit(&Expr::Block(b.clone())) =>
+                    if b.label.is_none() && may_exit(&Expr::Block(b.clone())) =>
                 {
                     // `{ ..exits.. } rest`: the block's statements, then the rest.
-                    let seq: Vec<Stmt> = b
-                        .block
-                        .stmts
-                        .iter()
-                        .cloned()
-                        .map(as_statement)
-                        .chain(stmts[i + 1..].iter().cloned())
-                        .collect();
+                    let inner = b.block.stmts.iter().cloned();
+                    let seq: Vec<Stmt> = if last {
+                        inner.collect()
+                    } else {
+                        inner
+                            .map(as_statement)
+                            .chain(stmts[i + 1..].iter().cloned())
+                            .collect()
+                    };
                     return self.lower_seq(&seq);
                 }
                 Stmt::Expr(Expr::Match(m), _) if may_exit(&Expr::Match(m.clone())) => {
@@ -97,24 +98,112 @@ impl Lowerer {
                 Stmt::Expr(Expr::Return(r), _) => return self.lower_exit_return(r),
                 Stmt::Expr(Expr::Break(b), _) => return self.lower_break(b),
                 Stmt::Expr(Expr::Continue(c), _) => return self.lower_continue(c),
-                Stmt::Expr(e, None) if last => return self.lower_expr(e),
+                Stmt::Local(l)
+                    if l.init
+                        .as_ref()
+                        .is_some_and(|i| i.diverge.is_none() && may_exit(&i.expr)) =>
+                {
+                    return self.lower_let_absorbing(l, &stmts[i + 1..]);
+                }
+                Stmt::Expr(e, None) if last => return self.in_expression(|cx| cx.lower_expr(e)),
                 Stmt::Expr(Expr::MethodCall(m), Some(_)) => {
-                    self.lower_method_call_stmt(m)?;
+                    self.in_expression(|cx| cx.lower_method_call_stmt(m))?;
+                }
+                Stmt::Expr(e @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)), _) => {
+                    self.lower_expr(e)?;
                 }
                 Stmt::Expr(e, _) => {
-                    // A block that exits early (`{ ..; return v; }`) gives its exit value.
-                    let v = self.lower_expr(e)?;
-                    if self.diverged {
-                        return Ok(v);
-                    }
+                    self.in_expression(|cx| cx.lower_expr(e))?;
                 }
-                _ => self.lower_stmt(stmt)?,
+                _ => self.in_expression(|cx| cx.lower_stmt(stmt))?,
             }
         }
         Ok(self.unit(proc_macro2::Span::call_site()))
     }
 
+    /// Runs `f` on an expression whose value the statements after it use: an early exit
+    /// inside it would skip them without their being absorbed, so it is refused there.
+    pub(crate) fn in_expression<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> syn::Result<T>,
+    ) -> syn::Result<T> {
+        let saved = std::mem::replace(&mut self.exit_ok, false);
+        let out = f(self);
+        self.exit_ok = saved;
+        out
+    }
+
+    fn exit_in_expression(&self, node: &impl quote::ToTokens) -> syn::Result<()> {
+        if self.exit_ok {
+            Ok(())
+        } else {
+            Err(syn::Error::new_spanned(node, "`return`, `break` or `continue` inside an expression is not supported in a #[differentiable] body; use it as a statement (`if c { return x; }`, `match n { 0 => return x, _ => {} }`)"))
+        }
+    }
+
+    /// `let p = <if/match/block that may exit>; rest`: the binding and the rest are lowered
+    /// at the end of each branch that falls through.
+    fn lower_let_absorbing(&mut self, l: &syn::Local, rest: &[Stmt]) -> syn::Result<Value> {
+        let init = &l.init.as_ref().expect("checked").expr;
+        let bind = |e: Expr| -> Stmt {
+            let mut l2 = l.clone();
+            if let Some(i) = &mut l2.init {
+                i.expr = Box::new(e);
+            }
+            Stmt::Local(l2)
+        };
+        match &**init {
+            Expr::If(e) if super::expr::desugar_if_let(e).is_none() => {
+                let then_seq: Vec<Stmt> = std::iter::once(bind(Expr::Block(syn::ExprBlock {
+                    attrs: vec![],
+                    label: None,
+                    block: e.then_branch.clone(),
+                })))
+                .chain(rest.iter().cloned())
+                .collect();
+                let els: Expr = match &e.else_branch {
+                    Some((_, x)) => (**x).clone(),
+                    None => syn::parse_quote!(()),
+                };
+                let else_seq: Vec<Stmt> = std::iter::once(bind(els))
+                    .chain(rest.iter().cloned())
+                    .collect();
+                self.lower_if_with(
+                    e,
+                    |cx| cx.lower_seq(&then_seq),
+                    |cx| cx.lower_seq(&else_seq),
+                )
+            }
+            Expr::Match(m) => self.lower_match_binding(m, Some(l), rest),
+            Expr::Block(b) if b.label.is_none() => {
+                // `let p = { s..; tail };` is `s..; let p = tail;`.
+                let mut seq: Vec<Stmt> = b.block.stmts.clone();
+                let tail = match seq.pop() {
+                    Some(Stmt::Expr(e, None)) => e,
+                    Some(other) => {
+                        seq.push(other);
+                        syn::parse_quote!(())
+                    }
+                    None => syn::parse_quote!(()),
+                };
+                seq.push(bind(tail));
+                seq.extend(rest.iter().cloned());
+                self.lower_seq(&seq)
+            }
+            // `let p = return x;` (an arm or branch that exits): the exit itself.
+            Expr::Return(r) => self.lower_exit_return(r),
+            Expr::Break(b) => self.lower_break(b),
+            Expr::Continue(c) => self.lower_continue(c),
+            _ => {
+                // The exit is deeper in an expression: refused.
+                self.in_expression(|cx| cx.lower_stmt(&Stmt::Local(l.clone())))?;
+                self.lower_seq(rest)
+            }
+        }
+    }
+
     fn lower_exit_return(&mut self, r: &syn::ExprReturn) -> syn::Result<Value> {
+        self.exit_in_expression(r)?;
         if !self.loops.is_empty() {
             return Err(syn::Error::new_spanned(r, "`return` inside a loop is not supported yet; `break` out of the loop and return after it"));
         }
@@ -127,6 +216,7 @@ impl Lowerer {
     }
 
     pub(crate) fn lower_break(&mut self, b: &syn::ExprBreak) -> syn::Result<Value> {
+        self.exit_in_expression(b)?;
         if b.label.is_some() || b.expr.is_some() {
             return Err(syn::Error::new_spanned(b, "`break` with a label or a value is not supported yet; assign the value to a `let mut` declared before the loop and use a plain `break`"));
         }
@@ -143,6 +233,7 @@ impl Lowerer {
     }
 
     pub(crate) fn lower_continue(&mut self, c: &syn::ExprContinue) -> syn::Result<Value> {
+        self.exit_in_expression(c)?;
         if c.label.is_some() {
             return Err(syn::Error::new_spanned(
                 c,

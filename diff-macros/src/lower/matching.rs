@@ -40,7 +40,18 @@ impl Lowerer {
         m: &syn::ExprMatch,
         rest: &[syn::Stmt],
     ) -> syn::Result<Value> {
-        let scrutinee = self.lower_expr(&m.expr)?;
+        self.lower_match_binding(m, None, rest)
+    }
+
+    /// [`lower_match_with`](Self::lower_match_with) for `let p = match ..; rest`: each
+    /// arm binds `p` to its value, then runs `rest`.
+    pub(crate) fn lower_match_binding(
+        &mut self,
+        m: &syn::ExprMatch,
+        binder: Option<&syn::Local>,
+        rest: &[syn::Stmt],
+    ) -> syn::Result<Value> {
+        let scrutinee = self.in_expression(|cx| cx.lower_expr(&m.expr))?;
         let before = self.scopes.clone();
         let outer = self.diverged;
         let mut arms = Vec::new();
@@ -79,11 +90,21 @@ impl Lowerer {
                     cx.bind(w.to_string(), scrutinee);
                 }
                 // As a sequence, so that an arm may `return`, `break` or `continue`.
-                let semi = (!rest.is_empty()).then(Default::default);
+                let first = match binder {
+                    Some(l) => {
+                        let mut l2 = l.clone();
+                        if let Some(i) = &mut l2.init {
+                            i.expr = arm.body.clone();
+                        }
+                        syn::Stmt::Local(l2)
+                    }
+                    None => {
+                        let semi = (!rest.is_empty()).then(Default::default);
+                        syn::Stmt::Expr((*arm.body).clone(), semi)
+                    }
+                };
                 let seq: Vec<syn::Stmt> =
-                    std::iter::once(syn::Stmt::Expr((*arm.body).clone(), semi))
-                        .chain(rest.iter().cloned())
-                        .collect();
+                    std::iter::once(first).chain(rest.iter().cloned()).collect();
                 cx.lower_seq(&seq)
             })?;
             branches.push(b);

@@ -100,6 +100,9 @@ pub(crate) struct Lowerer {
     pub(crate) diverged: bool,
     /// The loops being lowered, innermost last.
     pub(crate) loops: Vec<LoopCx>,
+    /// Whether an early exit here is a statement whose continuation is absorbed (true),
+    /// or inside an expression whose value later statements use (false).
+    pub(crate) exit_ok: bool,
     hidden: Vec<String>,
     hidden_depth: Vec<usize>,
     /// Closures bound with `let name = |..| ..`: name, the value bound, the closure.
@@ -126,6 +129,7 @@ impl Lowerer {
             ref_params: Vec::new(),
             diverged: false,
             loops: Vec::new(),
+            exit_ok: true,
             hidden: Vec::new(),
             hidden_depth: Vec::new(),
             closures: Vec::new(),
