@@ -148,7 +148,7 @@ impl Lowerer {
         let bind = |e: Expr| -> Stmt {
             let mut l2 = l.clone();
             if let Some(i) = &mut l2.init {
-                i.expr = Box::new(e);
+                *i.expr = e;
             }
             Stmt::Local(l2)
         };
