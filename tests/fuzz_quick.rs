@@ -193,3 +193,35 @@ fn early_exits_inside_let_initializers() {
         (128.0, (32.0, 0.0))
     );
 }
+
+#[differentiable]
+fn r1(x: f64, y: f64) -> f64 {
+    let mut w = vec![x, y];
+    if x > 5.0 {
+        return x;
+    }
+    w[0] += y;
+    w[0] * w[1]
+}
+#[differentiable]
+fn p2(x: f64, y: f64) -> f64 {
+    let mut w = vec![x, y];
+    if x > 0.0 {
+        w[1] += x;
+    } else {
+        let z = y;
+        let _ = z;
+    }
+    w[0] * w[1]
+}
+#[test]
+fn aggregates_written_after_an_early_exit_or_a_branch() {
+    assert_eq!(
+        value_with_gradient!(at: (2.0, 3.0), of: r1),
+        (15.0, (3.0, 8.0))
+    );
+    assert_eq!(
+        value_with_gradient!(at: (2.0, 3.0), of: p2),
+        (10.0, (7.0, 2.0))
+    );
+}

@@ -195,8 +195,9 @@ impl<'a> Emitter<'a> {
             }
         });
         if active {
-            let t = tail(built);
-            quote! { { #body (#(#yields,)* #t) } }
+            // The struct first: it reads places of values the yields may then move.
+            let t = tail(quote!(linear_map));
+            quote! { { #body let linear_map = #built; (#(#yields,)* #t) } }
         } else {
             quote! { { #body (#(#yields,)*) } }
         }
