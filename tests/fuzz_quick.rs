@@ -1,4 +1,4 @@
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::useless_vec)]
 //! Minimal reproductions found by random-program testing, kept as regressions.
 use diff::prelude::*;
 
