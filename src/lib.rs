@@ -46,9 +46,11 @@ pub mod __private {
     /// The derivative rules of the float operations, imported anonymously:
     /// `use ::diff::__private::rules::*;` brings their methods into scope.
     pub mod rules {
+        pub use diff_core::__private::CloneRules as _;
         pub use diff_core::__private::CutDerivative as _;
         pub use diff_core::__private::CutNothing as _;
         pub use diff_core::__private::MarkerOf as _;
+        pub use diff_core::__private::ToVecRules as _;
         pub use diff_core::Differentiable as _;
         pub use diff_std::prelude::*;
     }

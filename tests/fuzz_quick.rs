@@ -225,3 +225,24 @@ fn aggregates_written_after_an_early_exit_or_a_branch() {
         (10.0, (7.0, 2.0))
     );
 }
+
+#[differentiable]
+fn s5(p: &Vec<f64>) -> f64 {
+    let q = p.clone();
+    q[0] * q[1]
+}
+#[differentiable]
+fn s6(p: &[f64]) -> f64 {
+    let mut q = p.to_vec();
+    q[0] *= 3.0;
+    q[0] * q[1]
+}
+#[test]
+fn clones_and_to_vec_of_active_values() {
+    assert_eq!(
+        gradient!(at: &vec![1.0, 2.0, 3.0], of: s5),
+        vec![2.0, 1.0, 0.0]
+    );
+    assert_eq!(gradient!(at: &[1.0, 2.0][..], of: s6), vec![6.0, 3.0]);
+    assert_eq!(first_derivative!(at: 1.0, of: |x| s5(&vec![x, 2.0])), 2.0);
+}

@@ -203,3 +203,87 @@ impl<T: Clone> CutNothing for &T {
         self.clone()
     }
 }
+
+/// Derivative rules of `clone()` / `to_owned()` (the identity), in the companions' slot
+/// convention, for every differentiable value.
+pub trait CloneRules: Differentiable + Clone {
+    /// Reverse mode of `x.clone()`.
+    #[inline(always)]
+    fn __vjp_clone(
+        &self,
+    ) -> (
+        Self,
+        impl FnOnce(Self::TangentVector) -> (Option<Self::TangentVector>,) + use<Self>,
+    ) {
+        (self.clone(), |s| (Some(s),))
+    }
+    /// Forward mode of `x.clone()`.
+    #[inline(always)]
+    fn __jvp_clone(
+        &self,
+    ) -> (
+        Self,
+        impl FnOnce((Option<Self::TangentVector>,)) -> Option<Self::TangentVector> + use<Self>,
+    ) {
+        (self.clone(), |(d,)| d)
+    }
+    /// Reverse mode of `x.to_owned()`.
+    #[inline(always)]
+    fn __vjp_to_owned(
+        &self,
+    ) -> (
+        Self,
+        impl FnOnce(Self::TangentVector) -> (Option<Self::TangentVector>,) + use<Self>,
+    ) {
+        self.__vjp_clone()
+    }
+    /// Forward mode of `x.to_owned()`.
+    #[inline(always)]
+    fn __jvp_to_owned(
+        &self,
+    ) -> (
+        Self,
+        impl FnOnce((Option<Self::TangentVector>,)) -> Option<Self::TangentVector> + use<Self>,
+    ) {
+        self.__jvp_clone()
+    }
+}
+impl<T: Differentiable + Clone> CloneRules for T {}
+
+/// Derivative rules of `to_vec()` on slices (the identity on tangents).
+pub trait ToVecRules<T: Differentiable + Clone> {
+    /// Reverse mode of `xs.to_vec()`.
+    fn __vjp_to_vec(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(Vec<T::TangentVector>) -> (Option<Vec<T::TangentVector>>,) + use<Self, T>,
+    );
+    /// Forward mode of `xs.to_vec()`.
+    fn __jvp_to_vec(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce((Option<Vec<T::TangentVector>>,)) -> Option<Vec<T::TangentVector>> + use<Self, T>,
+    );
+}
+impl<T: Differentiable + Clone> ToVecRules<T> for [T] {
+    #[inline(always)]
+    fn __vjp_to_vec(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(Vec<T::TangentVector>) -> (Option<Vec<T::TangentVector>>,) + use<T>,
+    ) {
+        (self.to_vec(), |s| (Some(s),))
+    }
+    #[inline(always)]
+    fn __jvp_to_vec(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce((Option<Vec<T::TangentVector>>,)) -> Option<Vec<T::TangentVector>> + use<T>,
+    ) {
+        (self.to_vec(), |(d,)| d)
+    }
+}
