@@ -206,6 +206,7 @@ impl<T: Clone> CutNothing for &T {
 
 /// Derivative rules of `clone()` / `to_owned()` (the identity), in the companions' slot
 /// convention, for every differentiable value.
+#[allow(clippy::type_complexity)]
 pub trait CloneRules: Differentiable + Clone {
     /// Reverse mode of `x.clone()`.
     #[inline(always)]
@@ -251,6 +252,7 @@ pub trait CloneRules: Differentiable + Clone {
 impl<T: Differentiable + Clone> CloneRules for T {}
 
 /// Derivative rules of `to_vec()` on slices (the identity on tangents).
+#[allow(clippy::type_complexity)]
 pub trait ToVecRules<T: Differentiable + Clone> {
     /// Reverse mode of `xs.to_vec()`.
     fn __vjp_to_vec(
@@ -267,6 +269,7 @@ pub trait ToVecRules<T: Differentiable + Clone> {
         impl FnOnce((Option<Vec<T::TangentVector>>,)) -> Option<Vec<T::TangentVector>> + use<Self, T>,
     );
 }
+#[allow(clippy::type_complexity)]
 impl<T: Differentiable + Clone> ToVecRules<T> for [T] {
     #[inline(always)]
     fn __vjp_to_vec(
