@@ -246,3 +246,16 @@ fn clones_and_to_vec_of_active_values() {
     assert_eq!(gradient!(at: &[1.0, 2.0][..], of: s6), vec![6.0, 3.0]);
     assert_eq!(first_derivative!(at: 1.0, of: |x| s5(&vec![x, 2.0])), 2.0);
 }
+
+#[differentiable]
+fn rg<T: Float>(x: T, n: usize) -> T {
+    if n == 0 {
+        return x;
+    }
+    rg(x, n - 1) * x
+}
+#[test]
+fn generic_recursion() {
+    assert_eq!(gradient!(at: (2.0, 3), of: rg::<f64>), 32.0);
+    assert_eq!(first_derivative!(at: 2.0, of: |x| rg(x, 2)), 12.0);
+}

@@ -55,6 +55,32 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
     let muts = sig.mutated();
     let lowered = lower::lower_body(&pats, &func.block, sig.roles.scalars.clone(), refs, muts)?;
     let act = Activity::analyze(&lowered.func, &sig.wrt());
+    // A function calling itself boxes that call's linear map (`Box<dyn ..>`, which is
+    // `'static` for a free function): its type parameters must be `'static` too.
+    let recursive = lowered
+        .func
+        .regions
+        .iter()
+        .flat_map(|r| r.stmts.iter())
+        .any(|s| match &s.inst {
+            crate::ir::Inst::Call(c, _) | crate::ir::Inst::CallMut(c, _, _) => {
+                crate::emit::primal::is_call_of(c, &sig.ident.to_string())
+            }
+            _ => false,
+        });
+    if recursive && sig.detached {
+        let tys: Vec<syn::Ident> = sig
+            .generics
+            .type_params()
+            .map(|t| t.ident.clone())
+            .collect();
+        for t in tys {
+            sig.generics
+                .make_where_clause()
+                .predicates
+                .push(syn::parse_quote!(#t: 'static));
+        }
+    }
     if let Some(e) = check::check(&lowered.func, &act) {
         return Err(e);
     }

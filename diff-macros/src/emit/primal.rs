@@ -530,7 +530,7 @@ impl<'a> Emitter<'a> {
 
 /// Whether `callee` calls the function named `name` (`name(..)`, `Self::name(..)`,
 /// `self.name(..)`).
-fn is_call_of(callee: &Callee, name: &str) -> bool {
+pub fn is_call_of(callee: &Callee, name: &str) -> bool {
     match callee {
         Callee::Path(p) => {
             let segs = &p.path.segments;
