@@ -259,3 +259,19 @@ fn generic_recursion() {
     assert_eq!(gradient!(at: (2.0, 3), of: rg::<f64>), 32.0);
     assert_eq!(first_derivative!(at: 2.0, of: |x| rg(x, 2)), 12.0);
 }
+
+#[differentiable]
+fn s4(p: &[f64]) -> f64 {
+    p.iter()
+        .zip(p.iter().skip(1))
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+#[test]
+fn zip_with_a_skipped_copy() {
+    assert_eq!(
+        gradient!(at: &[1.0, 2.0, 3.0][..], of: s4),
+        vec![2.0, 4.0, 2.0]
+    );
+    assert_eq!(s4(&[1.0, 2.0, 3.0]), 8.0);
+}

@@ -24,6 +24,8 @@ enum Func {
 struct Base {
     expr: Expr,
     by_ref: bool,
+    /// Elements skipped at the front (`ys.iter().skip(k)` as the argument of `zip`).
+    offset: Option<Expr>,
 }
 
 /// A parsed chain: the collection and the adapters after it.
@@ -41,23 +43,39 @@ fn base(e: &Expr) -> Option<Base> {
             Some(Base {
                 expr: inner.expr,
                 by_ref: m.method == "iter" || inner.by_ref,
+                offset: None,
             })
         }
         Expr::Reference(r) if r.mutability.is_none() => Some(Base {
             expr: (*r.expr).clone(),
             by_ref: true,
+            offset: None,
         }),
         Expr::Path(p) if p.path.get_ident().is_some() => Some(Base {
             expr: e.clone(),
             by_ref: false,
+            offset: None,
         }),
         Expr::Field(_) => Some(Base {
             expr: e.clone(),
             by_ref: false,
+            offset: None,
         }),
         Expr::Paren(p) => base(&p.expr),
         _ => None,
     }
+}
+
+/// The argument of `zip`: a collection, or a collection with its first `k` skipped.
+fn zipped(e: &Expr) -> Option<Base> {
+    if let Expr::MethodCall(m) = e {
+        if m.method == "skip" && m.args.len() == 1 {
+            let mut b = base(&m.receiver)?;
+            b.offset = Some(m.args[0].clone());
+            return Some(b);
+        }
+    }
+    base(e)
 }
 
 fn func(e: &Expr) -> Option<Func> {
@@ -82,7 +100,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
                 }
                 ("enumerate", 0) => Some(Adapter::Enumerate),
                 ("copied", 0) | ("cloned", 0) => Some(Adapter::Copied),
-                ("zip", 1) => Some(Adapter::Zip(base(&args[0])?)),
+                ("zip", 1) => Some(Adapter::Zip(zipped(&args[0])?)),
                 ("map", 1) => Some(Adapter::Map(func(&args[0])?)),
                 _ => None,
             };
@@ -102,10 +120,14 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
 
 fn element(b: &Base, i: &syn::Ident) -> Expr {
     let xs = &b.expr;
+    let at: Expr = match &b.offset {
+        Some(k) => parse_quote!(#i + (#k)),
+        None => parse_quote!(#i),
+    };
     if b.by_ref {
-        parse_quote!(&#xs[#i])
+        parse_quote!(&#xs[#at])
     } else {
-        parse_quote!(#xs[#i])
+        parse_quote!(#xs[#at])
     }
 }
 
@@ -140,7 +162,10 @@ impl Chain {
                 }
                 Adapter::Zip(b) => {
                     let ys = &b.expr;
-                    len = parse_quote!(#len.min(#ys.len()));
+                    len = match &b.offset {
+                        Some(k) => parse_quote!(#len.min(#ys.len().saturating_sub(#k))),
+                        None => parse_quote!(#len.min(#ys.len())),
+                    };
                     let e = element(b, &i);
                     item = parse_quote!((#item, #e));
                 }
