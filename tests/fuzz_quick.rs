@@ -275,3 +275,54 @@ fn zip_with_a_skipped_copy() {
     );
     assert_eq!(s4(&[1.0, 2.0, 3.0]), 8.0);
 }
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Pt2 {
+    a: f64,
+    b: f64,
+}
+impl Pt2 {
+    #[differentiable]
+    fn scale(&mut self, k: f64) {
+        self.a *= k.cos();
+        self.b = self.b + k * self.a;
+    }
+}
+#[differentiable]
+fn c5(x: f64, y: f64) -> f64 {
+    let mut p = Pt2 { a: x, b: y };
+    p.scale(p.b);
+    p.a + p.b
+}
+#[differentiable]
+fn n4(x: f64, y: f64) -> f64 {
+    let v = x * x;
+    let mut t = (1.25_f64, v);
+    t.1 = t.1 * y;
+    let (_a, b) = t;
+    b + y
+}
+#[differentiable]
+fn w2(x: f64, y: f64) -> f64 {
+    let mut s = x;
+    let mut st = vec![1.0, 2.0];
+    while let Some(w) = st.pop() {
+        s = s * w + y;
+    }
+    s
+}
+#[test]
+fn method_args_from_the_receiver_mutable_tuples_and_while_let_pop() {
+    let (gx, gy) = gradient!(at: (0.7, 1.3), of: c5);
+    assert!(
+        (gx - 0.6152473058).abs() < 1e-9 && (gy + 0.3640794985).abs() < 1e-9,
+        "{gx} {gy}"
+    );
+    assert_eq!(
+        value_with_gradient!(at: (2.0, 3.0), of: n4),
+        (15.0, (12.0, 5.0))
+    );
+    assert_eq!(first_derivative!(at: 2.0, of: |x| n4(x, 3.0)), 12.0);
+    // s = (x*2 + y)*1 + y
+    assert_eq!(gradient!(at: (2.0, 3.0), of: w2), (2.0, 2.0));
+}

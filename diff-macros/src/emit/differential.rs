@@ -157,11 +157,17 @@ impl Emitter<'_> {
             }
             // Original: y = (a, b). Tangent: (da, db), with zeros for inactive parts.
             Inst::Tuple(vs) => {
-                let ts = vs.iter().map(|v| {
-                    let t = self.tan(*v);
-                    quote! { #t.unwrap_or_else(::diff::VectorSpace::zero) }
-                });
-                quote! { ::core::option::Option::Some((#(#ts,)*)) }
+                // From a zero of the tuple's tangent type, so inactive parts are typed.
+                let m = names::marker(self.func, res);
+                let sets = vs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| self.act.is_active(**v))
+                    .map(|(i, v)| {
+                        let (t, i) = (self.tan(*v), syn::Index::from(i));
+                        quote! { d.#i = #t.unwrap_or_else(::diff::VectorSpace::zero); }
+                    });
+                quote! { { let mut d = ::diff::__private::zero_marked(#m); #(#sets)* ::core::option::Option::Some(d) } }
             }
             // Original: y = [a, b] / vec![a, b]. Tangent: [da, db], zeros for inactive parts.
             Inst::Array(vs, is_vec) => {

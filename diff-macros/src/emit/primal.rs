@@ -229,11 +229,11 @@ impl<'a> Emitter<'a> {
                     BinOp::Div => quote_spanned!(span=> /),
                     BinOp::Rem => quote_spanned!(span=> %),
                 };
-                quote! { let #res = #a #op #b; }
+                quote! { let mut #res = #a #op #b; }
             }
             Inst::Neg(a) => {
                 let a = self.expr(*a);
-                quote! { let #res = -#a; }
+                quote! { let mut #res = -#a; }
             }
             Inst::Call(callee, args) => self.primal_call(stmt, callee, args, active),
             Inst::CallMut(callee, args, mutated) => {
@@ -260,15 +260,15 @@ impl<'a> Emitter<'a> {
             }
             Inst::Tuple(vs) => {
                 let vs = vs.iter().map(|v| self.expr(*v));
-                quote! { let #res = (#(#vs,)*); }
+                quote! { let mut #res = (#(#vs,)*); }
             }
             Inst::Array(vs, false) => {
                 let vs = vs.iter().map(|v| self.expr(*v));
-                quote! { let #res = [#(#vs),*]; }
+                quote! { let mut #res = [#(#vs),*]; }
             }
             Inst::Array(vs, true) => {
                 let vs = vs.iter().map(|v| self.expr(*v));
-                quote! { let #res = ::std::vec![#(#vs),*]; }
+                quote! { let mut #res = ::std::vec![#(#vs),*]; }
             }
             Inst::Ref(a, m) => {
                 let a = self.expr(*a);
@@ -277,11 +277,11 @@ impl<'a> Emitter<'a> {
             }
             Inst::NoDerivative(a) => {
                 let a = self.expr(*a);
-                quote! { let #res = (#a).__diff_cut(); }
+                quote! { let mut #res = (#a).__diff_cut(); }
             }
             Inst::Cast(a, ty) => {
                 let a = self.expr(*a);
-                quote! { let #res = #a as #ty; }
+                quote! { let mut #res = #a as #ty; }
             }
             Inst::Field(..) | Inst::Index(..) | Inst::Deref(_) => TokenStream::new(),
             Inst::If {
@@ -323,6 +323,17 @@ impl<'a> Emitter<'a> {
         let res = self.name(stmt.results[0]);
         let mut lets = TokenStream::new();
         let mut argv: Vec<TokenStream> = args.iter().map(|v| self.expr(*v)).collect();
+        if !mutated.is_empty() {
+            // The other arguments are read before the mutated locals are moved into place
+            // (`p.scale(p.b)`).
+            for (i, a) in argv.iter_mut().enumerate() {
+                if !mutated.contains(&i) && self.is_place(args[i]) {
+                    let t = names::ident(&format!("arg_{}_{i}", stmt.results[0].0));
+                    lets.extend(quote! { let #t = #a; });
+                    *a = quote!(#t);
+                }
+            }
+        }
         for (k, i) in mutated.iter().enumerate() {
             let (n, cur) = (self.name(stmt.results[k + 1]), &argv[*i]);
             lets.extend(quote! { let mut #n = #cur; });
