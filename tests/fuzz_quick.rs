@@ -1,4 +1,4 @@
-#![allow(clippy::needless_range_loop, clippy::useless_vec, clippy::ptr_arg)]
+#![allow(clippy::needless_range_loop, clippy::useless_vec, clippy::ptr_arg, clippy::assign_op_pattern)]
 //! Minimal reproductions found by random-program testing, kept as regressions.
 use diff::prelude::*;
 
