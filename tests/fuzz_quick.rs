@@ -1,4 +1,9 @@
-#![allow(clippy::needless_range_loop, clippy::useless_vec, clippy::ptr_arg, clippy::assign_op_pattern)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    clippy::ptr_arg,
+    clippy::assign_op_pattern
+)]
 //! Minimal reproductions found by random-program testing, kept as regressions.
 use diff::prelude::*;
 
@@ -325,4 +330,34 @@ fn method_args_from_the_receiver_mutable_tuples_and_while_let_pop() {
     assert_eq!(first_derivative!(at: 2.0, of: |x| n4(x, 3.0)), 12.0);
     // s = (x*2 + y)*1 + y
     assert_eq!(gradient!(at: (2.0, 3.0), of: w2), (2.0, 2.0));
+}
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Pt3 {
+    a: f64,
+    b: f64,
+}
+impl Pt3 {
+    #[differentiable]
+    fn scale(&mut self, k: f64) {
+        self.a *= k.cos();
+        self.b = self.b + k * self.a;
+    }
+}
+#[differentiable]
+fn c7(x: f64, y: f64) -> f64 {
+    let mut p = Pt3 { a: x, b: y };
+    p.scale(p.b * p.b);
+    p.a + p.b
+}
+#[test]
+fn places_read_before_their_owner_is_updated() {
+    let h = 1e-6;
+    let (gx, gy) = gradient!(at: (0.7, 1.3), of: c7);
+    let fx = (c7(0.7 + h, 1.3) - c7(0.7 - h, 1.3)) / (2.0 * h);
+    let fy = (c7(0.7, 1.3 + h) - c7(0.7, 1.3 - h)) / (2.0 * h);
+    assert!(
+        (gx - fx).abs() < 1e-6 && (gy - fy).abs() < 1e-6,
+        "{gx} {fx} {gy} {fy}"
+    );
 }

@@ -153,12 +153,14 @@ fn needed(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
     out
 }
 
-/// Every shape and marker any linear map reads.
+/// Every shape, marker and saved value any linear map reads.
 pub fn parts(func: &Function, act: &Activity) -> Vec<Saved> {
     let mut out = Vec::new();
     for r in all_regions(func) {
         for s in needed(func, act, r) {
-            if matches!(s, Saved::Shape(_) | Saved::Marker(_)) && !out.contains(&s) {
+            if matches!(s, Saved::Shape(_) | Saved::Marker(_) | Saved::Value(_))
+                && !out.contains(&s)
+            {
                 out.push(s);
             }
         }

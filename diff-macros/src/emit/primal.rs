@@ -19,7 +19,7 @@ pub struct Emitter<'a> {
     pub params: Vec<TokenStream>,
     /// For a function's companion: how to recognize and box its recursive calls.
     pub recursion: Option<Recursion>,
-    /// The shapes and markers the linear maps read.
+    /// The shapes and markers the linear maps read, and the places they save.
     parts: Vec<linear_map::Saved>,
     defs: HashMap<Value, &'a Inst>,
 }
@@ -98,6 +98,9 @@ impl<'a> Emitter<'a> {
     /// collection iterated with `.iter()`) is saved as a copy of its referent, so the
     /// linear map does not borrow the function's locals.
     pub fn saved_expr(&self, v: Value) -> TokenStream {
+        if self.is_place(v) && self.parts.contains(&linear_map::Saved::Value(v)) {
+            return self.name(v).into_token_stream();
+        }
         match self.defs.get(&v) {
             Some(Inst::Ref(..)) => {
                 let n = self.name(v);
@@ -164,6 +167,12 @@ impl<'a> Emitter<'a> {
                     linear_map::Saved::Marker(w) if w == v => {
                         let (n, e) = (names::marker(self.func, *v), self.expr(*v));
                         out.extend(quote! { let #n = #e.__diff_marker(); });
+                    }
+                    // A place a rule reads (`p.b * p.b`) is copied where it is read: the
+                    // place's owner may be moved before the region's struct is built.
+                    linear_map::Saved::Value(w) if w == v && self.is_place(*v) => {
+                        let (n, e) = (self.name(*v), self.expr(*v));
+                        out.extend(quote! { let #n = ::core::clone::Clone::clone(&#e); });
                     }
                     _ => {}
                 }
