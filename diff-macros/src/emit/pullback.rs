@@ -164,26 +164,12 @@ impl Emitter<'_> {
             }
             // Original: y = (a, b, ..). Adjoint: (a, b, ..) += s.
             Inst::Tuple(vs) => {
-                let ss: Vec<Ident> = (0..vs.len())
-                    .map(|i| names::ident(&format!("s{i}")))
-                    .collect();
-                let accs: TokenStream = vs
-                    .iter()
-                    .zip(&ss)
-                    .map(|(v, s)| self.acc(*v, quote!(#s)))
-                    .collect();
+                let (ss, accs) = self.parts_adjoint(vs);
                 quote! { let (#(#ss,)*) = s; #accs }
             }
             // Original: y = [a, b, ..]. Adjoint: [a, b, ..] += s.
             Inst::Array(vs, false) => {
-                let ss: Vec<Ident> = (0..vs.len())
-                    .map(|i| names::ident(&format!("s{i}")))
-                    .collect();
-                let accs: TokenStream = vs
-                    .iter()
-                    .zip(&ss)
-                    .map(|(v, s)| self.acc(*v, quote!(#s)))
-                    .collect();
+                let (ss, accs) = self.parts_adjoint(vs);
                 quote! { let [#(#ss),*] = s; #accs }
             }
             // Original: y = vec![a, b, ..]. Adjoint: a += s[0], ... (an empty `s` is zero).
@@ -334,6 +320,20 @@ impl Emitter<'_> {
             }
         });
         self.call_adjoint(args, quote!(#pb((#(#seeds,)*))))
+    }
+
+    /// Names `s0, s1, ..` for the parts of an aggregate's adjoint, and their accumulation
+    /// into the parts' adjoints.
+    fn parts_adjoint(&self, vs: &[Value]) -> (Vec<Ident>, TokenStream) {
+        let ss: Vec<Ident> = (0..vs.len())
+            .map(|i| names::ident(&format!("s{i}")))
+            .collect();
+        let accs = vs
+            .iter()
+            .zip(&ss)
+            .map(|(v, s)| self.acc(*v, quote!(#s)))
+            .collect();
+        (ss, accs)
     }
 
     /// `let (g0, g1, ..) = call; args += g..`: a callee pullback's slots accumulated into
