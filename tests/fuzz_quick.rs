@@ -361,3 +361,20 @@ fn places_read_before_their_owner_is_updated() {
         "{gx} {fx} {gy} {fy}"
     );
 }
+
+#[differentiable]
+fn n4b(x: f64, y: f64) -> f64 {
+    let mut w = vec![x, y];
+    let b = w[1];
+    if x > 0.0 {
+        w[1] *= x;
+    }
+    b + x + w[1]
+}
+#[test]
+fn element_bound_then_written() {
+    assert_eq!(
+        value_with_gradient!(at: (2.0, 3.0), of: n4b),
+        (11.0, (1.0 + 3.0, 1.0 + 2.0))
+    );
+}

@@ -7,6 +7,18 @@ use syn::Pat;
 impl Lowerer {
     /// The elements of `v` when it is a tuple built in the body (`let (a, b) = (x, y)`
     /// binds `a` to `x` itself, not to a projection of a tuple).
+    /// Whether `v` is a place (`a.f`, `a[i]`, `*a`), read where it is used.
+    fn is_place_value(&self, v: Value) -> bool {
+        self.func
+            .regions
+            .iter()
+            .flat_map(|r| r.stmts.iter())
+            .any(|s| {
+                s.results.first() == Some(&v)
+                    && matches!(s.inst, Inst::Field(..) | Inst::Index(..) | Inst::Deref(_))
+            })
+    }
+
     pub(crate) fn tuple_parts(&self, v: Value) -> Option<Vec<Value>> {
         self.func
             .regions
@@ -26,6 +38,13 @@ impl Lowerer {
                 if let Some((_, sub)) = &p.subpat {
                     return Err(syn::Error::new_spanned(sub, "`name @ pattern` is not supported in a #[differentiable] body"));
                 }
+                // `let b = w[1];` copies the element now: `w` may be updated or moved later.
+                let v = if self.is_place_value(v) {
+                    let r = self.emit(Inst::Ref(v, false), p.ident.span(), None);
+                    self.emit(Inst::Load(r), p.ident.span(), None)
+                } else {
+                    v
+                };
                 self.bind(p.ident.to_string(), v);
                 Ok(())
             }
