@@ -149,3 +149,43 @@ fn mutating_methods_called_with_method_syntax() {
         assert!((d - gx).abs() < 1e-12);
     }
 }
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Acc {
+    v: f64,
+}
+impl Acc {
+    #[differentiable]
+    fn bump(&mut self, k: f64) {
+        self.v = self.v * k + 1.0;
+    }
+    fn describe(&self) -> String {
+        format!("{}", self.v)
+    }
+}
+#[differentiable]
+fn through_mut_param(a: &mut Acc, k: f64) {
+    a.bump(k);
+    a.bump(k);
+}
+#[differentiable]
+fn run(x: f64, k: f64) -> f64 {
+    let mut a = Acc { v: x };
+    through_mut_param(&mut a, k);
+    a.v
+}
+#[differentiable]
+fn shared(a: &Acc, k: f64) -> f64 {
+    a.describe();
+    a.v * k
+}
+#[test]
+fn method_statements_through_mut_and_shared_parameters() {
+    // v = (x k + 1) k + 1 = x k^2 + k + 1
+    assert_eq!(
+        gradient!(at: (2.0, 3.0), of: run),
+        (9.0, 2.0 * 2.0 * 3.0 + 1.0)
+    );
+    let g: (AccTangent, f64) = gradient!(at: (&Acc { v: 2.0 }, 3.0), of: shared);
+    assert_eq!((g.0.v, g.1), (3.0, 2.0));
+}

@@ -521,14 +521,17 @@ impl Lowerer {
     /// than an update of `x` going unseen.)
     pub(crate) fn lower_method_call_stmt(&mut self, m: &syn::ExprMethodCall) -> syn::Result<()> {
         let name = match &*m.receiver {
-            Expr::Path(p) if p.path.is_ident("self") && self.lookup("*self").is_some() => {
-                Some("*self".to_string())
-            }
-            Expr::Path(p) => p
-                .path
-                .get_ident()
-                .map(|i| i.to_string())
-                .filter(|n| self.lookup(n).is_some()),
+            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()).and_then(|n| {
+                if self.lookup(&format!("*{n}")).is_some() {
+                    // `self` of a `&mut self` method, or a `&mut` parameter: its pointee.
+                    Some(format!("*{n}"))
+                } else if self.ref_params.contains(&n) || n == "self" {
+                    // A shared reference cannot be updated through.
+                    None
+                } else {
+                    self.lookup(&n).map(|_| n)
+                }
+            }),
             _ => None,
         };
         let inactive = INACTIVE_METHODS.contains(&m.method.to_string().as_str());

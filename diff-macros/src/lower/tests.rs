@@ -41,7 +41,10 @@ fn tuple_patterns_project_fields_and_scalar_paths_are_methods() {
         parse_quote!({ T::max(a, f64::sin(b)) }),
     );
     // Each part is read where it is bound (a copy), then used.
-    assert!(out.contains("%1 = field %0.0\n  %2 = ref %1\n  %3 = load %2"), "{out}");
+    assert!(
+        out.contains("%1 = field %0.0\n  %2 = ref %1\n  %3 = load %2"),
+        "{out}"
+    );
     assert!(out.contains("method sin(%6)"), "{out}");
     assert!(out.contains("method max(%3, %7)"), "{out}");
 }
