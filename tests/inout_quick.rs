@@ -169,7 +169,7 @@ fn through_mut_param(a: &mut Acc, k: f64) {
     a.bump(k);
 }
 #[differentiable]
-fn run(x: f64, k: f64) -> f64 {
+fn run_acc(x: f64, k: f64) -> f64 {
     let mut a = Acc { v: x };
     through_mut_param(&mut a, k);
     a.v
@@ -183,7 +183,7 @@ fn shared(a: &Acc, k: f64) -> f64 {
 fn method_statements_through_mut_and_shared_parameters() {
     // v = (x k + 1) k + 1 = x k^2 + k + 1
     assert_eq!(
-        gradient!(at: (2.0, 3.0), of: run),
+        gradient!(at: (2.0, 3.0), of: run_acc),
         (9.0, 2.0 * 2.0 * 3.0 + 1.0)
     );
     let g: (AccTangent, f64) = gradient!(at: (&Acc { v: 2.0 }, 3.0), of: shared);
