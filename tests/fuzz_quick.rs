@@ -378,3 +378,33 @@ fn element_bound_then_written() {
         (11.0, (1.0 + 3.0, 1.0 + 2.0))
     );
 }
+#[derive(Differentiable, Clone, Debug)]
+pub struct Pt4 {
+    a: f64,
+    b: f64,
+}
+
+#[differentiable]
+fn carried_struct(x: f64, y: f64) -> f64 {
+    let mut p = Pt4 { a: x, b: y };
+    let mut acc = 0.0;
+    for _ in 0..3 {
+        p.b += acc;
+        acc = acc * 0.5 + p.a * p.b;
+    }
+    acc
+}
+
+#[test]
+fn struct_carried_through_a_loop_and_dropped() {
+    let h = 1e-6;
+    let (gx, gy) = gradient!(at: (0.7, 1.3), of: carried_struct);
+    let fx = (carried_struct(0.7 + h, 1.3) - carried_struct(0.7 - h, 1.3)) / (2.0 * h);
+    let fy = (carried_struct(0.7, 1.3 + h) - carried_struct(0.7, 1.3 - h)) / (2.0 * h);
+    assert!(
+        (gx - fx).abs() < 1e-6 && (gy - fy).abs() < 1e-6,
+        "{gx} {fx} {gy} {fy}"
+    );
+    let d = first_derivative!(at: 0.7, of: |x| carried_struct(x, 1.3));
+    assert!((d - gx).abs() < 1e-12);
+}

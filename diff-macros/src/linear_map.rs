@@ -65,7 +65,9 @@ fn needs(stmt: &Stmt, act: &Activity) -> Vec<Saved> {
         }
         Inst::Call(..) | Inst::CallMut(..) => vec![Saved::Callee(res.expect("call has a result"))],
         Inst::Field(base, _) => vec![Saved::Marker(*base)],
-        Inst::Struct(..) | Inst::Tuple(..) => vec![Saved::Marker(res.expect("a result"))],
+        Inst::Struct(..) | Inst::Tuple(..) | Inst::SetField(..) => {
+            vec![Saved::Marker(res.expect("a result"))]
+        }
         Inst::Cast(a, _) => vec![Saved::Value(*a)],
         Inst::SetIndex(_, i, _) => vec![Saved::Value(*i), Saved::Shape(res.expect("a result"))],
         Inst::Index(base, index) => vec![Saved::Shape(*base), Saved::Value(*index)],

@@ -102,9 +102,9 @@ impl Emitter<'_> {
             }
             // Original: y = b with y.m = v. Tangent: db with .m = dv.
             Inst::SetField(b, m, v) => {
-                let (tb, tv) = (self.tan(*b), self.tan(*v));
+                let (tb, tv, mk) = (self.tan(*b), self.tan(*v), names::marker(self.func, res));
                 quote! { {
-                    let mut d = #tb.unwrap_or_else(::diff::VectorSpace::zero);
+                    let mut d = ::diff::__private::same_as(#mk, #tb.unwrap_or_else(::diff::VectorSpace::zero));
                     d.#m = #tv.unwrap_or_else(::diff::VectorSpace::zero);
                     ::core::option::Option::Some(d)
                 } }

@@ -133,7 +133,12 @@ impl Emitter<'_> {
             // Original: y = b with y.m = v. Adjoint: v += s.m; b += s with s.m zeroed.
             Inst::SetField(b, m, v) => {
                 let (x, y) = (self.acc(*v, quote!(part)), self.acc(*b, quote!(s)));
-                quote! { let mut s = s; let part = ::core::mem::replace(&mut s.#m, ::diff::VectorSpace::zero()); #x #y }
+                let mk = names::marker(self.func, res);
+                quote! {
+                    let mut s = ::diff::__private::same_as(#mk, s);
+                    let part = ::core::mem::replace(&mut s.#m, ::diff::VectorSpace::zero());
+                    #x #y
+                }
             }
             // Original: y = b with y[i] = v. Adjoint: v += s[i]; b += s with s[i] zeroed.
             Inst::SetIndex(b, i, v) => {
