@@ -111,7 +111,9 @@ impl FnSig {
             generics
                 .make_where_clause()
                 .predicates
-                .push(syn::parse_quote!(#id: ::diff::Real));
+                // Scalars are numbers: `'static`, which a recursive function's boxed linear map
+                // (and so every generic caller of one) needs.
+                .push(syn::parse_quote!(#id: ::diff::Real + 'static));
         }
         let lifetimes = generics.lifetimes().map(|l| l.lifetime.clone()).collect();
         Ok(FnSig {
