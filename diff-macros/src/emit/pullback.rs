@@ -89,7 +89,6 @@ impl Emitter<'_> {
 
     /// The adjoint of one instruction, given the result's adjoint `s`.
     fn adjoint_rule(&self, inst: &Inst, res: Value) -> TokenStream {
-        let rt = rt();
         match inst {
             // Original: y = a + b. Adjoint: a += s; b += s.
             Inst::Binary(BinOp::Add, a, b) => {
@@ -195,13 +194,16 @@ impl Emitter<'_> {
                 let ni = self.name(*i);
                 self.acc_part(*a, quote!([#ni]))
             }
-            Inst::Opaque(_) | Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => {
-                TokenStream::new()
-            }
-            Inst::If { .. } | Inst::Match { .. } | Inst::For { .. } | Inst::CallMut(..) => {
-                let _ = rt;
-                TokenStream::new()
-            }
+            // No derivative flows back through these; control flow and mutating calls are
+            // handled by `reverse_stmt` before reaching here.
+            Inst::Opaque(_)
+            | Inst::Const(_)
+            | Inst::Param(_)
+            | Inst::NoDerivative(_)
+            | Inst::If { .. }
+            | Inst::Match { .. }
+            | Inst::For { .. }
+            | Inst::CallMut(..) => TokenStream::new(),
         }
     }
 

@@ -326,10 +326,9 @@ impl Lowerer {
     /// `x %= e` and bit-operation assignments: an opaque computation rebinding `x`.
     fn lower_opaque_compound(&mut self, b: &syn::ExprBinary) -> syn::Result<Value> {
         let name = assigned_name(&b.left)?;
-        let cur = self
-            .lookup(&name)
-            .ok_or_else(|| unknown_variable(&b.left))?;
-        let _ = cur;
+        if self.lookup(&name).is_none() {
+            return Err(unknown_variable(&b.left));
+        }
         let text = b.op.to_token_stream().to_string();
         let op: proc_macro2::TokenStream = text.trim_end_matches('=').parse().unwrap_or_default();
         let (l, r) = (&b.left, &b.right);
@@ -386,9 +385,6 @@ impl Lowerer {
                 }
                 if self.lookup(&name).is_none() {
                     return Err(unknown_variable(place));
-                }
-                if let Some(v0) = self.lookup(&name) {
-                    let _ = v0;
                 }
                 self.assign(&name, v);
                 Ok(())
