@@ -9,11 +9,8 @@ pub fn tid<T>(d: Option<T>) -> Option<T> {
     d
 }
 
-/// `-db` (the right operand of a subtraction).
-#[inline(always)]
-pub fn tneg_of<T: Neg<Output = T>>(d: Option<T>) -> Option<T> {
-    d.map(|x| -x)
-}
+/// `-db` (the right operand of a subtraction, or a negation).
+pub use crate::__private::tneg;
 
 /// `da * b`.
 #[inline(always)]

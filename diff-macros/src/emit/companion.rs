@@ -62,7 +62,7 @@ pub fn body_parts_with(
                 quote! { let _ = seed; }
             };
             let code = e.reverse_region(entry, seed);
-            let outs = (0..slots).map(|i| param_slot(func, act, i, mode));
+            let outs = (0..slots).map(|i| param_slot(func, act, i));
             quote! { move |seed| { let #pat = #lin; #code (#(#outs,)*) } }
         }
         Mode::Vjp => {
@@ -80,7 +80,7 @@ pub fn body_parts_with(
                 }
             }
             let code = e.reverse_region(entry, seed);
-            let outs = (0..slots).map(|i| param_slot(func, act, i, mode));
+            let outs = (0..slots).map(|i| param_slot(func, act, i));
             quote! { move |(seed, #(#ms,)*)| { let #pat = #lin; #code (#(#outs,)*) } }
         }
         Mode::Jvp => {
@@ -124,7 +124,7 @@ pub fn body_parts_with(
 
 /// What the pullback returns for parameter `i`: its adjoint slot, `None` when the
 /// parameter is differentiated but inactive, `()` when it is not differentiated.
-fn param_slot(func: &Function, act: &Activity, i: usize, _mode: Mode) -> TokenStream {
+fn param_slot(func: &Function, act: &Activity, i: usize) -> TokenStream {
     let entry = func.region(func.entry());
     let value = entry
         .stmts

@@ -55,7 +55,7 @@ impl Emitter<'_> {
             }
             // Original: y = a - b. Tangent: da - db.
             Inst::Binary(BinOp::Sub, a, b) => {
-                self.sum(*a, ("tid", quote!()), *b, ("tneg_of", quote!()))
+                self.sum(*a, ("tid", quote!()), *b, ("tneg", quote!()))
             }
             // Original: y = a * b. Tangent: da * b + a * db.
             Inst::Binary(BinOp::Mul, a, b) => {
@@ -80,7 +80,7 @@ impl Emitter<'_> {
             // Original: y = -a. Tangent: -da.
             Inst::Neg(a) => {
                 let t = self.tan(*a);
-                quote! { ::diff::__private::tneg(#t) }
+                quote! { ::diff::__private::tangent::tneg(#t) }
             }
             // Original: y = a as F. Tangent: da as F.
             Inst::Cast(a, ty) => {
