@@ -562,14 +562,23 @@ fn receiverize(item: TokenStream, first: &TokenStream) -> TokenStream {
     quote! { #(#attrs)* #vis #sig #body }
 }
 
+/// `ts` with every identifier named `from` replaced by `self`.
 fn rename_ident(ts: TokenStream, from: &str) -> TokenStream {
+    map_idents(ts, &|i| {
+        (i == from).then(|| proc_macro2::TokenTree::Ident(Ident::new("self", i.span())))
+    })
+}
+
+/// Replaces identifiers, at any depth, by what `f` gives for them (kept when `None`).
+fn map_idents(
+    ts: TokenStream,
+    f: &dyn Fn(&Ident) -> Option<proc_macro2::TokenTree>,
+) -> TokenStream {
     ts.into_iter()
         .map(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) if i == from => {
-                proc_macro2::TokenTree::Ident(Ident::new("self", i.span()))
-            }
+            proc_macro2::TokenTree::Ident(i) => f(&i).unwrap_or(proc_macro2::TokenTree::Ident(i)),
             proc_macro2::TokenTree::Group(g) => {
-                let mut ng = proc_macro2::Group::new(g.delimiter(), rename_ident(g.stream(), from));
+                let mut ng = proc_macro2::Group::new(g.delimiter(), map_idents(g.stream(), f));
                 ng.set_span(g.span());
                 proc_macro2::TokenTree::Group(ng)
             }
@@ -625,19 +634,14 @@ fn by_ref_receivers(items: TokenStream) -> TokenStream {
 
 /// In a `&self` body, the scalar value is `*self`.
 fn rename_self_uses(ts: TokenStream) -> TokenStream {
-    ts.into_iter()
-        .map(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) if i == "self" => proc_macro2::TokenTree::Group(
-                proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, quote!(*self)),
-            ),
-            proc_macro2::TokenTree::Group(g) => {
-                let mut ng = proc_macro2::Group::new(g.delimiter(), rename_self_uses(g.stream()));
-                ng.set_span(g.span());
-                proc_macro2::TokenTree::Group(ng)
-            }
-            other => other,
+    map_idents(ts, &|i| {
+        (i == "self").then(|| {
+            proc_macro2::TokenTree::Group(proc_macro2::Group::new(
+                proc_macro2::Delimiter::Parenthesis,
+                quote!(*self),
+            ))
         })
-        .collect()
+    })
 }
 
 /// Splits fn items into trait declarations (signatures) and impl bodies (no visibility).
