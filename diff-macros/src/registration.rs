@@ -271,33 +271,19 @@ impl Reg<'_> {
     /// The user-shaped companion of the registered mode: the user's function itself.
     fn registered_user(&self, sh: &Shapes, receiver: bool) -> TokenStream {
         let (prefix, ty) = match self.mode() {
-            Mode::Vjp => ("__pullback_", self.vjp_user_type(sh)),
-            Mode::Jvp => ("__differential_", self.jvp_user_type(sh)),
+            Mode::Vjp => (
+                "__pullback_",
+                sh.user_pullback_type(&self.output_tangent, &self.user_tangents),
+            ),
+            Mode::Jvp => (
+                "__differential_",
+                sh.user_differential_type(&self.output_tangent, &self.user_tangents),
+            ),
         };
         let header = sh.header(ident_for(&self.sig.ident, prefix), ty);
         let user = self.user_fn();
         let args = sh.call_args();
         self.maybe_receiver(quote! { #header { #user(#(#args),*) } }, receiver)
-    }
-
-    fn vjp_user_type(&self, sh: &Shapes) -> TokenStream {
-        let (out, ot, ut, caps) = (
-            &self.sig.output,
-            &self.output_tangent,
-            &self.user_tangents,
-            sh.sig.captures(),
-        );
-        quote!((#out, impl ::core::ops::FnOnce(#ot) -> #ut #caps))
-    }
-
-    fn jvp_user_type(&self, sh: &Shapes) -> TokenStream {
-        let (out, ot, ut, caps) = (
-            &self.sig.output,
-            &self.output_tangent,
-            &self.user_tangents,
-            sh.sig.captures(),
-        );
-        quote!((#out, impl ::core::ops::FnOnce(#ut) -> #ot #caps))
     }
 
     /// With `receiver`, the first parameter of the companion fns becomes `self`.

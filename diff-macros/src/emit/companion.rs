@@ -301,13 +301,31 @@ impl Shapes<'_> {
         (wrt, ty)
     }
 
+    /// `(R, impl FnOnce(RT) -> user tangents)`: what `__pullback_f` returns.
+    pub fn user_pullback_type(
+        &self,
+        output_tangent: &TokenStream,
+        user: &TokenStream,
+    ) -> TokenStream {
+        let (out, caps) = (&self.sig.output, self.sig.captures());
+        quote!((#out, impl ::core::ops::FnOnce(#output_tangent) -> #user #caps))
+    }
+
+    /// `(R, impl FnOnce(user tangents) -> RT)`: what `__differential_f` returns.
+    pub fn user_differential_type(
+        &self,
+        output_tangent: &TokenStream,
+        user: &TokenStream,
+    ) -> TokenStream {
+        let (out, caps) = (&self.sig.output, self.sig.captures());
+        quote!((#out, impl ::core::ops::FnOnce(#user) -> #output_tangent #caps))
+    }
+
     pub fn user_pullback(&self, output_tangent: &TokenStream) -> TokenStream {
         let (wrt, ty) = self.user_tangents();
-        let caps = self.sig.captures();
-        let out = &self.sig.output;
         let header = self.header(
             ident_for(&self.sig.ident, "__pullback_"),
-            quote!((#out, impl ::core::ops::FnOnce(#output_tangent) -> #ty #caps)),
+            self.user_pullback_type(output_tangent, &ty),
         );
         let vjp = self.callee(Mode::Vjp);
         let args = self.call_args();
@@ -357,11 +375,9 @@ impl Shapes<'_> {
 
     pub fn user_differential(&self, output_tangent: &TokenStream) -> TokenStream {
         let (wrt, ty) = self.user_tangents();
-        let caps = self.sig.captures();
-        let out = &self.sig.output;
         let header = self.header(
             ident_for(&self.sig.ident, "__differential_"),
-            quote!((#out, impl ::core::ops::FnOnce(#ty) -> #output_tangent #caps)),
+            self.user_differential_type(output_tangent, &ty),
         );
         let jvp = self.callee(Mode::Jvp);
         let args = self.call_args();
