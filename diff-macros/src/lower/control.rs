@@ -204,7 +204,9 @@ impl Lowerer {
         }
         let iter = self.lower_iterable(&f.expr)?;
         let before = self.scopes.clone();
-        // First pass: find which outer variables the body assigns.
+        // First pass: find which outer variables the body assigns. Every one is carried,
+        // whatever value it is assigned (`x_prev = x` where both start equal included).
+        let mark = self.assignment_mark();
         let probe = self.func.clone();
         let probe_r = self.func.new_region();
         self.loops.push(super::LoopCx::default());
@@ -220,7 +222,8 @@ impl Lowerer {
         self.diverged = false;
         self.exit_ok = probe_exit_ok;
         let has_stop = self.loops.pop().is_some_and(|l| l.has_break);
-        let names = Self::changed(&before, &probe_scopes);
+        let names = self.assigned_since(mark, before.len());
+        drop(probe_scopes);
         self.func = probe;
         // Second pass: lower the body with the carried variables as region parameters.
         let body = self.func.new_region();
@@ -250,6 +253,16 @@ impl Lowerer {
         self.loops.pop();
         self.exit_ok = exit_ok;
         self.diverged = false;
+        // The body may rebind no outer variable the loop does not carry.
+        if let Some(n) = Self::changed(&inner_before, &body_scopes)
+            .into_iter()
+            .find(|n| !names.contains(n))
+        {
+            return Err(syn::Error::new(
+                f.span(),
+                format!("internal error of #[differentiable]: this loop updates `{n}` without carrying it; please report it"),
+            ));
+        }
         self.scopes = before;
         let mut yields: Vec<Value> = names
             .iter()

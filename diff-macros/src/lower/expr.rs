@@ -1,12 +1,13 @@
 //! Lowering of expressions and statements.
+use super::place::Place;
 use super::Lowerer;
 use crate::ir::{BinOp, Callee, Inst, Value};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Stmt};
 
-/// Lowered call arguments, and the positions and names of the `&mut` locals among them.
-type LoweredArgs = (Vec<Value>, Vec<(usize, String)>);
+/// Lowered call arguments, and the positions and places of the `&mut` borrows among them.
+type LoweredArgs = (Vec<Value>, Vec<(usize, Place)>);
 
 /// Methods whose result never carries a derivative (integers, booleans, strings), so a
 /// call of them on an active value is just primal code.
@@ -105,13 +106,7 @@ impl Lowerer {
             }
             Expr::Field(f) => {
                 let base = self.lower_expr(&f.base)?;
-                if let (syn::Member::Unnamed(i), Some(parts)) = (&f.member, self.tuple_parts(base))
-                {
-                    if let Some(v) = parts.get(i.index as usize) {
-                        return Ok(*v);
-                    }
-                }
-                Ok(self.emit(Inst::Field(base, f.member.clone()), span, None))
+                Ok(self.field(base, &f.member, span))
             }
             Expr::Index(i) => {
                 let base = self.lower_expr(&i.expr)?;
@@ -240,11 +235,10 @@ impl Lowerer {
     fn lower_path(&mut self, p: &syn::ExprPath) -> Value {
         if p.qself.is_none() {
             if let Some(id) = p.path.get_ident() {
-                // In a `&mut self` method, `self` reads the current pointee.
-                if id == "self" {
-                    if let Some(v) = self.lookup("*self") {
-                        return v;
-                    }
+                // A `&mut` parameter (`self` of a `&mut self` method too) reads the
+                // current value of its pointee.
+                if let Some(v) = self.pointee(&id.to_string()).and_then(|n| self.lookup(&n)) {
+                    return v;
                 }
                 if let Some(v) = self.lookup(&id.to_string()) {
                     return v;
@@ -311,11 +305,17 @@ impl Lowerer {
             return Ok(self.opaque(&Expr::Binary(b.clone())));
         };
         if compound {
-            let name = assigned_name(&b.left).ok();
-            let cur = self.lower_expr(&b.left)?;
+            // For primitive operands Rust evaluates the right side first, then the place
+            // (`g += { g += x; x * x }` adds to the updated `g`).
             let rhs = self.lower_expr(&b.right)?;
-            let v = self.emit(Inst::Binary(op, cur, rhs), b.span(), name);
-            self.assign_place(&b.left, v)?;
+            let place = self.assigned_place(&b.left)?;
+            let cur = self.read_place(&place);
+            let v = self.emit(
+                Inst::Binary(op, cur, rhs),
+                b.span(),
+                Some(place.display_name()),
+            );
+            self.write_place(&place, v);
             return Ok(self.unit(b.span()));
         }
         let l = self.lower_expr(&b.left)?;
@@ -325,16 +325,24 @@ impl Lowerer {
 
     /// `x %= e` and bit-operation assignments: an opaque computation rebinding `x`.
     fn lower_opaque_compound(&mut self, b: &syn::ExprBinary) -> syn::Result<Value> {
-        let name = assigned_name(&b.left)?;
-        if self.lookup(&name).is_none() {
-            return Err(unknown_variable(&b.left));
-        }
         let text = b.op.to_token_stream().to_string();
         let op: proc_macro2::TokenStream = text.trim_end_matches('=').parse().unwrap_or_default();
-        let (l, r) = (&b.left, &b.right);
-        let e: Expr = syn::parse_quote!((#l) #op (#r));
-        let v = self.lower_expr(&e)?;
-        self.assign(&name, v);
+        // The right side first, as Rust evaluates it for primitive operands.
+        let rhs = self.lower_expr(&b.right)?;
+        let place = self.assigned_place(&b.left)?;
+        let cur = self.read_place(&place);
+        let (l, r) = (
+            proc_macro2::Ident::new(&super::placeholder(0), b.left.span()),
+            proc_macro2::Ident::new(&super::placeholder(1), b.right.span()),
+        );
+        let o = crate::ir::Opaque {
+            tokens: quote::quote!((#l #op #r)),
+            uses: vec![cur, rhs],
+            what: "compound assignment".into(),
+            inactive: false,
+        };
+        let v = self.emit(Inst::Opaque(o), b.span(), Some(place.display_name()));
+        self.write_place(&place, v);
         Ok(self.unit(b.span()))
     }
 
@@ -345,8 +353,14 @@ impl Lowerer {
                 Ok(self.emit(Inst::Neg(v), u.span(), None))
             }
             syn::UnOp::Deref(_) => {
-                if let Some(v) = deref_name(&Expr::Unary(u.clone())).and_then(|n| self.lookup(&n)) {
-                    return Ok(v);
+                if let Expr::Path(p) = &*u.expr {
+                    let pointee = p
+                        .path
+                        .get_ident()
+                        .and_then(|i| self.pointee(&i.to_string()));
+                    if let Some(v) = pointee.and_then(|n| self.lookup(&n)) {
+                        return Ok(v);
+                    }
                 }
                 let v = self.lower_expr(&u.expr)?;
                 Ok(self.emit(Inst::Deref(v), u.span(), None))
@@ -356,40 +370,11 @@ impl Lowerer {
     }
 
     fn lower_assign(&mut self, a: &syn::ExprAssign) -> syn::Result<Value> {
+        // The assigned value first, then the place (Rust's order).
         let v = self.lower_expr(&a.right)?;
-        self.assign_place(&a.left, v)?;
+        let place = self.assigned_place(&a.left)?;
+        self.write_place(&place, v);
         Ok(self.unit(a.span()))
-    }
-
-    /// Stores `v` into a place: a variable (rebinds it), a field or an element of one
-    /// (rebinds the variable to a copy with that part replaced), `*p` of a `&mut`
-    /// parameter, or a field of `self` in a `&mut self` method.
-    fn assign_place(&mut self, place: &Expr, v: Value) -> syn::Result<()> {
-        match place {
-            Expr::Paren(p) => self.assign_place(&p.expr, v),
-            Expr::Field(f) => {
-                let base = self.lower_expr(&f.base)?;
-                let new = self.emit(Inst::SetField(base, f.member.clone(), v), f.span(), None);
-                self.assign_place(&f.base, new)
-            }
-            Expr::Index(i) => {
-                let index = self.lower_expr(&i.index)?;
-                let base = self.lower_expr(&i.expr)?;
-                let new = self.emit(Inst::SetIndex(base, index, v), i.span(), None);
-                self.assign_place(&i.expr, new)
-            }
-            _ => {
-                let mut name = assigned_name(place)?;
-                if name == "self" && self.lookup("*self").is_some() {
-                    name = "*self".into();
-                }
-                if self.lookup(&name).is_none() {
-                    return Err(unknown_variable(place));
-                }
-                self.assign(&name, v);
-                Ok(())
-            }
-        }
     }
 
     fn lower_call(&mut self, c: &syn::ExprCall) -> syn::Result<Value> {
@@ -456,26 +441,31 @@ impl Lowerer {
         Ok(self.emit_call(callee, args, muts, c.span()))
     }
 
-    /// Lowers call arguments; `&mut x` of a local `x` (or `&mut *p` of a `&mut`
-    /// parameter) passes the variable's current value and is recorded as mutated.
+    /// Lowers call arguments. A `&mut` borrow of a place of the body (`&mut x`, `&mut t.0`,
+    /// `&mut w[i]`, `&mut *p`), or a `&mut` parameter passed on (`g(p)`), passes the
+    /// place's current value and is recorded as mutated.
     fn lower_args<'e>(&mut self, args: impl Iterator<Item = &'e Expr>) -> syn::Result<LoweredArgs> {
         let mut vs = Vec::new();
         let mut muts = Vec::new();
         for (i, a) in args.enumerate() {
-            if let Expr::Reference(r) = a {
-                if r.mutability.is_some() {
-                    let name = match &*r.expr {
-                        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-                        other => deref_name(other),
-                    };
-                    if let Some((name, v)) = name.and_then(|n| self.lookup(&n).map(|v| (n, v))) {
-                        vs.push(v);
-                        muts.push((i, name));
-                        continue;
-                    }
+            let borrowed = match a {
+                Expr::Reference(r) if r.mutability.is_some() => self.lower_place(&r.expr)?,
+                Expr::Path(p)
+                    if p.path
+                        .get_ident()
+                        .is_some_and(|id| self.pointee(&id.to_string()).is_some()) =>
+                {
+                    self.lower_place(a)?
                 }
+                _ => None,
+            };
+            match borrowed {
+                Some(place) => {
+                    vs.push(self.read_place(&place));
+                    muts.push((i, place));
+                }
+                None => vs.push(self.lower_expr(a)?),
             }
-            vs.push(self.lower_expr(a)?);
         }
         Ok((vs, muts))
     }
@@ -485,7 +475,7 @@ impl Lowerer {
         &mut self,
         callee: Callee,
         args: Vec<Value>,
-        muts: Vec<(usize, String)>,
+        muts: Vec<(usize, Place)>,
         span: proc_macro2::Span,
     ) -> Value {
         if muts.is_empty() {
@@ -493,11 +483,8 @@ impl Lowerer {
         }
         let result = self.func.new_value(None, span);
         let mut results = vec![result];
-        for (_, name) in &muts {
-            results.push(
-                self.func
-                    .new_value(Some(name.trim_start_matches('*').to_string()), span),
-            );
+        for (_, place) in &muts {
+            results.push(self.func.new_value(Some(place.display_name()), span));
         }
         let positions = muts.iter().map(|(i, _)| *i).collect();
         self.push(crate::ir::Stmt {
@@ -505,41 +492,37 @@ impl Lowerer {
             inst: Inst::CallMut(callee, args, positions),
             span,
         });
-        for ((_, name), v) in muts.iter().zip(&results[1..]) {
-            self.assign(name, *v);
+        // Written back in argument order: two borrows of parts of one variable
+        // (`swap(&mut t.0, &mut t.1)`) update exactly those parts.
+        for ((_, place), v) in muts.iter().zip(&results[1..]) {
+            self.write_place(place, *v);
         }
         result
     }
 
-    /// `x.m(..);` as a statement, on a local `x`: its value is discarded, so the call is
-    /// made for its effect, which may be a `&mut self` update of `x` — lowered as a call
-    /// mutating `x`. (A `&self` method with a derivative then fails to compile, rather
-    /// than an update of `x` going unseen.)
+    /// `x.m(..);` as a statement, on a place of the body (`x`, `s.state`, `w[i]`, a
+    /// `&mut` parameter): its value is discarded, so the call is made for its effect,
+    /// which may be a `&mut self` update of the place — lowered as a call mutating it. (A
+    /// `&self` method with a derivative then fails to compile, rather than an update
+    /// going unseen.)
     pub(crate) fn lower_method_call_stmt(&mut self, m: &syn::ExprMethodCall) -> syn::Result<()> {
-        let name = match &*m.receiver {
-            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()).and_then(|n| {
-                if self.lookup(&format!("*{n}")).is_some() {
-                    // `self` of a `&mut self` method, or a `&mut` parameter: its pointee.
-                    Some(format!("*{n}"))
-                } else if self.ref_params.contains(&n) || n == "self" {
-                    // A shared reference cannot be updated through.
-                    None
-                } else {
-                    self.lookup(&n).map(|_| n)
-                }
-            }),
-            _ => None,
-        };
         let inactive = INACTIVE_METHODS.contains(&m.method.to_string().as_str());
-        let Some(name) = name.filter(|_| !inactive) else {
+        let place = if inactive {
+            None
+        } else {
+            self.lower_place(&m.receiver)?
+        };
+        // A shared reference cannot be updated through.
+        let Some(place) = place.filter(|p| p.root != "self" && !self.ref_params.contains(&p.root))
+        else {
             return self.lower_method_call(m).map(|_| ());
         };
-        let recv = self.lookup(&name).expect("checked");
+        let recv = self.read_place(&place);
         let (rest, muts) = self.lower_args(m.args.iter())?;
         let mut args = vec![recv];
         args.extend(rest);
-        let mut muts: Vec<(usize, String)> = muts.into_iter().map(|(i, n)| (i + 1, n)).collect();
-        muts.insert(0, (0, name));
+        let mut muts: Vec<(usize, Place)> = muts.into_iter().map(|(i, p)| (i + 1, p)).collect();
+        muts.insert(0, (0, place));
         let callee = Callee::Method {
             method: m.method.clone(),
             turbofish: m.turbofish.clone(),
@@ -567,28 +550,6 @@ impl Lowerer {
         };
         Ok(self.emit_call(callee, args, muts, m.span()))
     }
-}
-
-/// The variable an assignment writes, or an error for places the IR does not model.
-fn assigned_name(place: &Expr) -> syn::Result<String> {
-    if let Some(n) = deref_name(place) {
-        return Ok(n);
-    }
-    match place {
-        Expr::Path(p) if p.path.get_ident().is_some() => {
-            Ok(p.path.get_ident().expect("checked").to_string())
-        }
-        Expr::Paren(p) => assigned_name(&p.expr),
-        other => Err(syn::Error::new_spanned(other,
-            "assignment to this place is not supported in a #[differentiable] body; assign to a local variable (`let mut`)",
-        )),
-    }
-}
-
-fn unknown_variable(e: &Expr) -> syn::Error {
-    syn::Error::new_spanned(e,
-        "assignment to a variable not declared in this function is not supported in a #[differentiable] body",
-    )
 }
 
 pub(crate) fn unsupported(node: &impl ToTokens, what: &str) -> syn::Error {
@@ -641,18 +602,6 @@ fn is_constructor(name: &str) -> bool {
                 | "neg_zero"
                 | "new"
         )
-}
-
-/// `*p` for a path `p`: the name of the pointee variable of a `&mut` parameter.
-fn deref_name(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => match &*u.expr {
-            Expr::Path(p) => p.path.get_ident().map(|i| format!("*{i}")),
-            _ => None,
-        },
-        Expr::Paren(p) => deref_name(&p.expr),
-        _ => None,
-    }
 }
 
 /// `if let P = e { a } else { b }` is `match e { P => { a } _ => { b } }`.

@@ -14,6 +14,7 @@ pub(crate) use opaque::placeholder;
 mod expr;
 mod opaque;
 mod pattern;
+mod place;
 #[cfg(test)]
 mod tests;
 
@@ -64,6 +65,7 @@ pub fn lower_body(
             );
             cx.bind(name, load);
             cx.func.mutated.push(i);
+            cx.mut_params.push(v);
         }
     }
     cx.func.param_count = params.len();
@@ -107,6 +109,12 @@ pub(crate) struct Lowerer {
     hidden_depth: Vec<usize>,
     /// Closures bound with `let name = |..| ..`: name, the value bound, the closure.
     pub(crate) closures: Vec<(String, Value, syn::ExprClosure)>,
+    /// The values of the `&mut` parameters (the references), whose pointees `*p` are
+    /// variables of the body.
+    pub(crate) mut_params: Vec<Value>,
+    /// Every assignment made so far, as the variable's name and the depth of the scope
+    /// that declares it: what a loop body assigns is what the loop carries.
+    assignments: Vec<(String, usize)>,
 }
 
 /// What lowering tracks about an enclosing loop.
@@ -133,6 +141,8 @@ impl Lowerer {
             hidden: Vec::new(),
             hidden_depth: Vec::new(),
             closures: Vec::new(),
+            mut_params: Vec::new(),
+            assignments: Vec::new(),
         }
     }
 
@@ -184,13 +194,32 @@ impl Lowerer {
 
     /// Rebinds an existing variable where it is declared (an assignment).
     pub(crate) fn assign(&mut self, name: &str, v: Value) -> bool {
-        for scope in self.scopes.iter_mut().rev() {
+        for (depth, scope) in self.scopes.iter_mut().enumerate().rev() {
             if let Some(slot) = scope.get_mut(name) {
                 *slot = v;
+                self.assignments.push((name.to_string(), depth));
                 return true;
             }
         }
         false
+    }
+
+    /// A mark in the log of assignments, for [`assigned_since`](Self::assigned_since).
+    pub(crate) fn assignment_mark(&self) -> usize {
+        self.assignments.len()
+    }
+
+    /// The variables declared in the outermost `depth` scopes that were assigned since
+    /// `mark`, sorted, whatever values they were assigned.
+    pub(crate) fn assigned_since(&self, mark: usize, depth: usize) -> Vec<String> {
+        let mut names: Vec<String> = self.assignments[mark..]
+            .iter()
+            .filter(|(_, d)| *d < depth)
+            .map(|(n, _)| n.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
     }
 
     pub(crate) fn push_scope(&mut self) {

@@ -1,0 +1,316 @@
+#![allow(clippy::assign_op_pattern, clippy::float_cmp, clippy::manual_swap)]
+//! Sound lowering: programs whose variables start equal, are swapped through `&mut`
+//! borrows of their parts, or are assigned inside a compound assignment's right side.
+//! Each is checked in both modes: the value bit for bit against the original function,
+//! the derivative against a formula or central finite differences.
+mod common;
+use common::{assert_close, fd};
+use diff::prelude::*;
+
+/// Checks `value_with_gradient!`-style results of a function of one scalar.
+fn check1(name: &str, f: impl Fn(f64) -> f64, x: f64, reverse: (f64, f64), forward: (f64, f64)) {
+    let value = f(x);
+    assert_eq!(
+        reverse.0.to_bits(),
+        value.to_bits(),
+        "{name}: reverse value"
+    );
+    assert_eq!(
+        forward.0.to_bits(),
+        value.to_bits(),
+        "{name}: forward value"
+    );
+    let slope = fd(&f, x);
+    assert_close(reverse.1, slope, 1e-7, &format!("{name}: gradient"));
+    assert_close(forward.1, slope, 1e-7, &format!("{name}: derivative"));
+}
+
+/// Momentum: two state variables that start equal.
+#[differentiable]
+fn heavy_ball(x0: f64) -> f64 {
+    let mut x = x0;
+    let mut x_prev = x0;
+    for _ in 0..3 {
+        let x_new = x - 0.1 * x * x + 0.5 * (x - x_prev);
+        x_prev = x;
+        x = x_new;
+    }
+    x
+}
+
+#[differentiable]
+fn previous_iterate(v: f64) -> f64 {
+    let mut x = v;
+    let mut prev = x;
+    for _ in 0..2 {
+        prev = x;
+        x = x * x;
+    }
+    prev
+}
+
+/// A variable assigned the value it already holds, in a `while` loop.
+#[differentiable]
+fn reassigned_equal(v: f64, n: usize) -> f64 {
+    let mut a = v;
+    let mut b = v;
+    let mut i = 0;
+    while i < n {
+        b = a;
+        a = a * 0.5 + b.sin();
+        i += 1;
+    }
+    a * b
+}
+
+#[test]
+fn loop_carried_variables_that_start_equal() {
+    let (v, d) = value_with_gradient!(at: 1.2, of: heavy_ball);
+    assert_eq!(v, heavy_ball(1.2));
+    assert_close(v, 0.70460635, 1e-8, "heavy_ball value");
+    assert_close(d, 0.25556265, 1e-8, "heavy_ball derivative");
+    check1(
+        "heavy_ball",
+        heavy_ball,
+        1.2,
+        value_with_gradient!(at: 1.2, of: heavy_ball),
+        value_with_derivative!(at: 1.2, of: heavy_ball),
+    );
+    assert_eq!(
+        value_with_gradient!(at: 3.0, of: previous_iterate),
+        (9.0, 6.0)
+    );
+    assert_eq!(
+        value_with_derivative!(at: 3.0, of: previous_iterate),
+        (9.0, 6.0)
+    );
+    for n in 0..4 {
+        let f = |v: f64| reassigned_equal(v, n);
+        check1(
+            "reassigned_equal",
+            f,
+            0.7,
+            value_with_gradient!(at: 0.7, of: |v| reassigned_equal(v, n)),
+            value_with_derivative!(at: 0.7, of: |v| reassigned_equal(v, n)),
+        );
+    }
+}
+
+#[differentiable]
+fn swap(x: &mut f32, y: &mut f32) {
+    let t = *x;
+    *x = *y;
+    *y = t;
+}
+
+#[differentiable]
+fn multiply_swap(x: f32, y: f32) -> f32 {
+    let mut t = (x, y);
+    swap(&mut t.0, &mut t.1);
+    t.0 * t.1
+}
+
+#[differentiable]
+fn swap_generic<T: Float>(x: &mut T, y: &mut T) {
+    let t = *x;
+    *x = *y;
+    *y = t;
+}
+
+/// `x - 2y` after swapping: `y - 2x`.
+#[differentiable]
+fn subtract_swapped(x: f64, y: f64) -> f64 {
+    let mut t = (x, y);
+    swap_generic(&mut t.0, &mut t.1);
+    t.0 - 2.0 * t.1
+}
+
+/// An element of an array and a local, borrowed in one call.
+#[differentiable]
+fn subtract_swapped_elements(x: f64, y: f64) -> f64 {
+    let mut a = [x, 0.0, 0.0];
+    let mut b = y;
+    let i = 0;
+    swap_generic(&mut a[i], &mut b);
+    a[0] - 2.0 * b
+}
+
+#[test]
+fn swaps_through_mut_borrows_of_parts() {
+    assert_eq!(
+        gradient!(at: (3.0f32, 4.0f32), of: multiply_swap),
+        (4.0, 3.0)
+    );
+    let df = differential!(at: (3.0f32, 4.0f32), of: multiply_swap);
+    assert_eq!(df((1.0, 0.0)), 4.0);
+    for f in [subtract_swapped, subtract_swapped_elements] {
+        assert_eq!(f(3.0, 4.0), -2.0);
+    }
+    assert_eq!(
+        value_with_gradient!(at: (3.0, 4.0), of: subtract_swapped),
+        (-2.0, (-2.0, 1.0))
+    );
+    assert_eq!(
+        value_with_gradient!(at: (3.0, 4.0), of: subtract_swapped_elements),
+        (-2.0, (-2.0, 1.0))
+    );
+    let (v, df) = value_with_differential!(at: (3.0, 4.0), of: subtract_swapped_elements);
+    assert_eq!((v, df((0.0, 1.0))), (-2.0, 1.0));
+}
+
+/// Rust evaluates a primitive compound assignment's right side first.
+#[differentiable]
+fn compound_block(x: f64) -> f64 {
+    let mut g = 0.3 * x;
+    g += {
+        g += x;
+        x * x
+    };
+    g
+}
+
+#[differentiable]
+fn compound_on_element(x: f64) -> f64 {
+    let mut w = [x, 1.0];
+    w[0] *= {
+        let t = w[0];
+        w[0] = t + 1.0;
+        t
+    };
+    w[0] + w[1]
+}
+
+#[test]
+fn assignment_inside_a_compound_assignment() {
+    let (v, d) = value_with_gradient!(at: 1.5, of: compound_block);
+    assert_eq!(v, compound_block(1.5));
+    assert_close(v, 4.2, 1e-12, "compound_block value");
+    assert_close(d, 4.3, 1e-12, "compound_block derivative");
+    check1(
+        "compound_block",
+        compound_block,
+        1.5,
+        value_with_gradient!(at: 1.5, of: compound_block),
+        value_with_derivative!(at: 1.5, of: compound_block),
+    );
+    // (x + 1) * x + 1: 2x + 1.
+    assert_eq!(
+        value_with_gradient!(at: 2.0, of: compound_on_element),
+        (7.0, 5.0)
+    );
+    assert_eq!(
+        value_with_derivative!(at: 2.0, of: compound_on_element),
+        (7.0, 5.0)
+    );
+}
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Projectile {
+    height: f64,
+    speed: f64,
+}
+
+impl Projectile {
+    #[differentiable]
+    fn step(&mut self, drag: f64, dt: f64) {
+        self.height = self.height + self.speed * dt;
+        self.speed = self.speed - (9.81 + drag * self.speed) * dt;
+    }
+}
+
+/// The state before the last step: `prev` starts equal to the state it follows.
+#[differentiable]
+fn height_before_landing(speed: f64, drag: f64) -> f64 {
+    let mut s = Projectile { height: 0.0, speed };
+    let mut prev = s;
+    let mut n = 0;
+    while n < 20 {
+        prev = s;
+        s.step(drag, 0.05);
+        n += 1;
+    }
+    prev.height + prev.speed
+}
+
+/// A `&mut self` method called on a field, and a struct written through a `&mut`
+/// parameter and read back.
+#[differentiable]
+fn write_through(p: &mut Projectile, k: f64) {
+    p.height = p.height * k;
+    p.speed = p.height + p.speed;
+}
+
+#[differentiable]
+fn nested_state(x: f64, k: f64) -> f64 {
+    let mut t = (
+        Projectile {
+            height: x,
+            speed: 1.0,
+        },
+        2.0,
+    );
+    t.0.step(k, 0.1);
+    write_through(&mut t.0, k);
+    t.0.height * t.0.speed + t.1
+}
+
+#[test]
+fn struct_state_and_mutation_through_fields() {
+    let f = |v: f64| height_before_landing(v, 0.3);
+    check1(
+        "height_before_landing",
+        f,
+        5.0,
+        value_with_gradient!(at: 5.0, of: |v| height_before_landing(v, 0.3)),
+        value_with_derivative!(at: 5.0, of: |v| height_before_landing(v, 0.3)),
+    );
+    let g = |x: f64| nested_state(x, 0.7);
+    check1(
+        "nested_state",
+        g,
+        1.5,
+        value_with_gradient!(at: 1.5, of: |x| nested_state(x, 0.7)),
+        value_with_derivative!(at: 1.5, of: |x| nested_state(x, 0.7)),
+    );
+    let h = |k: f64| nested_state(1.5, k);
+    let (_, (_, dk)) = value_with_gradient!(at: (1.5, 0.7), of: nested_state);
+    assert_close(dk, fd(h, 0.7), 1e-7, "nested_state dk");
+}
+
+#[differentiable]
+fn scale(x: &mut f64, k: f64) {
+    let before = *x;
+    *x = before * k;
+}
+
+/// A `&mut` parameter passed on to another function, then read.
+#[differentiable]
+fn scale_twice(x: &mut f64, k: f64) {
+    scale(x, k);
+    *x = *x + k;
+    scale(x, k);
+}
+
+#[differentiable]
+fn use_scale_twice(x: f64, k: f64) -> f64 {
+    let mut a = [x, k, 1.0];
+    scale_twice(&mut a[0], k);
+    let i = 2;
+    a[i] += {
+        a[0] *= 2.0;
+        a[0]
+    };
+    a[0] * a[2]
+}
+
+#[test]
+fn mut_parameter_passed_on() {
+    let f = |x: f64| use_scale_twice(x, 1.3);
+    check1(
+        "use_scale_twice",
+        f,
+        0.4,
+        value_with_gradient!(at: 0.4, of: |x| use_scale_twice(x, 1.3)),
+        value_with_derivative!(at: 0.4, of: |x| use_scale_twice(x, 1.3)),
+    );
+}
