@@ -314,3 +314,55 @@ fn mut_parameter_passed_on() {
         value_with_derivative!(at: 0.4, of: |x| use_scale_twice(x, 1.3)),
     );
 }
+
+/// A closure reads what it captured where it was defined.
+#[differentiable]
+fn closure_then_shadow(x: f64, k: f64) -> f64 {
+    let f = |t: f64| t * k;
+    let k = k * 10.0;
+    f(x) + k
+}
+
+#[differentiable]
+fn move_closure_then_assign(x: f64, k: f64) -> f64 {
+    let mut k = k;
+    let f = move |t: f64| t * k;
+    k = k * 10.0;
+    f(x) + k
+}
+
+/// An `FnMut` closure updates the variable it captures, also in a loop.
+#[differentiable]
+fn accumulating_closure(x: f64, k: f64) -> f64 {
+    let mut acc = 0.0;
+    let mut add = |t: f64| acc += t * k;
+    for _ in 0..3 {
+        add(x);
+    }
+    add(1.0);
+    acc
+}
+
+#[test]
+fn closures_read_what_they_captured() {
+    for f in [closure_then_shadow, move_closure_then_assign] {
+        assert_eq!(f(1.5, 2.0), 23.0);
+    }
+    assert_eq!(
+        value_with_gradient!(at: (1.5, 2.0), of: closure_then_shadow),
+        (23.0, (2.0, 11.5))
+    );
+    assert_eq!(
+        value_with_gradient!(at: (1.5, 2.0), of: move_closure_then_assign),
+        (23.0, (2.0, 11.5))
+    );
+    let (v, df) = value_with_differential!(at: (1.5, 2.0), of: closure_then_shadow);
+    assert_eq!((v, df((0.0, 1.0))), (23.0, 11.5));
+    assert_eq!(accumulating_closure(1.5, 2.0), 11.0);
+    assert_eq!(
+        value_with_gradient!(at: (1.5, 2.0), of: accumulating_closure),
+        (11.0, (6.0, 5.5))
+    );
+    let (v, df) = value_with_differential!(at: (1.5, 2.0), of: accumulating_closure);
+    assert_eq!((v, df((1.0, 0.0))), (11.0, 6.0));
+}

@@ -57,11 +57,21 @@ impl Lowerer {
                 if let Some((_, diverge)) = &init.diverge {
                     return Err(unsupported(diverge, "`let ... else`"));
                 }
+                if let Expr::Path(p) = peel(&init.expr) {
+                    if p.path
+                        .get_ident()
+                        .is_some_and(|i| self.pointee(&i.to_string()).is_some())
+                    {
+                        return Err(syn::Error::new_spanned(&init.expr,
+                            "binding a `&mut` parameter to another name is not supported in a #[differentiable] body; read and write through the parameter itself (`p.x = ..`, `*p = ..`)",
+                        ));
+                    }
+                }
                 let v = self.lower_expr(&init.expr)?;
                 // A closure bound to a name is also remembered, so that calling it is
                 // differentiated by inlining its body.
                 if let (Expr::Closure(c), syn::Pat::Ident(p)) = (&*init.expr, &local.pat) {
-                    self.closures.push((p.ident.to_string(), v, c.clone()));
+                    self.record_closure(p.ident.to_string(), v, c);
                 }
                 self.bind_pattern(&local.pat, v)
             }
@@ -382,19 +392,11 @@ impl Lowerer {
             return Ok(self.opaque(&Expr::Call(c.clone())));
         };
         if let Some(id) = func.path.get_ident() {
-            if let Some(v) = self.lookup(&id.to_string()) {
+            if self.lookup(&id.to_string()).is_some() {
                 // Calling a closure bound in the body: inline its body.
-                let known = self
-                    .closures
-                    .iter()
-                    .rev()
-                    .find(|(n, cv, _)| id == n && *cv == v);
-                if let Some((_, _, closure)) = known.cloned() {
-                    if closure.inputs.len() == c.args.len() {
-                        let (pats, args, body) =
-                            (closure.inputs.iter(), c.args.iter(), &closure.body);
-                        let e: Expr = syn::parse_quote!({ #(let #pats = #args;)* #body });
-                        return self.lower_expr(&e);
+                if let Some(closure) = self.local_closure(&id.to_string()) {
+                    if let Some(v) = self.inline_closure_call(c, &closure)? {
+                        return Ok(v);
                     }
                 }
                 return Ok(self.opaque(&Expr::Call(c.clone())));
@@ -613,4 +615,13 @@ pub(crate) fn desugar_if_let(i: &syn::ExprIf) -> Option<Expr> {
         None => syn::parse_quote!({}),
     };
     Some(syn::parse_quote!(match #scrutinee { #pat => #then, _ => #els }))
+}
+
+/// `e` without parentheses.
+pub(crate) fn peel(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => peel(&p.expr),
+        Expr::Group(g) => peel(&g.expr),
+        other => other,
+    }
 }

@@ -5,6 +5,7 @@
 //! kept as [`Opaque`](crate::ir::Opaque) token trees, or refused with an error at the
 //! user's span when they cannot be kept.
 
+mod closure;
 mod control;
 mod diverge;
 mod iterators;
@@ -107,14 +108,24 @@ pub(crate) struct Lowerer {
     pub(crate) exit_ok: bool,
     hidden: Vec<String>,
     hidden_depth: Vec<usize>,
-    /// Closures bound with `let name = |..| ..`: name, the value bound, the closure.
-    pub(crate) closures: Vec<(String, Value, syn::ExprClosure)>,
+    /// Closures bound with `let name = |..| ..`.
+    closures: Vec<closure::LocalClosure>,
     /// The values of the `&mut` parameters (the references), whose pointees `*p` are
     /// variables of the body.
     pub(crate) mut_params: Vec<Value>,
     /// Every assignment made so far, as the variable's name and the depth of the scope
     /// that declares it: what a loop body assigns is what the loop carries.
     assignments: Vec<(String, usize)>,
+    /// The latest `let` of each name at each scope depth, numbered by `binding_count`.
+    bindings: HashMap<(usize, String), u64>,
+    binding_count: u64,
+}
+
+/// The identity of a variable's binding (see [`Lowerer::binding`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Binding {
+    depth: usize,
+    serial: u64,
 }
 
 /// What lowering tracks about an enclosing loop.
@@ -143,6 +154,8 @@ impl Lowerer {
             closures: Vec::new(),
             mut_params: Vec::new(),
             assignments: Vec::new(),
+            bindings: HashMap::new(),
+            binding_count: 0,
         }
     }
 
@@ -189,7 +202,19 @@ impl Lowerer {
         if self.func.values[v.0 as usize].name.is_none() {
             self.func.values[v.0 as usize].name = Some(name.clone());
         }
+        self.binding_count += 1;
+        let depth = self.scopes.len() - 1;
+        self.bindings
+            .insert((depth, name.clone()), self.binding_count);
         self.scopes.last_mut().expect("a scope").insert(name, v);
+    }
+
+    /// Which binding a name refers to here: its scope and its `let`. Assignments keep
+    /// the binding; a `let` of the same name makes a new one.
+    pub(crate) fn binding(&self, name: &str) -> Option<Binding> {
+        let depth = self.scopes.iter().rposition(|s| s.contains_key(name))?;
+        let serial = self.bindings.get(&(depth, name.to_string())).copied()?;
+        Some(Binding { depth, serial })
     }
 
     /// Rebinds an existing variable where it is declared (an assignment).

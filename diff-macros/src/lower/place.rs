@@ -151,7 +151,7 @@ impl Lowerer {
 
     /// Resolves the place an assignment writes, or an error for one the IR does not model.
     pub(crate) fn assigned_place(&mut self, e: &Expr) -> syn::Result<Place> {
-        let bare = matches!(peel(e), Expr::Path(_));
+        let bare = matches!(super::expr::peel(e), Expr::Path(_));
         match self.lower_place(e)? {
             Some(p) if bare && p.root.starts_with('*') => Err(syn::Error::new_spanned(e,
                 "assigning a new reference to a `&mut` parameter is not supported in a #[differentiable] body; assign through it (`*p = ..`)",
@@ -161,13 +161,5 @@ impl Lowerer {
                 "assignment to this place is not supported in a #[differentiable] body; assign to a local variable (`let mut`), a field or an element of one, or through a `&mut` parameter",
             )),
         }
-    }
-}
-
-fn peel(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => peel(&p.expr),
-        Expr::Group(g) => peel(&g.expr),
-        other => other,
     }
 }
