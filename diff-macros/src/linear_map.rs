@@ -120,13 +120,10 @@ pub fn rematerialized(func: &Function, act: &Activity, r: RegionId) -> Vec<(Valu
 
 /// The tokens of `v` when it is a constant.
 fn constant(func: &Function, v: Value) -> Option<TokenStream> {
-    func.regions
-        .iter()
-        .flat_map(|r| r.stmts.iter())
-        .find_map(|s| match &s.inst {
-            Inst::Const(t) if s.results.first() == Some(&v) => Some(t.clone()),
-            _ => None,
-        })
+    match func.def_inst(v) {
+        Some(Inst::Const(t)) => Some(t.clone()),
+        _ => None,
+    }
 }
 
 fn needed(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {

@@ -190,6 +190,9 @@ pub struct Function {
     pub mutated: Vec<usize>,
     /// The parameters taken by reference.
     pub by_ref: Vec<usize>,
+    /// Where each value is defined: the region and the statement's index in it, indexed
+    /// by value (`None` for region parameters).
+    defs: Vec<Option<(RegionId, usize)>>,
 }
 
 impl Function {
@@ -197,6 +200,32 @@ impl Function {
     pub fn new_value(&mut self, name: Option<String>, span: Span) -> Value {
         self.values.push(ValueData { name, span });
         Value(self.values.len() as u32 - 1)
+    }
+
+    /// Appends a statement to region `r`.
+    pub fn push_stmt(&mut self, r: RegionId, stmt: Stmt) {
+        let index = self.region(r).stmts.len();
+        for v in &stmt.results {
+            let slot = v.0 as usize;
+            if self.defs.len() <= slot {
+                self.defs.resize(slot + 1, None);
+            }
+            self.defs[slot] = Some((r, index));
+        }
+        self.region_mut(r).stmts.push(stmt);
+    }
+
+    /// The statement defining `v` (`None` for a region parameter).
+    pub fn def(&self, v: Value) -> Option<&Stmt> {
+        let (r, i) = (*self.defs.get(v.0 as usize)?)?;
+        self.region(r).stmts.get(i)
+    }
+
+    /// The instruction defining `v`, when `v` is its statement's first result.
+    pub fn def_inst(&self, v: Value) -> Option<&Inst> {
+        self.def(v)
+            .filter(|s| s.results.first() == Some(&v))
+            .map(|s| &s.inst)
     }
 
     /// A new empty region.

@@ -179,7 +179,7 @@ impl Lowerer {
 
     pub(crate) fn push(&mut self, stmt: Stmt) {
         let r = self.current;
-        self.func.region_mut(r).stmts.push(stmt);
+        self.func.push_stmt(r, stmt);
     }
 
     pub(crate) fn lookup(&self, name: &str) -> Option<Value> {

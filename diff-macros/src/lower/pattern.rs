@@ -9,25 +9,17 @@ impl Lowerer {
     /// binds `a` to `x` itself, not to a projection of a tuple).
     /// Whether `v` is a place (`a.f`, `a[i]`, `*a`), read where it is used.
     fn is_place_value(&self, v: Value) -> bool {
-        self.func
-            .regions
-            .iter()
-            .flat_map(|r| r.stmts.iter())
-            .any(|s| {
-                s.results.first() == Some(&v)
-                    && matches!(s.inst, Inst::Field(..) | Inst::Index(..) | Inst::Deref(_))
-            })
+        matches!(
+            self.func.def_inst(v),
+            Some(Inst::Field(..) | Inst::Index(..) | Inst::Deref(_))
+        )
     }
 
     pub(crate) fn tuple_parts(&self, v: Value) -> Option<Vec<Value>> {
-        self.func
-            .regions
-            .iter()
-            .flat_map(|r| r.stmts.iter())
-            .find_map(|s| match &s.inst {
-                Inst::Tuple(vs) if s.results.first() == Some(&v) => Some(vs.clone()),
-                _ => None,
-            })
+        match self.func.def_inst(v) {
+            Some(Inst::Tuple(vs)) => Some(vs.clone()),
+            _ => None,
+        }
     }
 
     /// Binds the names of `pat` to parts of `v`: tuple and array patterns become field and
