@@ -366,3 +366,119 @@ fn closures_read_what_they_captured() {
     let (v, df) = value_with_differential!(at: (1.5, 2.0), of: accumulating_closure);
     assert_eq!((v, df((1.0, 0.0))), (11.0, 6.0));
 }
+
+/// A block, branch or arm whose exit absorbs the statements after it: its own `let`s
+/// (and a `match` arm's bindings) end with it, and a shadowing `let` after it is a new
+/// variable, not an update of the one it hides.
+#[differentiable]
+fn shadow_inside_exiting_block(x: f64, c: f64) -> f64 {
+    let mut a = x;
+    {
+        if c > 5.0 {
+            return 0.0;
+        }
+        a = a * 2.0;
+        let a = 100.0 * x;
+        let _ = a;
+    }
+    a * x
+}
+
+#[differentiable]
+fn shadow_inside_exiting_branch(x: f64, c: f64) -> f64 {
+    let a = x;
+    if c > 5.0 {
+        let a = 7.0 * x;
+        if c > 6.0 {
+            return a;
+        }
+    } else {
+        let a = 3.0;
+        let _ = a;
+    }
+    a * x
+}
+
+#[differentiable]
+fn arm_binding_then_rest(x: f64, n: usize) -> f64 {
+    let k = x;
+    match n {
+        0 => return x,
+        k => {
+            let _ = k;
+        }
+    }
+    k * x
+}
+
+#[differentiable]
+fn shadow_after_exiting_let(x: f64, y: f64) -> f64 {
+    let t = (x, y);
+    let v = if x > 5.0 { return 1.0 } else { y.sin() };
+    let t = t.0 + 0.5 * t.1;
+    t * v
+}
+
+#[differentiable]
+fn exiting_let_block(x: f64, c: f64) -> f64 {
+    let a = x;
+    let b = {
+        let a = 3.0 * x;
+        if c > 5.0 {
+            return 0.0;
+        }
+        a + 1.0
+    };
+    a * b
+}
+
+#[test]
+fn scopes_of_blocks_that_exit() {
+    let check2 =
+        |name: &str, f: fn(f64, f64) -> f64, (x, c): (f64, f64), got: (f64, (f64, f64))| {
+            assert_eq!(got.0.to_bits(), f(x, c).to_bits(), "{name}: value");
+            assert_close(got.1 .0, fd(|x| f(x, c), x), 1e-7, &format!("{name}: dx"));
+            assert_close(got.1 .1, fd(|c| f(x, c), c), 1e-7, &format!("{name}: dc"));
+        };
+    for c in [2.0, 5.5, 6.5] {
+        let at = (1.5, c);
+        check2(
+            "shadow_inside_exiting_block",
+            shadow_inside_exiting_block,
+            at,
+            value_with_gradient!(at: (1.5, c), of: shadow_inside_exiting_block),
+        );
+        check2(
+            "shadow_inside_exiting_branch",
+            shadow_inside_exiting_branch,
+            at,
+            value_with_gradient!(at: (1.5, c), of: shadow_inside_exiting_branch),
+        );
+        check2(
+            "exiting_let_block",
+            exiting_let_block,
+            at,
+            value_with_gradient!(at: (1.5, c), of: exiting_let_block),
+        );
+        let (v, df) = value_with_differential!(at: (1.5, c), of: shadow_inside_exiting_branch);
+        assert_eq!(v, shadow_inside_exiting_branch(1.5, c));
+        assert_close(
+            df((1.0, 0.0)),
+            fd(|x| shadow_inside_exiting_branch(x, c), 1.5),
+            1e-7,
+            "shadow_inside_exiting_branch forward",
+        );
+    }
+    assert_eq!(shadow_inside_exiting_block(1.5, 2.0), 4.5);
+    check2(
+        "shadow_after_exiting_let",
+        shadow_after_exiting_let,
+        (1.5, 2.0),
+        value_with_gradient!(at: (1.5, 2.0), of: shadow_after_exiting_let),
+    );
+    for n in [0, 2] {
+        let (v, d) = value_with_gradient!(at: (1.5, n), of: arm_binding_then_rest);
+        assert_eq!(v, arm_binding_then_rest(1.5, n));
+        assert_eq!(d, if n == 0 { 1.0 } else { 3.0 });
+    }
+}

@@ -26,7 +26,7 @@ pub(crate) struct LocalClosure {
 struct Captured {
     name: String,
     value: Value,
-    binding: super::Binding,
+    binding: super::env::Var,
 }
 
 impl Lowerer {

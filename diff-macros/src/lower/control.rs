@@ -1,53 +1,37 @@
 //! Structured control flow: `if` and counted `for` loops become statements with nested
 //! regions; variables a branch or a loop body assigns become region yields.
+use super::env::{Env, Var};
 use super::Lowerer;
 use crate::ir::{Inst, RegionId, Stmt, Value};
-use std::collections::HashMap;
 use syn::spanned::Spanned;
-
-pub(crate) type Scopes = Vec<HashMap<String, Value>>;
 
 /// A lowered branch of an `if` or `match`.
 pub(crate) struct Branch {
     region: RegionId,
     value: Value,
-    scopes: Scopes,
+    env: Env,
     diverged: bool,
 }
 
 impl Lowerer {
     /// Runs `f` with statements going to region `r`; returns what `f` returned and the
-    /// scopes as they were at its end, then restores the scopes to `before`.
+    /// variables as they were at its end, then restores them to `before`.
     fn in_region<T>(
         &mut self,
         r: RegionId,
-        before: &Scopes,
+        before: &Env,
         f: impl FnOnce(&mut Self) -> syn::Result<T>,
-    ) -> syn::Result<(T, Scopes)> {
+    ) -> syn::Result<(T, Env)> {
         let saved = self.current;
         self.current = r;
         let out = f(self);
         self.current = saved;
-        let after = std::mem::replace(&mut self.scopes, before.clone());
+        let after = std::mem::replace(&mut self.env, before.clone());
         Ok((out?, after))
     }
 
-    /// Names of variables declared before `before` whose binding differs in `after`.
-    fn changed(before: &Scopes, after: &Scopes) -> Vec<String> {
-        let mut names = Vec::new();
-        for (b, a) in before.iter().zip(after) {
-            for (name, v) in b {
-                if a.get(name) != Some(v) && !names.contains(name) {
-                    names.push(name.clone());
-                }
-            }
-        }
-        names.sort();
-        names
-    }
-
-    fn binding_in(scopes: &Scopes, name: &str) -> Option<Value> {
-        scopes.iter().rev().find_map(|s| s.get(name).copied())
+    fn value_in(env: &Env, var: Var) -> Value {
+        env.value(var).expect("a variable keeps a value")
     }
 
     /// `if c { a } else { b }`: the branches yield the `if`'s value, then every outer
@@ -75,7 +59,7 @@ impl Lowerer {
             return Err(super::expr::unsupported(l, "`if let`"));
         }
         let cond = self.in_expression(|cx| cx.lower_expr(&e.cond))?;
-        let before = self.scopes.clone();
+        let before = self.env.clone();
         let then_r = self.func.new_region();
         let else_r = self.func.new_region();
         let outer = self.diverged;
@@ -93,16 +77,16 @@ impl Lowerer {
     pub(crate) fn branch(
         &mut self,
         r: RegionId,
-        before: &Scopes,
+        before: &Env,
         outer_diverged: bool,
         f: impl FnOnce(&mut Self) -> syn::Result<Value>,
     ) -> syn::Result<Branch> {
-        let (value, scopes) = self.in_region(r, before, f)?;
+        let (value, env) = self.in_region(r, before, f)?;
         let diverged = std::mem::replace(&mut self.diverged, outer_diverged);
         Ok(Branch {
             region: r,
             value,
-            scopes,
+            env,
             diverged,
         })
     }
@@ -112,41 +96,37 @@ impl Lowerer {
     /// every branch does.
     pub(crate) fn join(
         &mut self,
-        before: &Scopes,
+        before: &Env,
         outer_diverged: bool,
         branches: Vec<Branch>,
         inst: Inst,
         span: proc_macro2::Span,
     ) -> syn::Result<Value> {
         self.diverged = outer_diverged || branches.iter().all(|b| b.diverged);
-        let mut names: Vec<String> = Vec::new();
-        for b in &branches {
-            for n in Self::changed(before, &b.scopes) {
-                if !names.contains(&n) {
-                    names.push(n);
-                }
-            }
-        }
-        names.sort();
+        let mut vars: Vec<Var> = branches
+            .iter()
+            .flat_map(|b| before.changed_in(&b.env))
+            .collect();
+        vars.sort();
+        vars.dedup();
         for b in &branches {
             let mut ys = vec![b.value];
-            for n in &names {
-                ys.push(Self::binding_in(&b.scopes, n).expect("declared before"));
-            }
+            ys.extend(vars.iter().map(|v| Self::value_in(&b.env, *v)));
             self.func.region_mut(b.region).yields = ys;
         }
         let result = self.func.new_value(None, span);
         let mut results = vec![result];
-        for n in &names {
-            results.push(self.func.new_value(Some(n.clone()), span));
+        for v in &vars {
+            let name = self.var_name(*v).to_string();
+            results.push(self.func.new_value(Some(name), span));
         }
         self.push(Stmt {
             results: results.clone(),
             inst,
             span,
         });
-        for (n, v) in names.iter().zip(&results[1..]) {
-            self.assign(n, *v);
+        for (var, v) in vars.iter().zip(&results[1..]) {
+            self.set(*var, *v);
         }
         Ok(result)
     }
@@ -203,7 +183,7 @@ impl Lowerer {
             }
         }
         let iter = self.lower_iterable(&f.expr)?;
-        let before = self.scopes.clone();
+        let before = self.env.clone();
         // First pass: find which outer variables the body assigns. Every one is carried,
         // whatever value it is assigned (`x_prev = x` where both start equal included).
         let mark = self.assignment_mark();
@@ -211,7 +191,7 @@ impl Lowerer {
         let probe_r = self.func.new_region();
         self.loops.push(super::LoopCx::default());
         let probe_exit_ok = std::mem::replace(&mut self.exit_ok, true);
-        let (_, probe_scopes) = self.in_region(probe_r, &before, |cx| {
+        self.in_region(probe_r, &before, |cx| {
             let item = cx.func.new_value(None, f.pat.span());
             cx.push_scope();
             let no = cx.emit(Inst::Const(quote::quote!(false)), f.span(), None);
@@ -222,63 +202,61 @@ impl Lowerer {
         self.diverged = false;
         self.exit_ok = probe_exit_ok;
         let has_stop = self.loops.pop().is_some_and(|l| l.has_break);
-        let names = self.assigned_since(mark, before.len());
-        drop(probe_scopes);
+        let vars = self.assigned_since(mark, &before);
         self.func = probe;
         // Second pass: lower the body with the carried variables as region parameters.
         let body = self.func.new_region();
-        let init: Vec<Value> = names
-            .iter()
-            .map(|n| Self::binding_in(&before, n).expect("declared before"))
-            .collect();
+        let init: Vec<Value> = vars.iter().map(|v| Self::value_in(&before, *v)).collect();
         let mut params = Vec::new();
-        for n in &names {
-            let p = self.func.new_value(Some(n.clone()), f.span());
+        for var in &vars {
+            let name = self.var_name(*var).to_string();
+            let p = self.func.new_value(Some(name), f.span());
             params.push(p);
-            self.assign(n, p);
+            self.set(*var, p);
         }
         let item = self.func.new_value(None, f.pat.span());
         params.push(item);
-        let inner_before = self.scopes.clone();
+        let inner_before = self.env.clone();
         self.loops.push(super::LoopCx::default());
         // `break` and `continue` end the body's region: statements in the body again.
         let exit_ok = std::mem::replace(&mut self.exit_ok, true);
-        let (_, body_scopes) = self.in_region(body, &inner_before, |cx| {
+        let (stop_var, body_env) = self.in_region(body, &inner_before, |cx| {
             cx.push_scope();
             let no = cx.emit(Inst::Const(quote::quote!(false)), f.span(), None);
             cx.bind(super::diverge::STOP.to_string(), no);
+            let stop_var = cx.binding(super::diverge::STOP).expect("just bound");
             cx.bind_pattern(&f.pat, item)?;
-            cx.lower_block_value(&f.body)
+            cx.lower_block_value(&f.body)?;
+            Ok(stop_var)
         })?;
         self.loops.pop();
         self.exit_ok = exit_ok;
         self.diverged = false;
         // The body may rebind no outer variable the loop does not carry.
-        if let Some(n) = Self::changed(&inner_before, &body_scopes)
+        if let Some(v) = inner_before
+            .changed_in(&body_env)
             .into_iter()
-            .find(|n| !names.contains(n))
+            .find(|v| !vars.contains(v))
         {
             return Err(syn::Error::new(
                 f.span(),
-                format!("internal error of #[differentiable]: this loop updates `{n}` without carrying it; please report it"),
+                format!("internal error of #[differentiable]: this loop updates `{}` without carrying it; please report it", self.var_name(v)),
             ));
         }
-        self.scopes = before;
-        let mut yields: Vec<Value> = names
-            .iter()
-            .map(|n| Self::binding_in(&body_scopes, n).expect("declared before"))
-            .collect();
+        self.env = before;
+        let mut yields: Vec<Value> = vars.iter().map(|v| Self::value_in(&body_env, *v)).collect();
         if has_stop {
-            yields.push(
-                Self::binding_in(&body_scopes, super::diverge::STOP).expect("bound in the body"),
-            );
+            yields.push(Self::value_in(&body_env, stop_var));
         }
         let region = self.func.region_mut(body);
         region.params = params;
         region.yields = yields;
-        let results: Vec<Value> = names
+        let results: Vec<Value> = vars
             .iter()
-            .map(|n| self.func.new_value(Some(n.clone()), f.span()))
+            .map(|v| {
+                let name = self.var_name(*v).to_string();
+                self.func.new_value(Some(name), f.span())
+            })
             .collect();
         self.push(Stmt {
             results: results.clone(),
@@ -290,8 +268,8 @@ impl Lowerer {
             },
             span: f.span(),
         });
-        for (n, v) in names.iter().zip(&results) {
-            self.assign(n, *v);
+        for (var, v) in vars.iter().zip(&results) {
+            self.set(*var, *v);
         }
         Ok(self.unit(f.span()))
     }

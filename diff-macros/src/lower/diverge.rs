@@ -14,6 +14,55 @@ use syn::{Expr, Stmt};
 /// The name of the synthetic variable holding a loop body's stop flag.
 pub(crate) const STOP: &str = "__diff_stop";
 
+/// The name of the synthetic variable carrying a spliced block's value out of its scope.
+const BLOCK_VALUE: &str = "__diff_block_value";
+
+/// A marker statement: the end of the scope of a block whose statements were spliced
+/// into a sequence (so that the block's exits absorb what follows it). The block's own
+/// variables end there; `BLOCK_VALUE` moves to the enclosing scope.
+fn end_of_block() -> Stmt {
+    Stmt::Item(syn::Item::Verbatim(quote::quote!(__diff_end_of_block)))
+}
+
+fn is_end_of_block(s: &Stmt) -> bool {
+    matches!(s, Stmt::Item(syn::Item::Verbatim(t)) if t.to_string() == "__diff_end_of_block")
+}
+
+/// A block's statements spliced before `rest`: the block's statements, the end of its
+/// scope (which the caller has pushed), then `rest`. With `binder`, the block's tail
+/// value is bound to the `let`'s pattern after the scope ends.
+pub(crate) fn spliced(
+    mut block: Vec<Stmt>,
+    binder: Option<&syn::Local>,
+    rest: &[Stmt],
+) -> Vec<Stmt> {
+    let value: Option<syn::Ident> =
+        binder.map(|_| syn::Ident::new(BLOCK_VALUE, proc_macro2::Span::call_site()));
+    if let Some(name) = &value {
+        let tail = match block.pop() {
+            Some(Stmt::Expr(e, None)) => e,
+            Some(other) => {
+                block.push(other);
+                syn::parse_quote!(())
+            }
+            None => syn::parse_quote!(()),
+        };
+        block.push(syn::parse_quote!(let #name = #tail;));
+    } else if !rest.is_empty() {
+        block = block.into_iter().map(as_statement).collect();
+    }
+    block.push(end_of_block());
+    if let (Some(l), Some(name)) = (binder, &value) {
+        let mut l = l.clone();
+        if let Some(init) = &mut l.init {
+            *init.expr = syn::parse_quote!(#name);
+        }
+        block.push(Stmt::Local(l));
+    }
+    block.extend(rest.iter().cloned());
+    block
+}
+
 /// Whether `e` contains a `return`, or a `break`/`continue` of the enclosing loop.
 pub(crate) fn may_exit(e: &Expr) -> bool {
     struct Finder {
@@ -64,12 +113,20 @@ pub(crate) fn may_exit(e: &Expr) -> bool {
 impl Lowerer {
     /// Lowers a sequence of statements; the last one, without `;`, is its value.
     pub(crate) fn lower_seq(&mut self, stmts: &[Stmt]) -> syn::Result<Value> {
-        let n = stmts.len();
         for (i, stmt) in stmts.iter().enumerate() {
             if self.diverged {
                 break;
             }
-            let last = i + 1 == n;
+            if is_end_of_block(stmt) {
+                let value = self.lookup(BLOCK_VALUE);
+                self.pop_scope();
+                if let Some(v) = value {
+                    self.bind(BLOCK_VALUE.to_string(), v);
+                }
+                continue;
+            }
+            // Ends of spliced blocks after a tail expression leave it the sequence's value.
+            let last = stmts[i + 1..].iter().all(is_end_of_block);
             match stmt {
                 Stmt::Expr(Expr::If(e), _)
                     if may_exit(&Expr::If(e.clone()))
@@ -80,17 +137,10 @@ impl Lowerer {
                 Stmt::Expr(Expr::Block(b), _)
                     if b.label.is_none() && may_exit(&Expr::Block(b.clone())) =>
                 {
-                    // `{ ..exits.. } rest`: the block's statements, then the rest.
-                    let inner = b.block.stmts.iter().cloned();
-                    let seq: Vec<Stmt> = if last {
-                        inner.collect()
-                    } else {
-                        inner
-                            .map(as_statement)
-                            .chain(stmts[i + 1..].iter().cloned())
-                            .collect()
-                    };
-                    return self.lower_seq(&seq);
+                    // `{ ..exits.. } rest`: the block's statements in their scope, then
+                    // the rest.
+                    let seq = spliced(b.block.stmts.clone(), None, &stmts[i + 1..]);
+                    return self.in_block_scope(|cx| cx.lower_seq(&seq));
                 }
                 Stmt::Expr(Expr::Match(m), _) if may_exit(&Expr::Match(m.clone())) => {
                     return self.lower_match_with(m, &stmts[i + 1..]);
@@ -176,19 +226,10 @@ impl Lowerer {
             }
             Expr::Match(m) => self.lower_match_binding(m, Some(l), rest),
             Expr::Block(b) if b.label.is_none() => {
-                // `let p = { s..; tail };` is `s..; let p = tail;`.
-                let mut seq: Vec<Stmt> = b.block.stmts.clone();
-                let tail = match seq.pop() {
-                    Some(Stmt::Expr(e, None)) => e,
-                    Some(other) => {
-                        seq.push(other);
-                        syn::parse_quote!(())
-                    }
-                    None => syn::parse_quote!(()),
-                };
-                seq.push(bind(tail));
-                seq.extend(rest.iter().cloned());
-                self.lower_seq(&seq)
+                // `let p = { s..; tail }; rest` is `s..; let p = tail; rest`, with `s..`
+                // in the block's scope.
+                let seq = spliced(b.block.stmts.clone(), Some(l), rest);
+                self.in_block_scope(|cx| cx.lower_seq(&seq))
             }
             // `let p = return x;` (an arm or branch that exits): the exit itself.
             Expr::Return(r) => self.lower_exit_return(r),
@@ -247,35 +288,34 @@ impl Lowerer {
         Ok(self.unit(c.span()))
     }
 
-    /// `if c { A } else { B }; rest`: lowered as `if c { A; rest } else { B; rest }`.
+    /// `if c { A } else { B }; rest`: lowered as `if c { A; rest } else { B; rest }`,
+    /// `A` and `B` each in its own scope.
     fn lower_if_absorbing(&mut self, e: &syn::ExprIf, rest: &[Stmt]) -> syn::Result<Value> {
-        let then_seq: Vec<Stmt> = e.then_branch.stmts.iter().chain(rest).cloned().collect();
-        let else_seq: Vec<Stmt> = match &e.else_branch {
-            None => rest.to_vec(),
+        let then_seq = spliced(e.then_branch.stmts.clone(), None, rest);
+        let else_stmts: Vec<Stmt> = match &e.else_branch {
+            None => Vec::new(),
             Some((_, els)) => match &**els {
-                Expr::Block(b) => b.block.stmts.iter().chain(rest).cloned().collect(),
-                other => std::iter::once(Stmt::Expr(other.clone(), None))
-                    .chain(rest.iter().cloned())
-                    .collect(),
+                Expr::Block(b) => b.block.stmts.clone(),
+                other => vec![Stmt::Expr(other.clone(), None)],
             },
         };
-        let else_seq = fix_else_if(else_seq, rest.len());
+        let else_seq = spliced(else_stmts, None, rest);
         self.lower_if_with(
             e,
-            |cx| cx.lower_seq(&then_seq),
-            |cx| cx.lower_seq(&else_seq),
+            |cx| cx.in_block_scope(|cx| cx.lower_seq(&then_seq)),
+            |cx| cx.in_block_scope(|cx| cx.lower_seq(&else_seq)),
         )
     }
-}
 
-/// In `[else_if_expr] ++ rest`, the `else if` must be a statement when `rest` follows.
-fn fix_else_if(mut seq: Vec<Stmt>, rest_len: usize) -> Vec<Stmt> {
-    if rest_len > 0 && seq.len() == rest_len + 1 {
-        if let Stmt::Expr(e @ Expr::If(_), None) = &seq[0] {
-            seq[0] = Stmt::Expr(e.clone(), Some(Default::default()));
-        }
+    /// Runs `f` in a new scope, which a spliced sequence ends with its end-of-block
+    /// marker (or which ends here, when the marker was absorbed into branches).
+    pub(crate) fn in_block_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let depth = self.env.depth();
+        self.push_scope();
+        let out = f(self);
+        self.truncate_scopes(depth);
+        out
     }
-    seq
 }
 
 /// A block's tail expression, moved before more statements, becomes a statement.

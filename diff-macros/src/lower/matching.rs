@@ -52,7 +52,7 @@ impl Lowerer {
         rest: &[syn::Stmt],
     ) -> syn::Result<Value> {
         let scrutinee = self.in_expression(|cx| cx.lower_expr(&m.expr))?;
-        let before = self.scopes.clone();
+        let before = self.env.clone();
         let outer = self.diverged;
         let mut arms = Vec::new();
         let mut branches: Vec<Branch> = Vec::new();
@@ -82,30 +82,19 @@ impl Lowerer {
                 .collect();
             self.func.region_mut(region).params = params.clone();
             let b = self.branch(region, &before, outer, |cx| {
-                cx.push_scope();
-                for (n, v) in names.iter().zip(&params) {
-                    cx.bind(n.to_string(), *v);
-                }
-                if let Some(w) = &whole {
-                    cx.bind(w.to_string(), scrutinee);
-                }
-                // As a sequence, so that an arm may `return`, `break` or `continue`.
-                let first = match binder {
-                    Some(l) => {
-                        let mut l2 = l.clone();
-                        if let Some(i) = &mut l2.init {
-                            i.expr = arm.body.clone();
-                        }
-                        syn::Stmt::Local(l2)
+                cx.in_block_scope(|cx| {
+                    for (n, v) in names.iter().zip(&params) {
+                        cx.bind(n.to_string(), *v);
                     }
-                    None => {
-                        let semi = (!rest.is_empty()).then(Default::default);
-                        syn::Stmt::Expr((*arm.body).clone(), semi)
+                    if let Some(w) = &whole {
+                        cx.bind(w.to_string(), scrutinee);
                     }
-                };
-                let seq: Vec<syn::Stmt> =
-                    std::iter::once(first).chain(rest.iter().cloned()).collect();
-                cx.lower_seq(&seq)
+                    // As a sequence, so that an arm may `return`, `break` or `continue`;
+                    // the pattern's bindings end before `rest`.
+                    let body = syn::Stmt::Expr((*arm.body).clone(), None);
+                    let seq = super::diverge::spliced(vec![body], binder, rest);
+                    cx.lower_seq(&seq)
+                })
             })?;
             branches.push(b);
             arms.push(MatchArm {

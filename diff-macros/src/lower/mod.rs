@@ -8,6 +8,7 @@
 mod closure;
 mod control;
 mod diverge;
+mod env;
 mod iterators;
 mod matching;
 pub(crate) use expr::INACTIVE_METHODS;
@@ -21,7 +22,6 @@ mod tests;
 
 use crate::ir::{Function, Inst, RegionId, Stmt, Value};
 use proc_macro2::Span;
-use std::collections::HashMap;
 
 /// The result of lowering a body.
 pub struct Lowered {
@@ -89,8 +89,10 @@ fn pat_span(p: &syn::Pat) -> Span {
 /// State of one lowering.
 pub(crate) struct Lowerer {
     pub(crate) func: Function,
-    /// Lexical scopes, innermost last: variable name -> current value.
-    scopes: Vec<HashMap<String, Value>>,
+    /// What names mean here, and the variables' values.
+    pub(crate) env: env::Env,
+    /// The name of each variable, by its number.
+    var_names: Vec<String>,
     /// The region statements are appended to.
     current: RegionId,
     items: Vec<syn::Item>,
@@ -106,26 +108,13 @@ pub(crate) struct Lowerer {
     /// Whether an early exit here is a statement whose continuation is absorbed (true),
     /// or inside an expression whose value later statements use (false).
     pub(crate) exit_ok: bool,
-    hidden: Vec<String>,
-    hidden_depth: Vec<usize>,
     /// Closures bound with `let name = |..| ..`.
     closures: Vec<closure::LocalClosure>,
     /// The values of the `&mut` parameters (the references), whose pointees `*p` are
     /// variables of the body.
     pub(crate) mut_params: Vec<Value>,
-    /// Every assignment made so far, as the variable's name and the depth of the scope
-    /// that declares it: what a loop body assigns is what the loop carries.
-    assignments: Vec<(String, usize)>,
-    /// The latest `let` of each name at each scope depth, numbered by `binding_count`.
-    bindings: HashMap<(usize, String), u64>,
-    binding_count: u64,
-}
-
-/// The identity of a variable's binding (see [`Lowerer::binding`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct Binding {
-    depth: usize,
-    serial: u64,
+    /// Every assignment made so far: what a loop body assigns is what the loop carries.
+    assignments: Vec<env::Var>,
 }
 
 /// What lowering tracks about an enclosing loop.
@@ -141,7 +130,8 @@ impl Lowerer {
         let entry = func.new_region();
         Lowerer {
             func,
-            scopes: vec![HashMap::new()],
+            env: env::Env::new(),
+            var_names: Vec::new(),
             current: entry,
             items: Vec::new(),
             scalar_params: Vec::new(),
@@ -149,13 +139,9 @@ impl Lowerer {
             diverged: false,
             loops: Vec::new(),
             exit_ok: true,
-            hidden: Vec::new(),
-            hidden_depth: Vec::new(),
             closures: Vec::new(),
             mut_params: Vec::new(),
             assignments: Vec::new(),
-            bindings: HashMap::new(),
-            binding_count: 0,
         }
     }
 
@@ -180,83 +166,6 @@ impl Lowerer {
     pub(crate) fn push(&mut self, stmt: Stmt) {
         let r = self.current;
         self.func.push_stmt(r, stmt);
-    }
-
-    pub(crate) fn lookup(&self, name: &str) -> Option<Value> {
-        self.scopes
-            .iter()
-            .rev()
-            .find_map(|s| s.get(name).copied())
-            .filter(|_| !self.hidden.iter().any(|h| h == name))
-    }
-
-    /// Hides a name until the innermost scope is popped (a pattern binding shadowing a
-    /// local inside a guard).
-    pub(crate) fn hide(&mut self, name: &str) {
-        self.hidden.push(name.to_string());
-        self.hidden_depth.push(self.scopes.len());
-    }
-
-    /// Binds a new variable in the innermost scope (shadowing any outer one).
-    pub(crate) fn bind(&mut self, name: String, v: Value) {
-        if self.func.values[v.0 as usize].name.is_none() {
-            self.func.values[v.0 as usize].name = Some(name.clone());
-        }
-        self.binding_count += 1;
-        let depth = self.scopes.len() - 1;
-        self.bindings
-            .insert((depth, name.clone()), self.binding_count);
-        self.scopes.last_mut().expect("a scope").insert(name, v);
-    }
-
-    /// Which binding a name refers to here: its scope and its `let`. Assignments keep
-    /// the binding; a `let` of the same name makes a new one.
-    pub(crate) fn binding(&self, name: &str) -> Option<Binding> {
-        let depth = self.scopes.iter().rposition(|s| s.contains_key(name))?;
-        let serial = self.bindings.get(&(depth, name.to_string())).copied()?;
-        Some(Binding { depth, serial })
-    }
-
-    /// Rebinds an existing variable where it is declared (an assignment).
-    pub(crate) fn assign(&mut self, name: &str, v: Value) -> bool {
-        for (depth, scope) in self.scopes.iter_mut().enumerate().rev() {
-            if let Some(slot) = scope.get_mut(name) {
-                *slot = v;
-                self.assignments.push((name.to_string(), depth));
-                return true;
-            }
-        }
-        false
-    }
-
-    /// A mark in the log of assignments, for [`assigned_since`](Self::assigned_since).
-    pub(crate) fn assignment_mark(&self) -> usize {
-        self.assignments.len()
-    }
-
-    /// The variables declared in the outermost `depth` scopes that were assigned since
-    /// `mark`, sorted, whatever values they were assigned.
-    pub(crate) fn assigned_since(&self, mark: usize, depth: usize) -> Vec<String> {
-        let mut names: Vec<String> = self.assignments[mark..]
-            .iter()
-            .filter(|(_, d)| *d < depth)
-            .map(|(n, _)| n.clone())
-            .collect();
-        names.sort();
-        names.dedup();
-        names
-    }
-
-    pub(crate) fn push_scope(&mut self) {
-        self.scopes.push(HashMap::new());
-    }
-
-    pub(crate) fn pop_scope(&mut self) {
-        while self.hidden_depth.last() == Some(&self.scopes.len()) {
-            self.hidden.pop();
-            self.hidden_depth.pop();
-        }
-        self.scopes.pop();
     }
 
     /// A `()` value, for blocks and statements without a value.
