@@ -172,6 +172,12 @@ pub fn zero_marked<T: VectorSpace>(_: Marker<T>) -> T {
     T::zero()
 }
 
+/// No tangent yet, typed as the marked tangent type.
+#[inline(always)]
+pub fn none_marked<T>(_: Marker<T>) -> Option<T> {
+    None
+}
+
 /// `t`, typed as the marked tangent type.
 #[inline(always)]
 pub fn same_as<T>(_: Marker<T>, t: T) -> T {

@@ -40,7 +40,7 @@ impl Saved {
 }
 
 /// What the derivative rule of one active statement reads.
-fn needs(stmt: &Stmt, act: &Activity) -> Vec<Saved> {
+fn needs(func: &Function, stmt: &Stmt, act: &Activity) -> Vec<Saved> {
     let res = stmt.results.first().copied();
     match &stmt.inst {
         Inst::Binary(BinOp::Mul, a, b) => {
@@ -71,8 +71,23 @@ fn needs(stmt: &Stmt, act: &Activity) -> Vec<Saved> {
         Inst::Cast(a, _) => vec![Saved::Value(*a)],
         Inst::SetIndex(_, i, _) => vec![Saved::Value(*i), Saved::Shape(res.expect("a result"))],
         Inst::Index(base, index) => vec![Saved::Shape(*base), Saved::Value(*index)],
+        Inst::For { init, body, .. } => {
+            // A carried value with no tangent before the loop (forward) or no adjoint
+            // after it (reverse) starts from an empty slot, typed by its initial value's
+            // marker.
+            let params = &func.region(*body).params;
+            let mut out = vec![Saved::Tape(*body)];
+            out.extend(
+                (0..init.len())
+                    .filter(|i| {
+                        let carried = act.is_active(stmt.results[*i]) || act.is_active(params[*i]);
+                        carried && !(act.is_active(stmt.results[*i]) && act.is_active(init[*i]))
+                    })
+                    .map(|i| Saved::Marker(init[i])),
+            );
+            out
+        }
         _ => match stmt.inst.regions().first() {
-            Some(r) if matches!(stmt.inst, Inst::For { .. }) => vec![Saved::Tape(*r)],
             Some(r) => vec![Saved::Pred(*r)],
             None => vec![],
         },
@@ -136,7 +151,7 @@ fn needed(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
             if !stmt.results.iter().any(|v| act.is_active(*v)) {
                 continue;
             }
-            for need in needs(stmt, act) {
+            for need in needs(func, stmt, act) {
                 let here = match need {
                     Saved::Value(v) | Saved::Callee(v) | Saved::Shape(v) | Saved::Marker(v) => {
                         defs.get(&v) == Some(&r)

@@ -255,7 +255,14 @@ impl Emitter<'_> {
             .iter()
             .map(|i| names::ident(&format!("d_carry{}_{i}", body.0)))
             .collect();
-        let inits = carried.iter().map(|i| self.tan(init[*i]));
+        let inits = carried.iter().map(|i| {
+            if self.act.is_active(init[*i]) {
+                self.tan(init[*i])
+            } else {
+                let m = names::marker(self.func, init[*i]);
+                quote! { ::diff::__private::none_marked(#m) }
+            }
+        });
         let params = carried.iter().map(|i| self.dname(region.params[*i]));
         let ys = carried.iter().map(|i| self.tan(region.yields[*i]));
         let outs = carried

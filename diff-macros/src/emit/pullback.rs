@@ -276,7 +276,8 @@ impl Emitter<'_> {
                 let a = self.adj(stmt.results[*i]);
                 quote! { let mut #c = #a; }
             } else {
-                quote! { let mut #c = ::core::option::Option::None; }
+                let m = names::marker(self.func, init[*i]);
+                quote! { let mut #c = ::diff::__private::none_marked(#m); }
             }
         });
         let seed: TokenStream = carried
