@@ -482,3 +482,69 @@ fn scopes_of_blocks_that_exit() {
         assert_eq!(d, if n == 0 { 1.0 } else { 3.0 });
     }
 }
+
+/// A condition reading a `&mut` parameter reads its current value, not its value on
+/// entry (the condition is kept as written, so `*p` is substituted).
+#[differentiable]
+fn early_exit_on_updated_pointee(p: &mut f64, k: f64) -> f64 {
+    let before = *p;
+    *p += k;
+    if *p < 0.0 {
+        return 2.0 * before;
+    }
+    *p * 3.0
+}
+
+#[differentiable]
+fn call_early_exit(x: f64, y: f64) -> f64 {
+    let mut a = x;
+    let r = early_exit_on_updated_pointee(&mut a, y);
+    a + 10.0 * r
+}
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Gauge {
+    level: f64,
+}
+
+impl Gauge {
+    #[differentiable]
+    fn drain(&mut self, k: f64) -> f64 {
+        self.level -= k;
+        if self.level > 0.0 && (*self).level.is_finite() {
+            self.level * 2.0
+        } else {
+            k
+        }
+    }
+}
+
+#[differentiable]
+fn call_drain(x: f64, k: f64) -> f64 {
+    let mut g = Gauge { level: x };
+    let r = Gauge::drain(&mut g, k);
+    r + g.level
+}
+
+#[test]
+fn conditions_read_the_current_pointee() {
+    // x + y < 0 takes the early exit although x alone is positive.
+    assert_eq!(call_early_exit(0.3, -1.7), 4.6);
+    assert_eq!(
+        value_with_gradient!(at: (0.3, -1.7), of: call_early_exit),
+        (call_early_exit(0.3, -1.7), (21.0, 1.0))
+    );
+    assert_eq!(
+        value_with_derivative!(at: -1.7, of: |y| call_early_exit(0.3, y)),
+        (call_early_exit(0.3, -1.7), 1.0)
+    );
+    // level 1.0 - 1.5 < 0: r = k, so the result is k + x - k = x.
+    assert_eq!(
+        value_with_gradient!(at: (1.0, 1.5), of: call_drain),
+        (call_drain(1.0, 1.5), (1.0, 0.0))
+    );
+    assert_eq!(
+        value_with_gradient!(at: (2.0, 0.5), of: call_drain),
+        (call_drain(2.0, 0.5), (3.0, -3.0))
+    );
+}

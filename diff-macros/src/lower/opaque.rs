@@ -84,9 +84,21 @@ impl Lowerer {
                     out.push(TokenTree::Group(ng));
                 }
                 TokenTree::Ident(id) if self.is_local_use(&tokens, i, id) => {
-                    let v = self
-                        .lookup(&id.to_string())
-                        .expect("checked by is_local_use");
+                    let name = id.to_string();
+                    // A `&mut` parameter reads its pointee's current value (`*p`, and `p`
+                    // auto-dereferenced in `p.x` or `p.is_nan()`), not the pointee as it
+                    // was on entry.
+                    let v = match self.pointee(&name) {
+                        Some(pointee) => {
+                            if matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == '*')
+                            {
+                                out.pop();
+                            }
+                            self.lookup(&pointee)
+                        }
+                        None => self.lookup(&name),
+                    }
+                    .expect("checked by is_local_use");
                     let n = uses.iter().position(|u| *u == v).unwrap_or_else(|| {
                         uses.push(v);
                         uses.len() - 1
