@@ -1,4 +1,4 @@
-#![allow(clippy::assign_op_pattern, clippy::float_cmp, clippy::manual_swap)]
+#![allow(clippy::assign_op_pattern, clippy::float_cmp, clippy::manual_swap, clippy::explicit_auto_deref)]
 //! Sound lowering: programs whose variables start equal, are swapped through `&mut`
 //! borrows of their parts, or are assigned inside a compound assignment's right side.
 //! Each is checked in both modes: the value bit for bit against the original function,
