@@ -1,4 +1,9 @@
-#![allow(clippy::assign_op_pattern, clippy::float_cmp, clippy::manual_swap, clippy::explicit_auto_deref)]
+#![allow(
+    clippy::assign_op_pattern,
+    clippy::float_cmp,
+    clippy::manual_swap,
+    clippy::explicit_auto_deref
+)]
 //! Sound lowering: programs whose variables start equal, are swapped through `&mut`
 //! borrows of their parts, or are assigned inside a compound assignment's right side.
 //! Each is checked in both modes: the value bit for bit against the original function,
@@ -546,5 +551,38 @@ fn conditions_read_the_current_pointee() {
     assert_eq!(
         value_with_gradient!(at: (2.0, 0.5), of: call_drain),
         (call_drain(2.0, 0.5), (3.0, -3.0))
+    );
+}
+
+impl Gauge {
+    /// `self.level * self.level` in a condition: a product, not a dereference.
+    #[differentiable]
+    fn refill(&mut self, k: f64) -> f64 {
+        self.level = k;
+        if self.level * self.level > 1.0 && *&self.level > 0.0 {
+            return self.level;
+        }
+        -self.level
+    }
+}
+
+#[differentiable]
+fn call_refill(x: f64, k: f64) -> f64 {
+    let mut g = Gauge { level: x };
+    let r = Gauge::refill(&mut g, k);
+    r + g.level
+}
+
+#[test]
+fn products_of_self_fields_in_conditions() {
+    assert_eq!(call_refill(0.5, 2.0), 4.0);
+    assert_eq!(call_refill(0.5, 0.5), 0.0);
+    assert_eq!(
+        value_with_gradient!(at: (0.5, 2.0), of: call_refill),
+        (4.0, (0.0, 2.0))
+    );
+    assert_eq!(
+        value_with_gradient!(at: (0.5, 0.5), of: call_refill),
+        (0.0, (0.0, 0.0))
     );
 }

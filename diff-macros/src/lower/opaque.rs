@@ -90,8 +90,7 @@ impl Lowerer {
                     // was on entry.
                     let v = match self.pointee(&name) {
                         Some(pointee) => {
-                            if matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == '*')
-                            {
+                            if ends_with_deref(&out) {
                                 out.pop();
                             }
                             self.lookup(&pointee)
@@ -200,5 +199,22 @@ fn never_active(e: &syn::Expr) -> bool {
         ),
         syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
         _ => false,
+    }
+}
+
+/// Whether `tokens` end with a unary `*` (a dereference, not a multiplication): a `*`
+/// that follows no operand.
+fn ends_with_deref(tokens: &[TokenTree]) -> bool {
+    let n = tokens.len();
+    if !matches!(tokens.last(), Some(TokenTree::Punct(p)) if p.as_char() == '*') {
+        return false;
+    }
+    match n.checked_sub(2).map(|i| &tokens[i]) {
+        None | Some(TokenTree::Punct(_)) => true,
+        Some(TokenTree::Ident(id)) => matches!(
+            id.to_string().as_str(),
+            "if" | "while" | "match" | "return" | "in" | "let" | "else" | "break" | "for"
+        ),
+        Some(TokenTree::Group(_) | TokenTree::Literal(_)) => false,
     }
 }
