@@ -559,7 +559,7 @@ impl Gauge {
     #[differentiable]
     fn refill(&mut self, k: f64) -> f64 {
         self.level = k;
-        if self.level * self.level > 1.0 && *&self.level > 0.0 {
+        if self.level * self.level > 1.0 && (*self).level > 0.0 {
             return self.level;
         }
         -self.level
