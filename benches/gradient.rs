@@ -3,7 +3,7 @@
 //! - `f`, the function of the issue (a product, a quotient, `sin`, `exp`, `powi`, `sqrt`
 //!   and a compound assignment);
 //! - the 2-D Rosenbrock function;
-//! - `looped`, the function of DESIGN.md's `expansion-example.rs` (a loop of 50 iterations,
+//! - `looped`, a loop of 50 iterations (the project's first hand-written expansion,
 //!   a branch in it, a call of another differentiable function and an inactive integer),
 //!   against its hand-written adjoint (num-dual is not run on it).
 //!

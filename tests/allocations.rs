@@ -1,4 +1,4 @@
-//! Allocation counts of generated code (DESIGN.md, "Generated code"): a loop-free function
+//! Allocation counts of generated code (docs/ARCHITECTURE.md): a loop-free function
 //! with branches allocates nothing, and a loop allocates a bounded number of times,
 //! independent of its trip count (one tape, capacity reserved when the trip count is known).
 //!
@@ -176,7 +176,7 @@ fn a_for_loop_allocates_independently_of_its_trip_count() {
             small, large,
             "x = {x}: {small} allocations for n = 10, {large} for n = 10_000"
         );
-        // DESIGN.md: one allocation, the tape.
+        // One allocation: the tape.
         assert_eq!(small, 1, "x = {x}: {small} allocations for n = 10");
         let (_, one) = count(|| gradient!(at: (black_box(x), 1usize), of: looped));
         assert!(one <= small, "n = 1: {one}");

@@ -1,6 +1,7 @@
 //! Procedural macros of the `diff` crate. Use them through the facade crate `diff`.
 //!
-//! Pipeline (see DESIGN.md): parse -> lower to SSA IR -> activity -> check -> JVP/VJP -> emit.
+//! Pipeline (see docs/ARCHITECTURE.md): parse -> lower to SSA IR -> activity -> check ->
+//! JVP/VJP -> emit.
 //! This file holds the entry points only.
 
 mod analysis;

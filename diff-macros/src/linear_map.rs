@@ -1,6 +1,6 @@
 //! Linear map info: what each region's pullback (or differential) struct holds, and the
-//! predecessor enums at joins (reference/000, "linear map structs and branching trace
-//! enums"). Fields are generic type parameters, so rustc infers their types.
+//! predecessor enums at joins (docs/ARCHITECTURE.md, "Activity, linear maps and
+//! emission"). Fields are generic type parameters, so rustc infers their types.
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Mode};
 use crate::ir::{BinOp, Function, Inst, RegionId, Stmt, Value};

@@ -1,4 +1,4 @@
-//! Activity analysis (reference/000, "Activity analysis"): a value is *varied* when it
+//! Activity analysis (docs/ARCHITECTURE.md): a value is *varied* when it
 //! depends on a differentiated parameter, *useful* when the result depends on it through
 //! differentiable operations, and *active* when both. Only active values get tangents or
 //! adjoints; everything else is plain primal code.
