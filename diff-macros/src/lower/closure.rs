@@ -133,22 +133,7 @@ fn writes_anything(c: &syn::ExprClosure) -> bool {
             self.0 = true;
         }
         fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-            use syn::BinOp as B;
-            if matches!(
-                b.op,
-                B::AddAssign(_)
-                    | B::SubAssign(_)
-                    | B::MulAssign(_)
-                    | B::DivAssign(_)
-                    | B::RemAssign(_)
-                    | B::BitAndAssign(_)
-                    | B::BitOrAssign(_)
-                    | B::BitXorAssign(_)
-                    | B::ShlAssign(_)
-                    | B::ShrAssign(_)
-            ) {
-                self.0 = true;
-            }
+            self.0 |= super::expr::is_compound_assignment(&b.op);
             syn::visit::visit_expr_binary(self, b);
         }
         fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {

@@ -280,19 +280,9 @@ impl Lowerer {
             B::Rem(_) | B::RemAssign(_) => Some(BinOp::Rem),
             _ => None,
         };
-        let compound = matches!(
-            b.op,
-            B::AddAssign(_) | B::SubAssign(_) | B::MulAssign(_) | B::DivAssign(_) | B::RemAssign(_)
-        );
+        let compound = is_compound_assignment(&b.op);
         let Some(op) = arith(&b.op) else {
-            if matches!(
-                b.op,
-                B::BitAndAssign(_)
-                    | B::BitOrAssign(_)
-                    | B::BitXorAssign(_)
-                    | B::ShlAssign(_)
-                    | B::ShrAssign(_)
-            ) {
+            if compound {
                 return self.lower_opaque_compound(b);
             }
             if let B::Rem(_) = b.op {
@@ -624,4 +614,22 @@ pub(crate) fn peel(e: &Expr) -> &Expr {
         Expr::Group(g) => peel(&g.expr),
         other => other,
     }
+}
+
+/// `+=`, `-=`, ..., `>>=`: an operator that assigns its left operand.
+pub(crate) fn is_compound_assignment(op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    matches!(
+        op,
+        B::AddAssign(_)
+            | B::SubAssign(_)
+            | B::MulAssign(_)
+            | B::DivAssign(_)
+            | B::RemAssign(_)
+            | B::BitAndAssign(_)
+            | B::BitOrAssign(_)
+            | B::BitXorAssign(_)
+            | B::ShlAssign(_)
+            | B::ShrAssign(_)
+    )
 }
