@@ -1,0 +1,302 @@
+//! The generated programs: a small typed subset of Rust, rendered twice (over `f64` for the
+//! macro, over the oracle's dual numbers for the reference).
+
+/// The types of locals.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ty {
+    /// `f64` (`D` in the oracle).
+    F,
+    /// An integer: loop variables, counters, the inactive `n`.
+    I,
+    /// `(f64, f64)`.
+    T2,
+    /// `[f64; 3]`.
+    A3,
+    /// The generated struct `S { a: f64, b: f64 }`.
+    S,
+    /// A `&mut f64` parameter, read and written as `*p`.
+    RefF,
+    /// `self` in a `&mut self` method.
+    SelfMut,
+    /// `self` in a `&self` method.
+    SelfRef,
+}
+
+/// A field of a tuple or of `S`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Fld {
+    T0,
+    T1,
+    A,
+    B,
+}
+
+/// Integer expressions (never differentiated).
+#[derive(Clone, PartialEq, Debug)]
+pub enum IExpr {
+    Var(String),
+    Lit(u32),
+    Add(Box<IExpr>, u32),
+    Mod(Box<IExpr>, u32),
+}
+
+/// A place holding an `f64`.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Place {
+    Var(String),
+    Field(String, Fld),
+    Elem(String, IExpr),
+    Deref(String),
+    SelfField(Fld),
+}
+
+impl Place {
+    /// The local the place belongs to (`self` for `self.a`).
+    pub fn root(&self) -> &str {
+        match self {
+            Place::Var(n) | Place::Field(n, _) | Place::Elem(n, _) | Place::Deref(n) => n,
+            Place::SelfField(_) => "self",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Math {
+    Sin,
+    Cos,
+    Tanh,
+    Exp,
+    Sqrt,
+    Powi2,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CmpOp {
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+}
+
+#[derive(Clone, Debug)]
+pub enum Cond {
+    /// A comparison of two active values (`x > 0.3`).
+    F(Expr, CmpOp, Expr),
+    /// A comparison of integers (`i % 2 == 0`).
+    I(IExpr, CmpOp, IExpr),
+    And(Box<Cond>, Box<Cond>),
+}
+
+/// An argument of a call.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    Val(Expr),
+    Mut(Place),
+}
+
+/// `f64` expressions.
+#[derive(Clone, Debug)]
+pub enum Expr {
+    Lit(f64),
+    Place(Place),
+    IntAsF(IExpr),
+    Neg(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Math(Math, Box<Expr>),
+    /// A call of a free function.
+    Call(String, Vec<Arg>),
+    /// `recv.method(args)` (`ufcs`: `S::method(&recv, args)`) of a `&self` method.
+    MethodCall {
+        recv: String,
+        method: String,
+        args: Vec<Expr>,
+        ufcs: bool,
+    },
+    /// `{ stmts; tail }`.
+    Block(Vec<Stmt>, Box<Expr>),
+    /// `if c { .. } else if .. { .. } else { .. }`, each arm a block with a tail.
+    If(Vec<(Cond, Vec<Stmt>, Expr)>, Vec<Stmt>, Box<Expr>),
+    /// `match scrut { 0 => .., 1 => .., _ => .. }`; `None` is the `_` arm.
+    Match(IExpr, Vec<(Option<u32>, Expr)>),
+    /// `return e` as the value of a match arm (type `!`).
+    Return(Box<Expr>),
+}
+
+/// Aggregate values.
+#[derive(Clone, Debug)]
+pub enum Agg {
+    Tuple(Expr, Expr),
+    Array(Vec<Expr>),
+    /// `[c; 3]`.
+    Repeat(f64),
+    Struct(Expr, Expr),
+    /// `S { a: e, ..base }`.
+    StructUpdate(Fld, Expr, String),
+    /// A copy of another local.
+    Copy(String),
+}
+
+#[derive(Clone, Debug)]
+pub enum Init {
+    F(Expr),
+    I(IExpr),
+    Agg(Agg),
+}
+
+#[derive(Clone, Debug)]
+pub enum Range {
+    /// `lo..hi`
+    Excl(IExpr, IExpr),
+    /// `lo..=hi`
+    Incl(u32, u32),
+    /// `(lo..hi).rev()`
+    Rev(IExpr, IExpr),
+    /// `(lo..hi).step_by(k)`
+    StepBy(IExpr, IExpr, u32),
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    Let {
+        name: String,
+        mutable: bool,
+        ty: Ty,
+        annotate: bool,
+        init: Init,
+    },
+    /// `let (p, q) = t;` or `let [a, b, c] = arr;`
+    LetPat {
+        names: Vec<String>,
+        from: String,
+    },
+    Assign {
+        place: Place,
+        op: Option<BinOp>,
+        rhs: Expr,
+    },
+    /// `t = (..);`, `arr = [..];`, `s = S { .. };`
+    AssignAgg {
+        name: String,
+        rhs: Agg,
+    },
+    /// `k += 1;`
+    Incr(String),
+    /// A call for its effect on `&mut` arguments.
+    Call {
+        func: String,
+        args: Vec<Arg>,
+    },
+    /// `recv.method(args);` or `S::method(&mut recv, args);` (`&mut self` method).
+    MutMethod {
+        recv: String,
+        method: String,
+        args: Vec<Expr>,
+        ufcs: bool,
+    },
+    If {
+        arms: Vec<(Cond, Vec<Stmt>)>,
+        els: Option<Vec<Stmt>>,
+    },
+    Match {
+        scrut: IExpr,
+        arms: Vec<(Option<u32>, Vec<Stmt>)>,
+    },
+    For {
+        var: Option<String>,
+        range: Range,
+        body: Vec<Stmt>,
+        label: Option<String>,
+    },
+    While {
+        cond: Cond,
+        body: Vec<Stmt>,
+        label: Option<String>,
+    },
+    Loop {
+        body: Vec<Stmt>,
+        label: Option<String>,
+    },
+    /// `let name = loop { .. break value; .. };` (the body's `BreakValue`s give the value).
+    LetLoop {
+        name: String,
+        body: Vec<Stmt>,
+    },
+    Block(Vec<Stmt>),
+    Break(Option<String>),
+    BreakValue(Expr),
+    Continue,
+    Return(Option<Expr>),
+}
+
+/// A parameter's type.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PTy {
+    F,
+    MutF,
+    Usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: PTy,
+    pub mutable: bool,
+}
+
+/// The receiver of a method.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Recv {
+    None,
+    Ref,
+    Mut,
+}
+
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub name: String,
+    pub recv: Recv,
+    pub params: Vec<Param>,
+    pub body: Vec<Stmt>,
+    /// The returned value; `None`: returns `()`.
+    pub tail: Option<Expr>,
+}
+
+/// One point at which `check` compares: the inputs and the value of `n`.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub xs: Vec<f64>,
+    pub n: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub seed: u64,
+    pub index: usize,
+    /// Whether the struct `S` and its methods are part of the program.
+    pub has_struct: bool,
+    /// Methods of `S`.
+    pub methods: Vec<Func>,
+    /// Free functions, the tested function `f` last.
+    pub fns: Vec<Func>,
+    pub points: Vec<Point>,
+    /// How the operators are called: with a path (`of: f`, `n` in `at:`) or a closure.
+    pub reverse_by_path: bool,
+    pub forward_by_path: bool,
+}
+
+impl Program {
+    /// The tested function.
+    pub fn f(&self) -> &Func {
+        self.fns.last().expect("f is generated")
+    }
+}

@@ -1,0 +1,127 @@
+//! The program features, each of which can be turned off (`DIFF_FUZZ_FEATURES=-swap,-struct`)
+//! or, for the ones off by default, on (`+retloop`).
+
+/// `(name, on by default, what it generates)`.
+pub const FEATURES: &[(&str, bool, &str)] = &[
+    ("shadow", true, "`let x = x * 2.0;`, also in inner blocks"),
+    ("alias", true, "`let b = a;`"),
+    ("mutcopy", true, "`let mut c = a; c += ..;` then both used"),
+    (
+        "carried",
+        true,
+        "loop-carried variables with equal initial values",
+    ),
+    (
+        "swap",
+        true,
+        "swaps through a temporary and through `swap(&mut a, &mut b)`",
+    ),
+    ("blockassign", true, "`g += { g += x; x * x };`"),
+    (
+        "mutref",
+        true,
+        "`&mut local` passed to differentiable helpers",
+    ),
+    (
+        "mutfield",
+        true,
+        "`&mut t.0`, `&mut s.a`, `&mut arr[1]` passed to helpers",
+    ),
+    (
+        "mutpair",
+        true,
+        "two `&mut` of different fields of one local in one call",
+    ),
+    (
+        "struct",
+        true,
+        "`struct S { a, b }` with `&mut self` and `&self` methods",
+    ),
+    ("tuple", true, "`(f64, f64)` state"),
+    ("array", true, "`[f64; 3]` state"),
+    ("if", true, "`if` / `else if` / `else` statements"),
+    ("ifexpr", true, "`let v = if c { .. } else { .. };`"),
+    ("match", true, "`match i % 3 { .. }`"),
+    ("for", true, "`for` over ranges"),
+    ("ranges", true, "`..=`, `.rev()`, `.step_by(k)` ranges"),
+    ("while", true, "`while` with a counter"),
+    ("loop", true, "`loop` with `break`"),
+    ("nested", true, "nested loops"),
+    ("breakcont", true, "`break` / `continue` inside loops"),
+    ("return", true, "early `return` outside loops"),
+    (
+        "letreturn",
+        true,
+        "`return` as a match or if arm of a `let` initializer",
+    ),
+    ("calls", true, "calls of pure differentiable helpers"),
+    ("n", true, "an inactive `n: usize` parameter"),
+    ("mutparam", true, "`mut x: f64` parameters"),
+    (
+        "retloop",
+        false,
+        "`return` inside loops (not supported yet)",
+    ),
+    (
+        "label",
+        false,
+        "labelled loops and `break 'outer` (not supported yet)",
+    ),
+    (
+        "breakval",
+        false,
+        "`let v = loop { .. break e; };` (not supported yet)",
+    ),
+];
+
+#[derive(Clone, Debug)]
+pub struct Features {
+    on: Vec<bool>,
+}
+
+impl Features {
+    /// The defaults changed by a comma list such as `-struct,+retloop` (a bare name is `+`).
+    pub fn parse(spec: &str) -> Result<Features, String> {
+        let mut on: Vec<bool> = FEATURES.iter().map(|f| f.1).collect();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (value, name) = match item.strip_prefix('-') {
+                Some(n) => (false, n),
+                None => (true, item.strip_prefix('+').unwrap_or(item)),
+            };
+            if name == "all" {
+                on.iter_mut().for_each(|o| *o = value);
+                continue;
+            }
+            match FEATURES.iter().position(|f| f.0 == name) {
+                Some(i) => on[i] = value,
+                None => {
+                    let names: Vec<&str> = FEATURES.iter().map(|f| f.0).collect();
+                    return Err(format!(
+                        "unknown feature `{name}`; known: all, {}",
+                        names.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(Features { on })
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        let i = FEATURES
+            .iter()
+            .position(|f| f.0 == name)
+            .unwrap_or_else(|| panic!("no feature {name}"));
+        self.on[i]
+    }
+
+    /// The features that are on, for the index file.
+    pub fn describe(&self) -> String {
+        FEATURES
+            .iter()
+            .zip(&self.on)
+            .filter(|(_, on)| **on)
+            .map(|(f, _)| f.0)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
