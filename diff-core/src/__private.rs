@@ -4,9 +4,9 @@ use crate::{Differentiable, VectorSpace};
 
 pub use crate::collections::*;
 pub use crate::dense::*;
+/// The partials of the arithmetic operators, for both modes.
+pub use crate::partial;
 pub use crate::support::*;
-/// Forward-mode rules of the operators.
-pub use crate::tangent;
 
 /// Adds `v` into an adjoint slot. `None` means zero.
 #[inline(always)]
@@ -33,12 +33,6 @@ pub fn tadd<T: VectorSpace>(a: Option<T>, b: Option<T>) -> Option<T> {
         (a, None) => a,
         (None, b) => b,
     }
-}
-
-/// Negation of an optional tangent (`None` = zero): `scale(-1.0)`.
-#[inline(always)]
-pub fn tneg<T: VectorSpace>(a: Option<T>) -> Option<T> {
-    a.map(|a| a.scale(-1.0))
 }
 
 /// The unit seed of a scalar result, or the unit tangent of a scalar input.
@@ -90,8 +84,6 @@ mod tests {
         assert_eq!(tadd(Some(1.0), None), Some(1.0));
         assert_eq!(tadd(None, Some(2.0)), Some(2.0));
         assert_eq!(tadd::<f64>(None, None), None);
-        assert_eq!(tneg(Some(2.0f32)), Some(-2.0));
-        assert_eq!(tneg::<f64>(None), None);
     }
 
     #[test]

@@ -18,10 +18,10 @@ mod differentiable;
 mod dual;
 mod dual_float;
 mod inner_product;
+#[doc(hidden)]
+pub mod partial;
 mod real;
 mod support;
-#[doc(hidden)]
-pub mod tangent;
 mod tuples;
 mod vector_space;
 

@@ -132,19 +132,4 @@ pub fn from_f64<T: num_traits::NumCast>(x: f64) -> T {
     }
 }
 
-/// `v` converted to the scalar type of `like` (the adjoint of an `as` cast).
-#[inline(always)]
-pub fn cast_like<S: num_traits::NumCast, T: num_traits::NumCast>(v: T, _like: &S) -> S {
-    match S::from(v) {
-        Some(s) => s,
-        None => panic!("diff: a tangent is not representable in the cast's source type"),
-    }
-}
-
-/// `trunc(a / b)`: minus the derivative of `a % b` with respect to `b`.
-#[inline(always)]
-pub fn rem_quotient<T: num_traits::Float>(a: T, b: T) -> T {
-    (a / b).trunc()
-}
-
 // ---- `hessian!`: forward over reverse, with dual numbers ----

@@ -1,15 +1,13 @@
 //! Differentiability diagnostics: after activity analysis, refuse what would otherwise
 //! compile and compute a wrong derivative.
 use crate::analysis::activity::Activity;
+use crate::errors::Errors;
 use crate::ir::{Function, Inst};
 
-/// All errors, combined; `None` when the function can be differentiated.
-pub fn check(func: &Function, act: &Activity) -> Option<syn::Error> {
-    let mut errors: Option<syn::Error> = None;
-    let mut add = |e: syn::Error| match &mut errors {
-        Some(all) => all.combine(e),
-        None => errors = Some(e),
-    };
+/// Records every refusal in `errors`; returns whether the function can be differentiated.
+pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
+    let before = errors.len();
+    let mut add = |e: syn::Error| errors.push(e);
     for region in &func.regions {
         for stmt in &region.stmts {
             let active = stmt.results.iter().any(|v| act.is_active(*v));
@@ -37,5 +35,5 @@ pub fn check(func: &Function, act: &Activity) -> Option<syn::Error> {
             }
         }
     }
-    errors
+    errors.len() == before
 }

@@ -1,15 +1,16 @@
 //! `#[differentiable]`: the pipeline from the user's function to its companions.
-use crate::analysis::activity::Activity;
 use crate::emit::companion::Companions;
+use crate::errors::Errors;
 use crate::parse::attr::DifferentiableArgs;
 use crate::parse::signature::FnSig;
-use crate::{check, lower};
+use crate::pipeline::{self, Body};
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 
 /// Expands the attribute. On any error the original function is still emitted, with
-/// the errors beside it, so the rest of the crate keeps compiling.
+/// every error beside it and companions of the right signatures (whose bodies are never
+/// run: the crate does not compile), so that callers do not fail again.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let func: syn::ImplItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
@@ -22,42 +23,47 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote! { #err #item };
         }
     };
-    match companions(args, &func) {
-        Ok(companions) => {
-            crate::debug::dump(&companions);
-            quote! { #func #companions }
-        }
-        Err(e) => {
-            let err = e.to_compile_error();
-            quote! { #func #err }
+    let mut errors = Errors::default();
+    let companions = companions(args, &func, &mut errors);
+    if errors.is_empty() {
+        if let Some(companions) = &companions {
+            crate::debug::dump(companions);
         }
     }
+    let errors = errors.to_compile_errors();
+    quote! { #func #errors #companions }
 }
 
-fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStream> {
-    let args = DifferentiableArgs::parse(args)?;
-    let mut sig = FnSig::new(&func.sig, args.wrt.as_ref().map(|w| w.0.as_slice()))?;
+/// The companions, or, after an error, their stand-ins; `None` when even the signature
+/// cannot be read.
+fn companions(
+    args: TokenStream,
+    func: &syn::ImplItemFn,
+    errors: &mut Errors,
+) -> Option<TokenStream> {
+    let args = errors.take(DifferentiableArgs::parse(args))?;
+    let mut sig = errors.take(FnSig::new(
+        &func.sig,
+        args.wrt.as_ref().map(|w| w.0.as_slice()),
+    ))?;
     sig.detached = !looks_like_method(func);
     if let Some(a) = &func.sig.asyncness {
-        return Err(syn::Error::new_spanned(
+        errors.push(syn::Error::new_spanned(
             a,
             "an `async fn` cannot be #[differentiable]",
         ));
+        return None;
     }
-    let output_tangent = sig.output_tangent(func.sig.output.span())?;
-    let pats: Vec<syn::Pat> = sig.params.iter().map(|p| p.pat.clone()).collect();
-    let refs = sig
-        .params
-        .iter()
-        .filter(|p| p.by_ref)
-        .map(|p| p.ident.to_string())
-        .collect();
-    let muts = sig.mutated();
-    let lowered = lower::lower_body(&pats, &func.block, sig.roles.scalars.clone(), refs, muts)?;
-    let act = Activity::analyze(&lowered.func, &sig.wrt());
+    let output_tangent = errors.take(sig.output_tangent(func.sig.output.span()))?;
+    let body = Body::of(&sig, &func.block);
+    let Some(analyzed) = pipeline::analyze(&func.sig.ident.to_string(), body, errors) else {
+        let vis = companion_visibility(func);
+        let items = Companions::stand_ins(&sig, &vis, &output_tangent);
+        return Some(place(func, items));
+    };
     // A function calling itself boxes that call's linear map (`Box<dyn ..>`, which is
     // `'static` for a free function): its type parameters must be `'static` too.
-    let recursive = lowered
+    let recursive = analyzed
         .func
         .regions
         .iter()
@@ -81,34 +87,39 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
                 .push(syn::parse_quote!(#t: 'static));
         }
     }
-    if let Some(e) = check::check(&lowered.func, &act) {
-        return Err(e);
-    }
-    if looks_like_method(func) {
-        let companions = Companions {
-            sig: &sig,
-            vis: &func.vis,
-            func: &lowered.func,
-            act: &act,
-            items: &lowered.items,
-        };
-        return Ok(companions.emit(&output_tangent).into_token_stream());
-    }
-    // A free function: the companions live in a hidden module, glob-imported, so that a
-    // registered derivative (`#[derivative(of = f)]`, an item of the same name) shadows
-    // them and takes precedence over differentiating the body.
-    let public: syn::Visibility = syn::parse_quote!(pub);
+    let vis = companion_visibility(func);
     let companions = Companions {
         sig: &sig,
-        vis: &public,
-        func: &lowered.func,
-        act: &act,
-        items: &lowered.items,
+        vis: &vis,
+        func: &analyzed.func,
+        act: &analyzed.act,
+        maps: &analyzed.maps,
+        items: &analyzed.items,
     };
-    let items = companions.emit(&output_tangent);
+    Some(place(func, companions.emit(&output_tangent)))
+}
+
+/// The companions' visibility: the method's own in an `impl`; `pub` inside the hidden
+/// module of a free function (the `use` re-exporting them carries the function's).
+fn companion_visibility(func: &syn::ImplItemFn) -> syn::Visibility {
+    if looks_like_method(func) {
+        func.vis.clone()
+    } else {
+        syn::parse_quote!(pub)
+    }
+}
+
+/// Puts the companion items where the function's callers find them: beside a method in
+/// its `impl`; for a free function, in a hidden module, glob-imported, so that a
+/// registered derivative (`#[derivative(of = f)]`, an item of the same name) shadows them
+/// and takes precedence over differentiating the body.
+fn place(func: &syn::ImplItemFn, items: TokenStream) -> TokenStream {
+    if looks_like_method(func) {
+        return items;
+    }
     let m = quote::format_ident!("__diff_{}", func.sig.ident);
     let vis = &func.vis;
-    Ok(quote! {
+    quote! {
         #[doc(hidden)]
         #[allow(non_snake_case)]
         mod #m {
@@ -119,7 +130,7 @@ fn companions(args: TokenStream, func: &syn::ImplItemFn) -> syn::Result<TokenStr
         #[doc(hidden)]
         #[allow(unused_imports)]
         #vis use #m::*;
-    })
+    }
 }
 
 /// Whether `func` is (most likely) an associated function in an `impl` block: it has a

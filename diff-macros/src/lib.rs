@@ -10,11 +10,15 @@ mod debug;
 mod derive;
 mod differentiable;
 mod emit;
+mod errors;
 mod ir;
 mod linear_map;
+mod linearization;
 mod lower;
 mod operators;
 mod parse;
+mod pipeline;
+mod print;
 mod registration;
 
 use proc_macro::TokenStream;

@@ -3,7 +3,8 @@
 //! emission"). Fields are generic type parameters, so rustc infers their types.
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Mode};
-use crate::ir::{BinOp, Function, Inst, RegionId, Stmt, Value};
+use crate::ir::{Function, Inst, RegionId, Value};
+use crate::linearization::rule;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
@@ -39,98 +40,103 @@ impl Saved {
     }
 }
 
-/// What the derivative rule of one active statement reads.
-fn needs(func: &Function, stmt: &Stmt, act: &Activity) -> Vec<Saved> {
-    let res = stmt.results.first().copied();
-    match &stmt.inst {
-        Inst::Binary(BinOp::Mul, a, b) => {
-            let mut out = Vec::new();
-            if act.is_active(*a) {
-                out.push(Saved::Value(*b));
+/// What every region's linear map holds, computed once per function from the rules'
+/// reads (`linearization.rs`). The emitters only read it.
+#[derive(Clone, Debug, Default)]
+pub struct LinearMaps {
+    /// Per region (indexed by id): the fields of its struct.
+    saved: Vec<Vec<Saved>>,
+    /// Per region: the constants its rules read, evaluated again instead of saved.
+    constants: Vec<Vec<(Value, TokenStream)>>,
+    /// Every shape, marker and value saved anywhere.
+    parts: Vec<Saved>,
+}
+
+impl LinearMaps {
+    /// Collects every active statement's reads into the region defining what is read: a
+    /// value is saved once, where it is defined, so a loop-invariant value is not copied
+    /// onto the tape at every iteration.
+    pub fn analyze(func: &Function, act: &Activity) -> LinearMaps {
+        let n = func.regions.len();
+        let mut defined_in = HashMap::new();
+        for (i, region) in func.regions.iter().enumerate() {
+            let r = RegionId(i as u32);
+            let defined = region
+                .params
+                .iter()
+                .chain(region.stmts.iter().flat_map(|s| s.results.iter()));
+            for v in defined {
+                defined_in.insert(*v, r);
             }
-            if act.is_active(*b) {
-                out.push(Saved::Value(*a));
+        }
+        let mut needed: Vec<Vec<Saved>> = vec![Vec::new(); n];
+        for q in all_regions(func) {
+            for stmt in &func.region(q).stmts {
+                if !stmt.results.iter().any(|v| act.is_active(*v)) {
+                    continue;
+                }
+                let Some(rule) = rule(stmt) else { continue };
+                for read in rule.reads(func, stmt, act) {
+                    let home = match read {
+                        Saved::Value(v) | Saved::Callee(v) | Saved::Shape(v) | Saved::Marker(v) => {
+                            defined_in.get(&v).copied()
+                        }
+                        Saved::Pred(_) | Saved::Tape(_) => Some(q),
+                    };
+                    if let Some(home) = home {
+                        let list = &mut needed[home.0 as usize];
+                        if !list.contains(&read) {
+                            list.push(read);
+                        }
+                    }
+                }
             }
-            out
         }
-        Inst::Binary(BinOp::Div, _, b) if act.is_active(*b) => {
-            vec![
-                Saved::Value(*b),
-                Saved::Value(res.expect("div has a result")),
-            ]
+        let mut maps = LinearMaps {
+            saved: vec![Vec::new(); n],
+            constants: vec![Vec::new(); n],
+            parts: Vec::new(),
+        };
+        for (r, list) in needed.into_iter().enumerate() {
+            for read in list {
+                if matches!(read, Saved::Shape(_) | Saved::Marker(_) | Saved::Value(_))
+                    && !maps.parts.contains(&read)
+                {
+                    maps.parts.push(read);
+                }
+                match read {
+                    Saved::Value(v) => match constant(func, v) {
+                        Some(t) => maps.constants[r].push((v, t)),
+                        None => maps.saved[r].push(read),
+                    },
+                    _ => maps.saved[r].push(read),
+                }
+            }
         }
-        Inst::Binary(BinOp::Div, _, b) => vec![Saved::Value(*b)],
-        Inst::Binary(BinOp::Rem, a, b) if act.is_active(*b) => {
-            vec![Saved::Value(*a), Saved::Value(*b)]
-        }
-        Inst::Call(..) | Inst::CallMut(..) => vec![Saved::Callee(res.expect("call has a result"))],
-        Inst::Field(base, _) => vec![Saved::Marker(*base)],
-        Inst::Struct(..) | Inst::Tuple(..) | Inst::SetField(..) => {
-            vec![Saved::Marker(res.expect("a result"))]
-        }
-        Inst::Cast(a, _) => vec![Saved::Value(*a)],
-        Inst::SetIndex(_, i, _) => vec![Saved::Value(*i), Saved::Shape(res.expect("a result"))],
-        Inst::Index(base, index) => vec![Saved::Shape(*base), Saved::Value(*index)],
-        Inst::For { init, body, .. } => {
-            // A carried value with no tangent before the loop (forward) or no adjoint
-            // after it (reverse) starts from an empty slot, typed by its initial value's
-            // marker.
-            let params = &func.region(*body).params;
-            let mut out = vec![Saved::Tape(*body)];
-            out.extend(
-                (0..init.len())
-                    .filter(|i| {
-                        let carried = act.is_active(stmt.results[*i]) || act.is_active(params[*i]);
-                        carried && !(act.is_active(stmt.results[*i]) && act.is_active(init[*i]))
-                    })
-                    .map(|i| Saved::Marker(init[i])),
-            );
-            out
-        }
-        _ => match stmt.inst.regions().first() {
-            Some(r) => vec![Saved::Pred(*r)],
-            None => vec![],
-        },
+        maps
     }
-}
 
-/// Where each value is defined (a statement's region, or the region it is a parameter of).
-fn defining_regions(func: &Function) -> HashMap<Value, RegionId> {
-    let mut defs = HashMap::new();
-    for (i, region) in func.regions.iter().enumerate() {
-        let r = RegionId(i as u32);
-        for p in &region.params {
-            defs.insert(*p, r);
-        }
-        for stmt in &region.stmts {
-            for v in &stmt.results {
-                defs.insert(*v, r);
-            }
-        }
+    /// What region `r`'s struct holds: everything the rules in `r` and in the regions
+    /// nested in it read that is defined in `r` itself, constants excepted.
+    pub fn saved(&self, r: RegionId) -> &[Saved] {
+        &self.saved[r.0 as usize]
     }
-    defs
-}
 
-/// What region `r`'s struct holds: everything the rules in `r` and in the regions nested
-/// in it read that is defined in `r` itself. A value is saved once, where it is defined:
-/// a loop-invariant value is not copied onto the tape at every iteration.
-pub fn saved(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
-    needed(func, act, r)
-        .into_iter()
-        .filter(|s| !matches!(s, Saved::Value(v) if constant(func, *v).is_some()))
-        .collect()
-}
+    /// The constants (literals, paths to consts) the rules in `r` and below read, defined
+    /// in `r`: they are not saved but evaluated again where the linear map starts `r`.
+    pub fn rematerialized(&self, r: RegionId) -> &[(Value, TokenStream)] {
+        &self.constants[r.0 as usize]
+    }
 
-/// The constants (literals, paths to consts) the rules in `r` and below read, defined in
-/// `r`: they are not saved but evaluated again where the linear map starts `r`.
-pub fn rematerialized(func: &Function, act: &Activity, r: RegionId) -> Vec<(Value, TokenStream)> {
-    needed(func, act, r)
-        .into_iter()
-        .filter_map(|s| match s {
-            Saved::Value(v) => constant(func, v).map(|t| (v, t)),
-            _ => None,
-        })
-        .collect()
+    /// Whether some linear map reads `part` (a shape, a marker or a value).
+    pub fn reads(&self, part: Saved) -> bool {
+        self.parts.contains(&part)
+    }
+
+    /// Every shape, marker and saved value any linear map reads.
+    pub fn parts(&self) -> &[Saved] {
+        &self.parts
+    }
 }
 
 /// The tokens of `v` when it is a constant.
@@ -139,47 +145,6 @@ fn constant(func: &Function, v: Value) -> Option<TokenStream> {
         Some(Inst::Const(t)) => Some(t.clone()),
         _ => None,
     }
-}
-
-fn needed(func: &Function, act: &Activity, r: RegionId) -> Vec<Saved> {
-    let defs = defining_regions(func);
-    let mut out = Vec::new();
-    let mut stack = vec![r];
-    while let Some(q) = stack.pop() {
-        for stmt in &func.region(q).stmts {
-            stack.extend(stmt.inst.regions());
-            if !stmt.results.iter().any(|v| act.is_active(*v)) {
-                continue;
-            }
-            for need in needs(func, stmt, act) {
-                let here = match need {
-                    Saved::Value(v) | Saved::Callee(v) | Saved::Shape(v) | Saved::Marker(v) => {
-                        defs.get(&v) == Some(&r)
-                    }
-                    Saved::Pred(_) | Saved::Tape(_) => q == r,
-                };
-                if here && !out.contains(&need) {
-                    out.push(need);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Every shape, marker and saved value any linear map reads.
-pub fn parts(func: &Function, act: &Activity) -> Vec<Saved> {
-    let mut out = Vec::new();
-    for r in all_regions(func) {
-        for s in needed(func, act, r) {
-            if matches!(s, Saved::Shape(_) | Saved::Marker(_) | Saved::Value(_))
-                && !out.contains(&s)
-            {
-                out.push(s);
-            }
-        }
-    }
-    out
 }
 
 /// Every region of the function that gets a struct, in order.
@@ -196,14 +161,11 @@ pub fn all_regions(func: &Function) -> Vec<RegionId> {
 }
 
 /// The struct definitions of all regions and the predecessor enums of all `if`s.
-pub fn definitions(func: &Function, act: &Activity, mode: Mode) -> TokenStream {
+pub fn definitions(func: &Function, maps: &LinearMaps, mode: Mode) -> TokenStream {
     let mut out = TokenStream::new();
     for r in all_regions(func) {
         let name = names::region_struct(r, mode);
-        let fields: Vec<Ident> = saved(func, act, r)
-            .iter()
-            .map(|s| s.ident(func, mode))
-            .collect();
+        let fields: Vec<Ident> = maps.saved(r).iter().map(|s| s.ident(func, mode)).collect();
         let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("T{}", i)).collect();
         out.extend(quote! {
             struct #name<#(#params),*> { #(#fields: #params),* }
@@ -223,9 +185,9 @@ pub fn definitions(func: &Function, act: &Activity, mode: Mode) -> TokenStream {
 
 /// `Name { field, ... }`: the pattern that takes region `r`'s struct apart into locals
 /// named like its fields.
-pub fn pattern(func: &Function, act: &Activity, r: RegionId, mode: Mode) -> TokenStream {
+pub fn pattern(func: &Function, maps: &LinearMaps, r: RegionId, mode: Mode) -> TokenStream {
     let name = names::region_struct(r, mode);
-    let fields = saved(func, act, r).into_iter().map(|s| s.ident(func, mode));
+    let fields = maps.saved(r).iter().map(|s| s.ident(func, mode));
     quote! { #name { #(#fields),* } }
 }
 
@@ -233,7 +195,7 @@ pub fn pattern(func: &Function, act: &Activity, r: RegionId, mode: Mode) -> Toke
 /// expression of a primal value, as saved (`true`) or as read in place.
 pub fn construct(
     func: &Function,
-    act: &Activity,
+    maps: &LinearMaps,
     r: RegionId,
     mode: Mode,
     value: impl Fn(Value, bool) -> TokenStream,
@@ -241,11 +203,12 @@ pub fn construct(
     let name = names::region_struct(r, mode);
     // Fields are evaluated in order: the ones read through a place (`p[i]`, `s.f`) and
     // the handles first, then the owned values that may move (`p` itself).
-    let mut fields: Vec<(bool, TokenStream)> = saved(func, act, r)
-        .into_iter()
+    let mut fields: Vec<(bool, TokenStream)> = maps
+        .saved(r)
+        .iter()
         .map(|s| {
             let field = s.ident(func, mode);
-            match s {
+            match *s {
                 Saved::Value(v) => {
                     let e = value(v, true);
                     let owned = field == e.to_string();

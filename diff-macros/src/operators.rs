@@ -3,10 +3,10 @@
 //! `of:` is a path to a differentiable function (its user-shaped companions
 //! `__pullback_f` / `__differential_f` are called), or a closure literal, which is
 //! lowered and differentiated in place like a function body.
-use crate::analysis::activity::Activity;
 use crate::emit::companion::{body_parts, ident_for};
 use crate::emit::names::{ident, Mode};
-use crate::lower;
+use crate::errors::Errors;
+use crate::pipeline::{self, Body};
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use syn::parse::{Parse, ParseStream};
@@ -207,18 +207,40 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
         brace_token: Default::default(),
         stmts: vec![syn::Stmt::Expr((*c.body).clone(), None)],
     };
-    let lowered = lower::lower_body(&pats, &block, Vec::new(), Vec::new(), Vec::new())?;
-    let wrt: Vec<usize> = (0..ins.len()).collect();
-    let act = Activity::analyze(&lowered.func, &wrt);
-    if let Some(e) = crate::check::check(&lowered.func, &act) {
-        return Err(e);
-    }
+    let body = Body {
+        params: pats,
+        block: &block,
+        scalars: Vec::new(),
+        by_ref: Vec::new(),
+        mutated: Vec::new(),
+        wrt: (0..ins.len()).collect(),
+    };
+    let mut errors = Errors::default();
+    let analyzed = match (
+        pipeline::analyze("closure", body, &mut errors),
+        errors.into_result(),
+    ) {
+        (Some(analyzed), Ok(())) => analyzed,
+        (_, Err(e)) => return Err(e),
+        (None, Ok(())) => return Err(syn::Error::new_spanned(
+            c,
+            "internal error in diff: the closure was refused without a reason; please report it",
+        )),
+    };
     let args: Vec<Ident> = (0..ins.len())
         .map(|i| ident(&format!("__input{i}")))
         .collect();
     let params: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
     let mode = op.mode();
-    let (stmts, inner) = body_parts(&lowered.func, &act, mode, params, ins.len(), &lowered.items);
+    let (stmts, inner) = body_parts(
+        &analyzed.func,
+        &analyzed.act,
+        &analyzed.maps,
+        mode,
+        params,
+        ins.len(),
+        &analyzed.items,
+    );
     let rt = quote!(::diff::__private);
     let zeros: Vec<TokenStream> = ins
         .iter()

@@ -7,7 +7,7 @@ use super::names::{self, Mode};
 use super::primal::{Emitter, Recursion};
 use crate::analysis::activity::Activity;
 use crate::ir::{Function, Value};
-use crate::linear_map;
+use crate::linear_map::{self, LinearMaps};
 use crate::parse::signature::FnSig;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -17,37 +17,38 @@ use quote::quote;
 pub fn body_parts(
     func: &Function,
     act: &Activity,
+    maps: &LinearMaps,
     mode: Mode,
     params: Vec<TokenStream>,
     slots: usize,
     items: &[syn::Item],
 ) -> (TokenStream, TokenStream) {
-    body_parts_with(func, act, mode, params, slots, items, None)
+    body_parts_with(func, (act, maps), mode, params, slots, items, None)
 }
 
 /// [`body_parts`] for a function that may call itself.
 pub fn body_parts_with(
     func: &Function,
-    act: &Activity,
+    (act, maps): (&Activity, &LinearMaps),
     mode: Mode,
     params: Vec<TokenStream>,
     slots: usize,
     items: &[syn::Item],
     recursion: Option<Recursion>,
 ) -> (TokenStream, TokenStream) {
-    let mut e = Emitter::new(func, act, mode, params);
+    let mut e = Emitter::new(func, act, maps, mode, params);
     e.recursion = recursion;
     let entry = func.entry();
-    let defs = linear_map::definitions(func, act, mode);
+    let defs = linear_map::definitions(func, maps, mode);
     let primal = e.primal_region(entry);
-    let built = linear_map::construct(func, act, entry, mode, |v, saved| {
+    let built = linear_map::construct(func, maps, entry, mode, |v, saved| {
         if saved {
             e.saved_expr(v)
         } else {
             e.expr(v)
         }
     });
-    let pat = linear_map::pattern(func, act, entry, mode);
+    let pat = linear_map::pattern(func, maps, entry, mode);
     let ret = func.region(entry).yields[0];
     let ret_expr = e.expr(ret);
     let lin = names::ident("linear_map");
@@ -147,6 +148,7 @@ pub struct Companions<'a> {
     pub vis: &'a syn::Visibility,
     pub func: &'a Function,
     pub act: &'a Activity,
+    pub maps: &'a LinearMaps,
     pub items: &'a [syn::Item],
 }
 
@@ -191,7 +193,7 @@ impl Companions<'_> {
             quote!(::std::boxed::Box<dyn ::core::ops::FnOnce((#(#slots,)*)) -> #dout #caps>);
         let (st, r) = body_parts_with(
             self.func,
-            self.act,
+            (self.act, self.maps),
             Mode::Vjp,
             params.clone(),
             n,
@@ -202,7 +204,7 @@ impl Companions<'_> {
         let vjp_body = quote! { let _ = #original; #st #r };
         let (st, r) = body_parts_with(
             self.func,
-            self.act,
+            (self.act, self.maps),
             Mode::Jvp,
             params,
             n,
@@ -226,6 +228,43 @@ impl Companions<'_> {
         quote! {
             #vjp { #vjp_body }
             #jvp { #jvp_body }
+            #pullback
+            #differential
+        }
+    }
+}
+
+impl Companions<'_> {
+    /// After an error: the four items with the signatures the function's callers expect,
+    /// whose bodies never run (the crate does not compile), so that the one error is
+    /// not followed by a missing `__vjp_f` at every caller.
+    pub fn stand_ins(
+        sig: &FnSig,
+        vis: &syn::Visibility,
+        output_tangent: &TokenStream,
+    ) -> TokenStream {
+        let sh = Shapes {
+            sig,
+            vis,
+            in_impl: false,
+        };
+        let stand_in = quote! {
+            { (::core::unreachable!(), move |_| ::core::unreachable!()) }
+        };
+        let vjp = sh.header(
+            names::companion(&sig.ident, Mode::Vjp),
+            sh.vjp_type(output_tangent),
+        );
+        let jvp = sh.header(
+            names::companion(&sig.ident, Mode::Jvp),
+            sh.jvp_type(output_tangent),
+        );
+        let mutates = !sig.mutated().is_empty();
+        let pullback = (!mutates).then(|| sh.user_pullback(output_tangent));
+        let differential = (!mutates).then(|| sh.user_differential(output_tangent));
+        quote! {
+            #vjp #stand_in
+            #jvp #stand_in
             #pullback
             #differential
         }
@@ -277,7 +316,7 @@ impl Shapes<'_> {
         quote! {
             #[doc(hidden)]
             #[inline]
-            #[allow(dead_code, unused_mut, unused_variables, unused_parens, non_snake_case, clippy::all, clippy::pedantic)]
+            #[allow(dead_code, unreachable_code, unused_mut, unused_variables, unused_parens, non_snake_case, clippy::all, clippy::pedantic)]
             #vis fn #name #gen (#(#decls),*) -> #ret #wher
         }
     }

@@ -1,11 +1,12 @@
 //! Forward mode: the differential runs each region's statements forwards on tangents
 //! (`Option`, None is zero), reading the same structs as the pullback.
 //!
-//! Each rule documents its `Original:` and `Tangent:` forms.
+//! The rules are `linearization.rs`'s, applied to tangents.
 use super::primal::Emitter;
 use crate::emit::names;
-use crate::ir::{BinOp, Inst, RegionId, Stmt, Value};
+use crate::ir::{RegionId, Stmt, Value};
 use crate::linear_map;
+use crate::linearization::{self, Build, Part, Partial, Rule};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
@@ -41,186 +42,159 @@ impl Emitter<'_> {
         if !stmt.results.iter().any(|v| self.act.is_active(*v)) {
             return TokenStream::new();
         }
+        let Some(rule) = linearization::rule(stmt) else {
+            return TokenStream::new();
+        };
         let res = stmt.results[0];
         let d = self.dname(res);
-        let e = match &stmt.inst {
-            // Original: p = param i. Tangent: the input tangent i.
-            Inst::Param(i) => {
+        let e = match rule {
+            Rule::Zero => return TokenStream::new(),
+            Rule::Branch(_) => return self.tangent_branches(stmt),
+            Rule::Loop { init, body } => return self.tangent_for(stmt, init, body),
+            Rule::CallMut(args) => return self.tangent_call_mut(stmt, args),
+            rule => self.apply(rule, res),
+        };
+        quote! { let #d = #e; }
+    }
+
+    /// A rule applied to the operands' tangents: the result's tangent, as an expression.
+    fn apply(&self, rule: Rule<'_>, res: Value) -> TokenStream {
+        match rule {
+            // p = parameter i: the input tangent i.
+            Rule::Input(i) => {
                 let input = names::ident(&format!("d_in{i}"));
                 quote!(#input)
             }
-            // Original: y = a + b. Tangent: da + db.
-            Inst::Binary(BinOp::Add, a, b) => {
-                self.sum(*a, ("tid", quote!()), *b, ("tid", quote!()))
+            // dy = Σ ∂y/∂x · dx over the active operands.
+            Rule::Scalar(terms) => terms
+                .into_iter()
+                .filter(|(x, _)| self.act.is_active(*x))
+                .map(|(x, p)| {
+                    let t = self.tan(x);
+                    if p == Partial::One {
+                        return t;
+                    }
+                    let dx = names::ident("dx");
+                    let applied = p.apply(quote!(#dx), |v| self.name(v));
+                    quote! { ::diff::__private::partial::map(#t, |#dx| #applied) }
+                })
+                .reduce(|sum, term| quote! { ::diff::__private::tadd(#sum, #term) })
+                .unwrap_or_else(|| quote!(::core::option::Option::None)),
+            // y = &a, *a, a copy of *a: da.
+            Rule::Identity(a) => self.tan(a),
+            // y = a as F: da as F.
+            Rule::Cast(a, ty) => {
+                let t = self.tan(a);
+                quote! { ::diff::__private::partial::map(#t, ::diff::__private::partial::cast::<#ty, _>) }
             }
-            // Original: y = a - b. Tangent: da - db.
-            Inst::Binary(BinOp::Sub, a, b) => {
-                self.sum(*a, ("tid", quote!()), *b, ("tneg", quote!()))
+            // y = a.m: da.m.
+            Rule::Read(a, Part::Field(member)) => {
+                let t = names::tangent(self.func, a);
+                quote! { #t.as_ref().map(|x| ::core::clone::Clone::clone(&x.#member)) }
             }
-            // Original: y = a * b. Tangent: da * b + a * db.
-            Inst::Binary(BinOp::Mul, a, b) => {
-                let (na, nb) = (self.name(*a), self.name(*b));
-                self.sum(*a, ("tmul_r", quote!(#nb)), *b, ("tmul_l", quote!(#na)))
+            // y = a[i]: da[i].
+            Rule::Read(a, Part::Element(i)) => {
+                let (t, ni) = (names::tangent(self.func, a), self.name(i));
+                quote! { ::diff::__private::index_tangent(&#t, #ni) }
             }
-            // Original: y = a / b. Tangent: da / b - y * db / b.
-            Inst::Binary(BinOp::Div, a, b) => {
-                let (nb, ny) = (self.name(*b), self.name(res));
-                self.sum(
-                    *a,
-                    ("tdiv", quote!(#nb)),
-                    *b,
-                    ("tdiv_den", quote!(#ny, #nb)),
-                )
-            }
-            // Original: y = a % b. Tangent: da - db * trunc(a / b).
-            Inst::Binary(BinOp::Rem, a, b) => {
-                let (na, nb) = (self.name(*a), self.name(*b));
-                self.sum(*a, ("tid", quote!()), *b, ("trem_den", quote!(#na, #nb)))
-            }
-            // Original: y = -a. Tangent: -da.
-            Inst::Neg(a) => {
-                let t = self.tan(*a);
-                quote! { ::diff::__private::tangent::tneg(#t) }
-            }
-            // Original: y = a as F. Tangent: da as F.
-            Inst::Cast(a, ty) => {
-                let t = self.tan(*a);
-                quote! { ::diff::__private::tangent::tcast::<_, #ty>(#t) }
-            }
-            // Original: y = S { m: v, .. }. Tangent: zero with .m = dv for active fields.
-            Inst::Struct(_, fields) => {
-                let m = names::marker(self.func, res);
-                let sets =
-                    fields
-                        .iter()
-                        .filter(|(_, v)| self.act.is_active(*v))
-                        .map(|(member, v)| {
-                            let t = self.tan(*v);
-                            quote! { d.#member = #t.unwrap_or_else(::diff::VectorSpace::zero); }
-                        });
-                quote! { { let mut d = ::diff::__private::zero_marked(#m); #(#sets)* ::core::option::Option::Some(d) } }
-            }
-            // Original: y = b with y.m = v. Tangent: db with .m = dv.
-            Inst::SetField(b, m, v) => {
-                let (tb, tv, mk) = (self.tan(*b), self.tan(*v), names::marker(self.func, res));
+            // y = b with y.m = v: db with .m = dv.
+            Rule::Write(b, Part::Field(m), v) => {
+                let (tb, tv, mk) = (self.tan(b), self.tan(v), names::marker(self.func, res));
                 quote! { {
                     let mut d = ::diff::__private::same_as(#mk, #tb.unwrap_or_else(::diff::VectorSpace::zero));
                     d.#m = #tv.unwrap_or_else(::diff::VectorSpace::zero);
                     ::core::option::Option::Some(d)
                 } }
             }
-            // Original: y = b with y[i] = v. Tangent: db with [i] = dv.
-            Inst::SetIndex(b, i, v) => {
+            // y = b with y[i] = v: db with [i] = dv.
+            Rule::Write(b, Part::Element(i), v) => {
                 let (tb, tv, ni, shape) = (
-                    self.tan(*b),
-                    self.tan(*v),
-                    self.name(*i),
+                    self.tan(b),
+                    self.tan(v),
+                    self.name(i),
                     names::shape(self.func, res),
                 );
                 quote! { ::core::option::Option::Some(::diff::__private::set_at(#tb, #shape, #ni, #tv)) }
             }
-            // Original: y = &a, *a, a copy of *a. Tangent: da.
-            Inst::Load(a) => self.tan(*a),
-            // Original: (y, df) = f_jvp(.., &mut m, ..). Tangent: (dy, dm..) = df((dargs..)).
-            Inst::CallMut(_, args, _) => {
-                let df = names::handle(self.func, res, self.mode);
-                let ts = args.iter().map(|a| {
-                    if self.act.is_active(*a) {
-                        self.tan(*a)
-                    } else {
-                        quote!(::core::default::Default::default())
-                    }
-                });
-                let outs = stmt.results.iter().map(|r| {
-                    if self.act.is_active(*r) {
-                        let d = self.dname(*r);
-                        quote!(#d)
-                    } else {
-                        quote!(_)
-                    }
-                });
-                return quote! { let (#(#outs,)*) = #df((#(#ts,)*)); };
+            // y = S { m: v, .. }: zero with .m = dv for the active fields.
+            Rule::Build(Build::Struct(fields)) => {
+                let sets = fields.iter().map(|(member, v)| (quote!(#member), *v));
+                self.build_from_zero(res, sets)
             }
-            // Original: y = &a, *a. Tangent: da.
-            Inst::Ref(a, _) | Inst::Deref(a) => self.tan(*a),
-            // Original: (y, df) = f_jvp(args). Tangent: df((dargs..)).
-            Inst::Call(_, args) => {
-                let df = names::handle(self.func, res, self.mode);
-                let ts = args.iter().map(|a| {
-                    if self.act.is_active(*a) {
-                        self.tan(*a)
-                    } else {
-                        quote!(::core::default::Default::default())
-                    }
+            // y = (a, b): (da, db), from a zero of the tuple's tangent type, so that the
+            // inactive parts are typed.
+            Rule::Build(Build::Tuple(vs)) => {
+                let sets = vs.iter().enumerate().map(|(i, v)| {
+                    let i = syn::Index::from(i);
+                    (quote!(#i), *v)
                 });
-                quote! { #df((#(#ts,)*)) }
+                self.build_from_zero(res, sets)
             }
-            // Original: y = (a, b). Tangent: (da, db), with zeros for inactive parts.
-            Inst::Tuple(vs) => {
-                // From a zero of the tuple's tangent type, so inactive parts are typed.
-                let m = names::marker(self.func, res);
-                let sets = vs
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, v)| self.act.is_active(**v))
-                    .map(|(i, v)| {
-                        let (t, i) = (self.tan(*v), syn::Index::from(i));
-                        quote! { d.#i = #t.unwrap_or_else(::diff::VectorSpace::zero); }
-                    });
-                quote! { { let mut d = ::diff::__private::zero_marked(#m); #(#sets)* ::core::option::Option::Some(d) } }
-            }
-            // Original: y = [a, b] / vec![a, b]. Tangent: [da, db], zeros for inactive parts.
-            Inst::Array(vs, is_vec) => {
+            // y = [a, b] / vec![a, b]: [da, db], zeros for inactive parts.
+            Rule::Build(Build::Array(vs) | Build::Vec(vs)) => {
                 let ts = vs.iter().map(|v| {
                     let t = self.tan(*v);
                     quote! { #t.unwrap_or_else(::diff::VectorSpace::zero) }
                 });
-                if *is_vec {
+                if matches!(rule, Rule::Build(Build::Vec(_))) {
                     quote! { ::core::option::Option::Some(::std::vec![#(#ts),*]) }
                 } else {
                     quote! { ::core::option::Option::Some([#(#ts),*]) }
                 }
             }
-            // Original: y = a.m / a[i]. Tangent: da.m / da[i].
-            Inst::Field(a, member) => {
-                let t = names::tangent(self.func, *a);
-                quote! { #t.as_ref().map(|x| ::core::clone::Clone::clone(&x.#member)) }
+            // (y, df) = f_jvp(args): df((dargs..)).
+            Rule::Call(args) => {
+                let df = names::handle(self.func, res, self.mode);
+                let ts = self.arg_tangents(args);
+                quote! { #df((#(#ts,)*)) }
             }
-            Inst::Index(a, i) => {
-                let (t, ni) = (names::tangent(self.func, *a), self.name(*i));
-                quote! { ::diff::__private::index_tangent(&#t, #ni) }
+            Rule::Zero | Rule::CallMut(_) | Rule::Branch(_) | Rule::Loop { .. } => {
+                quote!(::core::option::Option::None)
             }
-            Inst::If { .. } | Inst::Match { .. } => return self.tangent_branches(stmt),
-            Inst::For { init, body, .. } => return self.tangent_for(stmt, init, *body),
-            Inst::Opaque(_) | Inst::Const(_) | Inst::NoDerivative(_) => return TokenStream::new(),
-        };
-        quote! { let #d = #e; }
+        }
     }
 
-    /// `f(da) + g(db)` over optional tangents, for whichever operands are active.
-    ///
-    /// `fa`/`fb` name a helper of `diff_core::__private::tangent` and its extra arguments:
-    /// `("tmul_r", b)` is `da.map(|x| x * b)`, a generic function so that rustc need not
-    /// know the tangent's type where it is called.
-    fn sum(
+    /// `Some(d)` where `d` is a zero of `res`'s tangent type with the given parts set to
+    /// the active values' tangents.
+    fn build_from_zero(
         &self,
-        a: Value,
-        fa: (&str, TokenStream),
-        b: Value,
-        fb: (&str, TokenStream),
+        res: Value,
+        parts: impl Iterator<Item = (TokenStream, Value)>,
     ) -> TokenStream {
-        let call = |v: Value, (name, args): (&str, TokenStream)| {
-            let (t, f) = (self.tan(v), names::ident(name));
-            quote! { ::diff::__private::tangent::#f(#t, #args) }
-        };
-        match (self.act.is_active(a), self.act.is_active(b)) {
-            (true, true) => {
-                let (x, y) = (call(a, fa), call(b, fb));
-                quote! { ::diff::__private::tadd(#x, #y) }
+        let m = names::marker(self.func, res);
+        let sets = parts
+            .filter(|(_, v)| self.act.is_active(*v))
+            .map(|(member, v)| {
+                let t = self.tan(v);
+                quote! { d.#member = #t.unwrap_or_else(::diff::VectorSpace::zero); }
+            });
+        quote! { { let mut d = ::diff::__private::zero_marked(#m); #(#sets)* ::core::option::Option::Some(d) } }
+    }
+
+    /// The arguments' tangents, a default (an empty slot, or `()`) for inactive ones.
+    fn arg_tangents<'v>(&'v self, args: &'v [Value]) -> impl Iterator<Item = TokenStream> + 'v {
+        args.iter().map(|a| {
+            if self.act.is_active(*a) {
+                self.tan(*a)
+            } else {
+                quote!(::core::default::Default::default())
             }
-            (true, false) => call(a, fa),
-            _ => call(b, fb),
-        }
+        })
+    }
+
+    /// (y, df) = f_jvp(.., &mut m, ..): (dy, dm..) = df((dargs..)).
+    fn tangent_call_mut(&self, stmt: &Stmt, args: &[Value]) -> TokenStream {
+        let df = names::handle(self.func, stmt.results[0], self.mode);
+        let ts = self.arg_tangents(args);
+        let outs = stmt.results.iter().map(|r| {
+            if self.act.is_active(*r) {
+                let d = self.dname(*r);
+                quote!(#d)
+            } else {
+                quote!(_)
+            }
+        });
+        quote! { let (#(#outs,)*) = #df((#(#ts,)*)); }
     }
 
     /// Original: `(r.., pred) = if ..` or `match ..`. Tangent: match the predecessor and
@@ -233,7 +207,7 @@ impl Emitter<'_> {
             .collect();
         let ds = active.iter().map(|i| self.dname(stmt.results[*i]));
         let arms = branches.iter().enumerate().map(|(k, r)| {
-            let pat = linear_map::pattern(self.func, self.act, *r, self.mode);
+            let pat = linear_map::pattern(self.func, self.maps, *r, self.mode);
             let code = self.tangent_region(*r);
             let ys = active
                 .iter()
@@ -249,7 +223,7 @@ impl Emitter<'_> {
     fn tangent_for(&self, stmt: &Stmt, init: &[Value], body: RegionId) -> TokenStream {
         let region = self.func.region(body);
         let tape = names::tape(body);
-        let pat = linear_map::pattern(self.func, self.act, body, self.mode);
+        let pat = linear_map::pattern(self.func, self.maps, body, self.mode);
         let carried = self.carried(stmt, init.len(), body);
         let cur: Vec<Ident> = carried
             .iter()

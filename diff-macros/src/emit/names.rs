@@ -1,8 +1,10 @@
 //! Names of generated locals and items.
 //!
-//! Every generated local is a hygienic (`Span::mixed_site`) identifier, so it can never
-//! capture or shadow a name of the user's code; user expressions kept verbatim refer to
-//! them through the placeholders substituted at lowering.
+//! Generated locals are `Span::call_site` identifiers, not hygienic ones: what keeps them
+//! apart from the user's names is that the body is re-emitted with every user variable
+//! renamed (a value's local is its name plus its number, `x_3`), and user expressions
+//! kept verbatim read values only through placeholders substituted at emission. So a
+//! generated name can neither capture nor shadow a name of the user's code.
 use crate::ir::{Function, RegionId, Value};
 use proc_macro2::{Ident, Span};
 
@@ -25,7 +27,7 @@ impl Mode {
     }
 }
 
-/// Generated identifiers, all hygienic.
+/// A generated identifier (see the module docs for why `call_site` is safe).
 pub fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
 }

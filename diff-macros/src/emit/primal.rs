@@ -4,11 +4,10 @@
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Mode};
 use crate::ir::{BinOp, Callee, Function, Inst, MatchArm, RegionId, Stmt, Value};
-use crate::linear_map;
+use crate::linear_map::{self, LinearMaps, Saved};
 use crate::lower::placeholder;
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
-use std::collections::HashMap;
 
 /// Emits code for one companion.
 pub struct Emitter<'a> {
@@ -19,9 +18,8 @@ pub struct Emitter<'a> {
     pub params: Vec<TokenStream>,
     /// For a function's companion: how to recognize and box its recursive calls.
     pub recursion: Option<Recursion>,
-    /// The shapes and markers the linear maps read, and the places they save.
-    parts: Vec<linear_map::Saved>,
-    defs: HashMap<Value, &'a Inst>,
+    /// What each region's linear map holds.
+    pub maps: &'a LinearMaps,
 }
 
 /// A function calling itself: its companion's opaque return type would contain itself, so
@@ -39,33 +37,30 @@ impl<'a> Emitter<'a> {
     pub fn new(
         func: &'a Function,
         act: &'a Activity,
+        maps: &'a LinearMaps,
         mode: Mode,
         params: Vec<TokenStream>,
     ) -> Self {
-        let mut defs = HashMap::new();
-        for region in &func.regions {
-            for stmt in &region.stmts {
-                for r in &stmt.results {
-                    defs.insert(*r, &stmt.inst);
-                }
-            }
-        }
         Emitter {
             func,
             act,
             mode,
             params,
             recursion: None,
-            parts: linear_map::parts(func, act),
-            defs,
+            maps,
         }
+    }
+
+    /// The instruction defining `v` (`None` for a region parameter).
+    fn def(&self, v: Value) -> Option<&'a Inst> {
+        self.func.def(v).map(|s| &s.inst)
     }
 
     /// Whether `v` is a place (`a.f`, `a[i]`, `*a`) emitted inline rather than bound, so
     /// that borrowing it (`&self.w`) or calling a method on it does not move it.
     pub fn is_place(&self, v: Value) -> bool {
         matches!(
-            self.defs.get(&v),
+            self.def(v),
             Some(Inst::Field(..) | Inst::Index(..) | Inst::Deref(_))
         )
     }
@@ -77,7 +72,7 @@ impl<'a> Emitter<'a> {
 
     /// An expression for the primal value `v`.
     pub fn expr(&self, v: Value) -> TokenStream {
-        match self.defs.get(&v) {
+        match self.def(v) {
             Some(Inst::Field(base, member)) => {
                 let b = self.expr(*base);
                 quote! { (#b.#member) }
@@ -98,10 +93,10 @@ impl<'a> Emitter<'a> {
     /// collection iterated with `.iter()`) is saved as a copy of its referent, so the
     /// linear map does not borrow the function's locals.
     pub fn saved_expr(&self, v: Value) -> TokenStream {
-        if self.is_place(v) && self.parts.contains(&linear_map::Saved::Value(v)) {
+        if self.is_place(v) && self.maps.reads(Saved::Value(v)) {
             return self.name(v).into_token_stream();
         }
-        match self.defs.get(&v) {
+        match self.def(v) {
             Some(Inst::Ref(..)) => {
                 let n = self.name(v);
                 quote! { ::core::clone::Clone::clone(#n) }
@@ -126,10 +121,11 @@ impl<'a> Emitter<'a> {
     /// `let c = 0.5;` for the constants the rules of `r` read: evaluated again rather
     /// than saved.
     pub fn constants(&self, r: RegionId) -> TokenStream {
-        linear_map::rematerialized(self.func, self.act, r)
-            .into_iter()
+        self.maps
+            .rematerialized(r)
+            .iter()
             .map(|(v, t)| {
-                let n = self.name(v);
+                let n = self.name(*v);
                 quote! { let #n = #t; }
             })
             .collect()
@@ -158,19 +154,19 @@ impl<'a> Emitter<'a> {
     pub fn eager_parts(&self, values: &[Value]) -> TokenStream {
         let mut out = TokenStream::new();
         for v in values {
-            for part in &self.parts {
+            for part in self.maps.parts() {
                 match part {
-                    linear_map::Saved::Shape(w) if w == v => {
+                    Saved::Shape(w) if w == v => {
                         let (n, e) = (names::shape(self.func, *v), self.expr(*v));
                         out.extend(quote! { let #n = ::diff::__private::shape_of(&#e); });
                     }
-                    linear_map::Saved::Marker(w) if w == v => {
+                    Saved::Marker(w) if w == v => {
                         let (n, e) = (names::marker(self.func, *v), self.expr(*v));
                         out.extend(quote! { let #n = #e.__diff_marker(); });
                     }
                     // A place a rule reads (`p.b * p.b`) is copied where it is read: the
                     // place's owner may be moved before the region's struct is built.
-                    linear_map::Saved::Value(w) if w == v && self.is_place(*v) => {
+                    Saved::Value(w) if w == v && self.is_place(*v) => {
                         let (n, e) = (self.name(*v), self.expr(*v));
                         out.extend(quote! { let #n = ::core::clone::Clone::clone(&#e); });
                     }
@@ -196,7 +192,7 @@ impl<'a> Emitter<'a> {
             .iter()
             .map(|v| self.expr(*v))
             .collect();
-        let built = linear_map::construct(self.func, self.act, r, self.mode, |v, saved| {
+        let built = linear_map::construct(self.func, self.maps, r, self.mode, |v, saved| {
             if saved {
                 self.saved_expr(v)
             } else {
@@ -493,7 +489,7 @@ impl<'a> Emitter<'a> {
         let iter_name = names::ident(&format!("iter_{}", body.0));
         let (tape_decl, push) = if active {
             let tape = names::tape(body);
-            let built = linear_map::construct(self.func, self.act, body, self.mode, |v, saved| {
+            let built = linear_map::construct(self.func, self.maps, body, self.mode, |v, saved| {
                 if saved {
                     self.saved_expr(v)
                 } else {

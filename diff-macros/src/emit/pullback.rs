@@ -1,11 +1,12 @@
 //! Reverse mode: the pullback walks each region's statements backwards, reading the
 //! region's struct and accumulating adjoints into `Option` slots (None is zero).
 //!
-//! Each rule documents its `Original:` and `Adjoint:` forms.
+//! The rules are `linearization.rs`'s, transposed.
 use super::primal::Emitter;
 use crate::emit::names;
-use crate::ir::{BinOp, Inst, RegionId, Stmt, Value};
+use crate::ir::{RegionId, Stmt, Value};
 use crate::linear_map;
+use crate::linearization::{self, Build, Part, Rule};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
@@ -73,12 +74,15 @@ impl Emitter<'_> {
         if !stmt.results.iter().any(|v| self.act.is_active(*v)) {
             return TokenStream::new();
         }
+        let Some(rule) = linearization::rule(stmt) else {
+            return TokenStream::new();
+        };
         let res = stmt.results[0];
-        let body = match &stmt.inst {
-            Inst::If { .. } | Inst::Match { .. } => return self.reverse_branches(stmt),
-            Inst::CallMut(_, args, _) => return self.reverse_call_mut(stmt, args),
-            Inst::For { init, body, .. } => return self.reverse_for(stmt, init, *body),
-            inst => self.adjoint_rule(inst, res),
+        let body = match rule {
+            Rule::Branch(_) => return self.reverse_branches(stmt),
+            Rule::CallMut(args) => return self.reverse_call_mut(stmt, args),
+            Rule::Loop { init, body } => return self.reverse_for(stmt, init, body),
+            rule => self.transpose(rule, res),
         };
         if body.is_empty() {
             return body;
@@ -87,51 +91,47 @@ impl Emitter<'_> {
         quote! { if let ::core::option::Option::Some(s) = #a { #body } }
     }
 
-    /// The adjoint of one instruction, given the result's adjoint `s`.
-    fn adjoint_rule(&self, inst: &Inst, res: Value) -> TokenStream {
-        match inst {
-            // Original: y = a + b. Adjoint: a += s; b += s.
-            Inst::Binary(BinOp::Add, a, b) => {
-                let (x, y) = (
-                    self.acc(*a, quote!(::core::clone::Clone::clone(&s))),
-                    self.acc(*b, quote!(s)),
-                );
-                quote! { #x #y }
-            }
-            // Original: y = a - b. Adjoint: a += s; b -= s.
-            Inst::Binary(BinOp::Sub, a, b) => {
-                let (x, y) = (
-                    self.acc(*a, quote!(::core::clone::Clone::clone(&s))),
-                    self.acc(*b, quote!(-s)),
-                );
-                quote! { #x #y }
-            }
-            // Original: y = a * b. Adjoint: a += s * b; b += a * s.
-            Inst::Binary(BinOp::Mul, a, b) => {
-                let (na, nb) = (self.name(*a), self.name(*b));
-                let x = self.acc(*a, quote!(::core::clone::Clone::clone(&s) * #nb));
-                let y = self.acc(*b, quote!(#na * s));
-                quote! { #x #y }
-            }
-            // Original: y = a / b. Adjoint: a += s / b; b -= s * y / b.
-            Inst::Binary(BinOp::Div, a, b) => {
-                let (nb, ny) = (self.name(*b), self.name(res));
-                let x = self.acc(*a, quote!(::core::clone::Clone::clone(&s) / #nb));
-                let y = self.acc(*b, quote!(-(s * #ny / #nb)));
-                quote! { #x #y }
-            }
-            // Original: y = S { m: v, .. }. Adjoint: v += s.m for each field.
-            Inst::Struct(_, fields) => {
-                let m = names::marker(self.func, res);
-                let accs: TokenStream = fields
-                    .iter()
-                    .map(|(member, v)| self.acc(*v, quote!(s.#member)))
+    /// The transpose of a rule, applied to the result's adjoint `s`: accumulates into the
+    /// operands' adjoints.
+    fn transpose(&self, rule: Rule<'_>, res: Value) -> TokenStream {
+        match rule {
+            // Scalar partials are their own transposes: x += ∂y/∂x · s for each operand.
+            Rule::Scalar(terms) => {
+                let active: Vec<_> = terms
+                    .into_iter()
+                    .filter(|(x, _)| self.act.is_active(*x))
                     .collect();
-                quote! { let s = ::diff::__private::same_as(#m, s); #accs }
+                let last = active.len().saturating_sub(1);
+                active
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (x, p))| {
+                        let s = if k == last {
+                            quote!(s)
+                        } else {
+                            quote!(::core::clone::Clone::clone(&s))
+                        };
+                        self.acc(*x, p.apply(s, |v| self.name(v)))
+                    })
+                    .collect()
             }
-            // Original: y = b with y.m = v. Adjoint: v += s.m; b += s with s.m zeroed.
-            Inst::SetField(b, m, v) => {
-                let (x, y) = (self.acc(*v, quote!(part)), self.acc(*b, quote!(s)));
+            // y = a (reference, dereference): the adjoint is the referent's.
+            Rule::Identity(a) => self.acc(a, quote!(s)),
+            // y = a as F: a += s converted back to a's type.
+            Rule::Cast(a, _) => {
+                let na = self.name(a);
+                self.acc(a, quote!(::diff::__private::partial::cast_back(s, &#na)))
+            }
+            // y = a.m: a.m += s (a's adjoint starts as a zero of a's type).
+            Rule::Read(a, Part::Field(member)) => self.acc_field(a, member),
+            // y = a[i]: a[i] += s (a's adjoint starts as a zero shaped like a).
+            Rule::Read(a, Part::Element(i)) => {
+                let ni = self.name(i);
+                self.acc_part(a, quote!([#ni]))
+            }
+            // y = b with y.m = v: v += s.m; b += s with s.m zeroed.
+            Rule::Write(b, Part::Field(m), v) => {
+                let (x, y) = (self.acc(v, quote!(part)), self.acc(b, quote!(s)));
                 let mk = names::marker(self.func, res);
                 quote! {
                     let mut s = ::diff::__private::same_as(#mk, s);
@@ -139,45 +139,33 @@ impl Emitter<'_> {
                     #x #y
                 }
             }
-            // Original: y = b with y[i] = v. Adjoint: v += s[i]; b += s with s[i] zeroed.
-            Inst::SetIndex(b, i, v) => {
-                let ni = self.name(*i);
-                let (x, y) = (self.acc_opt(*v, quote!(part)), self.acc(*b, quote!(s)));
+            // y = b with y[i] = v: v += s[i]; b += s with s[i] zeroed.
+            Rule::Write(b, Part::Element(i), v) => {
+                let ni = self.name(i);
+                let (x, y) = (self.acc_opt(v, quote!(part)), self.acc(b, quote!(s)));
                 quote! { let mut s = s; let part = ::diff::__private::take_at(&mut s, #ni); #x #y }
             }
-            // Original: y = a as F. Adjoint: a += s converted back to a's type.
-            Inst::Cast(a, _) => {
-                let na = self.name(*a);
-                self.acc(*a, quote!(::diff::__private::cast_like(s, &#na)))
+            // y = S { m: v, .. }: v += s.m for each field.
+            Rule::Build(Build::Struct(fields)) => {
+                let m = names::marker(self.func, res);
+                let accs: TokenStream = fields
+                    .iter()
+                    .map(|(member, v)| self.acc(*v, quote!(s.#member)))
+                    .collect();
+                quote! { let s = ::diff::__private::same_as(#m, s); #accs }
             }
-            // Original: y = a % b. Adjoint: a += s; b -= s * trunc(a / b).
-            Inst::Binary(BinOp::Rem, a, b) => {
-                let (na, nb) = (self.name(*a), self.name(*b));
-                let x = self.acc(*a, quote!(::core::clone::Clone::clone(&s)));
-                let y = self.acc(*b, quote!(-(s * ::diff::__private::rem_quotient(#na, #nb))));
-                quote! { #x #y }
-            }
-            // Original: y = -a. Adjoint: a -= s.
-            Inst::Neg(a) => self.acc(*a, quote!(-s)),
-            // Original: y = a (reference, dereference): the tangent is the referent's.
-            Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a) => self.acc(*a, quote!(s)),
-            // Original: (y, pb) = f_vjp(args). Adjoint: args += pb(s), slot by slot.
-            Inst::Call(_, args) => {
-                let pb = names::handle(self.func, res, self.mode);
-                self.call_adjoint(args, quote!(#pb(s)))
-            }
-            // Original: y = (a, b, ..). Adjoint: (a, b, ..) += s.
-            Inst::Tuple(vs) => {
+            // y = (a, b, ..): (a, b, ..) += s.
+            Rule::Build(Build::Tuple(vs)) => {
                 let (ss, accs) = self.parts_adjoint(vs);
                 quote! { let (#(#ss,)*) = s; #accs }
             }
-            // Original: y = [a, b, ..]. Adjoint: [a, b, ..] += s.
-            Inst::Array(vs, false) => {
+            // y = [a, b, ..]: [a, b, ..] += s.
+            Rule::Build(Build::Array(vs)) => {
                 let (ss, accs) = self.parts_adjoint(vs);
                 quote! { let [#(#ss),*] = s; #accs }
             }
-            // Original: y = vec![a, b, ..]. Adjoint: a += s[0], ... (an empty `s` is zero).
-            Inst::Array(vs, true) => {
+            // y = vec![a, b, ..]: a += s[0], ... (an empty `s` is zero).
+            Rule::Build(Build::Vec(vs)) => {
                 let accs: TokenStream = vs
                     .iter()
                     .map(|v| {
@@ -187,23 +175,18 @@ impl Emitter<'_> {
                     .collect();
                 quote! { let mut parts = ::core::iter::IntoIterator::into_iter(s); #accs }
             }
-            // Original: y = a.m. Adjoint: a.m += s (a's adjoint starts as a zero shaped like a).
-            Inst::Field(a, member) => self.acc_field(*a, member),
-            // Original: y = a[i]. Adjoint: a[i] += s.
-            Inst::Index(a, i) => {
-                let ni = self.name(*i);
-                self.acc_part(*a, quote!([#ni]))
+            // (y, pb) = f_vjp(args): args += pb(s), slot by slot.
+            Rule::Call(args) => {
+                let pb = names::handle(self.func, res, self.mode);
+                self.call_adjoint(args, quote!(#pb(s)))
             }
-            // No derivative flows back through these; control flow and mutating calls are
-            // handled by `reverse_stmt` before reaching here.
-            Inst::Opaque(_)
-            | Inst::Const(_)
-            | Inst::Param(_)
-            | Inst::NoDerivative(_)
-            | Inst::If { .. }
-            | Inst::Match { .. }
-            | Inst::For { .. }
-            | Inst::CallMut(..) => TokenStream::new(),
+            // Parameters' adjoints are the pullback's outputs; control flow and mutating
+            // calls are handled by `reverse_stmt`.
+            Rule::Zero
+            | Rule::Input(_)
+            | Rule::CallMut(_)
+            | Rule::Branch(_)
+            | Rule::Loop { .. } => TokenStream::new(),
         }
     }
 
@@ -251,7 +234,7 @@ impl Emitter<'_> {
                     self.acc_opt(*y, quote!(#a))
                 })
                 .collect();
-            let pat = linear_map::pattern(self.func, self.act, *r, self.mode);
+            let pat = linear_map::pattern(self.func, self.maps, *r, self.mode);
             let body = self.reverse_region(*r, seed);
             let v = names::variant(&stmt.inst, i);
             quote! { #pe::#v(#pat) => { #body } }
@@ -265,7 +248,7 @@ impl Emitter<'_> {
     fn reverse_for(&self, stmt: &Stmt, init: &[Value], body: RegionId) -> TokenStream {
         let region = self.func.region(body);
         let tape = names::tape(body);
-        let pat = linear_map::pattern(self.func, self.act, body, self.mode);
+        let pat = linear_map::pattern(self.func, self.maps, body, self.mode);
         let carried = self.carried(stmt, init.len(), body);
         let cur: Vec<Ident> = carried
             .iter()

@@ -34,7 +34,7 @@ fn tokens(t: impl ToTokens) -> String {
 }
 
 impl Inst {
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Inst::Param(i) => format!("param {i}"),
             Inst::Const(t) => format!("const {}", t.to_string().replace(' ', "")),

@@ -187,6 +187,7 @@ impl Lowerer {
         // First pass: find which outer variables the body assigns. Every one is carried,
         // whatever value it is assigned (`x_prev = x` where both start equal included).
         let mark = self.assignment_mark();
+        let errors_before = self.errors.len();
         let probe = self.func.clone();
         let probe_r = self.func.new_region();
         self.loops.push(super::LoopCx::default());
@@ -204,6 +205,8 @@ impl Lowerer {
         let has_stop = self.loops.pop().is_some_and(|l| l.has_break);
         let vars = self.assigned_since(mark, &before);
         self.func = probe;
+        // The second pass reports the body's errors.
+        self.errors.truncate(errors_before);
         // Second pass: lower the body with the carried variables as region parameters.
         let body = self.func.new_region();
         let init: Vec<Value> = vars.iter().map(|v| Self::value_in(&before, *v)).collect();

@@ -6,7 +6,7 @@
 //! sets the loop's stop flag, which the loop body yields; `continue` ends the body's
 //! region where it stands.
 use super::Lowerer;
-use crate::ir::{Inst, Value};
+use crate::ir::{Inst, Opaque, Value};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Expr, Stmt};
@@ -157,18 +157,44 @@ impl Lowerer {
                 }
                 Stmt::Expr(e, None) if last => return self.in_expression(|cx| cx.lower_expr(e)),
                 Stmt::Expr(Expr::MethodCall(m), Some(_)) => {
-                    self.in_expression(|cx| cx.lower_method_call_stmt(m))?;
+                    let r = self.in_expression(|cx| cx.lower_method_call_stmt(m));
+                    self.recover(stmt, r);
                 }
                 Stmt::Expr(e @ (Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)), _) => {
-                    self.lower_expr(e)?;
+                    let r = self.lower_expr(e).map(|_| ());
+                    self.recover(stmt, r);
                 }
                 Stmt::Expr(e, _) => {
-                    self.in_expression(|cx| cx.lower_expr(e))?;
+                    let r = self.in_expression(|cx| cx.lower_expr(e)).map(|_| ());
+                    self.recover(stmt, r);
                 }
-                _ => self.in_expression(|cx| cx.lower_stmt(stmt))?,
+                _ => {
+                    let r = self.in_expression(|cx| cx.lower_stmt(stmt));
+                    self.recover(stmt, r);
+                }
             }
         }
         Ok(self.unit(proc_macro2::Span::call_site()))
+    }
+
+    /// Records a statement's error, so that lowering goes on with the next statement and
+    /// every error of the body is reported. The names a failed `let` would bind get a
+    /// value with no derivative, so their uses do not fail again.
+    fn recover<T>(&mut self, stmt: &Stmt, r: syn::Result<T>) {
+        let Err(e) = r else { return };
+        self.errors.push(e);
+        if let Stmt::Local(l) = stmt {
+            for name in super::matching::bindings(&l.pat) {
+                let placeholder = Inst::Opaque(Opaque {
+                    tokens: quote::quote!(::core::unreachable!()),
+                    uses: Vec::new(),
+                    what: "statement refused above".to_string(),
+                    inactive: true,
+                });
+                let v = self.emit(placeholder, name.span(), Some(name.to_string()));
+                self.bind(name.to_string(), v);
+            }
+        }
     }
 
     /// Runs `f` on an expression whose value the statements after it use: an early exit

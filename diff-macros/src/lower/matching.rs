@@ -7,7 +7,7 @@ use syn::visit::Visit;
 
 /// The names a pattern binds: lowercase identifiers (an uppercase one is a constant or
 /// a unit variant such as `None`).
-fn bindings(pat: &syn::Pat) -> Vec<syn::Ident> {
+pub(crate) fn bindings(pat: &syn::Pat) -> Vec<syn::Ident> {
     struct Names(Vec<syn::Ident>);
     impl<'a> Visit<'a> for Names {
         fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {

@@ -20,6 +20,7 @@ mod place;
 #[cfg(test)]
 mod tests;
 
+use crate::errors::Errors;
 use crate::ir::{Function, Inst, RegionId, Stmt, Value};
 use proc_macro2::Span;
 
@@ -44,7 +45,8 @@ pub fn lower_body(
     scalar_params: Vec<String>,
     ref_params: Vec<String>,
     mut_params: Vec<usize>,
-) -> syn::Result<Lowered> {
+    errors: &mut Errors,
+) -> Option<Lowered> {
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
     cx.ref_params = ref_params.clone();
@@ -55,7 +57,10 @@ pub fn lower_body(
             }
         }
         let v = cx.emit(Inst::Param(i), pat_span(pat), None);
-        cx.bind_pattern(pat, v)?;
+        if let Err(e) = cx.bind_pattern(pat, v) {
+            errors.push(e);
+            return None;
+        }
         if let (true, syn::Pat::Ident(p)) = (mut_params.contains(&i), pat) {
             // The pointee of a `&mut` parameter is a variable `*p` of the body.
             let name = format!("*{}", p.ident);
@@ -70,7 +75,13 @@ pub fn lower_body(
         }
     }
     cx.func.param_count = params.len();
-    let result = cx.lower_block_value(body)?;
+    let result = match cx.lower_block_value(body) {
+        Ok(v) => v,
+        Err(e) => {
+            cx.errors.push(e);
+            return cx.finish(errors);
+        }
+    };
     let mut yields = vec![result];
     for i in cx.func.mutated.clone() {
         if let syn::Pat::Ident(p) = &params[i] {
@@ -79,7 +90,7 @@ pub fn lower_body(
     }
     let entry = cx.func.entry();
     cx.func.region_mut(entry).yields = yields;
-    cx.finish()
+    cx.finish(errors)
 }
 
 fn pat_span(p: &syn::Pat) -> Span {
@@ -115,6 +126,8 @@ pub(crate) struct Lowerer {
     pub(crate) mut_params: Vec<Value>,
     /// Every assignment made so far: what a loop body assigns is what the loop carries.
     assignments: Vec<env::Var>,
+    /// The statements refused so far.
+    pub(crate) errors: Errors,
 }
 
 /// What lowering tracks about an enclosing loop.
@@ -142,11 +155,14 @@ impl Lowerer {
             closures: Vec::new(),
             mut_params: Vec::new(),
             assignments: Vec::new(),
+            errors: Errors::default(),
         }
     }
 
-    fn finish(self) -> syn::Result<Lowered> {
-        Ok(Lowered {
+    fn finish(self, errors: &mut Errors) -> Option<Lowered> {
+        let ok = self.errors.is_empty();
+        errors.append(self.errors);
+        ok.then_some(Lowered {
             func: self.func,
             items: self.items,
         })

@@ -3,9 +3,18 @@ use super::lower_body;
 use syn::parse_quote;
 
 fn ir(params: Vec<syn::Pat>, body: syn::Block) -> String {
-    lower_body(&params, &body, vec!["T".into()], vec![], vec![])
-        .map(|l| l.func.to_string())
-        .unwrap_or_else(|e| format!("error: {e}"))
+    let mut errors = crate::errors::Errors::default();
+    match lower_body(
+        &params,
+        &body,
+        vec!["T".into()],
+        vec![],
+        vec![],
+        &mut errors,
+    ) {
+        Some(l) => l.func.to_string(),
+        None => format!("error: {}", errors.into_result().expect_err("an error")),
+    }
 }
 
 #[test]

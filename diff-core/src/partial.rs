@@ -1,0 +1,95 @@
+//! The partial derivatives of the arithmetic operators, applied to a tangent or an
+//! adjoint. A scalar partial is its own transpose, so forward mode applies it to an
+//! operand's tangent and reverse mode to the result's adjoint, with the same function
+//! (diff-macros' `linearization.rs` names them).
+//!
+//! They are generic functions rather than operator expressions, so rustc need not know a
+//! tangent's type where generated code calls them.
+use crate::VectorSpace;
+use core::ops::{Div, Mul, Neg};
+
+/// `-x` (the right operand of a subtraction, or a negation).
+#[inline(always)]
+pub fn neg<T: VectorSpace>(x: T) -> T {
+    x.scale(-1.0)
+}
+
+/// `x * b`: the left operand's part of `a * b`.
+#[inline(always)]
+pub fn times<T: Mul<B, Output = T>, B>(x: T, b: B) -> T {
+    x * b
+}
+
+/// `a * x`: the right operand's part of `a * b`.
+#[inline(always)]
+pub fn times_left<T, A: Mul<T, Output = T>>(a: A, x: T) -> T {
+    a * x
+}
+
+/// `x / b`: the numerator's part of `a / b`.
+#[inline(always)]
+pub fn over<T: Div<B, Output = T>, B>(x: T, b: B) -> T {
+    x / b
+}
+
+/// `-(x * y / b)`: the denominator's part of `y = a / b`.
+#[inline(always)]
+pub fn neg_ratio<T, B>(x: T, y: B, b: B) -> T
+where
+    T: Mul<B, Output = T> + Div<B, Output = T> + Neg<Output = T>,
+{
+    -(x * y / b)
+}
+
+/// `-(x * trunc(a / b))`: the divisor's part of `a % b`.
+#[inline(always)]
+pub fn neg_quotient<T, B>(x: T, a: B, b: B) -> T
+where
+    T: Mul<B, Output = T> + Neg<Output = T>,
+    B: num_traits::Float,
+{
+    -(x * (a / b).trunc())
+}
+
+/// `x` converted to the float type `S`: an `as` cast's partial in forward mode.
+#[inline(always)]
+pub fn cast<S: num_traits::NumCast, T: num_traits::NumCast>(x: T) -> S {
+    match S::from(x) {
+        Some(s) => s,
+        None => panic!("diff: a tangent is not representable in the cast's type"),
+    }
+}
+
+/// `x` converted to the float type of `like`, the cast's operand: the transpose of
+/// [`cast`], in reverse mode.
+#[inline(always)]
+pub fn cast_back<S: num_traits::NumCast, T: num_traits::NumCast>(x: T, _like: &S) -> S {
+    cast(x)
+}
+
+/// A partial applied to an optional tangent (`None` is zero): forward mode's form.
+#[inline(always)]
+pub fn map<T, U>(d: Option<T>, partial: impl FnOnce(T) -> U) -> Option<U> {
+    d.map(partial)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partials() {
+        assert_eq!(neg(2.0f32), -2.0);
+        assert_eq!(times(3.0, 2.0), 6.0);
+        assert_eq!(times_left(3.0, 2.0), 6.0);
+        assert_eq!(over(3.0, 2.0), 1.5);
+        // y = a / b = 6 / 2: dy/db = -y / b.
+        assert_eq!(neg_ratio(1.0, 3.0, 2.0), -1.5);
+        // a % b with a = 7, b = 2: d/db = -trunc(3.5).
+        assert_eq!(neg_quotient(1.0, 7.0, 2.0), -3.0);
+        assert_eq!(cast::<f64, f32>(1.5), 1.5);
+        assert_eq!(cast_back(1.5f64, &0.0f32), 1.5f32);
+        assert_eq!(map(Some(2.0), |x| times(x, 4.0)), Some(8.0));
+        assert_eq!(map(None::<f64>, |x| times(x, 4.0)), None);
+    }
+}

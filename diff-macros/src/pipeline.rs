@@ -1,0 +1,83 @@
+//! The stages every differentiated body goes through, in order: lowering to the IR,
+//! activity, the refusals of `check.rs`, and the linear-map analysis. Run by
+//! `differentiable.rs` for a function and by `operators.rs` for a closure literal; the
+//! emitters (`emit/`) only read what this produces.
+use crate::analysis::activity::Activity;
+use crate::errors::Errors;
+use crate::ir::Function;
+use crate::linear_map::LinearMaps;
+use crate::parse::signature::FnSig;
+use crate::{check, lower};
+
+/// A body ready to emit: its IR, activity and linear maps, each computed once.
+pub struct Analyzed {
+    /// The IR.
+    pub func: Function,
+    /// Items declared inside the body, re-emitted verbatim.
+    pub items: Vec<syn::Item>,
+    /// Which values carry a derivative.
+    pub act: Activity,
+    /// What each region's linear map holds.
+    pub maps: LinearMaps,
+}
+
+/// What a body is, besides its statements.
+pub struct Body<'a> {
+    /// The parameters' patterns (the receiver, if any, first as `self`).
+    pub params: Vec<syn::Pat>,
+    /// The body.
+    pub block: &'a syn::Block,
+    /// Generic type parameters bounded by a float trait.
+    pub scalars: Vec<String>,
+    /// Parameters taken by reference.
+    pub by_ref: Vec<String>,
+    /// Indices of the `&mut` parameters.
+    pub mutated: Vec<usize>,
+    /// Indices of the differentiated parameters.
+    pub wrt: Vec<usize>,
+}
+
+impl<'a> Body<'a> {
+    /// The body of a function with signature `sig`.
+    pub fn of(sig: &FnSig, block: &'a syn::Block) -> Body<'a> {
+        Body {
+            params: sig.params.iter().map(|p| p.pat.clone()).collect(),
+            block,
+            scalars: sig.roles.scalars.clone(),
+            by_ref: sig
+                .params
+                .iter()
+                .filter(|p| p.by_ref)
+                .map(|p| p.ident.to_string())
+                .collect(),
+            mutated: sig.mutated(),
+            wrt: sig.wrt(),
+        }
+    }
+}
+
+/// Runs the stages on the body of `name` (for `DIFF_DEBUG_IR`); every refusal goes to `errors`, at the user's span, and then there
+/// is nothing to emit.
+pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyzed> {
+    let lowered = lower::lower_body(
+        &body.params,
+        body.block,
+        body.scalars,
+        body.by_ref,
+        body.mutated,
+        errors,
+    )?;
+    let act = Activity::analyze(&lowered.func, &body.wrt);
+    if !check::check(&lowered.func, &act, errors) {
+        return None;
+    }
+    let maps = LinearMaps::analyze(&lowered.func, &act);
+    let analyzed = Analyzed {
+        func: lowered.func,
+        items: lowered.items,
+        act,
+        maps,
+    };
+    crate::debug::dump_ir(name, &analyzed);
+    Some(analyzed)
+}
