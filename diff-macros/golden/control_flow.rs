@@ -23,3 +23,24 @@ fn choose(x: f64, m: u8) -> f64 {
         _ => x,
     }
 }
+
+// Nested loops, the inner one updating an outer variable and breaking.
+fn nested(x: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    let mut prev = x;
+    for i in 0..n {
+        let mut t = prev;
+        for j in 0..i {
+            t = t * x;
+            if t > 10.0 {
+                break;
+            }
+            s += t * j as f64;
+        }
+        prev = t;
+        while s > 100.0 {
+            s = s / 2.0;
+        }
+    }
+    s + prev
+}

@@ -2,7 +2,7 @@
 //! compile and compute a wrong derivative.
 use crate::analysis::activity::Activity;
 use crate::errors::Errors;
-use crate::ir::{Function, Inst};
+use crate::ir::{Borrow, Function, Inst};
 
 /// Records every refusal in `errors`; returns whether the function can be differentiated.
 pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
@@ -19,7 +19,7 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         o.what
                     ),
                 )),
-                Inst::Ref(_, true) if active => add(syn::Error::new(
+                Inst::Ref(_, Borrow::Mut) if active => add(syn::Error::new(
                     stmt.span,
                     "`&mut` of an active value is not supported in a #[differentiable] body yet",
                 )),

@@ -7,7 +7,7 @@
 //! Adding an arithmetic operation means adding one [`Partial`] per operand here.
 //! See docs/ARCHITECTURE.md, "Linearization".
 use crate::analysis::activity::Activity;
-use crate::ir::{BinOp, Function, Inst, RegionId, Stmt, Value};
+use crate::ir::{BinOp, Function, Inst, RegionId, Sequence, Stmt, Value};
 use crate::linear_map::Saved;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -158,8 +158,8 @@ impl<'a> Rule<'a> {
             Inst::SetField(base, m, v) => Rule::Write(*base, Part::Field(m), *v),
             Inst::SetIndex(base, i, v) => Rule::Write(*base, Part::Element(*i), *v),
             Inst::Tuple(vs) => Rule::Build(Build::Tuple(vs)),
-            Inst::Array(vs, false) => Rule::Build(Build::Array(vs)),
-            Inst::Array(vs, true) => Rule::Build(Build::Vec(vs)),
+            Inst::Array(vs, Sequence::Array) => Rule::Build(Build::Array(vs)),
+            Inst::Array(vs, Sequence::Vec) => Rule::Build(Build::Vec(vs)),
             Inst::Struct(_, fields) => Rule::Build(Build::Struct(fields)),
             Inst::Call(_, args) => Rule::Call(args),
             Inst::CallMut(_, args, _) => Rule::CallMut(args),

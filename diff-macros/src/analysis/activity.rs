@@ -2,8 +2,7 @@
 //! depends on a differentiated parameter, *useful* when the result depends on it through
 //! differentiable operations, and *active* when both. Only active values get tangents or
 //! adjoints; everything else is plain primal code.
-use crate::ir::{Callee, Function, Inst, RegionId, Value};
-use crate::lower::INACTIVE_METHODS;
+use crate::ir::{is_inactive_method, Callee, Function, Inst, RegionId, Value};
 use std::collections::BTreeSet;
 
 /// The result of activity analysis.
@@ -45,11 +44,7 @@ impl Activity {
                 Inst::Param(_) => continue,
                 Inst::Const(_) | Inst::NoDerivative(_) => false,
                 Inst::Opaque(o) if o.inactive => false,
-                Inst::Call(Callee::Method { method, .. }, _)
-                    if INACTIVE_METHODS.contains(&method.to_string().as_str()) =>
-                {
-                    false
-                }
+                Inst::Call(Callee::Method { method, .. }, _) if is_inactive_method(method) => false,
                 Inst::Index(base, _) => self.varied.contains(base),
                 Inst::SetIndex(base, _, v) => self.varied.contains(base) || self.varied.contains(v),
                 Inst::If { .. } | Inst::Match { .. } => {

@@ -3,9 +3,10 @@
 //! Shared by both modes; only the callee companions differ.
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Mode};
-use crate::ir::{BinOp, Callee, Function, Inst, MatchArm, RegionId, Stmt, Value};
+use crate::ir::{
+    placeholder, BinOp, Borrow, Callee, Function, Inst, MatchArm, RegionId, Sequence, Stmt, Value,
+};
 use crate::linear_map::{self, LinearMaps, Saved};
-use crate::lower::placeholder;
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 
@@ -267,17 +268,17 @@ impl<'a> Emitter<'a> {
                 let vs = vs.iter().map(|v| self.expr(*v));
                 quote! { let mut #res = (#(#vs,)*); }
             }
-            Inst::Array(vs, false) => {
+            Inst::Array(vs, Sequence::Array) => {
                 let vs = vs.iter().map(|v| self.expr(*v));
                 quote! { let mut #res = [#(#vs),*]; }
             }
-            Inst::Array(vs, true) => {
+            Inst::Array(vs, Sequence::Vec) => {
                 let vs = vs.iter().map(|v| self.expr(*v));
                 quote! { let mut #res = ::std::vec![#(#vs),*]; }
             }
             Inst::Ref(a, m) => {
                 let a = self.expr(*a);
-                let m = m.then(|| quote!(mut));
+                let m = (*m == Borrow::Mut).then(|| quote!(mut));
                 quote! { let #res = &#m #a; }
             }
             Inst::NoDerivative(a) => {

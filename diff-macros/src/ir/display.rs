@@ -1,5 +1,5 @@
 //! A text printer for the IR, used by tests and when debugging the macro.
-use super::{BinOp, Callee, Function, Inst, RegionId, Value};
+use super::{BinOp, Borrow, Callee, Function, Inst, RegionId, Sequence, Value};
 use quote::ToTokens;
 use std::fmt::{self, Display, Formatter, Write};
 
@@ -58,10 +58,13 @@ impl Inst {
             ),
             Inst::SetField(b, m, v) => format!("set {b}.{} = {v}", tokens(m)),
             Inst::SetIndex(b, i, v) => format!("set {b}[{i}] = {v}"),
-            Inst::Array(vs, v) => format!("{} [{}]", if *v { "vec" } else { "array" }, list(vs)),
+            Inst::Array(vs, k) => {
+                let k = if *k == Sequence::Vec { "vec" } else { "array" };
+                format!("{k} [{}]", list(vs))
+            }
             Inst::Field(a, m) => format!("field {a}.{}", tokens(m)),
             Inst::Index(a, i) => format!("index {a}[{i}]"),
-            Inst::Ref(a, m) => format!("ref{} {a}", if *m { " mut" } else { "" }),
+            Inst::Ref(a, m) => format!("ref{} {a}", if *m == Borrow::Mut { " mut" } else { "" }),
             Inst::Deref(a) => format!("deref {a}"),
             Inst::NoDerivative(a) => format!("no_derivative {a}"),
             Inst::Cast(a, t) => format!("cast {a} as {}", tokens(t)),

@@ -38,6 +38,24 @@ pub enum BinOp {
     Rem,
 }
 
+/// What a literal sequence builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sequence {
+    /// `[a, b]`.
+    Array,
+    /// `vec![a, b]`.
+    Vec,
+}
+
+/// How `&` borrows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Borrow {
+    /// `&x`.
+    Shared,
+    /// `&mut x`.
+    Mut,
+}
+
 /// How a call names its callee.
 #[derive(Clone, Debug)]
 pub enum Callee {
@@ -50,6 +68,30 @@ pub enum Callee {
         /// Turbofish, if any.
         turbofish: Option<syn::AngleBracketedGenericArguments>,
     },
+}
+
+/// Methods whose result never carries a derivative (integers, booleans, strings), so a
+/// call of them on an active value is just primal code.
+const INACTIVE_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_normal",
+    "is_sign_positive",
+    "is_sign_negative",
+    "partial_cmp",
+    "total_cmp",
+    "to_string",
+    "classify",
+    "to_bits",
+    "count",
+];
+
+/// Whether `method`'s result never carries a derivative (see [`INACTIVE_METHODS`]).
+pub fn is_inactive_method(method: &syn::Ident) -> bool {
+    INACTIVE_METHODS.iter().any(|m| method == m)
 }
 
 /// One instruction. Each defines the statement's result values.
@@ -70,14 +112,14 @@ pub enum Inst {
     Call(Callee, Vec<Value>),
     /// `(a, b, ...)`.
     Tuple(Vec<Value>),
-    /// `[a, b, ...]`, or `vec![a, b, ...]` when the flag is set.
-    Array(Vec<Value>, bool),
+    /// `[a, b, ...]` or `vec![a, b, ...]`.
+    Array(Vec<Value>, Sequence),
     /// `base.member` (named field or tuple index).
     Field(Value, syn::Member),
     /// `base[index]`.
     Index(Value, Value),
     /// `&x` / `&mut x`: the tangent is the referent's.
-    Ref(Value, bool),
+    Ref(Value, Borrow),
     /// `*x`.
     Deref(Value),
     /// A call passing `&mut` locals at the given argument positions: results are the
@@ -152,6 +194,11 @@ pub struct Opaque {
     pub what: String,
     /// Whether the result can never carry a derivative (an integer cast, a comparison).
     pub inactive: bool,
+}
+
+/// The placeholder identifier for the n-th use of an opaque expression.
+pub fn placeholder(n: usize) -> String {
+    format!("__diff_use_{n}")
 }
 
 /// A statement: an instruction and the values it defines.

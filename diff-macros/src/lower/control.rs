@@ -184,25 +184,22 @@ impl Lowerer {
         }
         let iter = self.lower_iterable(&f.expr)?;
         let before = self.env.clone();
+        if self.probing > 0 {
+            // Inside an enclosing loop's first pass only the assignments count: this
+            // body's first pass logs them all, so it is the only one. Each loop body is
+            // then lowered once per enclosing loop, not twice per level.
+            self.first_pass(f, &before)?;
+            return Ok(self.unit(f.span()));
+        }
         // First pass: find which outer variables the body assigns. Every one is carried,
         // whatever value it is assigned (`x_prev = x` where both start equal included).
         let mark = self.assignment_mark();
         let errors_before = self.errors.len();
         let probe = self.func.clone();
-        let probe_r = self.func.new_region();
-        self.loops.push(super::LoopCx::default());
-        let probe_exit_ok = std::mem::replace(&mut self.exit_ok, true);
-        self.in_region(probe_r, &before, |cx| {
-            let item = cx.func.new_value(None, f.pat.span());
-            cx.push_scope();
-            let no = cx.emit(Inst::Const(quote::quote!(false)), f.span(), None);
-            cx.bind(super::diverge::STOP.to_string(), no);
-            cx.bind_pattern(&f.pat, item)?;
-            cx.lower_block_value(&f.body)
-        })?;
-        self.diverged = false;
-        self.exit_ok = probe_exit_ok;
-        let has_stop = self.loops.pop().is_some_and(|l| l.has_break);
+        self.probing += 1;
+        let first = self.first_pass(f, &before);
+        self.probing -= 1;
+        let has_stop = first?;
         let vars = self.assigned_since(mark, &before);
         self.func = probe;
         // The second pass reports the body's errors.
@@ -275,6 +272,26 @@ impl Lowerer {
             self.set(*var, *v);
         }
         Ok(self.unit(f.span()))
+    }
+
+    /// Lowers a loop's body once, into a region of its own, logging what it assigns;
+    /// returns whether it breaks. The environment is `before` again afterwards.
+    fn first_pass(&mut self, f: &syn::ExprForLoop, before: &Env) -> syn::Result<bool> {
+        let r = self.func.new_region();
+        self.loops.push(super::LoopCx::default());
+        let exit_ok = std::mem::replace(&mut self.exit_ok, true);
+        let out = self.in_region(r, before, |cx| {
+            let item = cx.func.new_value(None, f.pat.span());
+            cx.push_scope();
+            let no = cx.emit(Inst::Const(quote::quote!(false)), f.span(), None);
+            cx.bind(super::diverge::STOP.to_string(), no);
+            cx.bind_pattern(&f.pat, item)?;
+            cx.lower_block_value(&f.body)
+        });
+        self.diverged = false;
+        self.exit_ok = exit_ok;
+        let has_stop = self.loops.pop().is_some_and(|l| l.has_break);
+        out.map(|_| has_stop)
     }
 
     /// Whether a chain's base is a local variable or a field of one (a collection to

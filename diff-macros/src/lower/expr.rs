@@ -1,32 +1,13 @@
 //! Lowering of expressions and statements.
 use super::place::Place;
 use super::Lowerer;
-use crate::ir::{BinOp, Callee, Inst, Value};
+use crate::ir::{BinOp, Borrow, Callee, Inst, Sequence, Value};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Stmt};
 
 /// Lowered call arguments, and the positions and places of the `&mut` borrows among them.
 type LoweredArgs = (Vec<Value>, Vec<(usize, Place)>);
-
-/// Methods whose result never carries a derivative (integers, booleans, strings), so a
-/// call of them on an active value is just primal code.
-pub(crate) const INACTIVE_METHODS: &[&str] = &[
-    "len",
-    "is_empty",
-    "is_nan",
-    "is_finite",
-    "is_infinite",
-    "is_normal",
-    "is_sign_positive",
-    "is_sign_negative",
-    "partial_cmp",
-    "total_cmp",
-    "to_string",
-    "classify",
-    "to_bits",
-    "count",
-];
 
 impl Lowerer {
     /// Whether `name` names a scalar type, whose associated functions are methods of
@@ -102,7 +83,18 @@ impl Lowerer {
             Expr::Unary(u) => self.lower_unary(u),
             Expr::Reference(r) => {
                 let v = self.lower_expr(&r.expr)?;
-                Ok(self.emit(Inst::Ref(v, r.mutability.is_some()), span, None))
+                Ok(self.emit(
+                    Inst::Ref(
+                        v,
+                        if r.mutability.is_some() {
+                            Borrow::Mut
+                        } else {
+                            Borrow::Shared
+                        },
+                    ),
+                    span,
+                    None,
+                ))
             }
             Expr::Call(c) => self.lower_call(c),
             Expr::MethodCall(m) => self.lower_method_call(m),
@@ -144,7 +136,7 @@ impl Lowerer {
                     .iter()
                     .map(|e| self.lower_expr(e))
                     .collect::<syn::Result<Vec<_>>>()?;
-                Ok(self.emit(Inst::Array(vs, false), span, None))
+                Ok(self.emit(Inst::Array(vs, Sequence::Array), span, None))
             }
             Expr::Macro(m) if m.mac.path.is_ident("vec") => match m.mac.parse_body_with(
                 syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
@@ -154,7 +146,7 @@ impl Lowerer {
                         .iter()
                         .map(|e| self.lower_expr(e))
                         .collect::<syn::Result<Vec<_>>>()?;
-                    Ok(self.emit(Inst::Array(vs, true), span, None))
+                    Ok(self.emit(Inst::Array(vs, Sequence::Vec), span, None))
                 }
                 Err(_) => self
                     .lower_vec_repeat(m)
@@ -498,7 +490,7 @@ impl Lowerer {
     /// `&self` method with a derivative then fails to compile, rather than an update
     /// going unseen.)
     pub(crate) fn lower_method_call_stmt(&mut self, m: &syn::ExprMethodCall) -> syn::Result<()> {
-        let inactive = INACTIVE_METHODS.contains(&m.method.to_string().as_str());
+        let inactive = crate::ir::is_inactive_method(&m.method);
         let place = if inactive {
             None
         } else {

@@ -11,8 +11,7 @@ mod diverge;
 mod env;
 mod iterators;
 mod matching;
-pub(crate) use expr::INACTIVE_METHODS;
-pub(crate) use opaque::placeholder;
+pub(crate) use crate::ir::placeholder;
 mod expr;
 mod opaque;
 mod pattern;
@@ -128,6 +127,8 @@ pub(crate) struct Lowerer {
     assignments: Vec<env::Var>,
     /// The statements refused so far.
     pub(crate) errors: Errors,
+    /// How many loops' first passes are being lowered (their IR is thrown away).
+    pub(crate) probing: usize,
 }
 
 /// What lowering tracks about an enclosing loop.
@@ -156,6 +157,7 @@ impl Lowerer {
             mut_params: Vec::new(),
             assignments: Vec::new(),
             errors: Errors::default(),
+            probing: 0,
         }
     }
 

@@ -1,14 +1,10 @@
 //! Expressions kept verbatim: their local variables become placeholders for IR values.
 use super::Lowerer;
+use crate::ir::placeholder;
 use crate::ir::{Inst, Opaque, Value};
 use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
-
-/// The placeholder identifier for the n-th use of an opaque expression.
-pub(crate) fn placeholder(n: usize) -> String {
-    format!("__diff_use_{n}")
-}
 
 impl Lowerer {
     /// Keeps `e` verbatim as an opaque instruction reading the locals it names.

@@ -1,6 +1,6 @@
 //! Binding patterns (`let` and parameters) to values.
 use super::Lowerer;
-use crate::ir::{Inst, Value};
+use crate::ir::{Borrow, Inst, Value};
 use syn::spanned::Spanned;
 use syn::Pat;
 
@@ -32,7 +32,7 @@ impl Lowerer {
                 }
                 // `let b = w[1];` copies the element now: `w` may be updated or moved later.
                 let v = if self.is_place_value(v) {
-                    let r = self.emit(Inst::Ref(v, false), p.ident.span(), None);
+                    let r = self.emit(Inst::Ref(v, Borrow::Shared), p.ident.span(), None);
                     self.emit(Inst::Load(r), p.ident.span(), None)
                 } else {
                     v
