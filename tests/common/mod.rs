@@ -13,7 +13,12 @@ mod checks;
 
 /// Five-point central difference of a scalar function (error O(h^4)).
 pub fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
-    let h = 1e-3 * x.abs().max(1.0);
+    fd_step(f, x, 1e-3 * x.abs().max(1.0))
+}
+
+/// [`fd`] with the step `h` given: for a point within `2h` of a kink or of the edge of
+/// the function's domain at [`fd`]'s step.
+pub fn fd_step(f: impl Fn(f64) -> f64, x: f64, h: f64) -> f64 {
     (-f(x + 2.0 * h) + 8.0 * f(x + h) - 8.0 * f(x - h) + f(x - 2.0 * h)) / (12.0 * h)
 }
 
