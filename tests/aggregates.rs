@@ -168,7 +168,8 @@ fn tuple_vec_and_array_results_and_casts() {
     let (v, pb) = value_with_pullback!(at: (2.0, 0.5), of: polar);
     assert_eq!(v, polar(2.0, 0.5));
     let (dr, dt) = pb((1.0, 0.0));
-    assert!((dr - 0.5f64.cos()).abs() < 1e-15 && (dt + 2.0 * 0.5f64.sin()).abs() < 1e-15);
+    assert_close(dr, 0.5f64.cos(), 1e-15, "polar dr");
+    assert_close(dt, -2.0 * 0.5f64.sin(), 1e-15, "polar dt");
     assert_eq!(gradient!(at: vec![3.0, 4.0], of: owned), vec![4.0, 3.0]);
     let j = jacobian!(at: vec![0.5, 2.0], of: |p| lift(&p));
     let expect = vec![vec![2.0, 0.5], vec![0.0, 2.0f64.cos()], vec![2.0, 0.0]];

@@ -9,6 +9,8 @@
     clippy::ptr_arg,
     clippy::useless_vec
 )]
+mod common;
+use common::assert_vec_close;
 use diff::prelude::*;
 use num_traits::FromPrimitive;
 use std::iter::Sum;
@@ -107,7 +109,5 @@ fn iterator_chains_over_slices_vecs_and_arrays() {
         2.0 * prod / 0.7 + 0.7f64.cos(),
         2.0 * prod / 1.1 + 2.0 * 1.1f64.cos(),
     ];
-    for i in 0..3 {
-        assert!((g[i] - expect[i]).abs() < 1e-12, "{g:?} {expect:?}");
-    }
+    assert_vec_close(&g, &expect, 1e-12, "weighted");
 }
