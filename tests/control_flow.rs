@@ -1,6 +1,6 @@
 //! End-to-end tests of control flow: `if`/`else` (statements and expressions, conditions
-//! with `&&`/`||`/bools/integers), early `return` from branches, and a 10,000-iteration
-//! loop. Every gradient is checked against an analytic formula and a central finite
+//! with `&&`/`||`/bools/integers), early `return` from branches, a 10,000-iteration
+//! loop, recursion, and closures bound in the body. Every gradient is checked against an analytic formula and a central finite
 //! difference, on both sides of each branch; forward mode must agree with reverse mode.
 //! Loops: control_flow_loops.rs; `match`: control_flow_match.rs; collections:
 //! control_flow_iter.rs.
@@ -8,17 +8,10 @@
 // The bodies deliberately use both `a = a * b` and `a *= b`: the macro lowers them apart.
 #![allow(clippy::assign_op_pattern)]
 
+#[macro_use]
+mod common;
+use common::{close, fd};
 use diff::prelude::*;
-
-/// Fourth-order central difference.
-fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
-    let h = 1e-4 * (1.0 + x.abs());
-    (-f(x + 2.0 * h) + 8.0 * f(x + h) - 8.0 * f(x - h) + f(x - 2.0 * h)) / (12.0 * h)
-}
-
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
-}
 
 /// Checks every operator on a function of one `f64` against `exact` and a finite
 /// difference at `x`.
@@ -45,44 +38,6 @@ macro_rules! check1 {
         let (v, df) = value_with_differential!(at: x, of: $f);
         assert_eq!(v, $f(x));
         assert!(close(df(-0.5), -0.5 * g, 1e-12), "{name}({x}): differential");
-    }};
-}
-
-/// Same for `f(x: f64, n: usize)`, differentiated w.r.t. `x` only (`n` is inactive).
-macro_rules! check_n {
-    ($f:ident, $x:expr, $n:expr, $exact:expr) => {{
-        let (x, n): (f64, usize) = ($x, $n);
-        let exact: f64 = $exact;
-        let name = stringify!($f);
-        let num = fd(|x| $f(x, n), x);
-        assert!(close(exact, num, 1e-6), "{name}({x}, {n}): oracle {exact} vs fd {num}");
-        let g = gradient!(at: (x, n), of: $f);
-        assert!(close(g, exact, 1e-12), "{name}({x}, {n}): gradient {g} vs {exact}");
-        let (v, pb) = value_with_pullback!(at: (x, n), of: $f);
-        assert_eq!(v, $f(x, n));
-        assert!(close(pb(1.0), g, 1e-12));
-        let (v, df) = value_with_differential!(at: (x, n), of: $f);
-        assert_eq!(v, $f(x, n));
-        let d = df(1.0);
-        assert!(close(d, g, 1e-12), "{name}({x}, {n}): forward {d} vs reverse {g}");
-    }};
-}
-
-/// Same for `f(x: f64, y: f64)`, with the exact gradient `(gx, gy)`.
-macro_rules! check2 {
-    ($f:ident, $x:expr, $y:expr, $exact:expr) => {{
-        let (x, y): (f64, f64) = ($x, $y);
-        let (ex, ey): (f64, f64) = $exact;
-        let name = stringify!($f);
-        let (nx, ny) = (fd(|x| $f(x, y), x), fd(|y| $f(x, y), y));
-        assert!(close(ex, nx, 1e-6) && close(ey, ny, 1e-6), "{name}({x}, {y}): oracle ({ex}, {ey}) vs fd ({nx}, {ny})");
-        let (gx, gy) = gradient!(at: (x, y), of: $f);
-        assert!(close(gx, ex, 1e-12) && close(gy, ey, 1e-12), "{name}({x}, {y}): gradient ({gx}, {gy}) vs ({ex}, {ey})");
-        let (v, df) = value_with_differential!(at: (x, y), of: $f);
-        assert_eq!(v, $f(x, y));
-        let dx = df((1.0, 0.0));
-        let dy = differential!(at: (x, y), of: $f)((0.0, 1.0));
-        assert!(close(dx, gx, 1e-12) && close(dy, gy, 1e-12), "{name}({x}, {y}): forward ({dx}, {dy}) vs reverse ({gx}, {gy})");
     }};
 }
 
@@ -404,4 +359,60 @@ fn ten_thousand_iterations() {
         .unwrap()
         .join()
         .unwrap();
+}
+
+// ---------------------------------------------------------------- recursion
+
+#[differentiable]
+fn pow_rec(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        1.0
+    } else {
+        x * pow_rec(x, n - 1)
+    }
+}
+
+#[differentiable]
+fn sum_rec(xs: &[f64], i: usize) -> f64 {
+    if i >= xs.len() {
+        return 0.0;
+    }
+    xs[i].sin() + sum_rec(xs, i + 1)
+}
+
+#[test]
+fn recursion() {
+    for x in [0.5, 1.3] {
+        let (v, g) = value_with_gradient!(at: (x, 5), of: pow_rec);
+        assert_eq!(v, pow_rec(x, 5));
+        assert!(close(g, 5.0 * x.powi(4), 1e-12));
+        let d = first_derivative!(at: x, of: |x| pow_rec(x, 5));
+        assert!(close(d, 5.0 * x.powi(4), 1e-12));
+    }
+    let xs = vec![0.1, 0.2, 0.3];
+    let g = gradient!(at: (&xs, 0), of: sum_rec);
+    assert_eq!(g, xs.iter().map(|x| x.cos()).collect::<Vec<_>>());
+}
+
+// ---------------------------------------------------------------- closures bound in the body
+
+#[differentiable]
+fn local_closures(x: f64, k: f64) -> f64 {
+    let sq = |t: f64| t * t * k;
+    let mut acc = 0.0;
+    for i in 0..3 {
+        if i != 1 {
+            acc += sq(x + i as f64);
+        }
+    }
+    acc
+}
+
+#[test]
+fn closures_called_in_the_body_are_inlined() {
+    // k * (x^2 + (x+2)^2)
+    let (v, (gx, gk)) = value_with_gradient!(at: (0.5, 2.0), of: local_closures);
+    assert_eq!(v, local_closures(0.5, 2.0));
+    assert!(close(gx, 2.0 * (2.0 * 0.5 + 2.0 * 2.5), 1e-12));
+    assert!(close(gk, 0.25 + 6.25, 1e-12));
 }

@@ -1,6 +1,7 @@
 //! End-to-end tests of loops: `for` over ranges (`..`, `..=`, `.rev()`, `.step_by`),
 //! `while` with data-dependent trip counts, `loop`/`break`, `continue`, nested loops,
-//! loop-carried recurrences, generic and `f32` bodies, closures with loops. Every gradient
+//! loop-carried recurrences, branches, early returns and calls inside loops, generic and
+//! `f32` bodies, closures with loops. Every gradient
 //! is checked against an analytic formula (or a hand-written forward recurrence) and a
 //! central finite difference, for trip counts 0, 1 and many; forward mode must agree
 //! with reverse mode.
@@ -8,55 +9,10 @@
 // The bodies deliberately use both `a = a * b` and `a *= b`: the macro lowers them apart.
 #![allow(clippy::assign_op_pattern)]
 
+#[macro_use]
+mod common;
+use common::{close, fd};
 use diff::prelude::*;
-
-/// Fourth-order central difference.
-fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
-    let h = 1e-4 * (1.0 + x.abs());
-    (-f(x + 2.0 * h) + 8.0 * f(x + h) - 8.0 * f(x - h) + f(x - 2.0 * h)) / (12.0 * h)
-}
-
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
-}
-
-/// Same for `f(x: f64, n: usize)`, differentiated w.r.t. `x` only (`n` is inactive).
-macro_rules! check_n {
-    ($f:ident, $x:expr, $n:expr, $exact:expr) => {{
-        let (x, n): (f64, usize) = ($x, $n);
-        let exact: f64 = $exact;
-        let name = stringify!($f);
-        let num = fd(|x| $f(x, n), x);
-        assert!(close(exact, num, 1e-6), "{name}({x}, {n}): oracle {exact} vs fd {num}");
-        let g = gradient!(at: (x, n), of: $f);
-        assert!(close(g, exact, 1e-12), "{name}({x}, {n}): gradient {g} vs {exact}");
-        let (v, pb) = value_with_pullback!(at: (x, n), of: $f);
-        assert_eq!(v, $f(x, n));
-        assert!(close(pb(1.0), g, 1e-12));
-        let (v, df) = value_with_differential!(at: (x, n), of: $f);
-        assert_eq!(v, $f(x, n));
-        let d = df(1.0);
-        assert!(close(d, g, 1e-12), "{name}({x}, {n}): forward {d} vs reverse {g}");
-    }};
-}
-
-/// Same for `f(x: f64, y: f64)`, with the exact gradient `(gx, gy)`.
-macro_rules! check2 {
-    ($f:ident, $x:expr, $y:expr, $exact:expr) => {{
-        let (x, y): (f64, f64) = ($x, $y);
-        let (ex, ey): (f64, f64) = $exact;
-        let name = stringify!($f);
-        let (nx, ny) = (fd(|x| $f(x, y), x), fd(|y| $f(x, y), y));
-        assert!(close(ex, nx, 1e-6) && close(ey, ny, 1e-6), "{name}({x}, {y}): oracle ({ex}, {ey}) vs fd ({nx}, {ny})");
-        let (gx, gy) = gradient!(at: (x, y), of: $f);
-        assert!(close(gx, ex, 1e-12) && close(gy, ey, 1e-12), "{name}({x}, {y}): gradient ({gx}, {gy}) vs ({ex}, {ey})");
-        let (v, df) = value_with_differential!(at: (x, y), of: $f);
-        assert_eq!(v, $f(x, y));
-        let dx = df((1.0, 0.0));
-        let dy = differential!(at: (x, y), of: $f)((0.0, 1.0));
-        assert!(close(dx, gx, 1e-12) && close(dy, gy, 1e-12), "{name}({x}, {y}): forward ({dx}, {dy}) vs reverse ({gx}, {gy})");
-    }};
-}
 
 // ---------------------------------------------------------------- for over ranges
 
@@ -421,5 +377,136 @@ fn generic_f32_and_closure_bodies_with_loops() {
             a
         });
         assert!(close(d, 3.0 * x * x, 1e-12));
+    }
+}
+
+// ---------------------------------------------------------------- branches, exits and calls in loops
+
+#[differentiable]
+fn softplus(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+#[differentiable]
+fn branch_in_loop(x: f64, y: f64, n: usize) -> f64 {
+    let mut acc = y;
+    for i in 0..n {
+        if acc > x {
+            acc = acc * 0.5 + x.sin();
+        } else {
+            acc += softplus(x * y) * (i as f64);
+        }
+    }
+    acc * acc
+}
+
+#[test]
+fn loop_with_a_branch_and_a_call() {
+    for &(x, y) in &[(0.3, 0.7), (-0.4, 1.3), (1.1, -0.2)] {
+        let n = 50;
+        let (gx, gy) = gradient!(at: (x, y, n), of: branch_in_loop);
+        let fx = fd(|x| branch_in_loop(x, y, n), x);
+        let fy = fd(|y| branch_in_loop(x, y, n), y);
+        assert!(close(gx, fx, 1e-6), "{gx} {fx}");
+        assert!(close(gy, fy, 1e-6), "{gy} {fy}");
+        let (v, df) = value_with_differential!(at: (x, y, n), of: branch_in_loop);
+        assert_eq!(v, branch_in_loop(x, y, n));
+        let d = df((0.3, -0.7));
+        assert!(close(d, 0.3 * gx - 0.7 * gy, 1e-9), "{d}");
+    }
+}
+
+#[differentiable]
+fn guard(x: f64) -> f64 {
+    if x < 0.0 {
+        return -x * 2.0;
+    }
+    let y = x * x;
+    if y > 4.0 {
+        return y.sqrt() * 3.0;
+    }
+    y + 1.0
+}
+
+#[differentiable]
+fn halve_then_accumulate(x: f64) -> f64 {
+    let mut y = x;
+    let mut k = 0;
+    while y > 1.0 {
+        y = y * 0.5;
+        k += 1;
+    }
+    let mut acc = 0.0;
+    loop {
+        acc = acc + y * x;
+        k += 1;
+        if k > 6 {
+            break;
+        }
+        if k % 2 == 0 {
+            continue;
+        }
+        acc = acc * 1.5;
+    }
+    acc
+}
+
+#[test]
+fn early_return_while_loop_break_continue() {
+    for x in [-1.5, 0.5, 1.5, 3.0, 7.3] {
+        let g = gradient!(at: x, of: guard);
+        assert!(close(g, fd(guard, x), 1e-8), "guard {x}: {g}");
+        assert_eq!(first_derivative!(at: x, of: guard), g);
+        let g = gradient!(at: x, of: halve_then_accumulate);
+        let num = fd(halve_then_accumulate, x);
+        assert!(
+            close(g, num, 1e-6),
+            "halve_then_accumulate {x}: {g} vs {num}"
+        );
+        let d = first_derivative!(at: x, of: halve_then_accumulate);
+        assert!(close(g, d, 1e-9));
+    }
+}
+
+#[differentiable]
+fn carried_feeds(x: f64, n: usize) -> f64 {
+    let mut p = 1.0;
+    let mut acc = 0.0;
+    for _ in 0..n {
+        p = p * x;
+        acc += p;
+    }
+    acc
+}
+
+#[differentiable]
+fn nested_while(x: f64) -> f64 {
+    let mut i = 0;
+    let mut acc = 0.0;
+    while i < 3 {
+        let mut j = 0;
+        while j < 2 {
+            acc = acc + x * 0.1;
+            j += 1;
+        }
+        i += 1;
+    }
+    acc
+}
+
+/// A carried value feeding another carried value, and a `while` in a `while` counting on
+/// inactive integers.
+#[test]
+fn carried_value_feeding_another_and_nested_whiles() {
+    for x in [0.3, 1.7] {
+        let g = gradient!(at: (x, 4), of: carried_feeds);
+        let d = first_derivative!(at: x, of: |x| carried_feeds(x, 4));
+        let expect = 1.0 + 2.0 * x + 3.0 * x * x + 4.0 * x * x * x;
+        assert!(
+            close(g, expect, 1e-12) && close(d, expect, 1e-12),
+            "{g} {d} {expect}"
+        );
+        assert!(close(nested_while(x), 6.0 * x * 0.1, 1e-12));
+        assert!(close(gradient!(at: x, of: nested_while), 0.6, 1e-12));
     }
 }

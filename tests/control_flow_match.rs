@@ -1,22 +1,14 @@
 //! End-to-end tests of `match`: on integers (literals, or-patterns, ranges, guards), bools,
-//! tuples of conditions and enums, as expressions and statements, with early returns from
-//! arms and inside loops. Every arm is taken at least twice; gradients are checked against
+//! tuples of conditions, enums and `Option`s, as expressions and statements, with early
+//! returns from arms and inside loops; `if let` and `while let`. Every arm is taken at least twice; gradients are checked against
 //! analytic formulas and central finite differences, forward mode against reverse mode.
 
 // The bodies deliberately use both `a = a * b` and `a *= b`: the macro lowers them apart.
 #![allow(clippy::assign_op_pattern)]
 
+mod common;
+use common::{close, fd};
 use diff::prelude::*;
-
-/// Fourth-order central difference.
-fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
-    let h = 1e-4 * (1.0 + x.abs());
-    (-f(x + 2.0 * h) + 8.0 * f(x + h) - 8.0 * f(x - h) + f(x - 2.0 * h)) / (12.0 * h)
-}
-
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
-}
 
 /// Checks `f(x, k)` (w.r.t. `x`, `k` inactive) against `exact` and a finite difference,
 /// and forward mode against reverse mode.
@@ -299,4 +291,140 @@ fn match_on_an_active_value_with_float_ranges() {
         assert_eq!(v, float_ranges(x));
         assert!(close(d, g, 1e-12));
     }
+}
+
+// ---------------------------------------------------------------- match on an inactive value and an `Option`
+
+#[differentiable]
+fn matcher(x: f64, k: i32, o: Option<f64>) -> f64 {
+    let base = match k {
+        0 => x * x,
+        1 | 2 => x.sin() * 2.0,
+        n if n < 0 => x * (n as f64),
+        _ => 1.0,
+    };
+    let extra = match o {
+        Some(c) => c * x,
+        None => 0.0,
+    };
+    let mut acc = base;
+    match x > 0.5 {
+        true => acc += extra,
+        false => acc -= extra * x,
+    }
+    acc
+}
+
+#[test]
+fn match_arms_as_expressions_and_statements() {
+    for k in [-2, 0, 1, 2, 5] {
+        for o in [None, Some(1.5)] {
+            for x in [0.2, 0.9] {
+                let g = gradient!(at: (x, k, o), of: matcher);
+                let num = fd(|x| matcher(x, k, o), x);
+                assert!(close(g, num, 1e-8), "{k} {o:?} {x}: {g} vs {num}");
+                let (v, df) = value_with_differential!(at: (x, k, o), of: matcher);
+                assert_eq!(v, matcher(x, k, o));
+                assert!(close(df(1.0), g, 1e-12));
+            }
+        }
+    }
+}
+
+#[differentiable]
+fn rem_and_ints(x: f64, n: i32) -> f64 {
+    let m = n % 4;
+    let r = x % 1.5;
+    match m {
+        0 => r * x,
+        _ => r + x,
+    }
+}
+
+#[differentiable]
+fn whole_binding(x: f64) -> f64 {
+    match x {
+        v if v < 0.0 => -v * 2.0,
+        v => v * v,
+    }
+}
+
+/// A remainder of an active value, a match on an integer remainder, and arms binding the
+/// whole scrutinee.
+#[test]
+fn remainders_and_arms_binding_the_scrutinee() {
+    for x in [0.3, 1.7] {
+        for n in [0, 1, 5] {
+            let g = gradient!(at: (x, n), of: rem_and_ints);
+            let num = fd(|x| rem_and_ints(x, n), x);
+            assert!(close(g, num, 1e-8), "{x} {n}: {g} vs {num}");
+            assert!(close(
+                first_derivative!(at: x, of: |x| rem_and_ints(x, n)),
+                g,
+                1e-12
+            ));
+        }
+    }
+    assert_eq!(gradient!(at: -1.0, of: whole_binding), -2.0);
+    assert_eq!(gradient!(at: 3.0, of: whole_binding), 6.0);
+    assert_eq!(first_derivative!(at: 3.0, of: whole_binding), 6.0);
+}
+
+#[differentiable]
+fn if_let_and_while_let(x: f64, o: Option<f64>, n: usize) -> f64 {
+    let mut acc = if let Some(c) = o { c * x } else { x };
+    let mut k = n;
+    while let Some(j) = k.checked_sub(1) {
+        acc = acc * x + (j as f64);
+        k = j;
+    }
+    for i in 0..n {
+        if i % 2 == 0 {
+            acc += x * (i as f64);
+        }
+    }
+    acc
+}
+
+#[test]
+fn if_let_and_while_let_on_inactive_options() {
+    for (o, n) in [(None, 0), (Some(2.0), 3)] {
+        let x = 0.8;
+        let (v, g) = value_with_gradient!(at: (x, o, n), of: if_let_and_while_let);
+        assert_eq!(v, if_let_and_while_let(x, o, n));
+        let num = fd(|x| if_let_and_while_let(x, o, n), x);
+        assert!(close(g, num, 1e-8), "{g} {num}");
+    }
+}
+
+#[differentiable]
+fn match_return(x: f64, k: i32) -> f64 {
+    let mut y = x;
+    match k {
+        0 => {
+            return x.sqrt();
+        }
+        1 => return x * 3.0,
+        _ => {
+            y = y * 2.0;
+        }
+    }
+    let z = match k {
+        2 => y,
+        _ => y + 1.0,
+    };
+    z * x
+}
+
+#[test]
+fn match_arms_may_return() {
+    assert!(close(
+        gradient!(at: (4.0, 0), of: match_return),
+        0.25,
+        1e-12
+    ));
+    assert_eq!(gradient!(at: (4.0, 1), of: match_return), 3.0);
+    assert_eq!(gradient!(at: (4.0, 2), of: match_return), 16.0);
+    assert_eq!(gradient!(at: (4.0, 5), of: match_return), 17.0);
+    assert_eq!(first_derivative!(at: 4.0, of: |x| match_return(x, 5)), 17.0);
 }

@@ -6,23 +6,10 @@
 //! Every registered derivative is deliberately wrong by a distinctive factor (2, 3, 5,
 //! 7, 10, ...), so each assertion proves which rule was used.
 #![allow(clippy::assign_op_pattern)]
+#[macro_use]
+mod common;
+use common::assert_close;
 use diff::prelude::*;
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-12 * (1.0 + b.abs())
-}
-
-macro_rules! assert_close {
-    ($a:expr, $b:expr) => {{
-        let (a, b): (f64, f64) = ($a, $b);
-        assert!(
-            close(a, b),
-            "{} = {a}, expected {} = {b}",
-            stringify!($a),
-            stringify!($b)
-        );
-    }};
-}
 
 // ---------------------------------------------------------------------------------------
 // A free function in the same module.
@@ -541,4 +528,231 @@ fn both_modes_registered_each_used_by_its_mode() {
     assert_close!(pb(1.0), -2.0 * x.sin() - 4.0 * (2.0 * x).sin());
     let (_, df) = value_with_differential!(at: x, of: uses_both);
     assert_close!(df(1.0), -5.0 * x.sin() - 10.0 * (2.0 * x).sin());
+}
+
+// ---------------------------------------------------------------------------------------
+// Registrations that change a derivative on purpose (a clipped gradient, sqrt's derivative
+// defined as 0 at 0), and a JVP of two parameters whose pullback is derived.
+
+/// Not annotated; given a derivative by registration (Swift's `@derivative(of:)`).
+fn clip_gradient(x: f64) -> f64 {
+    x
+}
+
+/// Identity in value, but the gradient passed back is clipped to [-1, 1]: a derivative
+/// deliberately different from the function's own, so that its use is visible.
+#[derivative(of = clip_gradient)]
+fn clip_gradient_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    (clip_gradient(x), move |dy: f64| dy.clamp(-1.0, 1.0))
+}
+
+#[differentiable]
+fn clipped_loss(x: f64) -> f64 {
+    let y = clip_gradient(5.0 * x);
+    y * y
+}
+
+/// sqrt with a derivative defined as 0 at 0 (instead of +inf).
+fn safe_sqrt(x: f64) -> f64 {
+    x.sqrt()
+}
+
+#[derivative(of = safe_sqrt)]
+fn safe_sqrt_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    let y = x.sqrt();
+    (y, move |dy| if y == 0.0 { 0.0 } else { dy * 0.5 / y })
+}
+
+#[differentiable]
+fn radius(x: f64, y: f64) -> f64 {
+    safe_sqrt(x * x + y * y)
+}
+
+/// Two parameters, registered in forward mode only; the pullback of the caller is
+/// derived from it (scalar result).
+fn weighted(a: f64, b: f64) -> f64 {
+    a * b.exp()
+}
+
+#[derivative(of = weighted, jvp)]
+fn weighted_jvp(a: f64, b: f64) -> (f64, impl FnOnce((f64, f64)) -> f64) {
+    let e = b.exp();
+    (a * e, move |(da, db)| da * e + db * a * e)
+}
+
+#[differentiable]
+fn uses_weighted(x: f64) -> f64 {
+    weighted(x, x * x) + x
+}
+
+#[test]
+fn registered_derivatives_are_used_by_callers() {
+    // (5x)^2 has derivative 50 x; with the clip the pullback sees 2 y = 10 x, clipped,
+    // then times 5.
+    for x in [-1.0, -0.05, 0.02, 0.3] {
+        let (v, g) = value_with_gradient!(at: x, of: clipped_loss);
+        assert_eq!(v, (5.0 * x) * (5.0 * x));
+        let expect = 5.0 * (10.0 * x).clamp(-1.0, 1.0);
+        assert_close(g, expect, 1e-15, "clipped gradient");
+    }
+
+    let (gx, gy) = gradient!(at: (3.0, 4.0), of: radius);
+    assert_close(gx, 0.6, 1e-15, "radius dx");
+    assert_close(gy, 0.8, 1e-15, "radius dy");
+    let (gx, gy) = gradient!(at: (0.0, 0.0), of: radius);
+    assert_eq!((gx, gy), (0.0, 0.0), "safe_sqrt at 0");
+
+    for x in [-0.8, 0.4, 1.1] {
+        let e = (x * x).exp();
+        let expect = e + x * e * 2.0 * x + 1.0;
+        assert_close(
+            first_derivative!(at: x, of: uses_weighted),
+            expect,
+            1e-13,
+            "jvp registration, forward",
+        );
+        assert_close(
+            gradient!(at: x, of: uses_weighted),
+            expect,
+            1e-13,
+            "jvp registration, derived reverse",
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Three kinds of registration used by one body, in a loop and a branch: a VJP of a free
+// function, a JVP of a function of another module imported by name, and a VJP of a
+// method of `f64` (`cbrt`); and a registration's precedence over the body once more.
+
+mod used_together {
+    use diff::prelude::*;
+
+    fn h(x: f64) -> f64 {
+        x.sin() * 3.0
+    }
+
+    #[derivative(of = h)]
+    fn h_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+        // Deliberately twice the true derivative, to prove the registration is used.
+        (h(x), move |dy| dy * 2.0 * 3.0 * x.cos())
+    }
+
+    mod other {
+        pub fn g(x: f64, y: f64) -> f64 {
+            x * y
+        }
+    }
+    use other::g;
+
+    #[derivative(of = g, jvp)]
+    fn g_jvp(x: f64, y: f64) -> (f64, impl FnOnce((f64, f64)) -> f64) {
+        (g(x, y), move |(dx, dy)| 10.0 * (dx * y + x * dy))
+    }
+
+    #[derivative(of = f64::cbrt)]
+    fn cbrt_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+        let y = x.cbrt();
+        (y, move |dy| 5.0 * dy / (3.0 * y * y))
+    }
+
+    #[differentiable]
+    fn uses(x: f64) -> f64 {
+        let mut acc = 0.0;
+        for _ in 0..3 {
+            if x > 0.0 {
+                acc += h(x);
+            } else {
+                acc -= h(x);
+            }
+        }
+        acc + g(x, 2.0) + x.cbrt()
+    }
+
+    #[test]
+    fn registrations_are_used() {
+        let x = 0.7;
+        let g_rev = gradient!(at: x, of: uses);
+        // h: 3 * 2 * 3cos; g: forward-only registration scaled by 10, derived pullback: 10*2; cbrt: 5x
+        let expect = 3.0 * 2.0 * 3.0 * x.cos() + 20.0 + 5.0 / (3.0 * x.cbrt() * x.cbrt());
+        assert_close!(g_rev, expect);
+        // Forward mode: h's differential is derived from its pullback (scaled by 2), g's is
+        // registered, and cbrt's comes from diff-std's exact rule (only its VJP is registered).
+        let g_fwd = first_derivative!(at: x, of: uses);
+        let expect_fwd = 3.0 * 2.0 * 3.0 * x.cos() + 20.0 + 1.0 / (3.0 * x.cbrt() * x.cbrt());
+        assert_close!(g_fwd, expect_fwd);
+        assert_eq!(gradient!(at: 1.0, of: h), 6.0 * 1f64.cos());
+    }
+
+    #[differentiable]
+    fn only_cbrt(x: f64) -> f64 {
+        x.cbrt()
+    }
+
+    #[test]
+    fn one_registration_at_a_time() {
+        let x = 0.7f64;
+        let a = gradient!(at: x, of: only_cbrt);
+        let b = first_derivative!(at: x, of: only_cbrt);
+        let c = gradient!(at: x, of: |x| g(x, 2.0));
+        let d = gradient!(at: x, of: |x| h(x));
+        assert_close!(a, 5.0 / (3.0 * x.cbrt() * x.cbrt()));
+        assert_close!(b, 1.0 / (3.0 * x.cbrt() * x.cbrt()));
+        assert_eq!(c, 20.0);
+        assert_close!(d, 6.0 * x.cos());
+    }
+
+    #[differentiable]
+    fn softplus(x: f64) -> f64 {
+        (1.0 + x.exp()).ln()
+    }
+
+    #[derivative(of = softplus)]
+    fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+        // Numerically stable: sigmoid(x), scaled by 3 to prove the registration wins.
+        let s = 1.0 / (1.0 + (-x).exp());
+        (softplus(x), move |dy| 3.0 * dy * s)
+    }
+
+    #[test]
+    fn registration_takes_precedence_over_the_body() {
+        let x = 0.4f64;
+        let s = 1.0 / (1.0 + (-x).exp());
+        assert_close!(gradient!(at: x, of: softplus), 3.0 * s);
+        assert_close!(gradient!(at: x, of: |x| 2.0 * softplus(x)), 6.0 * s);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The README's registration example, as written there: a registration in another module,
+// brought in with a glob import, is the one used.
+
+mod readme_example {
+    mod regs {
+        use diff::prelude::*;
+        pub fn softplus(x: f64) -> f64 {
+            (1.0 + x.exp()).ln()
+        }
+        #[derivative(of = softplus)]
+        pub fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+            let s = 1.0 / (1.0 + (-x).exp()); // stable for large |x|
+            (softplus(x), move |dy| dy * s)
+        }
+    }
+    use diff::prelude::*;
+    use regs::*;
+
+    #[differentiable]
+    fn loss(x: f64) -> f64 {
+        softplus(x) * 2.0
+    }
+
+    #[test]
+    fn readme_registration_example() {
+        for x in [-3.0f64, 0.0, 2.5, 800.0] {
+            let s = 1.0 / (1.0 + (-x).exp());
+            assert_close!(gradient!(at: x, of: loss), 2.0 * s);
+            assert_close!(first_derivative!(at: x, of: loss), 2.0 * s);
+        }
+    }
 }

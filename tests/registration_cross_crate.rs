@@ -3,24 +3,10 @@
 //!
 //! Every registered derivative is wrong by a distinctive factor.
 #![allow(clippy::assign_op_pattern)]
+#[macro_use]
+mod common;
 use diff::prelude::*;
 use diff_registration_helper::{bump, mul, nested};
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-12 * (1.0 + b.abs())
-}
-
-macro_rules! assert_close {
-    ($a:expr, $b:expr) => {{
-        let (a, b): (f64, f64) = ($a, $b);
-        assert!(
-            close(a, b),
-            "{} = {a}, expected {} = {b}",
-            stringify!($a),
-            stringify!($b)
-        );
-    }};
-}
 
 #[derivative(of = bump)]
 fn bump_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {

@@ -7,6 +7,8 @@
 //! `InnerProduct`, and `Float` does not imply it (bugs-registration.md, "generic
 //! registration needs InnerProduct").
 #![allow(clippy::assign_op_pattern)]
+#[macro_use]
+mod common;
 use diff::prelude::*;
 use diff::InnerProduct;
 
@@ -94,8 +96,8 @@ fn generic_jvp_registration_in_both_modes() {
     let x = 0.7f64;
     let expect = 10.0 * x.cos() * x + x.sin();
     assert_eq!(uses_g(x), x.sin() * x);
-    assert!((first_derivative!(at: x, of: uses_g::<f64>) - expect).abs() < 1e-12);
-    assert!((gradient!(at: x, of: uses_g::<f64>) - expect).abs() < 1e-12);
-    assert!((gradient!(at: x, of: g) - 10.0 * x.cos()).abs() < 1e-12);
-    assert!((first_derivative!(at: x, of: g::<f64>) - 10.0 * x.cos()).abs() < 1e-12);
+    assert_close!(first_derivative!(at: x, of: uses_g::<f64>), expect);
+    assert_close!(gradient!(at: x, of: uses_g::<f64>), expect);
+    assert_close!(gradient!(at: x, of: g), 10.0 * x.cos());
+    assert_close!(first_derivative!(at: x, of: g::<f64>), 10.0 * x.cos());
 }

@@ -48,6 +48,25 @@ fn issue_snippet_gradient() {
     assert_close(dy, fd(|y| issue(1.0, y), 2.0), 1e-7, "d/dy vs fd");
 }
 
+/// The issue's snippet as it was written, the closure literal included: the gradient at
+/// its point against the formula, reverse mode against forward mode, and the closure's
+/// derivative in both modes.
+#[test]
+fn issue_snippet_as_written() {
+    let (dx, dy) = gradient!(at: (1.0, 2.0), of: issue);
+    let (ex, ey) = issue_grad_analytic(1.0, 2.0);
+    assert_close(dx, ex, 1e-12, "d/dx");
+    assert_close(dy, ey, 1e-12, "d/dy");
+    let (v, df) = value_with_differential!(at: (1.0, 2.0), of: issue);
+    assert_eq!(v, issue(1.0, 2.0));
+    assert_close(df((1.0, 0.0)), dx, 1e-12, "forward d/dx");
+    let dy_fwd = differential!(at: (1.0, 2.0), of: issue)((0.0, 1.0));
+    assert_close(dy_fwd, dy, 1e-12, "forward d/dy");
+    let d = gradient!(at: 4.0_f64, of: |x| x * x * x);
+    assert_eq!(d, 48.0);
+    assert_eq!(first_derivative!(at: 4.0_f64, of: |x| x * x * x), 48.0);
+}
+
 #[test]
 fn issue_snippet_at_several_points() {
     let mut rng = Rng::new(1);
@@ -258,6 +277,29 @@ fn wrt_selects_parameters() {
     assert_eq!(wrt_y(3.0, 2.0), 9.0 * 2.0f64.sin());
 }
 
+#[differentiable(wrt = (x))]
+fn wrt_first(x: f64, y: f64) -> f64 {
+    x.powi(3) * y.exp()
+}
+
+#[differentiable(wrt = (x, z))]
+fn wrt_two_of_three(x: f64, y: f64, z: f64) -> f64 {
+    x * y * z + z.sin() * y
+}
+
+#[test]
+fn wrt_selects_one_or_two_of_several_parameters() {
+    let (x, y, z) = (1.3, -0.4, 0.9);
+    let (v, dx) = value_with_gradient!(at: (x, y), of: wrt_first);
+    assert_eq!(v, wrt_first(x, y));
+    let dx: f64 = dx;
+    assert_close(dx, 3.0 * x * x * y.exp(), 1e-14, "wrt x");
+
+    let (dx, dz) = gradient!(at: (x, y, z), of: wrt_two_of_three);
+    assert_close(dx, y * z, 1e-15, "wrt (x, z): dx");
+    assert_close(dz, x * y + z.cos() * y, 1e-15, "wrt (x, z): dz");
+}
+
 #[differentiable]
 fn stopped(x: f64) -> f64 {
     x * no_derivative(x) + no_derivative(x.sin() * 3.0)
@@ -311,6 +353,31 @@ fn inactive_integer_parameters() {
         assert_close(d, expected, 1e-14, "d/dx x^n");
         assert_eq!(int_loop(1.5, n), 1.5f64.powi(n as i32));
     }
+}
+
+/// A `Vec` that carries no derivative, built and mutated by methods (`push`, `reverse`).
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn with_inactive_mutation(x: f64, n: usize) -> f64 {
+    let mut weights = Vec::new();
+    for i in 0..n {
+        weights.push(i as f64 + 1.0);
+    }
+    weights.reverse();
+    let mut acc = 0.0;
+    for i in 0..n {
+        acc += weights[i] * x.powi(i as i32 + 1);
+    }
+    acc
+}
+
+#[test]
+fn inactive_mutation_by_methods() {
+    let (v, g) = value_with_gradient!(at: (2.0, 3), of: with_inactive_mutation);
+    // 3x + 2x^2 + x^3 -> 3 + 4x + 3x^2
+    assert_eq!(v, with_inactive_mutation(2.0, 3));
+    assert_eq!(v, 6.0 + 8.0 + 8.0);
+    assert_eq!(g, 3.0 + 8.0 + 12.0);
 }
 
 #[differentiable]

@@ -1,5 +1,5 @@
-//! Reverse mode on methods of a `#[derive(Differentiable)]` struct (the gradient is the
-//! tangent struct), slices and `Vec` parameters (the gradient is a `Vec`).
+//! Reverse mode on `#[derive(Differentiable)]` structs and their methods (the gradient is
+//! the tangent struct), slices and `Vec` parameters (the gradient is a `Vec`).
 
 mod common;
 
@@ -181,4 +181,149 @@ fn vec_parameters() {
     assert_vec_close(&g, &[0.5f64.exp() * 2.0, 0.5f64.exp()], 1e-15, "&Vec");
     assert_eq!(vec_ref(&x), 0.5f64.exp() * 2.0);
     // `fn vec_owned(p: Vec<f64>)` indexing `p`: bugs-reverse.md 5.
+}
+
+// ---------------------------------------------------------------------------------------
+// A struct with a `Vec` field and a `#[no_derivative]` field, taken by value (with a slice)
+// and by reference: the gradient is the tangent struct, the differential takes one.
+
+#[derive(Differentiable, Clone, Debug)]
+struct Model {
+    w: Vec<f64>,
+    b: f64,
+    #[no_derivative]
+    name: String,
+}
+
+#[differentiable]
+fn loss(m: Model, xs: &[f64]) -> f64 {
+    let pred: f64 = m.w.iter().zip(xs.iter()).map(|(w, x)| w * x).sum::<f64>() + m.b;
+    println!("{}: {pred}", m.name);
+    (pred - 1.0) * (pred - 1.0)
+}
+
+#[differentiable]
+fn loss_ref(m: &Model) -> f64 {
+    let mut s = m.b * m.b;
+    for i in 0..m.w.len() {
+        s += m.w[i] * m.w[i] * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn struct_with_a_vec_field_by_value_and_by_reference() {
+    let model = Model {
+        w: vec![0.5, -1.0, 2.0],
+        b: 0.25,
+        name: "m".into(),
+    };
+    let xs = vec![1.0, 2.0, 3.0];
+    let (v, pb) = value_with_pullback!(at: (model.clone(), &xs), of: loss);
+    let (t, gx): (ModelTangent, Vec<f64>) = pb(1.0);
+    let pred = 0.5 - 2.0 + 6.0 + 0.25;
+    assert_eq!(v, (pred - 1.0) * (pred - 1.0));
+    let r = 2.0 * (pred - 1.0);
+    assert_eq!(t.w, vec![r * 1.0, r * 2.0, r * 3.0]);
+    assert_eq!(t.b, r);
+    assert_eq!(gx, vec![r * 0.5, -r, r * 2.0]);
+    let g = gradient!(at: &model, of: loss_ref);
+    assert_eq!(g.w, vec![1.0, -4.0, 12.0]);
+    assert_eq!(g.b, 0.5);
+    let z = ModelTangent {
+        w: vec![0.0; 3],
+        b: 1.0,
+    };
+    let d = differential!(at: &model, of: loss_ref)(z);
+    assert_eq!(d, 0.5);
+}
+
+// ---------------------------------------------------------------------------------------
+// A method calling another method through `self`, and a method taking `self` by value
+// and returning a struct (`..self` passes the other fields through).
+
+#[derive(Differentiable, Clone, Debug, PartialEq)]
+struct PointMass {
+    pos: f64,
+    vel: f64,
+    mass: f64,
+    #[no_derivative]
+    id: u32,
+}
+
+impl PointMass {
+    #[differentiable]
+    fn kinetic(&self) -> f64 {
+        0.5 * self.mass * self.vel * self.vel
+    }
+
+    /// Calls another method through `self`.
+    #[differentiable]
+    fn energy(&self, k: f64) -> f64 {
+        self.kinetic() + 0.5 * k * self.pos * self.pos
+    }
+
+    /// By value, returning a struct.
+    #[differentiable]
+    fn scaled(self, s: f64) -> PointMass {
+        PointMass {
+            pos: self.pos * s,
+            vel: self.vel * s,
+            ..self
+        }
+    }
+}
+
+#[test]
+fn self_method_gradient_is_a_tangent_struct() {
+    let p = PointMass {
+        pos: 0.7,
+        vel: -1.3,
+        mass: 2.5,
+        id: 9,
+    };
+    let k = 3.0;
+    let (v, (dp, dk)) = value_with_gradient!(at: (&p, k), of: PointMass::energy);
+    assert_eq!(v, p.energy(k));
+    assert_close(dp.pos, k * p.pos, 1e-15, "dE/dpos");
+    assert_close(dp.vel, p.mass * p.vel, 1e-15, "dE/dvel");
+    assert_close(dp.mass, 0.5 * p.vel * p.vel, 1e-15, "dE/dmass");
+    assert_close(dk, 0.5 * p.pos * p.pos, 1e-15, "dE/dk");
+
+    let t: PointMassTangent = gradient!(at: &p, of: PointMass::kinetic);
+    assert_close(t.pos, 0.0, 0.0, "dK/dpos");
+    assert_close(t.vel, p.mass * p.vel, 1e-15, "dK/dvel");
+
+    // The tangent struct can be built by a literal and used as a differential input.
+    let df = differential!(at: (&p, k), of: PointMass::energy);
+    let dir = PointMassTangent {
+        pos: 1.0,
+        vel: 0.5,
+        mass: -2.0,
+    };
+    let expect = dp.pos * dir.pos + dp.vel * dir.vel + dp.mass * dir.mass + dk * 0.25;
+    assert_close(df((dir, 0.25)), expect, 1e-14, "energy differential");
+}
+
+#[test]
+fn consuming_method_returning_a_struct() {
+    let p = PointMass {
+        pos: 0.7,
+        vel: -1.3,
+        mass: 2.5,
+        id: 4,
+    };
+    let s = 1.5;
+    let (q, pb) = value_with_pullback!(at: (p.clone(), s), of: PointMass::scaled);
+    assert_eq!(q, p.clone().scaled(s));
+    assert_eq!(q.id, 4);
+    let (tp, ts) = pb(PointMassTangent {
+        pos: 1.0,
+        vel: 2.0,
+        mass: 3.0,
+    });
+    assert_close(tp.pos, s, 1e-15, "scaled dpos");
+    assert_close(tp.vel, 2.0 * s, 1e-15, "scaled dvel");
+    assert_close(tp.mass, 3.0, 1e-15, "scaled dmass (passed through ..self)");
+    assert_close(ts, p.pos + 2.0 * p.vel, 1e-15, "scaled ds");
 }

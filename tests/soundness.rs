@@ -9,25 +9,14 @@
 //! Each is checked in both modes: the value bit for bit against the original function,
 //! the derivative against a formula or central finite differences.
 mod common;
-use common::{assert_close, fd};
+use common::{assert_close, check_value_and_gradient2, check_value_and_slope, fd};
 use diff::prelude::*;
 
-/// Checks `value_with_gradient!`-style results of a function of one scalar.
+/// What `value_with_gradient!` (`reverse`) and `value_with_derivative!` (`forward`)
+/// returned for a function of one scalar: values bit for bit, slopes against `fd`.
 fn check1(name: &str, f: impl Fn(f64) -> f64, x: f64, reverse: (f64, f64), forward: (f64, f64)) {
-    let value = f(x);
-    assert_eq!(
-        reverse.0.to_bits(),
-        value.to_bits(),
-        "{name}: reverse value"
-    );
-    assert_eq!(
-        forward.0.to_bits(),
-        value.to_bits(),
-        "{name}: forward value"
-    );
-    let slope = fd(&f, x);
-    assert_close(reverse.1, slope, 1e-7, &format!("{name}: gradient"));
-    assert_close(forward.1, slope, 1e-7, &format!("{name}: derivative"));
+    check_value_and_slope(&format!("{name} reverse"), &f, x, reverse);
+    check_value_and_slope(&format!("{name} forward"), &f, x, forward);
 }
 
 /// Momentum: two state variables that start equal.
@@ -439,27 +428,21 @@ fn exiting_let_block(x: f64, c: f64) -> f64 {
 
 #[test]
 fn scopes_of_blocks_that_exit() {
-    let check2 =
-        |name: &str, f: fn(f64, f64) -> f64, (x, c): (f64, f64), got: (f64, (f64, f64))| {
-            assert_eq!(got.0.to_bits(), f(x, c).to_bits(), "{name}: value");
-            assert_close(got.1 .0, fd(|x| f(x, c), x), 1e-7, &format!("{name}: dx"));
-            assert_close(got.1 .1, fd(|c| f(x, c), c), 1e-7, &format!("{name}: dc"));
-        };
     for c in [2.0, 5.5, 6.5] {
         let at = (1.5, c);
-        check2(
+        check_value_and_gradient2(
             "shadow_inside_exiting_block",
             shadow_inside_exiting_block,
             at,
             value_with_gradient!(at: (1.5, c), of: shadow_inside_exiting_block),
         );
-        check2(
+        check_value_and_gradient2(
             "shadow_inside_exiting_branch",
             shadow_inside_exiting_branch,
             at,
             value_with_gradient!(at: (1.5, c), of: shadow_inside_exiting_branch),
         );
-        check2(
+        check_value_and_gradient2(
             "exiting_let_block",
             exiting_let_block,
             at,
@@ -475,7 +458,7 @@ fn scopes_of_blocks_that_exit() {
         );
     }
     assert_eq!(shadow_inside_exiting_block(1.5, 2.0), 4.5);
-    check2(
+    check_value_and_gradient2(
         "shadow_after_exiting_let",
         shadow_after_exiting_let,
         (1.5, 2.0),

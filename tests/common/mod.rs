@@ -1,14 +1,24 @@
 //! Oracles shared by the end-to-end tests: finite differences, approximate comparisons
 //! and a tiny deterministic random number generator for random directions.
 //!
-//! Every helper here is independent of `diff`: it only evaluates the original functions.
+//! Every helper here is independent of `diff`: it only evaluates the original functions,
+//! and checks numbers an operator returned against them. The macros in `checks.rs` run the
+//! operators themselves; a suite that uses them declares `#[macro_use] mod common;`.
 #![allow(dead_code)]
 
 use approx::relative_eq;
 
+#[macro_use]
+mod checks;
+
 /// Five-point central difference of a scalar function (error O(h^4)).
 pub fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
-    let h = 1e-3 * x.abs().max(1.0);
+    fd_step(f, x, 1e-3 * x.abs().max(1.0))
+}
+
+/// [`fd`] with the step `h` given: for a point within `2h` of a kink or of the edge of
+/// the function's domain at [`fd`]'s step.
+pub fn fd_step(f: impl Fn(f64) -> f64, x: f64, h: f64) -> f64 {
     (-f(x + 2.0 * h) + 8.0 * f(x + h) - 8.0 * f(x - h) + f(x - 2.0 * h)) / (12.0 * h)
 }
 
@@ -111,6 +121,47 @@ pub fn assert_mat_close(actual: &[Vec<f64>], expected: &[Vec<f64>], tol: f64, wh
     for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
         assert_vec_close(a, e, tol, &format!("{what} row {i}"));
     }
+}
+
+/// Checks what an operator returned for `f` of one scalar at `x`: `got` is
+/// `(value, slope)` (from `value_with_gradient!` or `value_with_derivative!`). The value
+/// must be `f(x)` bit for bit, the slope [`fd`]'s within a relative 1e-7.
+#[track_caller]
+pub fn check_value_and_slope(name: &str, f: impl Fn(f64) -> f64, x: f64, got: (f64, f64)) {
+    assert_eq!(
+        got.0.to_bits(),
+        f(x).to_bits(),
+        "{name}: value {:e} vs {:e}",
+        got.0,
+        f(x)
+    );
+    assert_close(
+        got.1,
+        fd(&f, x),
+        1e-7,
+        &format!("{name}: derivative at {x}"),
+    );
+}
+
+/// Checks what `value_with_gradient!(at: (x, y), of: f)` returned: the value `f(x, y)` bit
+/// for bit, each partial derivative [`fd`]'s within a relative 1e-7.
+#[track_caller]
+pub fn check_value_and_gradient2(
+    name: &str,
+    f: impl Fn(f64, f64) -> f64,
+    (x, y): (f64, f64),
+    got: (f64, (f64, f64)),
+) {
+    let value = f(x, y);
+    assert_eq!(
+        got.0.to_bits(),
+        value.to_bits(),
+        "{name}: value {:e} vs {value:e}",
+        got.0
+    );
+    let (dx, dy) = (fd(|x| f(x, y), x), fd(|y| f(x, y), y));
+    assert_close(got.1 .0, dx, 1e-7, &format!("{name}: d/dx at ({x}, {y})"));
+    assert_close(got.1 .1, dy, 1e-7, &format!("{name}: d/dy at ({x}, {y})"));
 }
 
 /// Inner product.

@@ -6,48 +6,9 @@
 //! operators is checked to equal the original function's.
 #![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 
+mod common;
+use common::{assert_close, assert_vec_close, fd, fd_grad};
 use diff::prelude::*;
-
-// ------------------------------------------------------------------ oracles
-
-/// Five-point central difference (error O(h^4)).
-fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
-    let h = 1e-3 * x.abs().max(1.0);
-    (-f(x + 2.0 * h) + 8.0 * f(x + h) - 8.0 * f(x - h) + f(x - 2.0 * h)) / (12.0 * h)
-}
-
-/// Gradient of `f: R^n -> R` by central differences.
-fn fd_grad(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    (0..x.len())
-        .map(|i| {
-            fd(
-                |t| {
-                    let mut p = x.to_vec();
-                    p[i] = t;
-                    f(&p)
-                },
-                x[i],
-            )
-        })
-        .collect()
-}
-
-#[track_caller]
-fn close(a: f64, b: f64, tol: f64, what: &str) {
-    let scale = a.abs().max(b.abs()).max(1.0);
-    assert!(
-        (a - b).abs() <= tol * scale,
-        "{what}: got {a}, expected {b} (tol {tol})"
-    );
-}
-
-#[track_caller]
-fn close_vec(a: &[f64], b: &[f64], tol: f64, what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}: lengths {a:?} vs {b:?}");
-    for i in 0..a.len() {
-        close(a[i], b[i], tol, &format!("{what}[{i}] ({a:?} vs {b:?})"));
-    }
-}
 
 // ------------------------------------------------------------------ Rosenbrock N-d
 
@@ -86,8 +47,8 @@ fn rosenbrock_nd_gradient_matches_closed_form() {
     ] {
         let (v, g) = value_with_gradient!(at: &x, of: rosenbrock);
         assert_eq!(v, rosenbrock(&x));
-        close_vec(&g, &rosenbrock_grad(&x), 1e-12, "rosenbrock grad");
-        close_vec(&g, &fd_grad(rosenbrock, &x), 1e-7, "rosenbrock fd");
+        assert_vec_close(&g, &rosenbrock_grad(&x), 1e-12, "rosenbrock grad");
+        assert_vec_close(&g, &fd_grad(rosenbrock, &x), 1e-7, "rosenbrock fd");
     }
     // At the minimum (1, ..., 1) the gradient is exactly zero.
     let ones = [1.0; 4];
@@ -147,13 +108,13 @@ fn logsumexp_gradient_is_softmax() {
         let (v, g) = value_with_gradient!(at: &x, of: logsumexp);
         assert_eq!(v, logsumexp(&x));
         assert!(v.is_finite());
-        close_vec(&g, &softmax(&x), 1e-12, "lse grad");
+        assert_vec_close(&g, &softmax(&x), 1e-12, "lse grad");
         let g2 = gradient!(at: &x, of: logsumexp_stopped);
-        close_vec(&g2, &softmax(&x), 1e-12, "lse stopped grad");
+        assert_vec_close(&g2, &softmax(&x), 1e-12, "lse stopped grad");
         assert!((g.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
     let x = vec![0.3, -1.2, 2.2];
-    close_vec(
+    assert_vec_close(
         &gradient!(at: &x, of: logsumexp),
         &fd_grad(logsumexp, &x),
         1e-8,
@@ -169,7 +130,7 @@ fn softmax_cross_entropy_gradient() {
         assert_eq!(v, softmax_cross_entropy(&logits, label));
         let mut expect = softmax(&logits);
         expect[label] -= 1.0;
-        close_vec(&g, &expect, 1e-12, "xent grad");
+        assert_vec_close(&g, &expect, 1e-12, "xent grad");
     }
 }
 
@@ -206,8 +167,8 @@ fn activations_match_closed_forms() {
         let s = sigmoid(x);
         let (v, d) = value_with_derivative!(at: x, of: sigmoid);
         assert_eq!(v, s);
-        close(d, s * (1.0 - s), 1e-14, "sigmoid fwd");
-        close(
+        assert_close(d, s * (1.0 - s), 1e-14, "sigmoid fwd");
+        assert_close(
             gradient!(at: x, of: sigmoid),
             s * (1.0 - s),
             1e-14,
@@ -215,13 +176,13 @@ fn activations_match_closed_forms() {
         );
 
         let t = x.tanh();
-        close(
+        assert_close(
             first_derivative!(at: x, of: tanh_act),
             1.0 - t * t,
             1e-14,
             "tanh fwd",
         );
-        close(
+        assert_close(
             gradient!(at: x, of: tanh_act),
             1.0 - t * t,
             1e-14,
@@ -233,8 +194,8 @@ fn activations_match_closed_forms() {
         assert_eq!(first_derivative!(at: x, of: relu), r);
 
         let l = if x > 0.0 { 1.0 } else { 0.01 };
-        close(gradient!(at: x, of: leaky_relu), l, 1e-15, "leaky rev");
-        close(
+        assert_close(gradient!(at: x, of: leaky_relu), l, 1e-15, "leaky rev");
+        assert_close(
             first_derivative!(at: x, of: leaky_relu),
             l,
             1e-15,
@@ -242,14 +203,14 @@ fn activations_match_closed_forms() {
         );
 
         // softplus' = sigmoid, computed through max, abs and ln_1p.
-        close(gradient!(at: x, of: softplus), s, 1e-13, "softplus rev");
-        close(
+        assert_close(gradient!(at: x, of: softplus), s, 1e-13, "softplus rev");
+        assert_close(
             first_derivative!(at: x, of: softplus),
             s,
             1e-13,
             "softplus fwd",
         );
-        close(
+        assert_close(
             gradient!(at: x, of: softplus),
             fd(softplus, x),
             1e-9,
@@ -278,12 +239,12 @@ fn horner_polynomial_derivatives() {
         let dpx: f64 = (1..c.len())
             .map(|i| i as f64 * c[i] * x.powi(i as i32 - 1))
             .sum();
-        close(gx, dpx, 1e-13, "horner d/dx");
+        assert_close(gx, dpx, 1e-13, "horner d/dx");
         let dpc: Vec<f64> = (0..c.len()).map(|i| x.powi(i as i32)).collect();
-        close_vec(&gc, &dpc, 1e-13, "horner d/dc");
+        assert_vec_close(&gc, &dpc, 1e-13, "horner d/dc");
         let cr = &c;
         let fwd = first_derivative!(at: x, of: |t| horner(cr, t));
-        close(fwd, dpx, 1e-13, "horner fwd");
+        assert_close(fwd, dpx, 1e-13, "horner fwd");
     }
 }
 
@@ -318,10 +279,10 @@ fn iterative_solvers_differentiate_to_the_implicit_derivative() {
     for a in [0.5, 2.0, 8.0, 27.0] {
         let (v, d) = value_with_derivative!(at: a, of: newton_cbrt);
         assert_eq!(v, newton_cbrt(a));
-        close(v, a.cbrt(), 1e-14, "cbrt value");
+        assert_close(v, a.cbrt(), 1e-14, "cbrt value");
         let expect = 1.0 / (3.0 * a.cbrt() * a.cbrt());
-        close(d, expect, 1e-12, "newton cbrt fwd");
-        close(
+        assert_close(d, expect, 1e-12, "newton cbrt fwd");
+        assert_close(
             gradient!(at: a, of: newton_cbrt),
             expect,
             1e-12,
@@ -331,9 +292,9 @@ fn iterative_solvers_differentiate_to_the_implicit_derivative() {
     for a in [0.25, 2.0, 9.0, 1e4] {
         let (v, g) = value_with_gradient!(at: a, of: babylonian_sqrt);
         assert_eq!(v, babylonian_sqrt(a));
-        close(v, a.sqrt(), 1e-14, "sqrt value");
-        close(g, 0.5 / a.sqrt(), 1e-12, "babylonian rev");
-        close(
+        assert_close(v, a.sqrt(), 1e-14, "sqrt value");
+        assert_close(g, 0.5 / a.sqrt(), 1e-12, "babylonian rev");
+        assert_close(
             first_derivative!(at: a, of: babylonian_sqrt),
             0.5 / a.sqrt(),
             1e-12,
@@ -419,11 +380,11 @@ fn euler_integration_is_a_matrix_power() {
     }
     let (v, (gq, gp, gk)) = value_with_gradient!(at: (q0, p0, k), of: euler);
     assert_eq!(v, euler(q0, p0, k));
-    close(gq, m[0][0], 1e-13, "euler dq0");
-    close(gp, m[0][1], 1e-13, "euler dp0");
-    close(gk, fd(|k| euler(q0, p0, k), k), 1e-8, "euler dk");
+    assert_close(gq, m[0][0], 1e-13, "euler dq0");
+    assert_close(gp, m[0][1], 1e-13, "euler dp0");
+    assert_close(gk, fd(|k| euler(q0, p0, k), k), 1e-8, "euler dk");
     let df = differential!(at: (q0, p0, k), of: euler);
-    close(df((0.0, 0.0, 1.0)), gk, 1e-13, "euler fwd dk");
+    assert_close(df((0.0, 0.0, 1.0)), gk, 1e-13, "euler fwd dk");
 }
 
 #[test]
@@ -431,13 +392,13 @@ fn rk4_struct_state_and_closed_form_decay() {
     let (q0, p0, k) = (1.0, 0.3, 1.7);
     let (v, (gq, gp, gk)) = value_with_gradient!(at: (q0, p0, k), of: rk4);
     assert_eq!(v, rk4(q0, p0, k));
-    close(gq, fd(|x| rk4(x, p0, k), q0), 1e-8, "rk4 dq0");
-    close(gp, fd(|x| rk4(q0, x, k), p0), 1e-8, "rk4 dp0");
-    close(gk, fd(|x| rk4(q0, p0, x), k), 1e-8, "rk4 dk");
+    assert_close(gq, fd(|x| rk4(x, p0, k), q0), 1e-8, "rk4 dq0");
+    assert_close(gp, fd(|x| rk4(q0, x, k), p0), 1e-8, "rk4 dp0");
+    assert_close(gk, fd(|x| rk4(q0, p0, x), k), 1e-8, "rk4 dk");
     let df = |t| differential!(at: (q0, p0, k), of: rk4)(t);
-    close(df((1.0, 0.0, 0.0)), gq, 1e-12, "rk4 fwd dq0");
-    close(df((0.0, 1.0, 0.0)), gp, 1e-12, "rk4 fwd dp0");
-    close(df((0.0, 0.0, 1.0)), gk, 1e-12, "rk4 fwd dk");
+    assert_close(df((1.0, 0.0, 0.0)), gq, 1e-12, "rk4 fwd dq0");
+    assert_close(df((0.0, 1.0, 0.0)), gp, 1e-12, "rk4 fwd dp0");
+    assert_close(df((0.0, 0.0, 1.0)), gk, 1e-12, "rk4 fwd dk");
 
     let (y0, l) = (2.0, 0.8);
     let h = 0.1;
@@ -445,9 +406,9 @@ fn rk4_struct_state_and_closed_form_decay() {
     let r = 1.0 + z + z * z / 2.0 + z * z * z / 6.0 + z.powi(4) / 24.0;
     let dr = 1.0 + z + z * z / 2.0 + z * z * z / 6.0;
     let (v, (gy, gl)) = value_with_gradient!(at: (y0, l), of: rk4_decay);
-    close(v, y0 * r.powi(8), 1e-13, "rk4 decay value");
-    close(gy, r.powi(8), 1e-13, "rk4 decay dy0");
-    close(gl, y0 * 8.0 * r.powi(7) * dr * (-h), 1e-13, "rk4 decay dl");
+    assert_close(v, y0 * r.powi(8), 1e-13, "rk4 decay value");
+    assert_close(gy, r.powi(8), 1e-13, "rk4 decay dy0");
+    assert_close(gl, y0 * 8.0 * r.powi(7) * dr * (-h), 1e-13, "rk4 decay dl");
 }
 
 // ------------------------------------------------------------------ power iteration
@@ -477,13 +438,13 @@ fn power_iteration_eigenvalue_derivative() {
         let lam = (a + c) / 2.0 + r;
         let (v, (da, db, dc)) = value_with_gradient!(at: (a, b, c), of: power_iteration);
         assert_eq!(v, power_iteration(a, b, c));
-        close(v, lam, 1e-12, "eigenvalue");
+        assert_close(v, lam, 1e-12, "eigenvalue");
         // dλ = vᵀ dA v for the unit eigenvector v.
-        close(da, 0.5 + (a - c) / (4.0 * r), 1e-9, "dλ/da");
-        close(db, b / r, 1e-9, "dλ/db");
-        close(dc, 0.5 - (a - c) / (4.0 * r), 1e-9, "dλ/dc");
+        assert_close(da, 0.5 + (a - c) / (4.0 * r), 1e-9, "dλ/da");
+        assert_close(db, b / r, 1e-9, "dλ/db");
+        assert_close(dc, 0.5 - (a - c) / (4.0 * r), 1e-9, "dλ/dc");
         let df = differential!(at: (a, b, c), of: power_iteration);
-        close(df((0.0, 1.0, 0.0)), db, 1e-9, "fwd dλ/db");
+        assert_close(df((0.0, 1.0, 0.0)), db, 1e-9, "fwd dλ/db");
     }
 }
 
@@ -533,7 +494,7 @@ fn dot_and_norms() {
 
     let n = norm2(&a);
     let g = gradient!(at: &a, of: norm2);
-    close_vec(
+    assert_vec_close(
         &g,
         &a.iter().map(|x| x / n).collect::<Vec<_>>(),
         1e-14,
@@ -554,8 +515,8 @@ fn dot_and_norms() {
         .iter()
         .map(|x| x.signum() * x.abs().powf(p - 1.0) * np.powf(1.0 - p))
         .collect();
-    close_vec(&gx, &expect, 1e-13, "norm_p dx");
-    close(gp, fd(|p| norm_p(&a, p), p), 1e-9, "norm_p dp");
+    assert_vec_close(&gx, &expect, 1e-13, "norm_p dx");
+    assert_close(gp, fd(|p| norm_p(&a, p), p), 1e-9, "norm_p dp");
 }
 
 /// ½‖A x‖² for A stored as `Vec<Vec<f64>>`.
@@ -604,7 +565,7 @@ fn matrix_vector_products() {
     assert_eq!(v, half_sq_matvec(&a, &x));
     // ∂/∂A = y xᵀ, ∂/∂x = Aᵀ y.
     for i in 0..2 {
-        close_vec(
+        assert_vec_close(
             &ga[i],
             &x.iter().map(|xj| y[i] * xj).collect::<Vec<_>>(),
             1e-14,
@@ -612,7 +573,7 @@ fn matrix_vector_products() {
         );
     }
     let atv: Vec<f64> = (0..3).map(|j| a[0][j] * y[0] + a[1][j] * y[1]).collect();
-    close_vec(&gx, &atv, 1e-14, "dx");
+    assert_vec_close(&gx, &atv, 1e-14, "dx");
 
     let af = [1.0, 2.0, -1.0, 0.5, -0.3, 2.0];
     let xf = [0.2, -1.0, 0.7];
@@ -620,11 +581,11 @@ fn matrix_vector_products() {
     let w = [2.0, -1.0];
     for i in 0..2 {
         for j in 0..3 {
-            close(ga[3 * i + j], w[i] * xf[j], 1e-15, "flat dA");
+            assert_close(ga[3 * i + j], w[i] * xf[j], 1e-15, "flat dA");
         }
     }
     for j in 0..3 {
-        close(gx[j], w[0] * af[j] + w[1] * af[3 + j], 1e-15, "flat dx");
+        assert_close(gx[j], w[0] * af[j] + w[1] * af[3 + j], 1e-15, "flat dx");
     }
     // The pullback of the vector-valued product: Aᵀ w and w xᵀ.
     let (yv, pb) = value_with_pullback!(at: (af, xf), of: matvec_flat);
@@ -672,10 +633,10 @@ fn piecewise_functions() {
         } else {
             (d * x.signum(), x.abs() - d)
         };
-        close(gx, ex, 1e-15, "huber dx");
-        close(gd, ed, 1e-15, "huber dd");
+        assert_close(gx, ex, 1e-15, "huber dx");
+        assert_close(gd, ed, 1e-15, "huber dd");
         let df = differential!(at: (x, d), of: huber);
-        close(df((1.0, 0.0)), ex, 1e-15, "huber fwd dx");
+        assert_close(df((1.0, 0.0)), ex, 1e-15, "huber fwd dx");
     }
     let x = 0.6;
     let expect = [
@@ -689,8 +650,8 @@ fn piecewise_functions() {
     ];
     for (mode, e) in expect.iter().enumerate() {
         let g: f64 = gradient!(at: (x, mode as u8), of: piecewise_match);
-        close(g, *e, 1e-14, &format!("match mode {mode}"));
-        close(
+        assert_close(g, *e, 1e-14, &format!("match mode {mode}"));
+        assert_close(
             g,
             fd(|t| piecewise_match(t, mode as u8), x),
             1e-9,
@@ -733,9 +694,9 @@ fn recursive_functions() {
                 term *= x / (j as f64 + 1.0);
             }
             let g: f64 = gradient!(at: (x, 0u32, n), of: exp_series);
-            close(g, expect, 1e-13, "exp series rev");
+            assert_close(g, expect, 1e-13, "exp series rev");
             let d = first_derivative!(at: x, of: |t| exp_series(t, 0, n));
-            close(d, expect, 1e-13, "exp series fwd");
+            assert_close(d, expect, 1e-13, "exp series fwd");
 
             let g: f64 = gradient!(at: (x, n), of: pow_rec);
             let e = if n == 0 {
@@ -743,7 +704,7 @@ fn recursive_functions() {
             } else {
                 n as f64 * x.powi(n as i32 - 1)
             };
-            close(g, e, 1e-13, "pow_rec");
+            assert_close(g, e, 1e-13, "pow_rec");
         }
     }
 }
@@ -772,13 +733,13 @@ fn chains_of_differentiable_calls() {
     for (x, y) in [(0.3, 0.8), (-1.1, 0.4)] {
         let (v, (gx, gy)) = value_with_gradient!(at: (x, y), of: outer_c);
         assert_eq!(v, outer_c(x, y));
-        close(gx, fd(|t| outer_c(t, y), x), 1e-9, "outer dx");
-        close(gy, fd(|t| outer_c(x, t), y), 1e-9, "outer dy");
+        assert_close(gx, fd(|t| outer_c(t, y), x), 1e-9, "outer dx");
+        assert_close(gy, fd(|t| outer_c(x, t), y), 1e-9, "outer dy");
         let df = |t| differential!(at: (x, y), of: outer_c)(t);
-        close(df((1.0, 0.0)), gx, 1e-13, "outer fwd dx");
-        close(df((0.0, 1.0)), gy, 1e-13, "outer fwd dy");
+        assert_close(df((1.0, 0.0)), gx, 1e-13, "outer fwd dx");
+        assert_close(df((0.0, 1.0)), gy, 1e-13, "outer fwd dy");
         // inner_a' = sin x + x cos x
-        close(
+        assert_close(
             gradient!(at: x, of: inner_a),
             x.sin() + x * x.cos(),
             1e-15,

@@ -5,48 +5,9 @@
 //! columns against the pullback (reverse) and the differential (forward).
 #![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 
+mod common;
+use common::{assert_mat_close, fd_jacobian};
 use diff::prelude::*;
-
-fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
-    let h = 1e-3 * x.abs().max(1.0);
-    (-f(x + 2.0 * h) + 8.0 * f(x + h) - 8.0 * f(x - h) + f(x - 2.0 * h)) / (12.0 * h)
-}
-
-/// Jacobian of `f: R^n -> R^m` by central differences (rows = outputs).
-fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
-    let m = f(x).len();
-    (0..m)
-        .map(|i| {
-            (0..x.len())
-                .map(|j| {
-                    fd(
-                        |t| {
-                            let mut p = x.to_vec();
-                            p[j] = t;
-                            f(&p)[i]
-                        },
-                        x[j],
-                    )
-                })
-                .collect()
-        })
-        .collect()
-}
-
-#[track_caller]
-fn close_mat(a: &[Vec<f64>], b: &[Vec<f64>], tol: f64, what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}: rows {a:?} vs {b:?}");
-    for i in 0..a.len() {
-        assert_eq!(a[i].len(), b[i].len(), "{what}: cols {a:?} vs {b:?}");
-        for j in 0..a[i].len() {
-            let scale = a[i][j].abs().max(b[i][j].abs()).max(1.0);
-            assert!(
-                (a[i][j] - b[i][j]).abs() <= tol * scale,
-                "{what}[{i}][{j}]: got {a:?}, expected {b:?}"
-            );
-        }
-    }
-}
 
 #[track_caller]
 fn assert_symmetric(h: &[Vec<f64>], tol: f64) {
@@ -128,12 +89,12 @@ fn hessian_of_generic_rosenbrock() {
         let h = hessian!(at: &x, of: rosenbrock_g);
         let h2 = hessian!(at: x.clone(), of: |p| rosenbrock_g(&p));
         assert_eq!(h, h2);
-        close_mat(&h, &rosenbrock_hessian(&x), 1e-12, "rosenbrock hessian");
+        assert_mat_close(&h, &rosenbrock_hessian(&x), 1e-12, "rosenbrock hessian");
         assert_symmetric(&h, 0.0);
     }
     // The path form, at a `&vec![..]` literal.
     let h = hessian!(at: &vec![0.5, -0.3, 1.7], of: rosenbrock_g);
-    close_mat(
+    assert_mat_close(
         &h,
         &rosenbrock_hessian(&[0.5, -0.3, 1.7]),
         1e-12,
@@ -157,7 +118,7 @@ fn hessian_of_logsumexp_is_softmax_covariance() {
             .collect();
         let x: Vec<f64> = x;
         let h = hessian!(at: &x, of: logsumexp_g);
-        close_mat(&h, &expect, 1e-13, "logsumexp hessian");
+        assert_mat_close(&h, &expect, 1e-13, "logsumexp hessian");
     }
 }
 
@@ -171,7 +132,7 @@ fn hessian_of_a_quadratic_form_is_its_matrix() {
     for x in [vec![0.0, 0.0, 0.0], vec![1.5, -2.0, 0.25]] {
         let x: Vec<f64> = x;
         let h = hessian!(at: &x, of: quadratic_g);
-        close_mat(&h, &a, 1e-15, "quadratic hessian");
+        assert_mat_close(&h, &a, 1e-15, "quadratic hessian");
         // And the gradient is A x + b.
         let g = gradient!(at: &x, of: quadratic_g::<f64>);
         let b = [1.0, -1.0, 2.0];
@@ -198,13 +159,13 @@ fn hessian_of_closures() {
         ],
         vec![3.0 * c * c, 0.0, 6.0 * c * a],
     ];
-    close_mat(&h, &expect, 1e-13, "closure hessian");
+    assert_mat_close(&h, &expect, 1e-13, "closure hessian");
 
     // The same closure on an array input.
     let h = hessian!(at: [a, b, c], of: |p| p[0].exp() * p[1].sin()
         + p[0] * p[1] * p[1]
         + p[2] * p[2] * p[2] * p[0]);
-    close_mat(&h, &expect, 1e-13, "closure hessian, array");
+    assert_mat_close(&h, &expect, 1e-13, "closure hessian, array");
 
     // A closure with a loop: f = (sum_i x_i)^3 has H_ij = 6 sum x.
     let x: Vec<f64> = vec![0.2, -0.5, 1.0, 0.4];
@@ -217,7 +178,7 @@ fn hessian_of_closures() {
         s * s * s
     });
     let s: f64 = x.iter().sum();
-    close_mat(
+    assert_mat_close(
         &h,
         &vec![vec![6.0 * s; 4]; 4],
         1e-13,
@@ -234,23 +195,32 @@ fn hessian_of_closures() {
 fn hessian_matches_finite_differences_of_the_gradient() {
     let x = vec![0.4, -0.9, 1.3];
     let h = hessian!(at: &vec![0.4, -0.9, 1.3], of: rosenbrock_g);
-    let fdh: Vec<Vec<f64>> = (0..3)
-        .map(|i| {
-            (0..3)
-                .map(|j| {
-                    fd(
-                        |t| {
-                            let mut p = x.clone();
-                            p[j] = t;
-                            gradient!(at: &p, of: rosenbrock_g::<f64>)[i]
-                        },
-                        x[j],
-                    )
-                })
-                .collect()
-        })
-        .collect();
-    close_mat(&h, &fdh, 1e-7, "hessian vs fd of gradient");
+    let fdh = fd_jacobian(|p| gradient!(at: p, of: rosenbrock_g::<f64>), &x);
+    assert_mat_close(&h, &fdh, 1e-7, "hessian vs fd of gradient");
+}
+
+#[differentiable]
+fn mix<T: Float>(p: &[T]) -> T {
+    p[0] * p[0] * p[1] + (p[0] * p[1]).sin()
+}
+
+#[test]
+fn hessian_of_a_generic_function_a_closure_and_a_scalar() {
+    let (x, y) = (0.7f64, -1.3f64);
+    let c = (x * y).cos();
+    let s = (x * y).sin();
+    let expect = vec![
+        vec![2.0 * y - y * y * s, 2.0 * x + c - x * y * s],
+        vec![2.0 * x + c - x * y * s, -x * x * s],
+    ];
+    let h = hessian!(at: &vec![x, y], of: mix);
+    assert_mat_close(&h, &expect, 1e-12, "mix hessian");
+    let h = hessian!(at: vec![x, y], of: |p| p[0] * p[0] * p[1] + (p[0] * p[1]).sin());
+    assert_mat_close(&h, &expect, 1e-12, "closure hessian");
+    let h1 = hessian!(at: 0.5, of: |t| t.powi(3));
+    assert_mat_close(&h1, &[vec![3.0]], 1e-12, "scalar hessian");
+    let h2 = hessian!(at: vec![1.0, 2.0], of: |p| p[0] * p[1] * p[1]);
+    assert_eq!(h2, vec![vec![0.0, 4.0], vec![4.0, 2.0]]);
 }
 
 // ------------------------------------------------------------------ Jacobians, Vec -> Vec
@@ -305,8 +275,8 @@ fn jacobian_of_softmax() {
             .collect();
         // `at: &x` does not compile (bugs-ported.md, P8): go through a closure.
         let j = jacobian!(at: x.clone(), of: |p| softmax_vec(&p));
-        close_mat(&j, &expect, 1e-14, "softmax jacobian");
-        close_mat(&j, &fd_jacobian(softmax_vec, &x), 1e-9, "softmax fd");
+        assert_mat_close(&j, &expect, 1e-14, "softmax jacobian");
+        assert_mat_close(&j, &fd_jacobian(softmax_vec, &x), 1e-9, "softmax fd");
     }
 }
 
@@ -315,7 +285,7 @@ fn jacobian_of_vec_to_vec_functions() {
     let (r, t) = (2.0, 0.6);
     let j = jacobian!(at: vec![r, t], of: |p| polar_to_cartesian(&p));
     let expect = vec![vec![t.cos(), -r * t.sin()], vec![t.sin(), r * t.cos()]];
-    close_mat(&j, &expect, 1e-15, "polar jacobian");
+    assert_mat_close(&j, &expect, 1e-15, "polar jacobian");
 
     let x = vec![-1.0, 0.0, 0.5, 3.0];
     let j = jacobian!(at: x.clone(), of: |p| elementwise_tanh(&p));
@@ -395,7 +365,7 @@ fn jacobian_of_array_to_array_functions() {
         ],
         vec![th.cos(), -r * th.sin(), 0.0],
     ];
-    close_mat(&j, &expect, 1e-15, "spherical jacobian");
+    assert_mat_close(&j, &expect, 1e-15, "spherical jacobian");
     // Its determinant is r^2 sin(theta).
     let det = j[0][0] * (j[1][1] * j[2][2] - j[1][2] * j[2][1])
         - j[0][1] * (j[1][0] * j[2][2] - j[1][2] * j[2][0])
@@ -409,7 +379,7 @@ fn jacobian_of_array_to_array_functions() {
         vec![28.0 - u[2], -1.0, -u[0]],
         vec![u[1], u[0], -8.0 / 3.0],
     ];
-    close_mat(&j, &expect, 1e-15, "lorenz jacobian");
+    assert_mat_close(&j, &expect, 1e-15, "lorenz jacobian");
     let fdj = fd_jacobian(|p| lorenz([p[0], p[1], p[2]]).to_vec(), &[u[0], u[1], u[2]]);
-    close_mat(&j, &fdj, 1e-8, "lorenz fd");
+    assert_mat_close(&j, &fdj, 1e-8, "lorenz fd");
 }

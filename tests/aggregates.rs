@@ -1,7 +1,6 @@
-//! Reverse mode on aggregates: arrays and tuple parameters.
-//! Struct methods, slices and `Vec` are in reverse_structs.rs. Tuple results do not compile
-//! yet (/work/scratch/bugs-reverse.md, bug 3).
-
+//! Aggregates: arrays and tuples as parameters, and tuples, arrays and `Vec`s as results
+//! (pullbacks take, and differentials return, the result's tangent), with casts through
+//! `f32`. Struct methods, slices and `Vec` parameters are in reverse_structs.rs.
 mod common;
 
 use common::{assert_close, assert_vec_close, fd_grad, Rng};
@@ -100,7 +99,7 @@ fn array_outer(p: [f64; 2], s: f64) -> f64 {
     a * s + (a * 0.5).sin()
 }
 
-// Indexing in a counted loop is the form under test (iterator chains are not lowered yet).
+// Indexing in a counted loop is the form under test.
 #[allow(clippy::needless_range_loop)]
 #[differentiable]
 fn array_ref_indexed(p: &[f64; 3]) -> f64 {
@@ -137,4 +136,46 @@ fn array_pullback_seed() {
     let g = pb(3.0);
     assert_close(g[0], 3.0 * 0.5f64.exp() * 2.0, 1e-15, "d0");
     assert_close(g[1], 3.0 * 0.5f64.exp(), 1e-15, "d1");
+}
+
+// ---------------------------------------------------------------------------------------
+// Tuple, `Vec` and array results; an owned `Vec` parameter; a cast through `f32`.
+
+#[differentiable]
+fn polar(r: f64, t: f64) -> (f64, f64) {
+    (r * t.cos(), r * t.sin())
+}
+
+#[differentiable]
+fn owned(p: Vec<f64>) -> f64 {
+    let y = p[0] * p[1];
+    println!("y = {y}, p0 = {}", p[0]);
+    y
+}
+
+#[differentiable]
+fn lift(p: &[f64]) -> Vec<f64> {
+    vec![p[0] * p[1], p[1].sin(), 2.0 * p[0]]
+}
+
+#[differentiable]
+fn arr(p: [f64; 2]) -> [f64; 2] {
+    [p[0] * p[1], (p[0] as f32 * 2.0f32) as f64]
+}
+
+#[test]
+fn tuple_vec_and_array_results_and_casts() {
+    let (v, pb) = value_with_pullback!(at: (2.0, 0.5), of: polar);
+    assert_eq!(v, polar(2.0, 0.5));
+    let (dr, dt) = pb((1.0, 0.0));
+    assert_close(dr, 0.5f64.cos(), 1e-15, "polar dr");
+    assert_close(dt, -2.0 * 0.5f64.sin(), 1e-15, "polar dt");
+    assert_eq!(gradient!(at: vec![3.0, 4.0], of: owned), vec![4.0, 3.0]);
+    let j = jacobian!(at: vec![0.5, 2.0], of: |p| lift(&p));
+    let expect = vec![vec![2.0, 0.5], vec![0.0, 2.0f64.cos()], vec![2.0, 0.0]];
+    assert_eq!(j, expect);
+    let (_, pb) = value_with_pullback!(at: [1.5, 3.0], of: arr);
+    assert_eq!(pb([1.0, 1.0]), [3.0 + 2.0, 1.5]);
+    let (_, df) = value_with_differential!(at: [1.5, 3.0], of: arr);
+    assert_eq!(df([1.0, 0.0]), [3.0, 2.0]);
 }

@@ -1,0 +1,98 @@
+//! Functions generic over `T: Float`, instantiated with `f64` and `f32` (by turbofish or
+//! inferred), calling each other, and a method of a generic `impl<T: Float>`: derivatives
+//! against closed forms or finite differences, `f32` against the `f64` instantiation.
+#![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
+
+mod common;
+use common::{assert_close, assert_close32, fd};
+use diff::prelude::*;
+
+#[differentiable]
+fn generic_poly<T: Float>(x: T) -> T {
+    let two = T::one() + T::one();
+    x * x * x - two * x + T::one()
+}
+
+#[differentiable]
+fn generic_smooth_abs<T: Float>(x: T, eps: T) -> T {
+    (x * x + eps * eps).sqrt()
+}
+
+#[differentiable]
+fn generic_sum_sq<T: Float>(xs: &[T]) -> T {
+    // `T::zero()` is ambiguous under the prelude (bugs-ported.md, P3).
+    let mut s = T::from(0.0).unwrap();
+    for i in 0..xs.len() {
+        s = s + xs[i] * xs[i] * T::from(0.5).unwrap();
+    }
+    s
+}
+
+#[differentiable]
+fn generic_caller<T: Float>(x: T) -> T {
+    generic_poly(x.sin()) * generic_smooth_abs(x, x.cos())
+}
+
+#[test]
+fn generics_instantiated_with_f64() {
+    for x in [-1.2, 0.0, 0.5, 2.0] {
+        let (v, g) = value_with_gradient!(at: x, of: generic_poly::<f64>);
+        assert_eq!(v, generic_poly(x));
+        assert_close(g, 3.0 * x * x - 2.0, 1e-14, "poly f64");
+        let d = first_derivative!(at: x, of: generic_poly);
+        assert_close(d, 3.0 * x * x - 2.0, 1e-14, "poly f64 fwd");
+
+        let eps = 0.1;
+        let (gx, ge) = gradient!(at: (x, eps), of: generic_smooth_abs::<f64>);
+        let r = (x * x + eps * eps).sqrt();
+        assert_close(gx, x / r, 1e-14, "smooth abs dx");
+        assert_close(ge, eps / r, 1e-14, "smooth abs deps");
+
+        let g = gradient!(at: x, of: generic_caller::<f64>);
+        assert_close(g, fd(generic_caller, x), 1e-9, "generic caller");
+    }
+    let xs = vec![1.0, -2.0, 3.5];
+    assert_eq!(gradient!(at: &xs, of: generic_sum_sq::<f64>), xs);
+}
+
+#[test]
+fn generics_instantiated_with_f32() {
+    for x in [-1.2f32, 0.5, 2.0] {
+        let (v, g) = value_with_gradient!(at: x, of: generic_poly::<f32>);
+        assert_eq!(v, generic_poly(x));
+        assert_close32(g, 3.0 * x * x - 2.0, 1e-6, "poly f32");
+        let d: f32 = first_derivative!(at: x, of: generic_poly);
+        assert_close32(d, 3.0 * x * x - 2.0, 1e-6, "poly f32 fwd");
+
+        let (gx, ge) = gradient!(at: (x, 0.1f32), of: generic_smooth_abs::<f32>);
+        let r = (x * x + 0.01f32).sqrt();
+        assert_close32(gx, x / r, 1e-6, "smooth abs f32 dx");
+        assert_close32(ge, 0.1 / r, 1e-6, "smooth abs f32 deps");
+
+        // f32 against the f64 instantiation, at f32 tolerance.
+        let g32 = gradient!(at: x, of: generic_caller::<f32>);
+        let g64 = gradient!(at: x as f64, of: generic_caller::<f64>);
+        assert_close(g32 as f64, g64, 1e-5, "generic caller f32 vs f64");
+    }
+    let xs = vec![1.0f32, -2.0, 3.5];
+    assert_eq!(gradient!(at: &xs, of: generic_sum_sq::<f32>), xs);
+}
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct GenP<T> {
+    x: T,
+    y: T,
+}
+impl<T: Float> GenP<T> {
+    #[differentiable]
+    fn norm2(&self) -> T {
+        self.x * self.x + self.y * self.y
+    }
+}
+/// A method of a generic `impl<T: Float>`: the impl's `T` is a scalar.
+#[test]
+fn generic_impl_method() {
+    let p = GenP { x: 3.0, y: 4.0 };
+    let g = gradient!(at: &p, of: GenP::norm2);
+    assert_eq!((g.x, g.y), (6.0, 8.0));
+}

@@ -1,0 +1,113 @@
+//! Parameters taken by reference, as numeric code takes them (API.md): `&[T]`, `&[T; N]`,
+//! `&Vec<T>` and `&Struct` are differentiable inputs whose tangent is the referent's; and
+//! what such bodies use: `let [a, b, c] = *p;`, iterator chains with closure literals
+//! (`map`, `sum`, `zip`, `skip`, `enumerate`, `fold`), generic bounds beyond `Float` and
+//! constants such as `T::from_f64(2.0).unwrap()`. Gradients against closed forms.
+#![allow(
+    clippy::assign_op_pattern,
+    clippy::needless_range_loop,
+    clippy::ptr_arg,
+    clippy::useless_vec
+)]
+mod common;
+use common::assert_vec_close;
+use diff::prelude::*;
+use num_traits::FromPrimitive;
+use std::iter::Sum;
+
+#[differentiable]
+fn norm2<T: Float + FromPrimitive + Sum>(p: &[T]) -> T {
+    let two = T::from_f64(2.0).unwrap();
+    p.iter().map(|x| *x * *x).sum::<T>() / two
+}
+
+#[differentiable]
+fn zipped(p: &[f64], q: &[f64]) -> f64 {
+    p.iter().zip(q.iter()).map(|(a, b)| a * b).sum::<f64>()
+        + p.iter().skip(1).fold(0.0, |acc, x| acc + x.sin())
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Particle {
+    pos: f64,
+    vel: f64,
+}
+
+impl Particle {
+    #[differentiable]
+    fn energy(&self, k: f64) -> f64 {
+        0.5 * k * self.pos * self.pos + 0.5 * self.vel * self.vel
+    }
+}
+
+#[differentiable]
+fn total(p: &Particle, k: f64) -> f64 {
+    p.energy(k) * 2.0
+}
+
+#[test]
+fn slices_structs_and_generic_bounds() {
+    let p = vec![1.0, -2.0, 3.0];
+    assert_eq!(gradient!(at: &p, of: norm2), p);
+    let pf: Vec<f32> = vec![1.0, 2.0];
+    assert_eq!(gradient!(at: &pf, of: norm2::<f32>), pf);
+    let q = vec![0.5, 0.25, 2.0];
+    let (gp, gq) = gradient!(at: (&p, &q), of: zipped);
+    assert_eq!(gq, p);
+    assert_eq!(gp, vec![0.5, 0.25 + (-2.0f64).cos(), 2.0 + 3.0f64.cos()]);
+    let part = Particle { pos: 2.0, vel: 3.0 };
+    let (gpart, gk) = gradient!(at: (&part, 1.5), of: total);
+    assert_eq!(gpart.pos, 2.0 * 1.5 * 2.0);
+    assert_eq!(gpart.vel, 2.0 * 3.0);
+    assert_eq!(gk, 2.0 * 0.5 * 4.0);
+    let (t, k) = gradient!(at: (&part, 1.5), of: Particle::energy);
+    assert_eq!((t.pos, t.vel, k), (3.0, 3.0, 2.0));
+    let (v, pb) = value_with_pullback!(at: part.clone(), of: |p: Particle| p.pos * p.vel);
+    assert_eq!(v, 6.0);
+    let t: ParticleTangent = pb(1.0);
+    assert_eq!((t.pos, t.vel), (3.0, 2.0));
+}
+
+#[differentiable]
+fn sumsq(p: &[f64]) -> f64 {
+    p.iter().map(|x| x * x).sum()
+}
+
+#[differentiable]
+fn dot(a: &[f64], b: &Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in a.iter().zip(b.iter()) {
+        s += x * y;
+    }
+    s
+}
+
+#[differentiable]
+fn weighted(p: &[f64; 3]) -> f64 {
+    let [a, b, c] = *p;
+    let mut s = a * b * c;
+    for (i, &x) in p.iter().enumerate().skip(1) {
+        s = s + (i as f64) * x.sin();
+    }
+    s + p.iter().fold(1.0, |acc, x| acc * x)
+}
+
+#[test]
+fn iterator_chains_over_slices_vecs_and_arrays() {
+    let x = vec![1.0, 2.0, -3.0];
+    let g = gradient!(at: &x, of: sumsq);
+    assert_eq!(g, vec![2.0, 4.0, -6.0]);
+    let y = vec![0.5, 0.25, 4.0];
+    let (ga, gb) = gradient!(at: (&x, &y), of: dot);
+    assert_eq!(ga, y);
+    assert_eq!(gb, x);
+    let p = [0.3, 0.7, 1.1];
+    let g = gradient!(at: &p, of: weighted);
+    let prod = 0.3 * 0.7 * 1.1;
+    let expect = [
+        2.0 * prod / 0.3,
+        2.0 * prod / 0.7 + 0.7f64.cos(),
+        2.0 * prod / 1.1 + 2.0 * 1.1f64.cos(),
+    ];
+    assert_vec_close(&g, &expect, 1e-12, "weighted");
+}
