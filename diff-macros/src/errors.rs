@@ -3,6 +3,30 @@
 //! function at once, each at its own span, and nothing is reported twice.
 use proc_macro2::TokenStream;
 
+/// Runs an expansion; should the macro itself fail (a panic is a bug of diff, never the
+/// user's), the user's `item` is emitted unchanged with an error saying so, instead of
+/// rustc's "proc macro panicked" and a cascade of missing items.
+pub fn guarded(item: &TokenStream, expand: impl FnOnce() -> TokenStream) -> TokenStream {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(expand)) {
+        Ok(out) => out,
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let e = syn::Error::new(
+                proc_macro2::Span::call_site(),
+                format!(
+                    "internal error in diff ({why}); please report it with the code that caused it"
+                ),
+            )
+            .to_compile_error();
+            quote::quote! { #e #item }
+        }
+    }
+}
+
 /// The errors found so far.
 #[derive(Default)]
 pub struct Errors {
@@ -66,5 +90,42 @@ impl Errors {
                 Err(first)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_error_beside_the_item() {
+        let item: TokenStream = "fn f(x: f64) -> f64 { x }".parse().expect("tokens");
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let out = guarded(&item, || panic!("boom")).to_string();
+        std::panic::set_hook(hook);
+        assert!(out.contains("internal error in diff (boom)"), "{out}");
+        assert!(out.ends_with(&item.to_string()), "{out}");
+        let fine = guarded(&item, || item.clone()).to_string();
+        assert_eq!(fine, item.to_string());
+    }
+
+    #[test]
+    fn errors_are_kept_once_and_combined() {
+        let mut errors = Errors::default();
+        assert!(errors.is_empty());
+        let span = proc_macro2::Span::call_site();
+        errors.push(syn::Error::new(span, "a"));
+        errors.push(syn::Error::new(span, "a"));
+        errors.push(syn::Error::new(span, "b"));
+        assert_eq!(errors.len(), 2);
+        assert_eq!(errors.take::<()>(Err(syn::Error::new(span, "c"))), None);
+        let all: Vec<String> = errors
+            .into_result()
+            .expect_err("three errors")
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(all, ["a", "b", "c"]);
     }
 }

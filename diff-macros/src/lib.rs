@@ -26,7 +26,14 @@ use proc_macro::TokenStream;
 /// Synthesizes `Differentiable` for a struct, with a generated `<Name>Tangent` struct.
 #[proc_macro_derive(Differentiable, attributes(no_derivative))]
 pub fn derive_differentiable(input: TokenStream) -> TokenStream {
-    derive::expand(syn::parse_macro_input!(input as syn::DeriveInput)).into()
+    let input = proc_macro2::TokenStream::from(input);
+    errors::guarded(&proc_macro2::TokenStream::new(), || {
+        match syn::parse2::<syn::DeriveInput>(input) {
+            Ok(input) => derive::expand(input),
+            Err(e) => e.to_compile_error(),
+        }
+    })
+    .into()
 }
 
 /// Makes a function differentiable: emits its reverse- and forward-mode companions
@@ -35,7 +42,8 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
 /// `#[differentiable(wrt = (x, y))]` differentiates with respect to those parameters only.
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
-    differentiable::expand(args.into(), item.into()).into()
+    let item = proc_macro2::TokenStream::from(item);
+    errors::guarded(&item, || differentiable::expand(args.into(), item.clone())).into()
 }
 
 /// Registers a derivative for a function: `#[derivative(of = h)]` on a function returning
@@ -44,7 +52,8 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `h` where the registration is in scope uses it.
 #[proc_macro_attribute]
 pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
-    registration::expand(args.into(), item.into()).into()
+    let item = proc_macro2::TokenStream::from(item);
+    errors::guarded(&item, || registration::expand(args.into(), item.clone())).into()
 }
 
 macro_rules! operators {
@@ -52,7 +61,8 @@ macro_rules! operators {
         $(#[$doc])*
         #[proc_macro]
         pub fn $name(input: TokenStream) -> TokenStream {
-            operators::expand(operators::Op::$op, input.into()).into()
+            let none = proc_macro2::TokenStream::new();
+            errors::guarded(&none, || operators::expand(operators::Op::$op, input.into())).into()
         }
     )*};
 }
