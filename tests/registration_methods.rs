@@ -276,3 +276,37 @@ fn user_scalar_method_registration() {
     assert_close!(gradient!(at: x, of: uses_erf), e);
     assert_close!(first_derivative!(at: x, of: uses_erf), e);
 }
+
+// ---------------------------------------------------------------------------------------
+// An operator of the rule table called as a method (`x.mul(y)`): diff-macros reads the
+// table's names, so a registration of one mode leaves the other to diff-std's rule (a
+// derived companion would be ambiguous with it).
+
+mod operator_method {
+    use diff::prelude::*;
+    use std::ops::Mul;
+
+    #[derivative(of = f64::mul)]
+    fn mul_vjp(a: f64, b: f64) -> (f64, impl FnOnce(f64) -> (f64, f64)) {
+        // Scaled by 7.
+        (a * b, move |dy| (7.0 * dy * b, 7.0 * dy * a))
+    }
+
+    #[differentiable]
+    fn uses_mul(x: f64, y: f64) -> f64 {
+        x.mul(y) + x
+    }
+
+    #[test]
+    fn registration_of_one_mode_of_an_operator_of_the_table() {
+        let (x, y) = (1.5, -2.0);
+        let (gx, gy) = gradient!(at: (x, y), of: uses_mul);
+        assert_close!(gx, 7.0 * y + 1.0);
+        assert_close!(gy, 7.0 * x);
+        // Forward mode keeps diff-std's exact rule.
+        let df = differential!(at: (x, y), of: uses_mul);
+        assert_close!(df((1.0, 0.0)), y + 1.0);
+        let df = differential!(at: (x, y), of: uses_mul);
+        assert_close!(df((0.0, 1.0)), x);
+    }
+}

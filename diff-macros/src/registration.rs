@@ -39,49 +39,18 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Rules of diff-std: a registration for one of these methods leaves the other mode to it.
-const STD_METHODS: &[&str] = &[
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "atan2",
-    "sinh",
-    "cosh",
-    "tanh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "exp",
-    "exp2",
-    "exp_m1",
-    "ln",
-    "ln_1p",
-    "log2",
-    "log10",
-    "log",
-    "sqrt",
-    "cbrt",
-    "powi",
-    "powf",
-    "recip",
-    "abs",
-    "hypot",
-    "mul_add",
-    "min",
-    "max",
-    "signum",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "fract",
-    "to_degrees",
-    "to_radians",
-    "clamp",
-];
+/// Whether diff-std has a rule for the float method `name`, so that a registration of one
+/// mode leaves the other to it.
+///
+/// The names are those of the rule table itself (`diff_core::float_rules::METHODS`, built
+/// from the same table lines as diff-std's rules and `Dual`): this crate depends on
+/// diff-core as an ordinary library and reads the list when the macro runs. A shared file
+/// would not survive publishing the crates separately (a package holds only its own
+/// files), and a copy checked against the table would be a second line to write for each
+/// new float method.
+fn has_std_rule(name: &Ident) -> bool {
+    diff_core::float_rules::METHODS.iter().any(|m| name == m)
+}
 
 /// What the registration is for.
 enum Target {
@@ -477,7 +446,7 @@ impl Reg<'_> {
             #vis trait #tr { #decls }
             impl #tr for #ty { #bodies }
         };
-        if !STD_METHODS.contains(&self.sig.ident.to_string().as_str()) {
+        if !has_std_rule(&self.sig.ident) {
             if let Some(d) = self.derived(&sh) {
                 let d = receiverize_all(d, &self.sig.params[0].ident);
                 let d = by_ref_receivers(d);
