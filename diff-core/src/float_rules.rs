@@ -12,6 +12,11 @@
 //! `callback! { <the table> }`; each reader is a `macro_rules!` callback matching the
 //! grammar below.
 //!
+//! The table is here, below its three readers: `Float for Dual` must be implemented in the
+//! crate of `Dual` (both are foreign to diff-std), diff-std depends on diff-core, and
+//! diff-macros, a proc-macro crate, may depend on diff-core as an ordinary library and
+//! read [`METHODS`] when it runs.
+//!
 //! # Grammar
 //!
 //! ```text
@@ -196,7 +201,8 @@ crate::float_rules!(names);
 pub struct NotCaptured;
 
 /// Converts a primitive number to the float type of a rule (always succeeds for the
-/// constants and `i32` exponents the table uses, and for an `f64` of a `Dual<f64>`).
+/// constants and `i32` exponents the table uses; `Dual`'s `VectorSpace::scale` converts
+/// its `f64` factor with it too).
 #[inline(always)]
 pub fn cast<T: Float, N: num_traits::ToPrimitive>(n: N) -> T {
     <T as num_traits::NumCast>::from(n)
