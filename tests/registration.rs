@@ -756,3 +756,45 @@ mod readme_example {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Parameters named like the locals of the generated companions (`value`, `seed`,
+// `pullback`): a companion never reads a parameter through a local of the same name.
+
+fn scaled_square(value: f64, seed: f64) -> f64 {
+    value * seed * seed
+}
+
+#[derivative(of = scaled_square, jvp)]
+fn scaled_square_jvp(value: f64, seed: f64) -> (f64, impl FnOnce((f64, f64)) -> f64) {
+    // (seed², 2 value seed), scaled by (2, 3).
+    (scaled_square(value, seed), move |(dv, ds)| {
+        2.0 * dv * seed * seed + 3.0 * ds * 2.0 * value * seed
+    })
+}
+
+fn product(pullback: f64, unit: f64) -> f64 {
+    pullback * unit
+}
+
+#[derivative(of = product)]
+fn product_vjp(pullback: f64, unit: f64) -> (f64, impl FnOnce(f64) -> (f64, f64)) {
+    // (unit, pullback), scaled by (5, 7).
+    (product(pullback, unit), move |dy| {
+        (5.0 * dy * unit, 7.0 * dy * pullback)
+    })
+}
+
+#[test]
+fn parameters_named_like_generated_locals() {
+    let (v, s) = (3.0, 0.5);
+    // Reverse mode derived from the JVP registration.
+    let (gv, gs) = gradient!(at: (v, s), of: scaled_square);
+    assert_close!(gv, 2.0 * s * s);
+    assert_close!(gs, 3.0 * 2.0 * v * s);
+    // Forward mode derived from the VJP registration.
+    let df = differential!(at: (v, s), of: product);
+    assert_close!(df((1.0, 0.0)), 5.0 * s);
+    let df = differential!(at: (v, s), of: product);
+    assert_close!(df((0.0, 1.0)), 7.0 * v);
+}

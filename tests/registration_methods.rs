@@ -276,3 +276,130 @@ fn user_scalar_method_registration() {
     assert_close!(gradient!(at: x, of: uses_erf), e);
     assert_close!(first_derivative!(at: x, of: uses_erf), e);
 }
+
+// ---------------------------------------------------------------------------------------
+// An operator of the rule table called as a method (`x.mul(y)`): diff-macros reads the
+// table's names, so a registration of one mode leaves the other to diff-std's rule (a
+// derived companion would be ambiguous with it).
+
+mod operator_method {
+    use diff::prelude::*;
+    use std::ops::Mul;
+
+    #[derivative(of = f64::mul)]
+    fn mul_vjp(a: f64, b: f64) -> (f64, impl FnOnce(f64) -> (f64, f64)) {
+        // Scaled by 7.
+        (a * b, move |dy| (7.0 * dy * b, 7.0 * dy * a))
+    }
+
+    #[differentiable]
+    fn uses_mul(x: f64, y: f64) -> f64 {
+        x.mul(y) + x
+    }
+
+    #[test]
+    fn registration_of_one_mode_of_an_operator_of_the_table() {
+        let (x, y) = (1.5, -2.0);
+        let (gx, gy) = gradient!(at: (x, y), of: uses_mul);
+        assert_close!(gx, 7.0 * y + 1.0);
+        assert_close!(gy, 7.0 * x);
+        // Forward mode keeps diff-std's exact rule.
+        let df = differential!(at: (x, y), of: uses_mul);
+        assert_close!(df((1.0, 0.0)), y + 1.0);
+        let df = differential!(at: (x, y), of: uses_mul);
+        assert_close!(df((0.0, 1.0)), x);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Methods of a user trait on `f64`, unknown to diff-std: the mode that is not registered
+// is derived, as `&self` methods of a hidden trait.
+
+mod user_methods_of_f64 {
+    use diff::prelude::*;
+
+    pub trait Shapes {
+        fn soft_abs(self) -> f64;
+        fn blend(self, other: f64) -> f64;
+        fn skew(self, other: f64) -> f64;
+    }
+
+    impl Shapes for f64 {
+        fn soft_abs(self) -> f64 {
+            (self * self + 1.0).sqrt()
+        }
+        fn blend(self, other: f64) -> f64 {
+            self * self * other
+        }
+        fn skew(self, other: f64) -> f64 {
+            self * other.exp()
+        }
+    }
+
+    #[derivative(of = f64::soft_abs, jvp)]
+    fn soft_abs_jvp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+        // x / sqrt(x² + 1), scaled by 3.
+        let y = x.soft_abs();
+        (y, move |dx| 3.0 * dx * x / y)
+    }
+
+    #[derivative(of = f64::blend)]
+    fn blend_vjp(x: f64, y: f64) -> (f64, impl FnOnce(f64) -> (f64, f64)) {
+        // (2xy, x²), scaled by (5, 7).
+        (x.blend(y), move |dz| {
+            (5.0 * dz * 2.0 * x * y, 7.0 * dz * x * x)
+        })
+    }
+
+    #[derivative(of = f64::skew, jvp)]
+    fn skew_jvp(x: f64, y: f64) -> (f64, impl FnOnce((f64, f64)) -> f64) {
+        // (e^y, x e^y), scaled by (2, 9).
+        let e = y.exp();
+        (x * e, move |(dx, dy)| 2.0 * dx * e + 9.0 * dy * x * e)
+    }
+
+    #[differentiable]
+    fn uses_soft_abs(x: f64) -> f64 {
+        x.soft_abs() * 2.0
+    }
+
+    #[differentiable]
+    fn uses_blend(x: f64, y: f64) -> f64 {
+        x.blend(y) + y
+    }
+
+    #[differentiable]
+    fn uses_skew(x: f64, y: f64) -> f64 {
+        x.skew(y)
+    }
+
+    #[test]
+    fn jvp_registration_gives_reverse_mode() {
+        let x = 0.7f64;
+        let d = 2.0 * 3.0 * x / (x * x + 1.0).sqrt();
+        assert_close!(gradient!(at: x, of: uses_soft_abs), d);
+        assert_close!(first_derivative!(at: x, of: uses_soft_abs), d);
+    }
+
+    #[test]
+    fn methods_with_two_parameters() {
+        let (x, y) = (1.5f64, -0.5f64);
+        // blend: reverse mode registered, forward mode derived.
+        let (gx, gy) = gradient!(at: (x, y), of: uses_blend);
+        assert_close!(gx, 10.0 * x * y);
+        assert_close!(gy, 7.0 * x * x + 1.0);
+        let df = differential!(at: (x, y), of: uses_blend);
+        assert_close!(df((1.0, 0.0)), 10.0 * x * y);
+        let df = differential!(at: (x, y), of: uses_blend);
+        assert_close!(df((0.0, 1.0)), 7.0 * x * x + 1.0);
+        // skew: forward mode registered, reverse mode derived.
+        let e = y.exp();
+        let df = differential!(at: (x, y), of: uses_skew);
+        assert_close!(df((1.0, 0.0)), 2.0 * e);
+        let df = differential!(at: (x, y), of: uses_skew);
+        assert_close!(df((0.0, 1.0)), 9.0 * x * e);
+        let (gx, gy) = gradient!(at: (x, y), of: uses_skew);
+        assert_close!(gx, 2.0 * e);
+        assert_close!(gy, 9.0 * x * e);
+    }
+}

@@ -1,6 +1,6 @@
-//! [`Dual`], a forward-mode dual number `re + eps·ε` (`ε² = 0`): its arithmetic, its
-//! conversions and its tangent algebra. The [`num_traits::Float`] implementation is in
-//! `dual_float.rs`.
+//! [`Dual`], a forward-mode dual number `re + eps·ε` (`ε² = 0`): its conversions and its
+//! tangent algebra. Its arithmetic operators and its [`num_traits::Float`] implementation
+//! are built from the rule table, in `dual_float.rs`.
 //!
 //! Running code generic over `T: Float` with `T = Dual<f64>` computes, next to each value,
 //! its derivative along the direction the inputs' `eps` parts were set to. Running a
@@ -9,7 +9,7 @@
 use core::cmp::Ordering;
 use core::fmt;
 use core::iter::{Product, Sum};
-use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign};
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Rem, RemAssign};
 use core::ops::{Sub, SubAssign};
 
 use num_traits::{Float, FromPrimitive, Num, NumCast, One, ToPrimitive, Zero};
@@ -83,58 +83,8 @@ impl<T: PartialOrd> PartialOrd for Dual<T> {
     }
 }
 
-// ---- arithmetic between dual numbers ----
-
-impl<T: Float> Neg for Dual<T> {
-    type Output = Self;
-    #[inline(always)]
-    fn neg(self) -> Self {
-        Dual::new(-self.re, -self.eps)
-    }
-}
-
-impl<T: Float> Add for Dual<T> {
-    type Output = Self;
-    #[inline(always)]
-    fn add(self, b: Self) -> Self {
-        Dual::new(self.re + b.re, self.eps + b.eps)
-    }
-}
-
-impl<T: Float> Sub for Dual<T> {
-    type Output = Self;
-    #[inline(always)]
-    fn sub(self, b: Self) -> Self {
-        Dual::new(self.re - b.re, self.eps - b.eps)
-    }
-}
-
-impl<T: Float> Mul for Dual<T> {
-    type Output = Self;
-    #[inline(always)]
-    fn mul(self, b: Self) -> Self {
-        Dual::new(self.re * b.re, self.eps * b.re + self.re * b.eps)
-    }
-}
-
-impl<T: Float> Div for Dual<T> {
-    type Output = Self;
-    #[inline(always)]
-    fn div(self, b: Self) -> Self {
-        let y = self.re / b.re;
-        Dual::new(y, (self.eps - y * b.eps) / b.re)
-    }
-}
-
-/// `a % b = a - trunc(a / b)·b`: partials `1` and `-trunc(a / b)`.
-impl<T: Float> Rem for Dual<T> {
-    type Output = Self;
-    #[inline(always)]
-    fn rem(self, b: Self) -> Self {
-        let q = (self.re / b.re).trunc();
-        Dual::new(self.re % b.re, self.eps - q * b.eps)
-    }
-}
+// ---- arithmetic between dual numbers: `Neg`, `Add`, `Sub`, `Mul`, `Div` and `Rem` are
+// built from the rule table in `dual_float.rs` ----
 
 macro_rules! assign_ops {
     ($($tr:ident $method:ident $op:tt),*) => {$(
@@ -149,108 +99,33 @@ macro_rules! assign_ops {
 assign_ops!(AddAssign add_assign +, SubAssign sub_assign -, MulAssign mul_assign *,
     DivAssign div_assign /, RemAssign rem_assign %);
 
-// ---- mixed arithmetic with plain scalars ----
+// ---- mixed arithmetic with plain scalars: the scalar is a constant ----
 
 macro_rules! scalar_ops {
     ($($s:ty),*) => {$(
-        impl Add<$s> for Dual<$s> {
+        scalar_ops!(@ops $s: Add add AddAssign add_assign, Sub sub SubAssign sub_assign,
+            Mul mul MulAssign mul_assign, Div div DivAssign div_assign,
+            Rem rem RemAssign rem_assign);
+    )*};
+    (@ops $s:ty: $($tr:ident $method:ident $assign_tr:ident $assign:ident),*) => {$(
+        impl $tr<$s> for Dual<$s> {
             type Output = Self;
             #[inline(always)]
-            fn add(self, b: $s) -> Self {
-                Dual::new(self.re + b, self.eps)
+            fn $method(self, b: $s) -> Self {
+                $tr::$method(self, Dual::constant(b))
             }
         }
-        impl Sub<$s> for Dual<$s> {
-            type Output = Self;
-            #[inline(always)]
-            fn sub(self, b: $s) -> Self {
-                Dual::new(self.re - b, self.eps)
-            }
-        }
-        impl Mul<$s> for Dual<$s> {
-            type Output = Self;
-            #[inline(always)]
-            fn mul(self, b: $s) -> Self {
-                Dual::new(self.re * b, self.eps * b)
-            }
-        }
-        impl Div<$s> for Dual<$s> {
-            type Output = Self;
-            #[inline(always)]
-            fn div(self, b: $s) -> Self {
-                Dual::new(self.re / b, self.eps / b)
-            }
-        }
-        impl Rem<$s> for Dual<$s> {
-            type Output = Self;
-            #[inline(always)]
-            fn rem(self, b: $s) -> Self {
-                Dual::new(self.re % b, self.eps)
-            }
-        }
-        impl Add<Dual<$s>> for $s {
+        impl $tr<Dual<$s>> for $s {
             type Output = Dual<$s>;
             #[inline(always)]
-            fn add(self, b: Dual<$s>) -> Dual<$s> {
-                Dual::new(self + b.re, b.eps)
+            fn $method(self, b: Dual<$s>) -> Dual<$s> {
+                $tr::$method(Dual::constant(self), b)
             }
         }
-        impl Sub<Dual<$s>> for $s {
-            type Output = Dual<$s>;
+        impl $assign_tr<$s> for Dual<$s> {
             #[inline(always)]
-            fn sub(self, b: Dual<$s>) -> Dual<$s> {
-                Dual::new(self - b.re, -b.eps)
-            }
-        }
-        impl Mul<Dual<$s>> for $s {
-            type Output = Dual<$s>;
-            #[inline(always)]
-            fn mul(self, b: Dual<$s>) -> Dual<$s> {
-                Dual::new(self * b.re, self * b.eps)
-            }
-        }
-        impl Div<Dual<$s>> for $s {
-            type Output = Dual<$s>;
-            #[inline(always)]
-            fn div(self, b: Dual<$s>) -> Dual<$s> {
-                Dual::constant(self) / b
-            }
-        }
-        impl Rem<Dual<$s>> for $s {
-            type Output = Dual<$s>;
-            #[inline(always)]
-            fn rem(self, b: Dual<$s>) -> Dual<$s> {
-                Dual::constant(self) % b
-            }
-        }
-        impl AddAssign<$s> for Dual<$s> {
-            #[inline(always)]
-            fn add_assign(&mut self, b: $s) {
-                *self = *self + b;
-            }
-        }
-        impl SubAssign<$s> for Dual<$s> {
-            #[inline(always)]
-            fn sub_assign(&mut self, b: $s) {
-                *self = *self - b;
-            }
-        }
-        impl MulAssign<$s> for Dual<$s> {
-            #[inline(always)]
-            fn mul_assign(&mut self, b: $s) {
-                *self = *self * b;
-            }
-        }
-        impl DivAssign<$s> for Dual<$s> {
-            #[inline(always)]
-            fn div_assign(&mut self, b: $s) {
-                *self = *self / b;
-            }
-        }
-        impl RemAssign<$s> for Dual<$s> {
-            #[inline(always)]
-            fn rem_assign(&mut self, b: $s) {
-                *self = *self % b;
+            fn $assign(&mut self, b: $s) {
+                *self = $tr::$method(*self, b);
             }
         }
     )*};
@@ -393,7 +268,7 @@ impl<T: Float> VectorSpace for Dual<T> {
     /// Scales both parts.
     #[inline(always)]
     fn scale(self, by: f64) -> Self {
-        let by = crate::dual_float::cast::<T>(by);
+        let by = crate::float_rules::cast::<T, _>(by);
         Dual::new(self.re * by, self.eps * by)
     }
 }

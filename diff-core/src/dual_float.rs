@@ -1,48 +1,38 @@
-//! [`num_traits::Float`] and [`num_traits::FloatConst`] for [`Dual`], each method with
-//! its first derivative.
+//! [`num_traits::Float`] for [`Dual`], and its arithmetic operators, built from the rule
+//! table (`float_rules.rs`): each method evaluates the table's forward pass on the values
+//! `re` and takes the dual part `Σ eps_i · partial_i` along the arguments' dual parts.
+//! Nothing here writes a derivative by hand, so `Dual` follows diff-std's rules,
+//! including their conventions at points where a function is not differentiable.
 //!
-//! The conventions at points where a function is not differentiable are those of the
-//! rules in `diff-std`: `abs'(0) = 0`; `min`, `max` and `clamp` pass the derivative of
-//! the selected argument (the receiver on ties, the non-NaN one if the other is NaN);
-//! `floor ceil round trunc signum` have derivative zero, `fract` one; `hypot` at the
-//! origin has partials zero; `powf`: `d/dx x^0 = 0` and `d/de 0^e = 0`.
+//! A zero dual part contributes nothing even where its partial is infinite or NaN
+//! (`sqrt` at 0, `powf` with a constant exponent at a negative base): a constant stays a
+//! constant. A zero dual part against a finite partial is still multiplied, so that the
+//! dual part of a nested dual number (`Dual<Dual<f64>>`, whose `is_zero` looks at the
+//! value only) keeps its own dual part.
 //!
-//! A zero dual part stays zero through a unary function, and through each argument of
-//! `powf`, `log`, `atan2` and `hypot`, even where the derivative is infinite or NaN
-//! (`sqrt` at 0, `powf` with a constant exponent at a negative base): a constant stays
-//! a constant.
+//! [`num_traits::FloatConst`] gives constants.
 
 use core::num::FpCategory;
+use core::ops::{Add, Div, Mul, Neg, Rem, Sub};
 
 use num_traits::{Float, FloatConst};
 
+use crate::float_rules::cast;
+use crate::float_rules::NotCaptured;
 use crate::Dual;
 
-/// `x` as a `T` (a constant of a derivative formula).
+/// `Σ eps_i · partial_i`, where a zero `eps_i` contributes nothing against a partial that
+/// is not finite.
 #[inline(always)]
-pub(crate) fn cast<T: Float>(x: f64) -> T {
-    match T::from(x) {
-        Some(t) => t,
-        None => panic!("diff: {x} is not representable in the dual number's scalar type"),
-    }
-}
-
-/// `eps * d()`, zero when `eps` is zero (`d` is then not computed).
-#[inline(always)]
-fn term<T: Float>(eps: T, d: impl FnOnce() -> T) -> T {
-    if eps.is_zero() {
-        T::zero()
-    } else {
-        eps * d()
-    }
-}
-
-impl<T: Float> Dual<T> {
-    /// The result `y` of a unary function of `self` whose derivative is `d()`.
-    #[inline(always)]
-    fn chain(self, y: T, d: impl FnOnce() -> T) -> Self {
-        Dual::new(y, term(self.eps, d))
-    }
+fn dual_part<T: Float, const N: usize>(eps: [T; N], partials: [T; N]) -> T {
+    let term = |i: usize| {
+        if eps[i].is_zero() && !partials[i].is_finite() {
+            T::zero()
+        } else {
+            eps[i] * partials[i]
+        }
+    };
+    (1..N).fold(term(0), |sum, i| sum + term(i))
 }
 
 macro_rules! constants {
@@ -63,291 +53,177 @@ macro_rules! predicates {
     )*};
 }
 
-macro_rules! piecewise_constant {
-    ($($f:ident),*) => {$(
-        /// Piecewise constant: the dual part is zero.
+/// Builds [`OnScalar`], the `Float` methods of `Dual` and its operators from the table
+/// (`crate::float_rules!(dual)`).
+macro_rules! dual {
+    // The number of float parameters of a rule.
+    (@count $($param:ident)*) => { 0 $(+ dual!(@one $param))* };
+    (@one $param:ident) => { 1 };
+
+    // Shadows the parameters before the partials are evaluated.
+    (@shadow $($param:ident)*) => {
+        $(
+            #[allow(unused_variables)]
+            let $param = NotCaptured;
+        )*
+    };
+
+    (@part $eps:ident zero) => {{
+        let _ = $eps;
+        Self::zero()
+    }};
+    (@part $eps:ident ($($d:expr),+)) => { dual_part($eps, [$($d),+]) };
+
+    // A `Float` method; the operators are not.
+    (@float [$($doc:literal)*] add $($rest:tt)*) => {};
+    (@float [$($doc:literal)*] sub $($rest:tt)*) => {};
+    (@float [$($doc:literal)*] mul $($rest:tt)*) => {};
+    (@float [$($doc:literal)*] div $($rest:tt)*) => {};
+    (@float [$($doc:literal)*] neg $($rest:tt)*) => {};
+    (@float [$($doc:literal)*] rem $($rest:tt)*) => {};
+    (@float [$($doc:literal)*] $name:ident $jvp:ident
+        ($x:ident $(, $p:ident)* $(; $c:ident : $cty:ty)*)
+    ) => {
+        $(#[doc = $doc])*
         #[inline(always)]
-        fn $f(self) -> Self {
-            Dual::constant(self.re.$f())
+        fn $name(self $(, $p: Self)* $(, $c: $cty)*) -> Self {
+            let (re, eps) =
+                <T as OnScalar>::$jvp(self.re $(, $p.re)* $(, $c)*, [self.eps $(, $p.eps)*]);
+            Dual::new(re, eps)
         }
-    )*};
-}
+    };
 
-impl<T: Float> Float for Dual<T> {
-    constants!(
-        nan,
-        infinity,
-        neg_infinity,
-        neg_zero,
-        min_value,
-        min_positive_value,
-        epsilon,
-        max_value
-    );
-    predicates!(
-        is_nan,
-        is_infinite,
-        is_finite,
-        is_normal,
-        is_subnormal,
-        is_sign_positive,
-        is_sign_negative
-    );
-    piecewise_constant!(floor, ceil, round, trunc, signum);
-
-    #[inline(always)]
-    fn classify(self) -> FpCategory {
-        self.re.classify()
-    }
-    #[inline(always)]
-    fn integer_decode(self) -> (u64, i16, i8) {
-        self.re.integer_decode()
-    }
-
-    /// `x - x.trunc()`: the derivative is one.
-    #[inline(always)]
-    fn fract(self) -> Self {
-        Dual::new(self.re.fract(), self.eps)
-    }
-    /// At zero the derivative is zero.
-    #[inline(always)]
-    fn abs(self) -> Self {
-        let x = self.re;
-        self.chain(x.abs(), || if x.is_zero() { T::zero() } else { x.signum() })
-    }
-    #[inline(always)]
-    fn copysign(self, sign: Self) -> Self {
-        if self.re.is_sign_negative() == sign.re.is_sign_negative() {
-            self
-        } else {
-            -self
-        }
-    }
-    /// `max(self - other, 0)`.
-    #[inline(always)]
-    fn abs_sub(self, other: Self) -> Self {
-        if self.re > other.re {
-            self - other
-        } else {
-            Dual::new(T::zero(), T::zero())
-        }
-    }
-    /// The selected argument: the receiver on ties, the non-NaN one if the other is NaN.
-    #[inline(always)]
-    fn max(self, other: Self) -> Self {
-        if other.re.is_nan() || self.re >= other.re {
-            self
-        } else {
-            other
-        }
-    }
-    /// The selected argument: the receiver on ties, the non-NaN one if the other is NaN.
-    #[inline(always)]
-    fn min(self, other: Self) -> Self {
-        if other.re.is_nan() || self.re <= other.re {
-            self
-        } else {
-            other
-        }
-    }
-    /// The selected argument: `self` when `min <= self <= max`, else the bound.
-    #[inline(always)]
-    fn clamp(self, min: Self, max: Self) -> Self {
-        if self.re < min.re {
-            min
-        } else if self.re > max.re {
-            max
-        } else {
-            self
-        }
-    }
-
-    #[inline(always)]
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        let eps = self.eps.mul_add(a.re, self.re.mul_add(a.eps, b.eps));
-        Dual::new(self.re.mul_add(a.re, b.re), eps)
-    }
-    #[inline(always)]
-    fn recip(self) -> Self {
-        let y = self.re.recip();
-        self.chain(y, || -y * y)
-    }
-    /// For `n == 0` the derivative is zero, also at zero.
-    #[inline(always)]
-    fn powi(self, n: i32) -> Self {
-        let (x, y) = (self.re, self.re.powi(n));
-        self.chain(y, || match n.checked_sub(1) {
-            _ if n == 0 => T::zero(),
-            Some(m) => cast::<T>(n.into()) * x.powi(m),
-            None => cast::<T>(n.into()) * y / x,
-        })
-    }
-    /// `d/dx x^0 = 0` and `d/de 0^e = 0`.
-    #[inline(always)]
-    fn powf(self, e: Self) -> Self {
-        let (x, y) = (self.re, self.re.powf(e.re));
-        let zero = T::zero();
-        let dx = term(self.eps, || {
-            if e.re.is_zero() {
-                zero
-            } else {
-                e.re * x.powf(e.re - T::one())
+    // An operator; the `Float` methods are not.
+    (@operator [$($doc:literal)*] add $jvp:ident $params:tt) => {
+        dual!(@binary [$($doc)*] Add add $jvp);
+    };
+    (@operator [$($doc:literal)*] sub $jvp:ident $params:tt) => {
+        dual!(@binary [$($doc)*] Sub sub $jvp);
+    };
+    (@operator [$($doc:literal)*] mul $jvp:ident $params:tt) => {
+        dual!(@binary [$($doc)*] Mul mul $jvp);
+    };
+    (@operator [$($doc:literal)*] div $jvp:ident $params:tt) => {
+        dual!(@binary [$($doc)*] Div div $jvp);
+    };
+    (@operator [$($doc:literal)*] rem $jvp:ident $params:tt) => {
+        dual!(@binary [$($doc)*] Rem rem $jvp);
+    };
+    (@operator [$($doc:literal)*] neg $jvp:ident $params:tt) => {
+        impl<T: Float> Neg for Dual<T> {
+            type Output = Self;
+            $(#[doc = $doc])*
+            #[inline(always)]
+            fn neg(self) -> Self {
+                let (re, eps) = <T as OnScalar>::$jvp(self.re, [self.eps]);
+                Dual::new(re, eps)
             }
-        });
-        let de = term(e.eps, || if x.is_zero() { zero } else { y * x.ln() });
-        Dual::new(y, dx + de)
-    }
-    #[inline(always)]
-    fn sqrt(self) -> Self {
-        let y = self.re.sqrt();
-        self.chain(y, || (y + y).recip())
-    }
-    #[inline(always)]
-    fn cbrt(self) -> Self {
-        let y = self.re.cbrt();
-        self.chain(y, || (cast::<T>(3.0) * y * y).recip())
-    }
-    /// At the origin the partials are zero.
-    #[inline(always)]
-    fn hypot(self, other: Self) -> Self {
-        let y = self.re.hypot(other.re);
-        let r = if y.is_zero() { y } else { y.recip() };
-        let eps = term(self.eps, || self.re * r) + term(other.eps, || other.re * r);
-        Dual::new(y, eps)
-    }
+        }
+    };
+    (@operator $($rest:tt)*) => {};
 
-    #[inline(always)]
-    fn exp(self) -> Self {
-        let y = self.re.exp();
-        self.chain(y, || y)
-    }
-    #[inline(always)]
-    fn exp2(self) -> Self {
-        let y = self.re.exp2();
-        self.chain(y, || y * cast(core::f64::consts::LN_2))
-    }
-    #[inline(always)]
-    fn exp_m1(self) -> Self {
-        let y = self.re.exp_m1();
-        self.chain(y, || y + T::one())
-    }
-    #[inline(always)]
-    fn ln(self) -> Self {
-        let x = self.re;
-        self.chain(x.ln(), || x.recip())
-    }
-    #[inline(always)]
-    fn ln_1p(self) -> Self {
-        let x = self.re;
-        self.chain(x.ln_1p(), || (T::one() + x).recip())
-    }
-    #[inline(always)]
-    fn log(self, base: Self) -> Self {
-        let (x, b) = (self.re, base.re);
-        let (y, ln_b) = (x.log(b), b.ln());
-        let eps = term(self.eps, || (x * ln_b).recip()) + term(base.eps, || -y / (b * ln_b));
-        Dual::new(y, eps)
-    }
-    #[inline(always)]
-    fn log2(self) -> Self {
-        let x = self.re;
-        self.chain(x.log2(), || (x * cast(core::f64::consts::LN_2)).recip())
-    }
-    #[inline(always)]
-    fn log10(self) -> Self {
-        let x = self.re;
-        self.chain(x.log10(), || (x * cast(core::f64::consts::LN_10)).recip())
-    }
-    #[inline(always)]
-    fn to_degrees(self) -> Self {
-        Dual::new(self.re.to_degrees(), self.eps.to_degrees())
-    }
-    #[inline(always)]
-    fn to_radians(self) -> Self {
-        Dual::new(self.re.to_radians(), self.eps.to_radians())
-    }
+    (@binary [$($doc:literal)*] $trait:ident $method:ident $jvp:ident) => {
+        impl<T: Float> $trait for Dual<T> {
+            type Output = Self;
+            $(#[doc = $doc])*
+            #[inline(always)]
+            fn $method(self, rhs: Self) -> Self {
+                let (re, eps) = <T as OnScalar>::$jvp(self.re, rhs.re, [self.eps, rhs.eps]);
+                Dual::new(re, eps)
+            }
+        }
+    };
 
-    #[inline(always)]
-    fn sin(self) -> Self {
-        let x = self.re;
-        self.chain(x.sin(), || x.cos())
-    }
-    #[inline(always)]
-    fn cos(self) -> Self {
-        let x = self.re;
-        self.chain(x.cos(), || -x.sin())
-    }
-    #[inline(always)]
-    fn sin_cos(self) -> (Self, Self) {
-        let (s, c) = self.re.sin_cos();
-        (Dual::new(s, self.eps * c), Dual::new(c, -self.eps * s))
-    }
-    #[inline(always)]
-    fn tan(self) -> Self {
-        let y = self.re.tan();
-        self.chain(y, || T::one() + y * y)
-    }
-    #[inline(always)]
-    fn asin(self) -> Self {
-        let x = self.re;
-        self.chain(x.asin(), || {
-            ((T::one() - x) * (T::one() + x)).sqrt().recip()
-        })
-    }
-    #[inline(always)]
-    fn acos(self) -> Self {
-        let x = self.re;
-        self.chain(x.acos(), || {
-            -((T::one() - x) * (T::one() + x)).sqrt().recip()
-        })
-    }
-    #[inline(always)]
-    fn atan(self) -> Self {
-        let x = self.re;
-        self.chain(x.atan(), || (T::one() + x * x).recip())
-    }
-    /// At the origin the partials are NaN.
-    #[inline(always)]
-    fn atan2(self, other: Self) -> Self {
-        let (a, b) = (self.re, other.re);
-        let r = (a * a + b * b).recip();
-        Dual::new(
-            a.atan2(b),
-            term(self.eps, || b * r) - term(other.eps, || a * r),
-        )
-    }
-    #[inline(always)]
-    fn sinh(self) -> Self {
-        let x = self.re;
-        self.chain(x.sinh(), || x.cosh())
-    }
-    #[inline(always)]
-    fn cosh(self) -> Self {
-        let x = self.re;
-        self.chain(x.cosh(), || x.sinh())
-    }
-    #[inline(always)]
-    fn tanh(self) -> Self {
-        let y = self.re.tanh();
-        self.chain(y, || T::one() - y * y)
-    }
-    #[inline(always)]
-    fn asinh(self) -> Self {
-        let x = self.re;
-        self.chain(x.asinh(), || (x * x + T::one()).sqrt().recip())
-    }
-    #[inline(always)]
-    fn acosh(self) -> Self {
-        let x = self.re;
-        let d = || ((x - T::one()).sqrt() * (x + T::one()).sqrt()).recip();
-        self.chain(x.acosh(), d)
-    }
-    #[inline(always)]
-    fn atanh(self) -> Self {
-        let x = self.re;
-        self.chain(x.atanh(), || ((T::one() - x) * (T::one() + x)).recip())
-    }
+    ($(
+        $(#[doc = $doc:literal])*
+        ($vjp:ident, $jvp:ident) $name:ident ($x:ident $(, $p:ident)* $(; $c:ident : $cty:ty)*)
+            -> $y:ident = $value:expr $(, $s:ident = $se:expr)* => $partials:tt;
+    )*) => {
+        /// The rules on the scalar type of a dual number: `x.__jvp_NAME(args.., eps)` is
+        /// the value of `NAME` at `x, args..` and its derivative along `eps` (one entry per
+        /// float parameter, the receiver first).
+        trait OnScalar: Float {
+            $(
+                #[inline(always)]
+                fn $jvp(
+                    self
+                    $(, $p: Self)*
+                    $(, $c: $cty)*,
+                    eps: [Self; dual!(@count $x $($p)*)],
+                ) -> (Self, Self) {
+                    let $x = self;
+                    let $y = $value;
+                    $(let $s = $se;)*
+                    dual!(@shadow $x $($p)* $($c)*);
+                    ($y, dual!(@part eps $partials))
+                }
+            )*
+        }
+
+        impl<T: Float> OnScalar for T {}
+
+        impl<T: Float> Float for Dual<T> {
+            $(dual!(@float [$($doc)*] $name $jvp ($x $(, $p)* $(; $c : $cty)*));)*
+
+            constants!(
+                nan,
+                infinity,
+                neg_infinity,
+                neg_zero,
+                min_value,
+                min_positive_value,
+                epsilon,
+                max_value
+            );
+            predicates!(
+                is_nan,
+                is_infinite,
+                is_finite,
+                is_normal,
+                is_subnormal,
+                is_sign_positive,
+                is_sign_negative
+            );
+
+            #[inline(always)]
+            fn classify(self) -> FpCategory {
+                self.re.classify()
+            }
+            #[inline(always)]
+            fn integer_decode(self) -> (u64, i16, i8) {
+                self.re.integer_decode()
+            }
+
+            // Compositions of the table's operations.
+
+            #[inline(always)]
+            fn sin_cos(self) -> (Self, Self) {
+                (self.sin(), self.cos())
+            }
+            #[inline(always)]
+            fn copysign(self, sign: Self) -> Self {
+                if self.re.is_sign_negative() == sign.re.is_sign_negative() {
+                    self
+                } else {
+                    -self
+                }
+            }
+            /// `max(self - other, 0)`.
+            #[inline(always)]
+            fn abs_sub(self, other: Self) -> Self {
+                if self.re > other.re {
+                    self - other
+                } else {
+                    Dual::new(T::zero(), T::zero())
+                }
+            }
+        }
+
+        $(dual!(@operator [$($doc)*] $name $jvp ($x $(, $p)*));)*
+    };
 }
+
+crate::float_rules!(dual);
 
 macro_rules! float_consts {
     ($($c:ident),*) => {$(
@@ -605,5 +481,18 @@ mod tests {
         let x = Dual::new(Dual::variable(2.0), Dual::constant(1.0));
         let y = x.powi(3);
         assert_eq!((y.re.re, y.eps.re, y.eps.eps), (8.0, 12.0, 12.0));
+    }
+
+    /// Nested duals where a first derivative is zero: `d²/dx² sin(x²) = 2 cos(x²) -
+    /// 4x² sin(x²)`, which is 2 at 0, where the inner dual part of `x²` has value zero.
+    #[test]
+    fn nested_through_a_zero_first_derivative() {
+        for x in [0.0, 0.7] {
+            let v = Dual::new(Dual::variable(x), Dual::constant(1.0));
+            let y = (v * v).sin();
+            let (s, c) = (x * x).sin_cos();
+            assert!(close(y.eps.re, 2.0 * x * c, 1e-15));
+            assert!(close(y.eps.eps, 2.0 * c - 4.0 * x * x * s, 1e-15));
+        }
     }
 }

@@ -17,6 +17,8 @@ mod dense;
 mod differentiable;
 mod dual;
 mod dual_float;
+#[doc(hidden)]
+pub mod float_rules;
 mod inner_product;
 #[doc(hidden)]
 pub mod partial;

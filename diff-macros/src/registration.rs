@@ -9,12 +9,19 @@
 //! - a method of a type (`Particle::energy`): an inherent impl block for the registered
 //!   mode, and a trait (lower priority than inherent methods) for the derived one;
 //! - a method of a scalar (`f64::cbrt`): an extension trait whose method takes `self` by
-//!   value, which method resolution prefers over diff-std's `&self` rules.
+//!   value, which method resolution prefers over diff-std's `&self` rules; the derived
+//!   mode, for a method diff-std has no rule for, in a trait whose methods take `&self`,
+//!   so that a registration of that mode (by value) wins over them.
+//!
+//! Each companion is built once as a [`Companion`] (name, type, body) by a [`Group`], which
+//! knows where its companions go and how they take the first parameter ([`Receiver`]), so
+//! their parameters, calls and bodies are written in that form from the start; the group
+//! then writes it as a function, or as a trait method's declaration and implementation.
 use crate::emit::companion::{ident_for, Shapes};
 use crate::emit::names::{self, Mode};
 use crate::parse::derivative_attr::DerivativeArgs;
 use crate::parse::signature::FnSig;
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
@@ -39,49 +46,18 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Rules of diff-std: a registration for one of these methods leaves the other mode to it.
-const STD_METHODS: &[&str] = &[
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "atan2",
-    "sinh",
-    "cosh",
-    "tanh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "exp",
-    "exp2",
-    "exp_m1",
-    "ln",
-    "ln_1p",
-    "log2",
-    "log10",
-    "log",
-    "sqrt",
-    "cbrt",
-    "powi",
-    "powf",
-    "recip",
-    "abs",
-    "hypot",
-    "mul_add",
-    "min",
-    "max",
-    "signum",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "fract",
-    "to_degrees",
-    "to_radians",
-    "clamp",
-];
+/// Whether diff-std has a rule for the float method `name`, so that a registration of one
+/// mode leaves the other to it.
+///
+/// The names are those of the rule table itself (`diff_core::float_rules::METHODS`, built
+/// from the same table lines as diff-std's rules and `Dual`): this crate depends on
+/// diff-core as an ordinary library and reads the list when the macro runs. A shared file
+/// would not survive publishing the crates separately (a package holds only its own
+/// files), and a copy checked against the table would be a second line to write for each
+/// new float method.
+fn has_std_rule(name: &Ident) -> bool {
+    diff_core::float_rules::METHODS.iter().any(|m| name == m)
+}
 
 /// What the registration is for.
 enum Target {
@@ -118,7 +94,10 @@ fn target(of: &syn::Path) -> Target {
 struct Reg<'a> {
     func: &'a syn::ItemFn,
     args: DerivativeArgs,
+    /// The registered function's signature, named after it (`h`), returning the value.
     sig: FnSig,
+    /// The type of the value (the first element of the registration's result).
+    value_ty: syn::Type,
     output_tangent: TokenStream,
     /// The user's linear map type: what the pullback returns / the differential takes.
     user_tangents: TokenStream,
@@ -127,15 +106,15 @@ struct Reg<'a> {
 fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStream> {
     let args = DerivativeArgs::parse(args)?;
     let (value_ty, _) = returned_pair(&func.sig)?;
+    let target = target(&args.of);
     let mut sig = FnSig::new(&func.sig, None)?;
-    sig.detached = matches!(target(&args.of), Target::Function(_));
+    sig.detached = matches!(target, Target::Function(_));
     sig.output = value_ty.to_token_stream();
     sig.output_tangent = crate::parse::types::tangent(&value_ty, &sig.roles);
     let output_tangent = sig.output_tangent(value_ty.span())?;
-    let name = match target(&args.of) {
-        Target::Function(n) | Target::TypeMethod(_, n) | Target::ScalarMethod(_, n) => n,
+    sig.ident = match &target {
+        Target::Function(n) | Target::TypeMethod(_, n) | Target::ScalarMethod(_, n) => n.clone(),
     };
-    sig.ident = name;
     let user_tangents = Shapes {
         sig: &sig,
         vis: &func.vis,
@@ -147,14 +126,15 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
         func,
         args,
         sig,
+        value_ty,
         output_tangent,
         user_tangents,
     };
     let check = reg.signature_check();
-    let items = match target(&reg.args.of) {
+    let items = match &target {
         Target::Function(_) => reg.free_function(),
-        Target::TypeMethod(ty, _) => reg.type_method(&ty),
-        Target::ScalarMethod(ty, _) => reg.scalar_method(&ty),
+        Target::TypeMethod(ty, _) => reg.type_method(ty),
+        Target::ScalarMethod(ty, _) => reg.scalar_method(ty)?,
     };
     Ok(quote! { #check #items })
 }
@@ -173,6 +153,222 @@ fn returned_pair(sig: &syn::Signature) -> syn::Result<(syn::Type, syn::Type)> {
     }
 }
 
+/// A local of the generated bodies: hygienic, so a parameter of the same name (`value`,
+/// `seed`) is never shadowed by it.
+fn local(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+fn locals(prefix: &str, n: usize) -> Vec<Ident> {
+    (0..n).map(|i| local(&format!("{prefix}{i}"))).collect()
+}
+
+/// `x` for one item, `(x, y,)` for several.
+fn one_or_tuple<T: ToTokens>(items: &[T]) -> TokenStream {
+    match items {
+        [one] => one.to_token_stream(),
+        _ => quote!((#(#items,)*)),
+    }
+}
+
+/// `::<T, N>`: the type and const parameters of `generics` (lifetimes are inferred).
+fn turbofish(generics: &syn::Generics) -> TokenStream {
+    let params: Vec<&Ident> = generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(&t.ident),
+            syn::GenericParam::Const(c) => Some(&c.ident),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    if params.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(::<#(#params),*>)
+    }
+}
+
+/// Whether `ty` is a scalar: `f32`, `f64` or a scalar type parameter, also behind a
+/// reference (the tangent of `&f64` is `f64`).
+fn is_scalar(ty: &syn::Type, sig: &FnSig) -> bool {
+    match ty {
+        syn::Type::Reference(r) => is_scalar(&r.elem, sig),
+        syn::Type::Paren(p) => is_scalar(&p.elem, sig),
+        syn::Type::Group(g) => is_scalar(&g.elem, sig),
+        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|id| {
+            id == "f64" || id == "f32" || sig.roles.scalars.iter().any(|s| id == s)
+        }),
+        _ => false,
+    }
+}
+
+fn other(mode: Mode) -> Mode {
+    match mode {
+        Mode::Vjp => Mode::Jvp,
+        Mode::Jvp => Mode::Vjp,
+    }
+}
+
+/// The lints a companion never reports (its code is generated, its parameters those of
+/// the registered function).
+fn lints_allowed() -> TokenStream {
+    quote!(#[allow(dead_code, unused_mut, unused_variables, unused_parens, non_snake_case, clippy::all, clippy::pedantic)])
+}
+
+/// How the companions of a [`Group`] take the registered function's first parameter.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Receiver {
+    /// As the registered function does: `x: T`.
+    Param,
+    /// `self`: a method of `T`.
+    Value,
+    /// `&self`: a method of a scalar that ranks below the by-value methods of registrations
+    /// in method resolution. The body starts with a copy of the receiver's value,
+    /// `let this = *self;`, and reads `this`, so a linear map never borrows the receiver.
+    Ref,
+}
+
+/// One companion, built once and written by its [`Group`].
+struct Companion {
+    name: Ident,
+    /// The companion returns `(value_ty, impl map)`.
+    value_ty: TokenStream,
+    /// The linear map's `FnOnce(..) -> ..` bound, without its capture bound.
+    map: TokenStream,
+    body: TokenStream,
+}
+
+/// Companions written together: free functions, or associated items of one `impl` block
+/// or trait, with one receiver form.
+struct Group<'r, 'a> {
+    reg: &'r Reg<'a>,
+    receiver: Receiver,
+    /// Whether the companions are associated items, called through `Self::`.
+    assoc: bool,
+}
+
+impl Group<'_, '_> {
+    fn sig(&self) -> &FnSig {
+        &self.reg.sig
+    }
+
+    fn has_receiver(&self) -> bool {
+        self.receiver != Receiver::Param
+    }
+
+    /// The parameters as the companions declare them.
+    fn decls(&self) -> Vec<TokenStream> {
+        let params = self.sig().params.iter().enumerate();
+        params
+            .map(|(i, p)| match (i, self.receiver) {
+                (0, Receiver::Value) => quote!(self),
+                (0, Receiver::Ref) => quote!(&self),
+                _ => p.decl.clone(),
+            })
+            .collect()
+    }
+
+    /// Parameter `i` as a value, as the registered function takes it.
+    fn value(&self, i: usize) -> TokenStream {
+        match (i, self.receiver) {
+            (0, Receiver::Value) => quote!(self),
+            (0, Receiver::Ref) => local("this").to_token_stream(),
+            _ => self.sig().params[i].ident.clone(),
+        }
+    }
+
+    fn values(&self) -> Vec<TokenStream> {
+        (0..self.sig().params.len())
+            .map(|i| self.value(i))
+            .collect()
+    }
+
+    /// The arguments of a call to another companion of the group: the parameters as they
+    /// are declared.
+    fn own_args(&self) -> Vec<TokenStream> {
+        let params = self.sig().params.iter().enumerate();
+        params
+            .map(|(i, p)| match i {
+                0 if self.has_receiver() => quote!(self),
+                _ => p.ident.clone(),
+            })
+            .collect()
+    }
+
+    /// The path calling the companion `name` from the group.
+    fn path(&self, name: &Ident) -> TokenStream {
+        let turbofish = turbofish(&self.sig().generics);
+        if self.assoc || self.has_receiver() {
+            quote!(Self::#name #turbofish)
+        } else {
+            quote!(#name #turbofish)
+        }
+    }
+
+    /// The bound on what the linear maps capture, in a trait declaration (`decl`) or not.
+    fn captures(&self, decl: bool) -> TokenStream {
+        match self.receiver {
+            // A trait declaration names `Self`; neither captures the borrow of `self`.
+            Receiver::Ref if decl => quote!(+ use<Self>),
+            Receiver::Ref => quote!(+ use<>),
+            _ => self.sig().captures(),
+        }
+    }
+
+    fn signature(&self, c: &Companion, decl: bool) -> TokenStream {
+        let (gen, _, wher) = self.sig().generics.split_for_impl();
+        let decls = self.decls();
+        let (name, value_ty, map) = (&c.name, &c.value_ty, &c.map);
+        let caps = self.captures(decl);
+        quote!(fn #name #gen (#(#decls),*) -> (#value_ty, impl #map #caps) #wher)
+    }
+
+    /// A free function, or a method of an inherent `impl` block or a trait `impl`.
+    fn item(&self, c: &Companion, vis: &syn::Visibility) -> TokenStream {
+        let (sig, body) = (self.signature(c, false), &c.body);
+        let body = match self.receiver {
+            Receiver::Ref => {
+                let this = local("this");
+                quote!(let #this = *self; #body)
+            }
+            _ => body.clone(),
+        };
+        let allow = lints_allowed();
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #allow
+            #vis #sig { #body }
+        }
+    }
+
+    /// A trait named `name` declaring the companions, and its implementation for `ty`.
+    fn in_trait(
+        &self,
+        name: Ident,
+        ty: &syn::Path,
+        vis: &syn::Visibility,
+        cs: &[Companion],
+    ) -> TokenStream {
+        let decls = cs.iter().map(|c| {
+            let (sig, allow) = (self.signature(c, true), lints_allowed());
+            quote! {
+                #[doc(hidden)]
+                #allow
+                #sig;
+            }
+        });
+        let impls = cs.iter().map(|c| self.item(c, &syn::Visibility::Inherited));
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            #vis trait #name { #(#decls)* }
+            impl #name for #ty { #(#impls)* }
+        }
+    }
+}
+
 impl Reg<'_> {
     fn mode(&self) -> Mode {
         if self.args.jvp {
@@ -184,6 +380,19 @@ impl Reg<'_> {
 
     fn user_fn(&self) -> &Ident {
         &self.func.sig.ident
+    }
+
+    fn name(&self) -> &Ident {
+        &self.sig.ident
+    }
+
+    /// Whether parameter `i` is differentiated and a scalar.
+    fn is_scalar_param(&self, i: usize) -> bool {
+        self.sig.params[i].tangent.is_some()
+            && match &self.func.sig.inputs[i] {
+                syn::FnArg::Typed(t) => is_scalar(&t.ty, &self.sig),
+                syn::FnArg::Receiver(_) => false,
+            }
     }
 
     /// `const _: () = { let _: fn(T0, T1) -> R = of; };`: the registered function must
@@ -206,24 +415,69 @@ impl Reg<'_> {
         }
     }
 
+    /// A companion of `mode` in the internal convention (one slot per parameter).
+    fn slot_companion(&self, mode: Mode, body: TokenStream) -> Companion {
+        let ot = &self.output_tangent;
+        let shapes = Shapes {
+            sig: &self.sig,
+            vis: &syn::Visibility::Inherited,
+            in_impl: false,
+        };
+        let slots = self.sig.slots();
+        let map = match mode {
+            Mode::Vjp => {
+                let seed = shapes.seed_type(ot);
+                quote!(::core::ops::FnOnce(#seed) -> (#(#slots,)*))
+            }
+            Mode::Jvp => {
+                let out = shapes.differential_output(ot);
+                quote!(::core::ops::FnOnce((#(#slots,)*)) -> #out)
+            }
+        };
+        Companion {
+            name: names::companion(self.name(), mode),
+            value_ty: self.sig.output.clone(),
+            map,
+            body,
+        }
+    }
+
+    /// A companion of `mode` in the user's shapes (`__pullback_h`, `__differential_h`).
+    fn user_companion(&self, mode: Mode, body: TokenStream) -> Companion {
+        let (ot, ut) = (&self.output_tangent, &self.user_tangents);
+        let (prefix, map) = match mode {
+            Mode::Vjp => ("__pullback_", quote!(::core::ops::FnOnce(#ot) -> #ut)),
+            Mode::Jvp => ("__differential_", quote!(::core::ops::FnOnce(#ut) -> #ot)),
+        };
+        Companion {
+            name: ident_for(self.name(), prefix),
+            value_ty: self.sig.output.clone(),
+            map,
+            body,
+        }
+    }
+
     /// The slot-convention companion of the registered mode, calling the user's function.
-    fn registered(&self, sh: &Shapes, receiver: bool) -> TokenStream {
+    fn registered(&self, g: &Group) -> Companion {
         let mode = self.mode();
         let user = self.user_fn();
-        let args = sh.call_args();
+        let args = g.values();
         let n = self.sig.params.len();
         let wrt = self.sig.wrt();
-        let gs: Vec<Ident> = wrt.iter().map(|i| names::ident(&format!("g{i}"))).collect();
-        let pat = if gs.len() == 1 {
-            quote!(#(#gs)*)
-        } else {
-            quote!((#(#gs,)*))
-        };
         let rt = quote!(::diff::__private);
         let (ot, ut) = (&self.output_tangent, &self.user_tangents);
+        // Errors of the user's linear map type point at the registration's result type.
         let span = self.func.sig.output.span();
-        let (ty, body) = match mode {
+        // The user's linear map is passed to its check by a name located at `span`, where
+        // rustc then reports a mismatch of its type, once. Such a name cannot be hygienic;
+        // it is safe here, as the body reads no parameter after binding it.
+        let value = local("value");
+        let (pullback, differential) = (names::ident("pullback"), names::ident("differential"));
+        let body = match mode {
             Mode::Vjp => {
+                let seed = local("seed");
+                let gs: Vec<Ident> = wrt.iter().map(|i| local(&format!("g{i}"))).collect();
+                let pat = one_or_tuple(&gs);
                 let slots = (0..n).map(|i| match wrt.iter().position(|w| *w == i) {
                     Some(k) => {
                         let g = &gs[k];
@@ -231,460 +485,320 @@ impl Reg<'_> {
                     }
                     None => quote!(()),
                 });
-                let checked =
-                    quote_spanned!(span=> #rt::registered_pullback::<#ot, #ut, _>(pullback));
-                (
-                    sh.vjp_type(ot),
-                    quote! {
-                        let (value, pullback) = #user(#(#args),*);
-                        let pullback = #checked;
-                        (value, move |seed| { let #pat = pullback(seed); (#(#slots,)*) })
-                    },
-                )
+                let arg = Ident::new("pullback", span);
+                let checked = quote_spanned!(span=> #rt::registered_pullback::<#ot, #ut, _>(#arg));
+                quote! {
+                    let (#value, #pullback) = #user(#(#args),*);
+                    let #pullback = #checked;
+                    (#value, move |#seed| {
+                        let #pat = #pullback(#seed);
+                        (#(#slots,)*)
+                    })
+                }
             }
             Mode::Jvp => {
-                let ds: Vec<Ident> = (0..n).map(|i| names::ident(&format!("d{i}"))).collect();
-                let inputs = wrt.iter().map(|i| {
-                    let d = &ds[*i];
-                    quote!(#d.unwrap_or_else(|| ::diff::VectorSpace::zero()))
-                });
-                let input = if wrt.len() == 1 {
-                    quote!(#(#inputs)*)
-                } else {
-                    quote!((#(#inputs,)*))
-                };
-                let checked = quote_spanned!(span=> #rt::registered_differential::<#ut, #ot, _>(differential));
-                (
-                    sh.jvp_type(ot),
-                    quote! {
-                        let (value, differential) = #user(#(#args),*);
-                        let differential = #checked;
-                        (value, move |(#(#ds,)*)| ::core::option::Option::Some(differential(#input)))
-                    },
-                )
+                let ds = locals("d", n);
+                let inputs: Vec<TokenStream> = wrt
+                    .iter()
+                    .map(|i| {
+                        let d = &ds[*i];
+                        quote!(#d.unwrap_or_else(|| ::diff::VectorSpace::zero()))
+                    })
+                    .collect();
+                let input = one_or_tuple(&inputs);
+                let arg = Ident::new("differential", span);
+                let checked =
+                    quote_spanned!(span=> #rt::registered_differential::<#ut, #ot, _>(#arg));
+                quote! {
+                    let (#value, #differential) = #user(#(#args),*);
+                    let #differential = #checked;
+                    (#value, move |(#(#ds,)*)| ::core::option::Option::Some(#differential(#input)))
+                }
             }
         };
-        let header = sh.header(names::companion(&self.sig.ident, mode), ty);
-        self.maybe_receiver(quote! { #header { #body } }, receiver)
+        self.slot_companion(mode, body)
     }
 
     /// The user-shaped companion of the registered mode: the user's function itself.
-    fn registered_user(&self, sh: &Shapes, receiver: bool) -> TokenStream {
-        let (prefix, ty) = match self.mode() {
-            Mode::Vjp => (
-                "__pullback_",
-                sh.user_pullback_type(&self.output_tangent, &self.user_tangents),
-            ),
-            Mode::Jvp => (
-                "__differential_",
-                sh.user_differential_type(&self.output_tangent, &self.user_tangents),
-            ),
-        };
-        let header = sh.header(ident_for(&self.sig.ident, prefix), ty);
+    fn registered_user(&self, g: &Group) -> Companion {
         let user = self.user_fn();
-        let args = sh.call_args();
-        self.maybe_receiver(quote! { #header { #user(#(#args),*) } }, receiver)
+        let args = g.values();
+        self.user_companion(self.mode(), quote!(#user(#(#args),*)))
     }
 
-    /// With `receiver`, the first parameter of the companion fns becomes `self`.
-    fn maybe_receiver(&self, items: TokenStream, receiver: bool) -> TokenStream {
-        if receiver {
-            receiverize_all(items, &self.sig.params[0].ident)
-        } else {
-            items
+    /// The companions of the other mode: derived from the registered one where the API
+    /// says it follows (scalar result for a differential, scalar inputs for a pullback),
+    /// else one that stops with a message.
+    fn derived(&self, g: &Group) -> Vec<Companion> {
+        match self.mode() {
+            Mode::Vjp if is_scalar(&self.value_ty, &self.sig) => {
+                vec![self.jvp_from_vjp(g), self.user_differential(g)]
+            }
+            Mode::Jvp => {
+                let wrt = self.sig.wrt();
+                if !wrt.is_empty() && wrt.iter().all(|i| self.is_scalar_param(*i)) {
+                    vec![self.vjp_from_jvp(g), self.user_pullback(g)]
+                } else {
+                    vec![self.missing_mode(g)]
+                }
+            }
+            Mode::Vjp => vec![self.missing_mode(g)],
         }
     }
 
-    /// The companion of the other mode, derived from the registered one where the API
-    /// says it follows (scalar result for a differential, scalar input for a pullback).
-    fn derived(&self, sh: &Shapes) -> Option<TokenStream> {
-        self.derived_companions(sh)
-            .or_else(|| Some(self.missing_mode(sh)))
-    }
-
-    /// The other mode's companions when it cannot be derived: they keep the callers'
-    /// companions compiling (a caller always has both), and stop with a message naming
+    /// The other mode's companion when it cannot be derived: it keeps the callers'
+    /// companions compiling (a caller always has both), and stops with a message naming
     /// the function and the registration to add if that mode is actually run.
-    fn missing_mode(&self, sh: &Shapes) -> TokenStream {
-        let name = &self.sig.ident;
-        let (mode, missing, attr) = match self.mode() {
+    fn missing_mode(&self, g: &Group) -> Companion {
+        let name = self.name();
+        let (missing, attr) = match self.mode() {
             Mode::Vjp => (
-                Mode::Jvp,
                 "forward mode (a differential)",
                 "#[derivative(of = ..., jvp)]",
             ),
-            Mode::Jvp => (
-                Mode::Vjp,
-                "reverse mode (a pullback)",
-                "#[derivative(of = ...)]",
-            ),
+            Mode::Jvp => ("reverse mode (a pullback)", "#[derivative(of = ...)]"),
         };
         let msg = format!("diff: `{name}` has a registered derivative for one mode only, and {missing} does not follow from it here; register it with {attr}");
-        let ty = match mode {
-            Mode::Vjp => sh.vjp_type(&self.output_tangent),
-            Mode::Jvp => sh.jvp_type(&self.output_tangent),
-        };
-        let header = sh.header(names::companion(name, mode), ty);
-        let args = sh.call_args();
-        quote! {
-            #header {
+        let args = g.own_args();
+        self.slot_companion(
+            other(self.mode()),
+            quote! {
                 let _ = (#(#args,)*);
                 #[allow(unreachable_code)]
                 (::core::panic!(#msg), |_| ::core::unreachable!())
-            }
-        }
+            },
+        )
     }
 
-    fn derived_companions(&self, sh: &Shapes) -> Option<TokenStream> {
+    /// For a scalar result, the differential `dx -> <pullback(1), dx>`.
+    fn jvp_from_vjp(&self, g: &Group) -> Companion {
         let rt = quote!(::diff::__private);
         let n = self.sig.params.len();
-        let args = sh.call_args();
+        let (gs, ds) = (locals("g", n), locals("d", n));
+        let terms = self.sig.wrt().into_iter().map(|i| {
+            let (g, d) = (&gs[i], &ds[i]);
+            quote!(#rt::dot_opt(&#g, &#d))
+        });
+        let vjp = g.path(&names::companion(self.name(), Mode::Vjp));
+        let args = g.values();
+        let (value, pullback, unit, sum) = (
+            local("value"),
+            local("pullback"),
+            local("unit"),
+            local("sum"),
+        );
+        self.slot_companion(
+            Mode::Jvp,
+            quote! {
+                let (#value, #pullback) = #vjp(#(#args),*);
+                let #unit = #rt::Unit::unit(&#value);
+                (#value, move |(#(#ds,)*)| {
+                    let (#(#gs,)*) = #pullback(#unit);
+                    let #sum: f64 = 0.0 #(+ #terms)*;
+                    ::core::option::Option::Some(#rt::from_f64(#sum))
+                })
+            },
+        )
+    }
+
+    /// For scalar inputs, the pullback `dy -> (<differential(e_i), dy>)_i`, one
+    /// differential per input.
+    fn vjp_from_jvp(&self, g: &Group) -> Companion {
+        let rt = quote!(::diff::__private);
+        let n = self.sig.params.len();
         let wrt = self.sig.wrt();
-        match self.mode() {
-            Mode::Vjp => {
-                if !is_scalar(&self.sig.output, &self.sig) {
-                    return None;
-                }
-                let vjp = sh.callee(Mode::Vjp);
-                let gs: Vec<Ident> = (0..n).map(|i| names::ident(&format!("g{i}"))).collect();
-                let ds: Vec<Ident> = (0..n).map(|i| names::ident(&format!("d{i}"))).collect();
-                let terms = wrt.iter().map(|i| {
-                    let (g, d) = (&gs[*i], &ds[*i]);
-                    quote!(#rt::dot_opt(&#g, &#d))
-                });
-                let ty = sh.jvp_type(&self.output_tangent);
-                let header = sh.header(names::companion(&self.sig.ident, Mode::Jvp), ty);
-                let user = sh.user_differential(&self.output_tangent);
-                Some(quote! {
-                    #header {
-                        let (value, pullback) = #vjp(#(#args),*);
-                        let unit = #rt::Unit::unit(&value);
-                        (value, move |(#(#ds,)*)| {
-                            let (#(#gs,)*) = pullback(unit);
-                            let sum: f64 = 0.0 #(+ #terms)*;
-                            ::core::option::Option::Some(#rt::from_f64(sum))
-                        })
-                    }
-                    #user
-                })
+        let jvp = g.path(&names::companion(self.name(), Mode::Jvp));
+        let args = g.values();
+        let (value, seed, differential, d, dy) = (
+            local("value"),
+            local("seed"),
+            local("differential"),
+            local("d"),
+            local("dy"),
+        );
+        let slots = (0..n).map(|k| {
+            if !wrt.contains(&k) {
+                return quote!(());
             }
-            Mode::Jvp => {
-                if wrt.is_empty() || !wrt.iter().all(|i| is_scalar_param(&self.sig, *i)) {
-                    return None;
+            let x = g.value(k);
+            let dirs = (0..n).map(|j| {
+                if j == k {
+                    quote!(::core::option::Option::Some(#rt::Unit::unit(&#x)))
+                } else {
+                    quote!(::core::default::Default::default())
                 }
-                let jvp = sh.callee(Mode::Jvp);
-                // One differential per scalar input: dx_i = <differential(e_i), dy>.
-                let slots_out = (0..n).map(|k| {
-                    if !wrt.contains(&k) {
-                        return if self.sig.params[k].tangent.is_some() { quote!(::core::option::Option::None) } else { quote!(()) };
-                    }
-                    let x = &self.sig.params[k].ident;
-                    let dirs = (0..n).map(|j| if j == k { quote!(::core::option::Option::Some(#rt::Unit::unit(&#x))) } else { quote!(::core::default::Default::default()) });
-                    quote!({
-                        let (_, differential) = #jvp(#(#args),*);
-                        let d = differential((#(#dirs,)*));
-                        ::core::option::Option::Some(#rt::from_f64(#rt::dot_opt(&d, &::core::option::Option::Some(::core::clone::Clone::clone(&seed)))))
-                    })
-                });
-                let ty = sh.vjp_type(&self.output_tangent);
-                let header = sh.header(names::companion(&self.sig.ident, Mode::Vjp), ty);
-                let user = sh.user_pullback(&self.output_tangent);
-                Some(quote! {
-                    #header {
-                        let (value, _) = #jvp(#(#args),*);
-                        (value, move |seed| (#(#slots_out,)*))
-                    }
-                    #user
-                })
+            });
+            quote!({
+                let (_, #differential) = #jvp(#(#args),*);
+                let #d = #differential((#(#dirs,)*));
+                let #dy = ::core::option::Option::Some(::core::clone::Clone::clone(&#seed));
+                ::core::option::Option::Some(#rt::from_f64(#rt::dot_opt(&#d, &#dy)))
+            })
+        });
+        self.slot_companion(
+            Mode::Vjp,
+            quote! {
+                let (#value, _) = #jvp(#(#args),*);
+                (#value, move |#seed| (#(#slots,)*))
+            },
+        )
+    }
+
+    /// The derived mode's `__pullback_h`: the tangents of the differentiated parameters,
+    /// zeros filled in.
+    fn user_pullback(&self, g: &Group) -> Companion {
+        let rt = quote!(::diff::__private);
+        let n = self.sig.params.len();
+        let gs = locals("g", n);
+        let mut zeros = TokenStream::new();
+        let mut outs = Vec::new();
+        for i in self.sig.wrt() {
+            let (x, g_i, zero) = (g.value(i), &gs[i], local(&format!("zero{i}")));
+            let by_ref = self.sig.params[i].by_ref;
+            if by_ref {
+                zeros.extend(quote!(let #zero = #rt::zero_of(#x);));
+            } else {
+                zeros.extend(quote!(let #zero = #rt::zero_of(&#x);));
+            }
+            if self.is_scalar_param(i) && !by_ref {
+                // A scalar's zero has no shape to restore.
+                outs.push(quote!(#g_i.unwrap_or(#zero)));
+            } else {
+                outs.push(quote!(#rt::shaped(#zero, #g_i)));
             }
         }
+        let result = one_or_tuple(&outs);
+        let vjp = g.path(&names::companion(self.name(), Mode::Vjp));
+        let args = g.own_args();
+        let (value, pullback, seed) = (local("value"), local("pullback"), local("seed"));
+        self.user_companion(
+            Mode::Vjp,
+            quote! {
+                #zeros
+                let (#value, #pullback) = #vjp(#(#args),*);
+                (#value, move |#seed| {
+                    let (#(#gs,)*) = #pullback(#seed);
+                    #result
+                })
+            },
+        )
+    }
+
+    /// The derived mode's `__differential_h`: takes the tangents of the differentiated
+    /// parameters, returns the result's (zero when it is `None`).
+    fn user_differential(&self, g: &Group) -> Companion {
+        let wrt = self.sig.wrt();
+        let ds: Vec<Ident> = wrt.iter().map(|i| local(&format!("d{i}"))).collect();
+        let input = one_or_tuple(&ds);
+        let slots = (0..self.sig.params.len()).map(|i| match wrt.iter().position(|w| *w == i) {
+            Some(k) => {
+                let d = &ds[k];
+                quote!(::core::option::Option::Some(#d))
+            }
+            None => quote!(::core::default::Default::default()),
+        });
+        let jvp = g.path(&names::companion(self.name(), Mode::Jvp));
+        let args = g.own_args();
+        let (value, differential, zero) = (local("value"), local("differential"), local("zero"));
+        self.user_companion(
+            Mode::Jvp,
+            quote! {
+                let (#value, #differential) = #jvp(#(#args),*);
+                let #zero = ::diff::__private::zero_of(&#value);
+                (#value, move |#input| #differential((#(#slots,)*)).unwrap_or(#zero))
+            },
+        )
     }
 
     fn free_function(&self) -> TokenStream {
-        let sh = Shapes {
-            sig: &self.sig,
-            vis: &self.func.vis,
-            in_impl: false,
+        let g = Group {
+            reg: self,
+            receiver: Receiver::Param,
+            assoc: false,
         };
-        let registered = self.registered(&sh, false);
-        let user = self.registered_user(&sh, false);
-        let public: syn::Visibility = syn::parse_quote!(pub);
-        let inner = Shapes {
-            sig: &self.sig,
-            vis: &public,
-            in_impl: false,
-        };
-        let derived = self.derived(&inner).map(|d| {
-            let m = format_ident!("__diff_derived_{}", self.user_fn());
-            let vis = &self.func.vis;
-            quote! {
-                #[doc(hidden)]
-                #[allow(non_snake_case)]
-                mod #m {
-                    #[allow(unused_imports)]
-                    use super::*;
-                    #d
-                }
-                #[doc(hidden)]
+        let vis = &self.func.vis;
+        let registered = g.item(&self.registered(&g), vis);
+        let user = g.item(&self.registered_user(&g), vis);
+        let public = syn::Visibility::Public(Default::default());
+        let derived = self.derived(&g);
+        let derived = derived.iter().map(|c| g.item(c, &public));
+        let m = format_ident!("__diff_derived_{}", self.user_fn());
+        quote! {
+            #registered
+            #user
+            #[doc(hidden)]
+            #[allow(non_snake_case)]
+            mod #m {
                 #[allow(unused_imports)]
-                #vis use #m::*;
+                use super::*;
+                #(#derived)*
             }
-        });
-        quote! { #registered #user #derived }
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            #vis use #m::*;
+        }
     }
 
     fn type_method(&self, ty: &syn::Path) -> TokenStream {
-        let receiver = self.first_param_is(ty);
-        let sh = Shapes {
-            sig: &self.sig,
-            vis: &self.func.vis,
-            in_impl: true,
-        };
-        let registered = self.registered(&sh, receiver);
-        let user = self.registered_user(&sh, receiver);
-        let derived = self.derived(&sh).map(|d| {
-            let tr = format_ident!("__DiffDerived_{}", self.user_fn());
-            let d = if receiver {
-                receiverize_all(d, &self.sig.params[0].ident)
+        let g = Group {
+            reg: self,
+            receiver: if self.first_param_is(ty) {
+                Receiver::Value
             } else {
-                d
-            };
-            let (decls, bodies) = split_trait(&d);
-            let vis = &self.func.vis;
-            quote! {
-                #[doc(hidden)]
-                #[allow(non_camel_case_types)]
-                #vis trait #tr { #decls }
-                impl #tr for #ty { #bodies }
+                Receiver::Param
+            },
+            assoc: true,
+        };
+        let vis = &self.func.vis;
+        let registered = g.item(&self.registered(&g), vis);
+        let user = g.item(&self.registered_user(&g), vis);
+        let tr = format_ident!("__DiffDerived_{}", self.user_fn());
+        let derived = g.in_trait(tr, ty, vis, &self.derived(&g));
+        quote! {
+            impl #ty {
+                #registered
+                #user
             }
-        });
-        quote! { impl #ty { #registered #user } #derived }
+            #derived
+        }
     }
 
-    fn scalar_method(&self, ty: &syn::Path) -> TokenStream {
-        let sh = Shapes {
-            sig: &self.sig,
-            vis: &syn::Visibility::Inherited,
-            in_impl: true,
-        };
-        let registered = receiverize_all(self.registered(&sh, false), &self.sig.params[0].ident);
-        let tr = format_ident!("__DiffRegistered_{}", self.user_fn());
-        let (decls, bodies) = split_trait(&registered);
-        let vis = &self.func.vis;
-        let mut out = quote! {
-            #[doc(hidden)]
-            #[allow(non_camel_case_types)]
-            #vis trait #tr { #decls }
-            impl #tr for #ty { #bodies }
-        };
-        if !STD_METHODS.contains(&self.sig.ident.to_string().as_str()) {
-            if let Some(d) = self.derived(&sh) {
-                let d = receiverize_all(d, &self.sig.params[0].ident);
-                let d = by_ref_receivers(d);
-                let tr = format_ident!("__DiffDerived_{}", self.user_fn());
-                let (decls, bodies) = split_trait(&d);
-                out.extend(quote! {
-                    #[doc(hidden)]
-                    #[allow(non_camel_case_types)]
-                    #vis trait #tr { #decls }
-                    impl #tr for #ty { #bodies }
-                });
-            }
+    fn scalar_method(&self, ty: &syn::Path) -> syn::Result<TokenStream> {
+        if self.sig.params.is_empty() {
+            let owner = ty.to_token_stream();
+            return Err(syn::Error::new(
+                self.func.sig.paren_token.span.join(),
+                format!("a derivative registered for a method of `{owner}` takes the receiver as its first parameter, e.g. `fn {}(x: {owner}) -> ...`", self.user_fn()),
+            ));
         }
-        out
+        let vis = &self.func.vis;
+        let g = Group {
+            reg: self,
+            receiver: Receiver::Value,
+            assoc: true,
+        };
+        let tr = format_ident!("__DiffRegistered_{}", self.user_fn());
+        let mut out = g.in_trait(tr, ty, vis, &[self.registered(&g)]);
+        if !has_std_rule(self.name()) {
+            let g = Group {
+                reg: self,
+                receiver: Receiver::Ref,
+                assoc: true,
+            };
+            let tr = format_ident!("__DiffDerived_{}", self.user_fn());
+            out.extend(g.in_trait(tr, ty, vis, &self.derived(&g)));
+        }
+        Ok(out)
     }
 
     fn first_param_is(&self, ty: &syn::Path) -> bool {
-        let want = ty.segments.last().map(|s| s.ident.to_string());
+        let want = ty.segments.last().map(|s| &s.ident);
         match self.func.sig.inputs.first() {
             Some(syn::FnArg::Typed(t)) => match &*t.ty {
-                syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()) == want,
+                syn::Type::Path(p) => p.path.segments.last().map(|s| &s.ident) == want,
                 _ => false,
             },
             _ => false,
         }
     }
-}
-
-/// Whether `ty` is a scalar: f32, f64 or a scalar generic parameter.
-fn is_scalar(ty: &TokenStream, sig: &FnSig) -> bool {
-    let s = ty.to_string();
-    s == "f64" || s == "f32" || sig.roles.scalars.contains(&s)
-}
-
-fn is_scalar_param(sig: &FnSig, i: usize) -> bool {
-    sig.params[i]
-        .tangent
-        .as_ref()
-        .is_some_and(|t| is_scalar(t, sig))
-}
-
-/// Rewrites companion fns so that their first parameter `x: T` is the receiver `self`
-/// (and uses of `x` in their bodies read `self`).
-fn receiverize_all(items: TokenStream, first: &TokenStream) -> TokenStream {
-    let file: syn::File = match syn::parse2(items.clone()) {
-        Ok(f) => f,
-        Err(_) => return items,
-    };
-    file.items
-        .into_iter()
-        .map(|item| match item {
-            syn::Item::Fn(f) => receiverize(f.to_token_stream(), first),
-            other => other.to_token_stream(),
-        })
-        .collect()
-}
-
-/// One companion fn with its first parameter made the receiver.
-fn receiverize(item: TokenStream, first: &TokenStream) -> TokenStream {
-    let Ok(mut f) = syn::parse2::<syn::ItemFn>(item.clone()) else {
-        return item;
-    };
-    if let Some(syn::FnArg::Typed(_)) = f.sig.inputs.first() {
-        f.sig.inputs[0] = syn::parse_quote!(self);
-    }
-    let body = rename_ident(f.block.to_token_stream(), &first.to_string());
-    let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);
-    quote! { #(#attrs)* #vis #sig #body }
-}
-
-/// `ts` with every identifier named `from` replaced by `self`.
-fn rename_ident(ts: TokenStream, from: &str) -> TokenStream {
-    map_idents(ts, &|i| {
-        (i == from).then(|| proc_macro2::TokenTree::Ident(Ident::new("self", i.span())))
-    })
-}
-
-/// Replaces identifiers, at any depth, by what `f` gives for them (kept when `None`).
-fn map_idents(
-    ts: TokenStream,
-    f: &dyn Fn(&Ident) -> Option<proc_macro2::TokenTree>,
-) -> TokenStream {
-    ts.into_iter()
-        .map(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) => f(&i).unwrap_or(proc_macro2::TokenTree::Ident(i)),
-            proc_macro2::TokenTree::Group(g) => {
-                let mut ng = proc_macro2::Group::new(g.delimiter(), map_idents(g.stream(), f));
-                ng.set_span(g.span());
-                proc_macro2::TokenTree::Group(ng)
-            }
-            other => other,
-        })
-        .collect()
-}
-
-/// `self` receivers become `&self` (with a copy of `*self` for the body), so derived
-/// methods rank below by-value registrations in method resolution.
-fn by_ref_receivers(items: TokenStream) -> TokenStream {
-    let Ok(file) = syn::parse2::<syn::File>(items.clone()) else {
-        return items;
-    };
-    // Calls between these methods keep passing the reference.
-    let siblings: Vec<String> = file
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
-            _ => None,
-        })
-        .collect();
-    file.items
-        .into_iter()
-        .map(|item| match item {
-            syn::Item::Fn(mut f) => {
-                if let Some(syn::FnArg::Receiver(r)) = f.sig.inputs.first_mut() {
-                    *r = syn::parse_quote!(&self);
-                    // The linear map holds copies: it does not borrow `self`.
-                    if let syn::ReturnType::Type(_, ty) = &mut f.sig.output {
-                        if let syn::Type::Tuple(t) = &mut **ty {
-                            for e in t.elems.iter_mut() {
-                                if let syn::Type::ImplTrait(it) = e {
-                                    it.bounds
-                                        .push(syn::TypeParamBound::Verbatim(quote!(use<Self>)));
-                                }
-                            }
-                        }
-                    }
-                    let body = rename_self_uses(f.block.to_token_stream());
-                    let body = call_siblings_by_ref(body, &siblings);
-                    let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);
-                    quote! { #(#attrs)* #vis #sig #body }
-                } else {
-                    f.to_token_stream()
-                }
-            }
-            other => other.to_token_stream(),
-        })
-        .collect()
-}
-
-/// In a `&self` body, the scalar value is `*self`.
-fn rename_self_uses(ts: TokenStream) -> TokenStream {
-    map_idents(ts, &|i| {
-        (i == "self").then(|| {
-            proc_macro2::TokenTree::Group(proc_macro2::Group::new(
-                proc_macro2::Delimiter::Parenthesis,
-                quote!(*self),
-            ))
-        })
-    })
-}
-
-/// Splits fn items into trait declarations (signatures) and impl bodies (no visibility).
-fn split_trait(items: &TokenStream) -> (TokenStream, TokenStream) {
-    let Ok(file) = syn::parse2::<syn::File>(items.clone()) else {
-        return (TokenStream::new(), items.clone());
-    };
-    let mut decls = TokenStream::new();
-    let mut bodies = TokenStream::new();
-    for item in file.items {
-        if let syn::Item::Fn(f) = item {
-            let (sig, block) = (&f.sig, &f.block);
-            let attrs: Vec<&syn::Attribute> = f
-                .attrs
-                .iter()
-                .filter(|a| !a.path().is_ident("inline"))
-                .collect();
-            decls.extend(quote! { #(#attrs)* #sig; });
-            // In the impl, `Self` is the type itself, not a parameter to capture.
-            let impl_sig: TokenStream = sig
-                .to_token_stream()
-                .to_string()
-                .replace("use < Self >", "use < >")
-                .parse()
-                .unwrap_or_else(|_| sig.to_token_stream());
-            bodies.extend(quote! { #(#attrs)* #[inline] #impl_sig #block });
-        }
-    }
-    (decls, bodies)
-}
-
-/// `Self::sibling((*self))` becomes `Self::sibling(self)` for the `&self` methods.
-fn call_siblings_by_ref(ts: TokenStream, siblings: &[String]) -> TokenStream {
-    let tokens: Vec<proc_macro2::TokenTree> = ts.into_iter().collect();
-    let mut out = Vec::with_capacity(tokens.len());
-    for (i, tt) in tokens.iter().enumerate() {
-        match tt {
-            proc_macro2::TokenTree::Group(g) => {
-                let after_sibling = i >= 1
-                    && matches!(&tokens[i - 1], proc_macro2::TokenTree::Ident(id) if siblings.iter().any(|s| id == s));
-                let stream =
-                    if after_sibling && g.delimiter() == proc_macro2::Delimiter::Parenthesis {
-                        let inner = g.stream().to_string().replace(' ', "");
-                        if inner == "(*self)" {
-                            quote!(self)
-                        } else {
-                            g.stream()
-                        }
-                    } else {
-                        call_siblings_by_ref(g.stream(), siblings)
-                    };
-                let mut ng = proc_macro2::Group::new(g.delimiter(), stream);
-                ng.set_span(g.span());
-                out.push(proc_macro2::TokenTree::Group(ng));
-            }
-            other => out.push(other.clone()),
-        }
-    }
-    out.into_iter().collect()
 }

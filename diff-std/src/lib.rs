@@ -4,8 +4,9 @@
 //! Every rule is a method of one of two extension traits with a blanket impl for every
 //! `T: Float`: [`FloatVjp`] (reverse mode, `x.__vjp_sin()` returns `(value, pullback)`) and
 //! [`FloatJvp`] (forward mode, `x.__jvp_sin()` returns `(value, differential)`). Both are
-//! generated from one table (`rules.rs`) that lists, for each operation, the numbers its
-//! derivative needs and its partial derivatives.
+//! generated from the rule table of diff-core (`diff_core::float_rules!`), which lists,
+//! for each operation, the numbers its derivative needs and its partial derivatives; the
+//! dual number `diff_core::Dual` is built from the same table.
 //!
 //! ```
 //! use diff_std::prelude::*;

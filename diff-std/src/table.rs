@@ -1,28 +1,13 @@
-//! The macro that turns the rule table (`rules.rs`) into the extension traits
+//! The macro that turns the rule table of diff-core (`diff_core::float_rules!`, whose
+//! module docs give the grammar of a line) into the extension traits
 //! [`FloatVjp`](crate::FloatVjp) and [`FloatJvp`](crate::FloatJvp).
 //!
-//! A table line reads
-//!
-//! ```text
-//! (__vjp_atan2, __jvp_atan2) atan2(a, b) -> y = a.atan2(b), r = (a * a + b * b).recip(),
-//!     da = b * r, db = -a * r => (da, db);
-//! ```
-//!
-//! - the two method names (checked at compile time to be `__vjp_NAME` and `__jvp_NAME`),
-//!   the function name, and the parameters: the receiver, then the other float parameters,
-//!   then after `;` the non-float ones with their types (`powi(x; n: i32)`);
-//! - the forward pass: the value `y = ...`, then the saved values, computed eagerly;
-//! - after `=>`, one partial derivative per float parameter, in terms of the value and the
-//!   saved values only, or `zero` for a piecewise constant function.
-//!
-//! Before the closures are built, every parameter is shadowed by [`NotCaptured`], so a
-//! partial that names a parameter instead of a saved value does not compile: the pullback
-//! and the differential capture exactly the saved numbers.
+//! Before the closures are built, every parameter is shadowed by
+//! `diff_core::float_rules::NotCaptured`, so a partial that names a parameter instead of
+//! a saved value does not compile: the pullback and the differential capture exactly the
+//! saved numbers.
 
 use num_traits::Float;
-
-/// Shadows the parameters of a rule before its closure is built (see the module docs).
-pub(crate) struct NotCaptured;
 
 /// Forward-mode accumulation of `partial * tangent` terms over `Option` (`None` = zero).
 pub(crate) trait TangentSum {
@@ -41,29 +26,6 @@ impl<T: Float> TangentSum for Option<T> {
     }
 }
 
-/// Converts a primitive number to the float type of a rule (always succeeds for the
-/// constants and `i32` exponents the table uses).
-#[inline(always)]
-pub(crate) fn cast<T: Float, N: num_traits::ToPrimitive>(n: N) -> T {
-    <T as num_traits::NumCast>::from(n).expect("a float represents every i32 and f64 constant")
-}
-
-/// Compile-time string equality, for the method-name check.
-pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// Expands the rule table into the traits `FloatVjp` and `FloatJvp` and their blanket impls.
 macro_rules! rules {
     ($(
@@ -71,14 +33,6 @@ macro_rules! rules {
         ($vjp:ident, $jvp:ident) $name:ident ($x:ident $(, $p:ident)* $(; $c:ident : $cty:ty)*)
             -> $y:ident = $value:expr $(, $s:ident = $se:expr)* => $partials:tt;
     )*) => {
-        $(
-            const _: () = assert!(
-                $crate::table::str_eq(stringify!($vjp), concat!("__vjp_", stringify!($name)))
-                    && $crate::table::str_eq(stringify!($jvp), concat!("__jvp_", stringify!($name))),
-                concat!("rule table: the methods of `", stringify!($name), "` are misnamed"),
-            );
-        )*
-
         /// Reverse mode (VJP) of the float operations, for every [`num_traits::Float`].
         ///
         /// `x.__vjp_NAME(args)` returns `(value, pullback)`. The pullback takes the seed (the
@@ -173,7 +127,7 @@ macro_rules! rule {
         $(let $s = $se;)*
         $(
             #[allow(unused_variables)]
-            let $param = $crate::table::NotCaptured;
+            let $param = ::diff_core::float_rules::NotCaptured;
         )*
     };
 

@@ -1,5 +1,6 @@
 //! The checker shared by the table tests.
 
+use diff_core::Dual;
 use num_traits::Float;
 use std::fmt::Debug;
 
@@ -48,14 +49,19 @@ pub fn central<const N: usize>(f: &impl Fn([f64; N]) -> f64, x: [f64; N], i: usi
 /// A rule's forward mode under test: `(point, tangents) -> (value, tangent)`.
 pub type Jvp<'a, T, const N: usize> = &'a dyn Fn([T; N], [Option<T>; N]) -> (T, Option<T>);
 
-/// One rule under test: its primal in `f64` (for finite differences) and in `T`, and its
-/// two modes with slots gathered into arrays (`None` = zero).
+/// The method of [`Dual`] under test: `(point, dual parts) -> result`.
+pub type DualMethod<'a, T, const N: usize> = &'a dyn Fn([T; N], [T; N]) -> Dual<T>;
+
+/// One rule under test: its primal in `f64` (for finite differences) and in `T`, its two
+/// modes with slots gathered into arrays (`None` = zero), and the method of the same name
+/// of the dual number `Dual<T>`.
 pub struct Rule<'a, T, const N: usize> {
     pub name: &'a str,
     pub primal64: &'a dyn Fn([f64; N]) -> f64,
     pub primal: &'a dyn Fn([T; N]) -> T,
     pub vjp: &'a dyn Fn([T; N], T) -> (T, [Option<T>; N]),
     pub jvp: Jvp<'a, T, N>,
+    pub dual: DualMethod<'a, T, N>,
 }
 
 fn same<T: Float>(a: T, b: T) -> bool {
@@ -111,12 +117,53 @@ impl<T: TestFloat, const N: usize> Rule<'_, T, N> {
 
             // Forward mode on a general tangent is <pullback(1), tangent>.
             let t: [T; N] = core::array::from_fn(|i| of(0.5 - 0.75 * i as f64));
-            let d = to((self.jvp)(x, t.map(Some)).1.unwrap_or_else(T::zero));
+            let jvp_t = (self.jvp)(x, t.map(Some)).1.unwrap_or_else(T::zero);
+            let d = to(jvp_t);
             let dot: f64 = (0..N).map(|i| to(grad[i]) * to(t[i])).sum();
             assert!(
                 close(d, dot, 1e-5),
                 "{at}: differential(t) = {d}, <grad, t> = {dot}"
             );
+
+            self.check_dual(x, &at, &grad, t, jvp_t);
         }
+    }
+
+    /// `Dual<T>`'s method: the value bit for bit, a constant stays a constant, the dual
+    /// part along each basis direction against finite differences and, exactly, against
+    /// the rule's pullback, and along `t` exactly the rule's differential.
+    fn check_dual(&self, x: [T; N], at: &str, grad: &[T; N], t: [T; N], jvp_t: T) {
+        let value = (self.primal)(x);
+        let constant = (self.dual)(x, [T::zero(); N]);
+        assert!(same(constant.re, value), "Dual value of {at}");
+        assert!(
+            constant.eps == T::zero(),
+            "{at}: a Dual of constants has dual part {:?}",
+            constant.eps
+        );
+        for i in 0..N {
+            let mut basis = [T::zero(); N];
+            basis[i] = T::one();
+            let d = (self.dual)(x, basis);
+            assert!(same(d.re, value), "Dual value of {at}");
+            let fd = central(&self.primal64, x.map(to), i);
+            assert!(
+                close(to(d.eps), fd, T::TOL),
+                "{at}: Dual d/dx{i} = {:?}, finite differences {fd}",
+                d.eps
+            );
+            assert!(
+                same(d.eps, grad[i]),
+                "{at}: Dual d/dx{i} = {:?}, pullback(1).{i} = {:?}",
+                d.eps,
+                grad[i]
+            );
+        }
+        let d = (self.dual)(x, t);
+        assert!(
+            same(d.eps, jvp_t),
+            "{at}: Dual along t = {:?}, differential(t) = {jvp_t:?}",
+            d.eps
+        );
     }
 }
