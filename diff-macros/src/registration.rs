@@ -17,7 +17,7 @@
 //! knows where its companions go and how they take the first parameter ([`Receiver`]), so
 //! their parameters, calls and bodies are written in that form from the start; the group
 //! then writes it as a function, or as a trait method's declaration and implementation.
-use crate::emit::companion::{ident_for, Shapes};
+use crate::emit::companion::{ident_for, Signatures};
 use crate::emit::names::{self, Mode};
 use crate::parse::derivative_attr::DerivativeArgs;
 use crate::parse::signature::FnSig;
@@ -115,7 +115,7 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
     sig.ident = match &target {
         Target::Function(n) | Target::TypeMethod(_, n) | Target::ScalarMethod(_, n) => n.clone(),
     };
-    let user_tangents = Shapes {
+    let user_tangents = Signatures {
         sig: &sig,
         vis: &func.vis,
         in_impl: false,
@@ -418,7 +418,7 @@ impl Reg<'_> {
     /// A companion of `mode` in the internal convention (one slot per parameter).
     fn slot_companion(&self, mode: Mode, body: TokenStream) -> Companion {
         let ot = &self.output_tangent;
-        let shapes = Shapes {
+        let signatures = Signatures {
             sig: &self.sig,
             vis: &syn::Visibility::Inherited,
             in_impl: false,
@@ -426,11 +426,11 @@ impl Reg<'_> {
         let slots = self.sig.slots();
         let map = match mode {
             Mode::Vjp => {
-                let seed = shapes.seed_type(ot);
+                let seed = signatures.seed_type(ot);
                 quote!(::core::ops::FnOnce(#seed) -> (#(#slots,)*))
             }
             Mode::Jvp => {
-                let out = shapes.differential_output(ot);
+                let out = signatures.differential_output(ot);
                 quote!(::core::ops::FnOnce((#(#slots,)*)) -> #out)
             }
         };
@@ -442,7 +442,7 @@ impl Reg<'_> {
         }
     }
 
-    /// A companion of `mode` in the user's shapes (`__pullback_h`, `__differential_h`).
+    /// A companion of `mode` in the user's tangent types (`__pullback_h`, `__differential_h`).
     fn user_companion(&self, mode: Mode, body: TokenStream) -> Companion {
         let (ot, ut) = (&self.output_tangent, &self.user_tangents);
         let (prefix, map) = match mode {

@@ -1,7 +1,7 @@
 //! The companions `#[differentiable]` emits beside a function:
 //! - `__vjp_f` / `__jvp_f`: the internal convention (one slot per parameter, `Option`
 //!   tangents) used by calls from other differentiable functions;
-//! - `__pullback_f` / `__differential_f`: the user's shapes (tangents of the
+//! - `__pullback_f` / `__differential_f`: the user's tangent types (tangents of the
 //!   differentiated parameters only, zeros filled in) used by the operators.
 use super::names::{self, Mode};
 use super::primal::{Emitter, Recursion};
@@ -152,9 +152,9 @@ pub struct Companions<'a> {
     pub items: &'a [syn::Item],
 }
 
-/// Emits companions with the signature `sig`; `receiver` says whether the first parameter
-/// is written `self` (a method's companion is a method).
-pub struct Shapes<'a> {
+/// The companions' signatures (headers, linear-map types, the user-facing wrappers) for a
+/// function with signature `sig`.
+pub struct Signatures<'a> {
     pub sig: &'a FnSig,
     pub vis: &'a syn::Visibility,
     /// Whether the companions are associated items (called through `Self::`).
@@ -162,8 +162,8 @@ pub struct Shapes<'a> {
 }
 
 impl Companions<'_> {
-    fn shapes(&self) -> Shapes<'_> {
-        Shapes {
+    fn signatures(&self) -> Signatures<'_> {
+        Signatures {
             sig: self.sig,
             vis: self.vis,
             in_impl: false,
@@ -173,7 +173,7 @@ impl Companions<'_> {
     /// All four items.
     pub fn emit(&self, output_tangent: &TokenStream) -> TokenStream {
         let sig = self.sig;
-        let sh = self.shapes();
+        let sh = self.signatures();
         let n = sig.params.len();
         let params: Vec<TokenStream> = sig.params.iter().map(|p| p.ident.clone()).collect();
         let (slots, caps) = (sig.slots(), sig.dyn_lifetime());
@@ -243,7 +243,7 @@ impl Companions<'_> {
         vis: &syn::Visibility,
         output_tangent: &TokenStream,
     ) -> TokenStream {
-        let sh = Shapes {
+        let sh = Signatures {
             sig,
             vis,
             in_impl: false,
@@ -271,7 +271,7 @@ impl Companions<'_> {
     }
 }
 
-impl Shapes<'_> {
+impl Signatures<'_> {
     /// `(R, impl FnOnce(RT) -> (slots..))`.
     pub fn vjp_type(&self, output_tangent: &TokenStream) -> TokenStream {
         let (out, slots, caps) = (&self.sig.output, self.sig.slots(), self.sig.captures());
