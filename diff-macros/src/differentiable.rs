@@ -12,6 +12,9 @@ use syn::spanned::Spanned;
 /// every error beside it and companions of the right signatures (whose bodies are never
 /// run: the crate does not compile), so that callers do not fail again.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+        return expand_impl(args, block);
+    }
     let func: syn::ImplItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
@@ -24,7 +27,12 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = Errors::default();
-    let companions = companions(args, &func, &mut errors);
+    let context = if looks_like_method(&func) {
+        Context::Impl(None)
+    } else {
+        Context::Module
+    };
+    let companions = companions(args, &func, context, &mut errors);
     if errors.is_empty() {
         if let Some(companions) = &companions {
             crate::debug::dump(companions);
@@ -36,17 +44,32 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// The companions, or, after an error, their stand-ins; `None` when even the signature
 /// cannot be read.
+/// Where a function is, as far as the macro knows.
+#[derive(Clone, Copy)]
+enum Context<'a> {
+    /// A free function (or one the macro cannot tell is in an `impl` block).
+    Module,
+    /// In an `impl` block, with the block's generics when `#[differentiable]` is on it.
+    Impl(Option<&'a syn::Generics>),
+}
+
 fn companions(
     args: TokenStream,
     func: &syn::ImplItemFn,
+    context: Context<'_>,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
+    let (in_impl, outer) = match context {
+        Context::Impl(generics) => (true, generics),
+        Context::Module => (false, None),
+    };
     let args = errors.take(DifferentiableArgs::parse(args))?;
-    let mut sig = errors.take(FnSig::new(
+    let mut sig = errors.take(FnSig::in_context(
         &func.sig,
         args.wrt.as_ref().map(|w| w.0.as_slice()),
+        outer,
     ))?;
-    sig.detached = !looks_like_method(func);
+    sig.detached = !in_impl;
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
             a,
@@ -57,9 +80,9 @@ fn companions(
     let output_tangent = errors.take(sig.output_tangent(func.sig.output.span()))?;
     let body = Body::of(&sig, &func.block);
     let Some(analyzed) = pipeline::analyze(&func.sig.ident.to_string(), body, errors) else {
-        let vis = companion_visibility(func);
+        let vis = companion_visibility(func, in_impl);
         let items = Companions::stand_ins(&sig, &vis, &output_tangent);
-        return Some(place(func, items));
+        return Some(place(func, in_impl, items));
     };
     // A function calling itself boxes that call's linear map (`Box<dyn ..>`, which is
     // `'static` for a free function): its type parameters must be `'static` too.
@@ -87,7 +110,7 @@ fn companions(
                 .push(syn::parse_quote!(#t: 'static));
         }
     }
-    let vis = companion_visibility(func);
+    let vis = companion_visibility(func, in_impl);
     let companions = Companions {
         sig: &sig,
         vis: &vis,
@@ -96,13 +119,13 @@ fn companions(
         maps: &analyzed.maps,
         items: &analyzed.items,
     };
-    Some(place(func, companions.emit(&output_tangent)))
+    Some(place(func, in_impl, companions.emit(&output_tangent)))
 }
 
 /// The companions' visibility: the method's own in an `impl`; `pub` inside the hidden
 /// module of a free function (the `use` re-exporting them carries the function's).
-fn companion_visibility(func: &syn::ImplItemFn) -> syn::Visibility {
-    if looks_like_method(func) {
+fn companion_visibility(func: &syn::ImplItemFn, in_impl: bool) -> syn::Visibility {
+    if in_impl {
         func.vis.clone()
     } else {
         syn::parse_quote!(pub)
@@ -113,8 +136,8 @@ fn companion_visibility(func: &syn::ImplItemFn) -> syn::Visibility {
 /// its `impl`; for a free function, in a hidden module, glob-imported, so that a
 /// registered derivative (`#[derivative(of = f)]`, an item of the same name) shadows them
 /// and takes precedence over differentiating the body.
-fn place(func: &syn::ImplItemFn, items: TokenStream) -> TokenStream {
-    if looks_like_method(func) {
+fn place(func: &syn::ImplItemFn, in_impl: bool, items: TokenStream) -> TokenStream {
+    if in_impl {
         return items;
     }
     let m = quote::format_ident!("__diff_{}", func.sig.ident);
@@ -131,6 +154,94 @@ fn place(func: &syn::ImplItemFn, items: TokenStream) -> TokenStream {
         #[allow(unused_imports)]
         #vis use #m::*;
     }
+}
+
+/// `#[differentiable]` on an `impl` block: the functions in it marked `#[differentiable]`
+/// are associated functions, whether or not they take `self` or name `Self`, so their
+/// companions are associated functions too. In an inherent impl they are added to the
+/// block; a trait impl cannot hold them, so they go into an inherent impl of the same type
+/// beside it (the type must be of this crate, as for any inherent impl).
+fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
+    let mut errors = Errors::default();
+    if !args.is_empty() {
+        errors.push(syn::Error::new_spanned(
+            &args,
+            "#[differentiable] on an `impl` block takes no arguments; give `wrt = (..)` on the functions in it",
+        ));
+    }
+    let mut companions = TokenStream::new();
+    let mut marked = 0;
+    let generics = block.generics.clone();
+    for item in &mut block.items {
+        let syn::ImplItem::Fn(func) = item else {
+            continue;
+        };
+        let Some(at) = func.attrs.iter().position(is_differentiable_attr) else {
+            continue;
+        };
+        marked += 1;
+        let attr = func.attrs.remove(at);
+        let args = match &attr.meta {
+            syn::Meta::Path(_) => TokenStream::new(),
+            syn::Meta::List(list) => list.tokens.clone(),
+            syn::Meta::NameValue(nv) => {
+                errors.push(syn::Error::new_spanned(
+                    nv,
+                    "write `#[differentiable]` or `#[differentiable(wrt = (..))]`",
+                ));
+                continue;
+            }
+        };
+        let context = Context::Impl(Some(&generics));
+        if let Some(c) = self::companions(args, func, context, &mut errors) {
+            companions.extend(c);
+        }
+    }
+    if marked == 0 {
+        errors.push(syn::Error::new_spanned(
+            &block.self_ty,
+            "#[differentiable] on an `impl` block differentiates the functions in it marked #[differentiable]; mark the ones to differentiate",
+        ));
+    }
+    let errors = errors.to_compile_errors();
+    if block.trait_.is_none() {
+        let items = &block.items;
+        let (attrs, unsafety, generics, self_ty) = (
+            &block.attrs,
+            &block.unsafety,
+            &block.generics,
+            &block.self_ty,
+        );
+        let (gen, _, wher) = generics.split_for_impl();
+        let out = quote! {
+            #(#attrs)* #unsafety impl #gen #self_ty #wher {
+                #(#items)*
+                #companions
+            }
+            #errors
+        };
+        crate::debug::dump(&out);
+        return out;
+    }
+    let (gen, _, wher) = block.generics.split_for_impl();
+    let self_ty = &block.self_ty;
+    let out = quote! {
+        #block
+        impl #gen #self_ty #wher {
+            #companions
+        }
+        #errors
+    };
+    crate::debug::dump(&out);
+    out
+}
+
+/// Whether an attribute is `#[differentiable]` (or `#[diff::differentiable]`, ..).
+fn is_differentiable_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "differentiable")
 }
 
 /// Whether `func` is (most likely) an associated function in an `impl` block: it has a

@@ -166,7 +166,7 @@ impl Companions<'_> {
         Signatures {
             sig: self.sig,
             vis: self.vis,
-            in_impl: false,
+            in_impl: !self.sig.detached,
         }
     }
 
@@ -246,7 +246,7 @@ impl Companions<'_> {
         let sh = Signatures {
             sig,
             vis,
-            in_impl: false,
+            in_impl: !sig.detached,
         };
         let stand_in = quote! {
             { (::core::unreachable!(), move |_| ::core::unreachable!()) }

@@ -70,10 +70,26 @@ impl VisitMut for NameLifetimes {
 impl FnSig {
     /// Reads `sig`; `wrt` restricts the differentiated parameters.
     pub fn new(sig: &syn::Signature, wrt: Option<&[syn::Ident]>) -> syn::Result<FnSig> {
+        Self::in_context(sig, wrt, None)
+    }
+
+    /// Reads `sig` of a function in an `impl` block whose generics are `outer`, when they
+    /// are known (`#[differentiable]` on the block): its type parameters bounded by a float
+    /// trait are the scalars the function does not declare.
+    pub fn in_context(
+        sig: &syn::Signature,
+        wrt: Option<&[syn::Ident]>,
+        outer: Option<&syn::Generics>,
+    ) -> syn::Result<FnSig> {
         let mut roles = types::generics(&sig.generics);
-        // A short uppercase name the function does not declare (`-> T` in a method of
-        // `impl<T: Float> P<T>`) is a type parameter of the enclosing `impl`: a scalar.
-        for name in outer_type_params(sig) {
+        let outer_scalars = match outer {
+            Some(generics) => types::generics(generics).scalars,
+            // Without the block: a short uppercase name the function does not declare
+            // (`-> T` in a method of `impl<T: Float> P<T>`) is taken for a type parameter
+            // of the enclosing `impl`, a scalar.
+            None => outer_type_params(sig),
+        };
+        for name in outer_scalars {
             if !roles.all.contains(&name) {
                 roles.scalars.push(name.clone());
                 roles.outer.push(name);
