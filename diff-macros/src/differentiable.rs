@@ -244,12 +244,14 @@ fn is_differentiable_attr(attr: &syn::Attribute) -> bool {
         .is_some_and(|s| s.ident == "differentiable")
 }
 
-/// Whether `func` is (most likely) an associated function in an `impl` block: it has a
-/// receiver or names `Self`. Such companions are emitted as associated functions.
+/// Whether `func` is certainly an associated function in an `impl` block: it has a
+/// receiver or names the type `Self` (a free function cannot). A lowercase `self` without
+/// a receiver is the module path `self::g`, which free functions use too. Such companions
+/// are emitted as associated functions.
 fn looks_like_method(func: &syn::ImplItemFn) -> bool {
     fn mentions_self(ts: proc_macro2::TokenStream) -> bool {
         ts.into_iter().any(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) => i == "Self" || i == "self",
+            proc_macro2::TokenTree::Ident(i) => i == "Self",
             proc_macro2::TokenTree::Group(g) => mentions_self(g.stream()),
             _ => false,
         })
