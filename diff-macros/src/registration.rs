@@ -34,6 +34,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote! { #err #item };
         }
     };
+    let func = captures_like_2021(func);
     match registration(args, &func) {
         Ok(t) => {
             crate::debug::dump(&t);
@@ -44,6 +45,49 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             quote! { #func #err }
         }
     }
+}
+
+/// The registration with its linear map's `impl` type stating what it captures, when the
+/// user did not: `+ use<T, ..>`, its type parameters and no lifetime. That is what an
+/// `impl` type captures by default under edition 2021 and what the companions promise
+/// their callers (a linear map holds copies, never a borrow of the arguments); under
+/// edition 2024 the default would capture the arguments' borrows. A closure that does
+/// borrow an argument is then refused at the user's closure, in either edition.
+fn captures_like_2021(mut func: syn::ItemFn) -> syn::ItemFn {
+    let syn::ReturnType::Type(_, ty) = &mut func.sig.output else {
+        return func;
+    };
+    let syn::Type::Tuple(pair) = &mut **ty else {
+        return func;
+    };
+    let Some(syn::Type::ImplTrait(map)) = pair.elems.iter_mut().nth(1) else {
+        return func;
+    };
+    let states_captures = map.bounds.iter().any(|b| {
+        matches!(
+            b,
+            syn::TypeParamBound::PreciseCapture(_) | syn::TypeParamBound::Lifetime(_)
+        )
+    });
+    if states_captures {
+        return func;
+    }
+    let params: Vec<TokenStream> = func
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    // At the user's `impl` type, so that diagnostics about it still point there.
+    let span = syn::spanned::Spanned::span(&*map);
+    map.bounds
+        .push(syn::parse_quote_spanned!(span=> use<#(#params),*>));
+    func
 }
 
 /// Whether diff-std has a rule for the float method `name`, so that a registration of one

@@ -1,0 +1,130 @@
+//! Edition 2024: reference parameters, registrations taking references (an `impl` type
+//! captures every lifetime by default in this edition), methods, `impl` blocks and the
+//! operators, each checked against a formula or finite differences.
+// Written as users write them: index loops and `&Vec` parameters included.
+#![allow(clippy::needless_range_loop, clippy::ptr_arg)]
+use diff::prelude::*;
+
+fn fd(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-5;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+fn close(a: f64, b: f64, tol: f64) {
+    assert!((a - b).abs() <= tol * (1.0 + b.abs()), "{a} vs {b}");
+}
+
+fn sum_sq(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum()
+}
+
+/// A registration taking a reference: its pullback must not capture the borrow.
+#[derivative(of = sum_sq)]
+fn sum_sq_vjp(v: &[f64]) -> (f64, impl FnOnce(f64) -> Vec<f64>) {
+    let g: Vec<f64> = v.iter().map(|x| 2.0 * x).collect();
+    (sum_sq(v), move |dy| {
+        g.into_iter().map(|gi| gi * dy).collect()
+    })
+}
+
+fn soft(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+#[derivative(of = soft)]
+fn soft_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    let s = 1.0 / (1.0 + (-x).exp());
+    (soft(x), move |dy| dy * s)
+}
+
+#[differentiable]
+fn objective(p: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..p.len() {
+        s += soft(p[i]) * p[i];
+    }
+    s + sum_sq(p)
+}
+
+fn objective_plain(p: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for x in p {
+        s += soft(*x) * x;
+    }
+    s + sum_sq(p)
+}
+
+#[test]
+fn reference_parameters_and_registrations() {
+    let x = vec![0.5, -1.0, 2.0];
+    let (v, g) = value_with_gradient!(at: &x, of: objective);
+    assert_eq!(v, objective(&x));
+    for i in 0..x.len() {
+        let slope = fd(
+            |t| {
+                let mut p = x.clone();
+                p[i] = t;
+                objective_plain(&p)
+            },
+            x[i],
+        );
+        close(g[i], slope, 1e-7);
+    }
+}
+
+#[differentiable]
+fn total(xs: &Vec<f64>) -> f64 {
+    let mut t = 0.0;
+    for x in xs.iter() {
+        t += x * x * x;
+    }
+    t
+}
+
+#[test]
+fn vec_by_reference() {
+    let x = vec![1.0, 2.0];
+    let g = gradient!(at: &x, of: total);
+    assert_eq!(g, vec![3.0, 12.0]);
+}
+
+#[derive(Clone, Copy, Debug, Differentiable)]
+struct B {
+    k: f64,
+}
+
+#[differentiable]
+impl B {
+    #[differentiable]
+    fn make(k: f64) -> B {
+        B { k: k * k }
+    }
+
+    #[differentiable]
+    fn apply(&self, t: f64) -> f64 {
+        (self.k * t).sin()
+    }
+}
+
+#[differentiable]
+fn through_methods(k: f64) -> f64 {
+    B::make(k).apply(0.5)
+}
+
+#[test]
+fn impl_blocks_and_methods() {
+    let k = 0.8;
+    let d = gradient!(at: k, of: through_methods);
+    // d/dk sin(k^2 / 2) = k cos(k^2 / 2).
+    close(d, k * (k * k * 0.5).cos(), 1e-12);
+    let forward = first_derivative!(at: k, of: through_methods);
+    close(forward, d, 1e-12);
+}
+
+#[test]
+fn closures_and_forward_mode() {
+    let d = gradient!(at: 2.0_f64, of: |x| x * x * x);
+    assert_eq!(d, 12.0);
+    let slope = first_derivative!(at: 0.3, of: soft);
+    close(slope, 1.0 / (1.0 + (-0.3f64).exp()), 1e-12);
+}
