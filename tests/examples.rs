@@ -1,6 +1,5 @@
 //! Smoke tests: the examples run to their end (each checks its own results with asserts).
-//! `quickstart` is the README's code verbatim (with a private `main`); its checks are the
-//! README's and `tests/reverse.rs`'s.
+//! `quickstart` keeps the private `main` the README shows; `cargo test` only builds it.
 
 #[path = "../examples/rosenbrock_descent.rs"]
 mod rosenbrock_descent;
