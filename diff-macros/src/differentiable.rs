@@ -204,33 +204,19 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         ));
     }
     let errors = errors.to_compile_errors();
-    if block.trait_.is_none() {
-        let items = &block.items;
-        let (attrs, unsafety, generics, self_ty) = (
-            &block.attrs,
-            &block.unsafety,
-            &block.generics,
-            &block.self_ty,
-        );
-        let (gen, _, wher) = generics.split_for_impl();
-        let out = quote! {
-            #(#attrs)* #unsafety impl #gen #self_ty #wher {
-                #(#items)*
+    let out = if block.trait_.is_none() {
+        block.items.push(syn::ImplItem::Verbatim(companions));
+        quote! { #block #errors }
+    } else {
+        let (gen, _, wher) = block.generics.split_for_impl();
+        let self_ty = &block.self_ty;
+        quote! {
+            #block
+            impl #gen #self_ty #wher {
                 #companions
             }
             #errors
-        };
-        crate::debug::dump(&out);
-        return out;
-    }
-    let (gen, _, wher) = block.generics.split_for_impl();
-    let self_ty = &block.self_ty;
-    let out = quote! {
-        #block
-        impl #gen #self_ty #wher {
-            #companions
         }
-        #errors
     };
     crate::debug::dump(&out);
     out

@@ -163,11 +163,7 @@ pub struct Signatures<'a> {
 
 impl Companions<'_> {
     fn signatures(&self) -> Signatures<'_> {
-        Signatures {
-            sig: self.sig,
-            vis: self.vis,
-            in_impl: !self.sig.detached,
-        }
+        Signatures::of(self.sig, self.vis)
     }
 
     /// All four items.
@@ -201,7 +197,7 @@ impl Companions<'_> {
             rec(vjp_box),
         );
         let original = sh.original();
-        let vjp_body = quote! { let _ = #original; #st #r };
+        let vjp_body = quote! { { let _ = #original; #st #r } };
         let (st, r) = body_parts_with(
             self.func,
             (self.act, self.maps),
@@ -211,26 +207,8 @@ impl Companions<'_> {
             self.items,
             rec(jvp_box),
         );
-        let jvp_body = quote! { #st #r };
-        let vjp = sh.header(
-            names::companion(&sig.ident, Mode::Vjp),
-            sh.vjp_type(output_tangent),
-        );
-        let jvp = sh.header(
-            names::companion(&sig.ident, Mode::Jvp),
-            sh.jvp_type(output_tangent),
-        );
-        // A function with `&mut` parameters is differentiated where it is called; the
-        // operators take values, so it has no user-shaped companions.
-        let mutates = !sig.mutated().is_empty();
-        let pullback = (!mutates).then(|| sh.user_pullback(output_tangent));
-        let differential = (!mutates).then(|| sh.user_differential(output_tangent));
-        quote! {
-            #vjp { #vjp_body }
-            #jvp { #jvp_body }
-            #pullback
-            #differential
-        }
+        let jvp_body = quote! { { #st #r } };
+        sh.items(output_tangent, vjp_body, jvp_body)
     }
 }
 
@@ -243,35 +221,53 @@ impl Companions<'_> {
         vis: &syn::Visibility,
         output_tangent: &TokenStream,
     ) -> TokenStream {
-        let sh = Signatures {
-            sig,
-            vis,
-            in_impl: !sig.detached,
-        };
         let stand_in = quote! {
             { (::core::unreachable!(), move |_| ::core::unreachable!()) }
         };
-        let vjp = sh.header(
-            names::companion(&sig.ident, Mode::Vjp),
-            sh.vjp_type(output_tangent),
+        Signatures::of(sig, vis).items(output_tangent, stand_in.clone(), stand_in)
+    }
+}
+
+impl<'a> Signatures<'a> {
+    /// The signatures of the companions of a function with signature `sig`, associated
+    /// functions when it is not a free function.
+    pub fn of(sig: &'a FnSig, vis: &'a syn::Visibility) -> Self {
+        Signatures {
+            sig,
+            vis,
+            in_impl: !sig.detached,
+        }
+    }
+
+    /// The companion items, given the bodies (blocks) of `__vjp_f` and `__jvp_f`: those
+    /// two, then `__pullback_f` and `__differential_f` calling them. A function with
+    /// `&mut` parameters is differentiated where it is called; the operators take
+    /// values, so it has no user-shaped companions.
+    fn items(
+        &self,
+        output_tangent: &TokenStream,
+        vjp_body: TokenStream,
+        jvp_body: TokenStream,
+    ) -> TokenStream {
+        let vjp = self.header(
+            names::companion(&self.sig.ident, Mode::Vjp),
+            self.vjp_type(output_tangent),
         );
-        let jvp = sh.header(
-            names::companion(&sig.ident, Mode::Jvp),
-            sh.jvp_type(output_tangent),
+        let jvp = self.header(
+            names::companion(&self.sig.ident, Mode::Jvp),
+            self.jvp_type(output_tangent),
         );
-        let mutates = !sig.mutated().is_empty();
-        let pullback = (!mutates).then(|| sh.user_pullback(output_tangent));
-        let differential = (!mutates).then(|| sh.user_differential(output_tangent));
+        let mutates = !self.sig.mutated().is_empty();
+        let pullback = (!mutates).then(|| self.user_pullback(output_tangent));
+        let differential = (!mutates).then(|| self.user_differential(output_tangent));
         quote! {
-            #vjp #stand_in
-            #jvp #stand_in
+            #vjp #vjp_body
+            #jvp #jvp_body
             #pullback
             #differential
         }
     }
-}
 
-impl Signatures<'_> {
     /// `(R, impl FnOnce(RT) -> (slots..))`.
     pub fn vjp_type(&self, output_tangent: &TokenStream) -> TokenStream {
         let (out, slots, caps) = (&self.sig.output, self.sig.slots(), self.sig.captures());

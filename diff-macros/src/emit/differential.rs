@@ -49,7 +49,7 @@ impl Emitter<'_> {
         let d = self.dname(res);
         let e = match rule {
             Rule::Zero => return TokenStream::new(),
-            Rule::Branch(_) => return self.tangent_branches(stmt),
+            Rule::Branch(branches) => return self.tangent_branches(stmt, &branches),
             Rule::Loop { init, body } => return self.tangent_for(stmt, init, body),
             Rule::CallMut(args) => return self.tangent_call_mut(stmt, args),
             rule => self.apply(rule, res),
@@ -199,8 +199,7 @@ impl Emitter<'_> {
 
     /// Original: `(r.., pred) = if ..` or `match ..`. Tangent: match the predecessor and
     /// run the taken region's tangent code; its yields' tangents are the results'.
-    fn tangent_branches(&self, stmt: &Stmt) -> TokenStream {
-        let branches = stmt.inst.branches().expect("a branching instruction");
+    fn tangent_branches(&self, stmt: &Stmt, branches: &[RegionId]) -> TokenStream {
         let (pe, pred) = (names::pred_enum(branches[0]), names::pred(branches[0]));
         let active: Vec<usize> = (0..stmt.results.len())
             .filter(|i| self.act.is_active(stmt.results[*i]))

@@ -79,7 +79,7 @@ impl Emitter<'_> {
         };
         let res = stmt.results[0];
         let body = match rule {
-            Rule::Branch(_) => return self.reverse_branches(stmt),
+            Rule::Branch(branches) => return self.reverse_branches(stmt, &branches),
             Rule::CallMut(args) => return self.reverse_call_mut(stmt, args),
             Rule::Loop { init, body } => return self.reverse_for(stmt, init, body),
             rule => self.transpose(rule, res),
@@ -219,8 +219,7 @@ impl Emitter<'_> {
     /// `match` with one variant per arm).
     /// Adjoint: match the predecessor and run the taken region's adjoint, seeded with the
     /// results' adjoints.
-    fn reverse_branches(&self, stmt: &Stmt) -> TokenStream {
-        let branches = stmt.inst.branches().expect("a branching instruction");
+    fn reverse_branches(&self, stmt: &Stmt, branches: &[RegionId]) -> TokenStream {
         let (pe, pred) = (names::pred_enum(branches[0]), names::pred(branches[0]));
         let arms = branches.iter().enumerate().map(|(i, r)| {
             let yields = &self.func.region(*r).yields;
