@@ -87,7 +87,9 @@ fn norm2(x: f64, y: f64) -> f64 {
 
 #[test]
 fn generic_impl_block() {
-    let (dx, dy) = gradient!(at: (1.5, -0.5), of: norm2);
+    let (v, (dx, dy)) = value_with_gradient!(at: (1.5, -0.5), of: norm2);
+    assert_eq!(v, norm2(1.5, -0.5));
+    assert_eq!(v, 2.5);
     assert_close(dx, 3.0, 1e-12, "d/dx (x^2 + y^2)");
     assert_close(dy, -1.0, 1e-12, "d/dy (x^2 + y^2)");
 }

@@ -84,7 +84,8 @@ fn total(xs: &Vec<f64>) -> f64 {
 #[test]
 fn vec_by_reference() {
     let x = vec![1.0, 2.0];
-    let g = gradient!(at: &x, of: total);
+    let (v, g) = value_with_gradient!(at: &x, of: total);
+    assert_eq!(v, 9.0);
     assert_eq!(g, vec![3.0, 12.0]);
 }
 
@@ -114,7 +115,9 @@ fn through_methods(k: f64) -> f64 {
 #[test]
 fn impl_blocks_and_methods() {
     let k = 0.8;
-    let d = gradient!(at: k, of: through_methods);
+    let (v, d) = value_with_gradient!(at: k, of: through_methods);
+    assert_eq!(v, through_methods(k));
+    close(v, (k * k * 0.5).sin(), 1e-15);
     // d/dk sin(k^2 / 2) = k cos(k^2 / 2).
     close(d, k * (k * k * 0.5).cos(), 1e-12);
     let forward = first_derivative!(at: k, of: through_methods);
