@@ -1,5 +1,5 @@
 //! `#[differentiable]`: the pipeline from the user's function to its companions.
-use crate::emit::companion::Companions;
+use crate::emit::companion::{Companions, Signatures};
 use crate::errors::Errors;
 use crate::parse::attr::DifferentiableArgs;
 use crate::parse::signature::FnSig;
@@ -80,9 +80,10 @@ fn companions(
     let output_tangent = errors.take(sig.output_tangent(func.sig.output.span()))?;
     let body = Body::of(&sig, &func.block);
     let Some(analyzed) = pipeline::analyze(&func.sig.ident.to_string(), body, errors) else {
-        let vis = companion_visibility(func, in_impl);
+        let vis = func.vis.clone();
         let items = Companions::stand_ins(&sig, &vis, &output_tangent);
-        return Some(place(func, in_impl, items));
+        let siblings = Signatures::of(&sig, &vis).siblings(&output_tangent);
+        return Some(place(func, in_impl, items, siblings));
     };
     // A function calling itself boxes that call's linear map (`Box<dyn ..>`, which is
     // `'static` for a free function): its type parameters must be `'static` too.
@@ -110,7 +111,7 @@ fn companions(
                 .push(syn::parse_quote!(#t: 'static));
         }
     }
-    let vis = companion_visibility(func, in_impl);
+    let vis = func.vis.clone();
     let companions = Companions {
         sig: &sig,
         vis: &vis,
@@ -119,40 +120,55 @@ fn companions(
         maps: &analyzed.maps,
         items: &analyzed.items,
     };
-    Some(place(func, in_impl, companions.emit(&output_tangent)))
+    let siblings = Signatures::of(&sig, &vis).siblings(&output_tangent);
+    Some(place(
+        func,
+        in_impl,
+        companions.emit(&output_tangent),
+        siblings,
+    ))
 }
 
-/// The companions' visibility: the method's own in an `impl`; `pub` inside the hidden
-/// module of a free function (the `use` re-exporting them carries the function's).
-fn companion_visibility(func: &syn::ImplItemFn, in_impl: bool) -> syn::Visibility {
-    if in_impl {
-        func.vis.clone()
-    } else {
-        syn::parse_quote!(pub)
-    }
-}
-
-/// Puts the companion items where the function's callers find them: beside a method in
-/// its `impl`; for a free function, in a hidden module, glob-imported, so that a
-/// registered derivative (`#[derivative(of = f)]`, an item of the same name) shadows them
-/// and takes precedence over differentiating the body.
-fn place(func: &syn::ImplItemFn, in_impl: bool, items: TokenStream) -> TokenStream {
+/// Puts the companion items where the function's callers find them (the lookup rule of
+/// [`crate::emit::names::companion_path`]):
+/// - beside a method, in its `impl`;
+/// - for a free function `f`, as associated functions of its *carrier*: an empty struct
+///   also named `f`, which lives in the type namespace, so wherever Rust brings the name
+///   `f` (a `use` by name or by glob, a re-export) the carrier comes with it. The carrier
+///   and the `m::__vjp_f` siblings are defined in a hidden module and glob-imported, so
+///   that a registered derivative for `f` in the same module (items of the same names)
+///   shadows them and takes precedence over differentiating the body. The companions'
+///   bodies are in an `impl` beside the function, where they see what the function sees
+///   (items local to a function body, or from a `macro_rules!` expansion).
+fn place(
+    func: &syn::ImplItemFn,
+    in_impl: bool,
+    items: TokenStream,
+    siblings: TokenStream,
+) -> TokenStream {
     if in_impl {
         return items;
     }
-    let m = quote::format_ident!("__diff_{}", func.sig.ident);
+    let name = &func.sig.ident;
+    let m = quote::format_ident!("__diff_{}", name);
     let vis = &func.vis;
     quote! {
         #[doc(hidden)]
-        #[allow(non_snake_case)]
+        #[allow(non_snake_case, non_camel_case_types)]
         mod #m {
             #[allow(unused_imports)]
             use super::*;
-            #items
+            /// The carrier of the companions of the function of the same name.
+            #[allow(dead_code)]
+            pub struct #name {}
+            #siblings
         }
         #[doc(hidden)]
         #[allow(unused_imports)]
         #vis use #m::*;
+        impl #m::#name {
+            #items
+        }
     }
 }
 

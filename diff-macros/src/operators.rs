@@ -3,8 +3,8 @@
 //! `of:` is a path to a differentiable function (its user-shaped companions
 //! `__pullback_f` / `__differential_f` are called), or a closure literal, which is
 //! lowered and differentiated in place like a function body.
-use crate::emit::companion::{body_parts, ident_for};
-use crate::emit::names::{ident, Mode};
+use crate::emit::companion::body_parts;
+use crate::emit::names::{self, ident, Kind, Mode};
 use crate::errors::Errors;
 use crate::pipeline::{self, Body};
 use proc_macro2::{Ident, TokenStream};
@@ -125,17 +125,12 @@ fn method_as_closure(p: &syn::ExprPath, arity: usize) -> syn::ExprClosure {
 
 fn path(op: Op, ins: &[syn::Expr], p: &syn::ExprPath) -> TokenStream {
     let mut companion = p.clone();
-    let last = companion
-        .path
-        .segments
-        .last_mut()
-        .expect("a path has a segment");
-    let prefix = if op.mode() == Mode::Vjp {
-        "__pullback_"
+    let kind = if op.mode() == Mode::Vjp {
+        Kind::Pullback
     } else {
-        "__differential_"
+        Kind::Differential
     };
-    last.ident = ident_for(&last.ident, prefix);
+    companion.path = names::companion_path(&p.path, p.qself.is_some(), kind);
     let args: Vec<Ident> = (0..ins.len())
         .map(|i| ident(&format!("__input{i}")))
         .collect();

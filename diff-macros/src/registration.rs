@@ -18,7 +18,7 @@
 //! their parameters, calls and bodies are written in that form from the start; the group
 //! then writes it as a function, or as a trait method's declaration and implementation.
 use crate::emit::companion::{ident_for, Signatures};
-use crate::emit::names::{self, Mode};
+use crate::emit::names::{self, Kind, Mode};
 use crate::parse::derivative_attr::DerivativeArgs;
 use crate::parse::signature::FnSig;
 use proc_macro2::{Ident, Span, TokenStream};
@@ -281,6 +281,9 @@ struct Companion {
     /// The linear map's `FnOnce(..) -> ..` bound, without its capture bound.
     map: TokenStream,
     body: TokenStream,
+    /// A trait that must be implemented for `&()` (a bound checked where the companion is
+    /// called, not where it is defined): the mode's gate, see [`Reg::gate`].
+    gate: Option<Ident>,
 }
 
 /// Companions written together: free functions, or associated items of one `impl` block
@@ -361,7 +364,14 @@ impl Group<'_, '_> {
     }
 
     fn signature(&self, c: &Companion, decl: bool) -> TokenStream {
-        let (gen, _, wher) = self.sig().generics.split_for_impl();
+        let mut generics = self.sig().generics.clone();
+        if let Some(gate) = &c.gate {
+            generics
+                .make_where_clause()
+                .predicates
+                .push(syn::parse_quote!(for<'gate> &'gate (): #gate));
+        }
+        let (gen, _, wher) = generics.split_for_impl();
         let decls = self.decls();
         let (name, value_ty, map) = (&c.name, &c.value_ty, &c.map);
         let caps = self.captures(decl);
@@ -483,6 +493,7 @@ impl Reg<'_> {
             value_ty: self.sig.output.clone(),
             map,
             body,
+            gate: None,
         }
     }
 
@@ -498,6 +509,7 @@ impl Reg<'_> {
             value_ty: self.sig.output.clone(),
             map,
             body,
+            gate: None,
         }
     }
 
@@ -575,19 +587,113 @@ impl Reg<'_> {
     /// else one that stops with a message.
     fn derived(&self, g: &Group) -> Vec<Companion> {
         match self.mode() {
-            Mode::Vjp if is_scalar(&self.value_ty, &self.sig) => {
-                vec![self.jvp_from_vjp(g), self.user_differential(g)]
-            }
+            _ if !self.other_mode_follows() => vec![self.missing_mode(g)],
+            Mode::Vjp => vec![self.jvp_from_vjp(g), self.user_differential(g)],
+            Mode::Jvp => vec![self.vjp_from_jvp(g), self.user_pullback(g)],
+        }
+    }
+
+    /// Whether the other mode follows from the registered one: a scalar result gives the
+    /// differential, scalar inputs give the pullback.
+    fn other_mode_follows(&self) -> bool {
+        match self.mode() {
+            Mode::Vjp => is_scalar(&self.value_ty, &self.sig),
             Mode::Jvp => {
                 let wrt = self.sig.wrt();
-                if !wrt.is_empty() && wrt.iter().all(|i| self.is_scalar_param(*i)) {
-                    vec![self.vjp_from_jvp(g), self.user_pullback(g)]
-                } else {
-                    vec![self.missing_mode(g)]
-                }
+                !wrt.is_empty() && wrt.iter().all(|i| self.is_scalar_param(*i))
             }
-            Mode::Vjp => vec![self.missing_mode(g)],
         }
+    }
+
+    /// The gate of `mode` (`__diff_has_jvp_h`): a trait name that the companions of that
+    /// mode require (for `&()`) where they are called. A registration of the mode
+    /// imports [`Available`](::diff::__private::Available) under that name; the other
+    /// mode's gate comes from a glob import, so that a registration of that mode in the
+    /// same module shadows it: `Available` where the mode follows, else a trait with no
+    /// implementation whose message asks for the registration.
+    fn gate(&self, mode: Mode) -> Ident {
+        let m = match mode {
+            Mode::Vjp => "vjp",
+            Mode::Jvp => "jvp",
+        };
+        format_ident!("__diff_has_{}_{}", m, self.name())
+    }
+
+    /// The name under which the carrier's forwarders call companion `kind`
+    /// (`__diff_reg_vjp_h`): an alias of `__vjp_h` that only registrations define (an
+    /// import beside the registered mode's item, glob-imported for the other mode), so
+    /// that a `#[differentiable]` function of the same name in the module, whose
+    /// `__vjp_h` is glob-imported too, does not make it ambiguous.
+    fn alias(&self, kind: Kind) -> Ident {
+        let long = kind.long(self.name()).to_string();
+        format_ident!("__diff_reg_{}", long.trim_start_matches('_'))
+    }
+
+    /// The message of a missing mode, where the call needs it.
+    fn missing_message(&self) -> String {
+        let name = self.name();
+        let (missing, attr) = match self.mode() {
+            Mode::Vjp => (
+                "forward mode (a differential)",
+                format!("#[derivative(of = {name}, jvp)]"),
+            ),
+            Mode::Jvp => (
+                "reverse mode (a pullback)",
+                format!("#[derivative(of = {name})]"),
+            ),
+        };
+        format!("diff: `{name}` has a registered derivative for one mode only, and {missing} does not follow from it; register it with `{attr}`")
+    }
+
+    /// The other mode's two companions when it does not follow: never run, as the gate
+    /// they require has no implementation.
+    fn gated_stand_ins(&self, g: &Group) -> Vec<Companion> {
+        let mode = other(self.mode());
+        let args = g.own_args();
+        let body = quote! {
+            let _ = (#(#args,)*);
+            #[allow(unreachable_code)]
+            (::core::unreachable!(), move |_| ::core::unreachable!())
+        };
+        let gate = Some(self.gate(mode));
+        let slot = Companion {
+            gate: gate.clone(),
+            ..self.slot_companion(mode, body.clone())
+        };
+        let user = Companion {
+            gate,
+            ..self.user_companion(mode, body)
+        };
+        vec![slot, user]
+    }
+
+    /// The four companions as associated functions of the carrier (`h::__vjp`),
+    /// forwarding to the registration's module's (`__vjp_h`), each requiring its mode's
+    /// gate.
+    fn forwarders(&self, g: &Group) -> Vec<Companion> {
+        let args = g.own_args();
+        let kinds = [
+            (Mode::Vjp, Kind::Vjp),
+            (Mode::Jvp, Kind::Jvp),
+            (Mode::Vjp, Kind::Pullback),
+            (Mode::Jvp, Kind::Differential),
+        ];
+        kinds
+            .into_iter()
+            .map(|(mode, kind)| {
+                let callee = g.path(&self.alias(kind));
+                let body = quote!(#callee(#(#args),*));
+                let c = match kind {
+                    Kind::Vjp | Kind::Jvp => self.slot_companion(mode, body),
+                    Kind::Pullback | Kind::Differential => self.user_companion(mode, body),
+                };
+                Companion {
+                    name: kind.short(),
+                    gate: Some(self.gate(mode)),
+                    ..c
+                }
+            })
+            .collect()
     }
 
     /// The other mode's companion when it cannot be derived: it keeps the callers'
@@ -754,32 +860,94 @@ impl Reg<'_> {
         )
     }
 
+    /// A free function `h`: its companions `__vjp_h`, .. in the registration's module
+    /// (the registered mode's as items, the other mode's glob-imported from a hidden
+    /// module, so that a registration of that mode shadows them), and its carrier `h`
+    /// with the same companions as associated functions (`h::__vjp`), forwarding to those,
+    /// so that they travel with the name `h` (see `names::companion_path`). With both
+    /// modes registered in one module there are two carriers: the VJP registration's is an
+    /// item and shadows the JVP registration's, glob-imported; both forward by name.
     fn free_function(&self) -> TokenStream {
         let g = Group {
             reg: self,
             receiver: Receiver::Param,
             assoc: false,
         };
-        let vis = &self.func.vis;
+        let (vis, name) = (&self.func.vis, self.name());
         let registered = g.item(&self.registered(&g), vis);
         let user = g.item(&self.registered_user(&g), vis);
         let public = syn::Visibility::Public(Default::default());
-        let derived = self.derived(&g);
+        let (this_gate, other_gate) = (self.gate(self.mode()), self.gate(other(self.mode())));
+        let (derived, other_gate_def) = if self.other_mode_follows() {
+            (
+                self.derived(&g),
+                quote!(pub use ::diff::__private::Available as #other_gate;),
+            )
+        } else {
+            let msg = self.missing_message();
+            (
+                self.gated_stand_ins(&g),
+                quote! {
+                    #[diagnostic::on_unimplemented(message = #msg, label = "needs the missing registration")]
+                    pub trait #other_gate {}
+                },
+            )
+        };
         let derived = derived.iter().map(|c| g.item(c, &public));
+        let (registered_kinds, other_kinds) = match self.mode() {
+            Mode::Vjp => ([Kind::Vjp, Kind::Pullback], [Kind::Jvp, Kind::Differential]),
+            Mode::Jvp => ([Kind::Jvp, Kind::Differential], [Kind::Vjp, Kind::Pullback]),
+        };
+        let aliases = |kinds: [Kind; 2]| {
+            let (long, alias) = (kinds.map(|k| k.long(name)), kinds.map(|k| self.alias(k)));
+            quote!(self::{#(#long as #alias),*})
+        };
+        let (registered_aliases, other_aliases) = (aliases(registered_kinds), aliases(other_kinds));
         let m = format_ident!("__diff_derived_{}", self.user_fn());
+        let forwarders = self.forwarders(&g);
+        let forwarders = forwarders.iter().map(|c| g.item(c, vis));
+        let carrier_attrs = quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+        };
+        let (item_carrier, glob_carrier, carrier) = match self.mode() {
+            Mode::Vjp => (
+                quote!(#carrier_attrs #vis struct #name {}),
+                TokenStream::new(),
+                quote!(#name),
+            ),
+            Mode::Jvp => (
+                TokenStream::new(),
+                quote!(#carrier_attrs pub struct #name {}),
+                quote!(#m::#name),
+            ),
+        };
         quote! {
             #registered
             #user
             #[doc(hidden)]
-            #[allow(non_snake_case)]
+            #[allow(unused_imports)]
+            #vis use ::diff::__private::Available as #this_gate;
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            #vis use #registered_aliases;
+            #[doc(hidden)]
+            #[allow(non_snake_case, non_camel_case_types)]
             mod #m {
                 #[allow(unused_imports)]
                 use super::*;
+                #other_gate_def
+                pub use #other_aliases;
+                #glob_carrier
                 #(#derived)*
             }
             #[doc(hidden)]
             #[allow(unused_imports)]
             #vis use #m::*;
+            #item_carrier
+            impl #carrier {
+                #(#forwarders)*
+            }
         }
     }
 

@@ -3,7 +3,7 @@
 //!   tangents) used by calls from other differentiable functions;
 //! - `__pullback_f` / `__differential_f`: the user's tangent types (tangents of the
 //!   differentiated parameters only, zeros filled in) used by the operators.
-use super::names::{self, Mode};
+use super::names::{self, Kind, Mode};
 use super::primal::{Emitter, Recursion};
 use crate::analysis::activity::Activity;
 use crate::ir::{Function, Value};
@@ -249,14 +249,8 @@ impl<'a> Signatures<'a> {
         vjp_body: TokenStream,
         jvp_body: TokenStream,
     ) -> TokenStream {
-        let vjp = self.header(
-            names::companion(&self.sig.ident, Mode::Vjp),
-            self.vjp_type(output_tangent),
-        );
-        let jvp = self.header(
-            names::companion(&self.sig.ident, Mode::Jvp),
-            self.jvp_type(output_tangent),
-        );
+        let vjp = self.header(self.name(Kind::Vjp), self.vjp_type(output_tangent));
+        let jvp = self.header(self.name(Kind::Jvp), self.jvp_type(output_tangent));
         let mutates = !self.sig.mutated().is_empty();
         let pullback = (!mutates).then(|| self.user_pullback(output_tangent));
         let differential = (!mutates).then(|| self.user_differential(output_tangent));
@@ -266,6 +260,61 @@ impl<'a> Signatures<'a> {
             #pullback
             #differential
         }
+    }
+
+    /// The kinds of companions the function has: a function with `&mut` parameters has
+    /// no user-shaped ones.
+    fn kinds(&self) -> Vec<Kind> {
+        if self.sig.mutated().is_empty() {
+            vec![Kind::Vjp, Kind::Jvp, Kind::Pullback, Kind::Differential]
+        } else {
+            vec![Kind::Vjp, Kind::Jvp]
+        }
+    }
+
+    /// The return type of companion `kind`.
+    fn return_type(&self, kind: Kind, output_tangent: &TokenStream) -> TokenStream {
+        match kind {
+            Kind::Vjp => self.vjp_type(output_tangent),
+            Kind::Jvp => self.jvp_type(output_tangent),
+            Kind::Pullback => self.user_pullback_type(output_tangent, &self.user_tangents().1),
+            Kind::Differential => {
+                self.user_differential_type(output_tangent, &self.user_tangents().1)
+            }
+        }
+    }
+
+    /// The companion's name: `__vjp` as an associated function of a free function's
+    /// carrier, `__vjp_f` beside a method.
+    fn name(&self, kind: Kind) -> Ident {
+        if self.in_impl {
+            kind.long(&self.sig.ident)
+        } else {
+            kind.short()
+        }
+    }
+
+    /// For a free function `f`, the companions under the names calls by path look up
+    /// (`m::__vjp_f`, see [`names::companion_path`]), forwarding to the carrier's
+    /// (`f::__vjp`). Public: the `use` re-exporting them carries the function's
+    /// visibility.
+    pub fn siblings(&self, output_tangent: &TokenStream) -> TokenStream {
+        let public = syn::Visibility::Public(Default::default());
+        let name = &self.sig.ident;
+        let turbofish = self.turbofish();
+        let args = self.call_args();
+        self.kinds()
+            .into_iter()
+            .map(|kind| {
+                let header = self.header_with(
+                    &public,
+                    kind.long(name),
+                    self.return_type(kind, output_tangent),
+                );
+                let short = kind.short();
+                quote! { #header { #name::#short #turbofish(#(#args),*) } }
+            })
+            .collect()
     }
 
     /// `(R, impl FnOnce(RT) -> (slots..))`.
@@ -306,7 +355,10 @@ impl<'a> Signatures<'a> {
 
     /// The attributes and signature of a companion.
     pub fn header(&self, name: Ident, ret: TokenStream) -> TokenStream {
-        let vis = self.vis;
+        self.header_with(self.vis, name, ret)
+    }
+
+    fn header_with(&self, vis: &syn::Visibility, name: Ident, ret: TokenStream) -> TokenStream {
         let (gen, _, wher) = self.sig.generics.split_for_impl();
         let decls = self.sig.params.iter().map(|p| &p.decl);
         quote! {
@@ -359,7 +411,7 @@ impl<'a> Signatures<'a> {
     pub fn user_pullback(&self, output_tangent: &TokenStream) -> TokenStream {
         let (wrt, ty) = self.user_tangents();
         let header = self.header(
-            ident_for(&self.sig.ident, "__pullback_"),
+            self.name(Kind::Pullback),
             self.user_pullback_type(output_tangent, &ty),
         );
         let vjp = self.callee(Mode::Vjp);
@@ -411,7 +463,7 @@ impl<'a> Signatures<'a> {
     pub fn user_differential(&self, output_tangent: &TokenStream) -> TokenStream {
         let (wrt, ty) = self.user_tangents();
         let header = self.header(
-            ident_for(&self.sig.ident, "__differential_"),
+            self.name(Kind::Differential),
             self.user_differential_type(output_tangent, &ty),
         );
         let jvp = self.callee(Mode::Jvp);
@@ -441,27 +493,19 @@ impl<'a> Signatures<'a> {
     /// The path of the original function (`f::<T>`, `Self::f`): the companions name it
     /// so that a function used only through the operators is not dead code.
     pub fn original(&self) -> TokenStream {
-        self.path_to(&self.sig.ident)
-    }
-
-    /// The path calling a sibling companion (`Self::` inside an impl).
-    pub fn callee(&self, mode: Mode) -> TokenStream {
-        self.path_to(&names::companion(&self.sig.ident, mode))
-    }
-
-    /// `name::<T..>`, or `Self::name::<T..>` for an associated function.
-    fn path_to(&self, name: &Ident) -> TokenStream {
-        let turbofish = self.turbofish();
-        let method = self
-            .sig
-            .params
-            .first()
-            .is_some_and(|p| p.ident.to_string() == "self");
-        if self.in_impl || method {
+        let (name, turbofish) = (&self.sig.ident, self.turbofish());
+        if self.in_impl {
             quote!(Self::#name #turbofish)
         } else {
             quote!(#name #turbofish)
         }
+    }
+
+    /// The path calling a sibling companion: `Self::__vjp` in a free function's carrier,
+    /// `Self::__vjp_f` in an `impl`.
+    pub fn callee(&self, mode: Mode) -> TokenStream {
+        let (name, turbofish) = (self.name(Kind::of(mode)), self.turbofish());
+        quote!(Self::#name #turbofish)
     }
 
     fn turbofish(&self) -> TokenStream {

@@ -108,6 +108,76 @@ pub fn region_struct(r: RegionId, mode: Mode) -> Ident {
     }
 }
 
+/// The four companions of a function: what `#[differentiable]` and a registration emit
+/// beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Reverse mode in the internal convention (`Option` slots), for calls from bodies.
+    Vjp,
+    /// Forward mode in the internal convention.
+    Jvp,
+    /// Reverse mode in the user's tangent types, for the operators.
+    Pullback,
+    /// Forward mode in the user's tangent types.
+    Differential,
+}
+
+impl Kind {
+    /// The companion's name as an associated function of the function's carrier
+    /// (`f::__vjp`).
+    pub fn short(self) -> Ident {
+        ident(match self {
+            Kind::Vjp => "__vjp",
+            Kind::Jvp => "__jvp",
+            Kind::Pullback => "__pullback",
+            Kind::Differential => "__differential",
+        })
+    }
+
+    /// The companion's name beside the function (`__vjp_f`), at the name's span.
+    pub fn long(self, name: &Ident) -> Ident {
+        Ident::new(
+            &format!(
+                "{}_{}",
+                self.short(),
+                name.to_string().trim_start_matches("r#")
+            ),
+            name.span(),
+        )
+    }
+
+    /// The calling convention's companion of `mode`.
+    pub fn of(mode: Mode) -> Kind {
+        match mode {
+            Mode::Vjp => Kind::Vjp,
+            Mode::Jvp => Kind::Jvp,
+        }
+    }
+}
+
+/// The path of companion `kind` of the function a call names by `path` (the lookup rule,
+/// decided by the path's form alone):
+/// - one segment, `f` or `f::<T>`: the function's name, which the function's carrier
+///   shares in the type namespace (`f::__vjp::<T>`), so the companions come along however
+///   `f` was brought into scope (defined here, imported by name or glob, re-exported);
+/// - several segments, `m::f`, `Type::f`, `Self::f`, `<T as Tr>::f`: the sibling named
+///   after it (`m::__vjp_f`): an item of module `m`, or an associated function of `Type`.
+pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Path {
+    let mut path = path.clone();
+    let single = !qualified && path.leading_colon.is_none() && path.segments.len() == 1;
+    let last = path.segments.last_mut().expect("a path has a segment");
+    if single {
+        let args = std::mem::take(&mut last.arguments);
+        path.segments.push(syn::PathSegment {
+            ident: kind.short(),
+            arguments: args,
+        });
+    } else {
+        last.ident = kind.long(&last.ident);
+    }
+    path
+}
+
 /// The companion of a function named `name` (`__vjp_name`).
 pub fn companion(name: &Ident, mode: Mode) -> Ident {
     let raw = name.to_string();

@@ -355,8 +355,8 @@ impl<'a> Emitter<'a> {
             Callee::Path(p) => {
                 let mut p = p.clone();
                 if active {
-                    let last = p.path.segments.last_mut().expect("a path has a segment");
-                    last.ident = names::companion(&last.ident, self.mode);
+                    let kind = names::Kind::of(self.mode);
+                    p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
                 }
                 quote_spanned! {stmt.span=> #p(#(#argv),*) }
             }
