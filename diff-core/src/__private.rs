@@ -54,6 +54,15 @@ pub fn zero_of<T: Differentiable + ?Sized>(x: &T) -> T::TangentVector {
     x.zero_tangent()
 }
 
+/// Implemented by every type: a registration names it, under the name of the mode it
+/// provides (`__diff_has_jvp_h`), in the bounds of its companions. A mode that neither a
+/// registration provides nor follows from one is instead named by a trait with no
+/// implementation, whose message asks for the missing registration, at the call that
+/// needs it.
+pub trait Available {}
+
+impl<T: ?Sized> Available for T {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,12 +104,3 @@ mod tests {
         assert_eq!(zero_of(&(1.0, [2.0f32])), (0.0, [0.0]));
     }
 }
-
-/// Implemented by every type: a registration names it, under the name of the mode it
-/// provides (`__diff_has_jvp_h`), in the bounds of its companions. A mode that neither a
-/// registration provides nor follows from one is instead named by a trait with no
-/// implementation, whose message asks for the missing registration, at the call that
-/// needs it.
-pub trait Available {}
-
-impl<T: ?Sized> Available for T {}
