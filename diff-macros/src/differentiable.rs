@@ -59,9 +59,12 @@ fn companions(
     context: Context<'_>,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
+    // A free function has no enclosing generics: every type it names that it does not
+    // declare is a type, whatever its name.
+    let none = syn::Generics::default();
     let (in_impl, outer) = match context {
         Context::Impl(generics) => (true, generics),
-        Context::Module => (false, None),
+        Context::Module => (false, Some(&none)),
     };
     let args = errors.take(DifferentiableArgs::parse(args))?;
     let mut sig = errors.take(FnSig::in_context(
@@ -149,6 +152,14 @@ fn place(
     if in_impl {
         return items;
     }
+    // A private function is called by path only as `self::f`, `super::f` or `crate::f`,
+    // which name its carrier; only the others are called as `m::f` (and a function
+    // defined in another function's body, whose types the hidden module cannot see, is
+    // private).
+    let siblings = match func.vis {
+        syn::Visibility::Inherited => TokenStream::new(),
+        _ => siblings,
+    };
     let name = &func.sig.ident;
     let m = quote::format_ident!("__diff_{}", name);
     let vis = &func.vis;

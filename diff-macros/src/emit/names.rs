@@ -160,11 +160,17 @@ impl Kind {
 /// - one segment, `f` or `f::<T>`: the function's name, which the function's carrier
 ///   shares in the type namespace (`f::__vjp::<T>`), so the companions come along however
 ///   `f` was brought into scope (defined here, imported by name or glob, re-exported);
-/// - several segments, `m::f`, `Type::f`, `Self::f`, `<T as Tr>::f`: the sibling named
-///   after it (`m::__vjp_f`): an item of module `m`, or an associated function of `Type`.
+///   The same for a path through modules only: `crate::f`, `super::f`, `self::super::f`;
+/// - another path, `m::f`, `Type::f`, `Self::f`, `<T as Tr>::f`: the sibling named after
+///   it (`m::__vjp_f`): an item of module `m` (a function that is not private has them),
+///   or an associated function of `Type`.
 pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Path {
     let mut path = path.clone();
-    let single = !qualified && path.leading_colon.is_none() && path.segments.len() == 1;
+    let n = path.segments.len();
+    let through_modules = path.segments.iter().take(n - 1).all(|s| {
+        s.arguments.is_none() && (s.ident == "crate" || s.ident == "self" || s.ident == "super")
+    });
+    let single = !qualified && path.leading_colon.is_none() && through_modules;
     let last = path.segments.last_mut().expect("a path has a segment");
     if single {
         let args = std::mem::take(&mut last.arguments);

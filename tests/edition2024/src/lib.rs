@@ -1,1 +1,45 @@
-//! Nothing here: the tests in `tests/` are this crate's point (edition 2024).
+//! A library of edition 2024 (what `cargo new` creates) with differentiable functions and
+//! registered derivatives, used by its tests from another crate (`tests/`), the way a
+//! user's crate uses a published one.
+use diff::prelude::*;
+
+/// Models, in a module.
+pub mod model {
+    use diff::prelude::*;
+
+    /// `sum of (p_i - 1)^2`.
+    #[differentiable]
+    pub fn loss(p: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for x in p {
+            s += (x - 1.0) * (x - 1.0);
+        }
+        s
+    }
+
+    /// `x^3`, generic.
+    #[differentiable]
+    pub fn cube<T: Float>(x: T) -> T {
+        x * x * x
+    }
+}
+
+pub use model::loss;
+
+/// `ln(1 + e^x)`, never annotated: its derivative is registered below.
+pub fn softplus(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+/// The registered reverse mode of [`softplus`].
+#[derivative(of = softplus)]
+pub fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    let s = 1.0 / (1.0 + (-x).exp());
+    (softplus(x), move |dy| dy * s)
+}
+
+/// `softplus(x) + x^3`.
+#[differentiable]
+pub fn combined(x: f64) -> f64 {
+    softplus(x) + model::cube(x)
+}

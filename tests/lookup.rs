@@ -1,0 +1,233 @@
+//! Where a differentiable function can live and how it can be named: in its own module,
+//! by path, imported by name (also renamed), by glob, through `pub use` re-exports, inside
+//! another function's body, from a `macro_rules!` expansion; the same for functions with
+//! a registered derivative. Each is used from a differentiable body (both modes) and by
+//! the operators, and checked against the derivative's formula and the function's value.
+#[macro_use]
+mod common;
+use diff::prelude::*;
+
+mod model {
+    use diff::prelude::*;
+
+    /// `3x^2`.
+    #[differentiable]
+    pub fn loss(x: f64) -> f64 {
+        3.0 * x * x
+    }
+
+    /// `x^3`, generic.
+    #[differentiable]
+    pub fn cube<T: Float>(x: T) -> T {
+        x * x * x
+    }
+
+    /// `sin x`, private: reached as `super::wave` or `crate::model::wave` only from here.
+    #[differentiable]
+    fn wave(x: f64) -> f64 {
+        x.sin()
+    }
+
+    pub mod deep {
+        use diff::prelude::*;
+
+        /// `2 * loss(x) + wave(x)`, calling its parent's functions by path.
+        #[differentiable]
+        pub fn twice(x: f64) -> f64 {
+            2.0 * super::loss(x) + super::wave(x)
+        }
+
+        /// `loss(x) + cube(x)`, by absolute paths.
+        #[differentiable]
+        pub(crate) fn absolute(x: f64) -> f64 {
+            crate::model::loss(x) + crate::model::cube(x)
+        }
+    }
+
+    // A re-export by name.
+    pub use deep::twice;
+}
+
+mod api {
+    // A re-export by name of a re-export, and a glob re-export.
+    pub use crate::model::twice as doubled;
+    pub use crate::model::*;
+}
+
+mod regs {
+    use diff::prelude::*;
+
+    /// Never annotated; its derivative is registered (reverse mode only).
+    pub fn softplus(x: f64) -> f64 {
+        (1.0 + x.exp()).ln()
+    }
+
+    #[derivative(of = softplus)]
+    pub fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+        let s = 1.0 / (1.0 + (-x).exp());
+        (softplus(x), move |dy| dy * s)
+    }
+
+    /// Both modes registered, each deliberately scaled (by 2 and 3) to show which is used.
+    pub fn bent(x: f64) -> f64 {
+        x.sin()
+    }
+
+    #[derivative(of = bent)]
+    pub fn bent_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+        (bent(x), move |dy| 2.0 * dy * x.cos())
+    }
+
+    #[derivative(of = bent, jvp)]
+    pub fn bent_jvp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+        (bent(x), move |dx| 3.0 * dx * x.cos())
+    }
+}
+
+use api::doubled;
+use model::loss as renamed_loss;
+use model::{cube, loss, twice};
+use regs::{bent, softplus};
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+#[test]
+fn imported_by_name() {
+    for x in [-1.5, 0.3, 2.0] {
+        assert_close!(gradient!(at: x, of: loss), 6.0 * x);
+        assert_close!(first_derivative!(at: x, of: loss), 6.0 * x);
+        assert_close!(gradient!(at: x, of: renamed_loss), 6.0 * x);
+        assert_close!(gradient!(at: x, of: cube::<f64>), 3.0 * x * x);
+        assert_close!(first_derivative!(at: x, of: cube), 3.0 * x * x);
+        let (v, d) = value_with_gradient!(at: x, of: twice);
+        assert_close!(v, 6.0 * x * x + x.sin());
+        assert_close!(d, 12.0 * x + x.cos());
+        assert_close!(gradient!(at: x, of: doubled), 12.0 * x + x.cos());
+    }
+}
+
+#[test]
+fn by_path_and_through_re_exports() {
+    for x in [-1.5, 0.3, 2.0] {
+        assert_close!(gradient!(at: x, of: model::loss), 6.0 * x);
+        assert_close!(gradient!(at: x, of: model::deep::twice), 12.0 * x + x.cos());
+        assert_close!(gradient!(at: x, of: api::loss), 6.0 * x);
+        assert_close!(gradient!(at: x, of: crate::model::cube::<f64>), 3.0 * x * x);
+        let (v, d) = value_with_derivative!(at: x, of: model::deep::absolute);
+        assert_close!(v, 3.0 * x * x + x * x * x);
+        assert_close!(d, 6.0 * x + 3.0 * x * x);
+    }
+}
+
+/// Calls every form from one body: `loss` imported, renamed, by path, through a re-export.
+#[differentiable]
+fn every_form(x: f64) -> f64 {
+    loss(x) + renamed_loss(x) + model::loss(x) + api::loss(x) + doubled(x) + cube(x)
+}
+
+#[differentiable]
+fn registered_by_name(x: f64) -> f64 {
+    softplus(x) * 2.0 + bent(x)
+}
+
+#[test]
+fn calls_from_bodies_in_both_modes() {
+    for x in [-1.5, 0.3, 2.0] {
+        let d = 4.0 * 6.0 * x + (12.0 * x + x.cos()) + 3.0 * x * x;
+        let (v, g) = value_with_gradient!(at: x, of: every_form);
+        assert_close!(v, 4.0 * 3.0 * x * x + 6.0 * x * x + x.sin() + x * x * x);
+        assert_close!(g, d);
+        assert_close!(first_derivative!(at: x, of: every_form), d);
+        // The registered reverse mode scales bent's derivative by 2, the forward by 3;
+        // softplus's forward mode is derived from its pullback (a scalar result).
+        let (v, g) = value_with_gradient!(at: x, of: registered_by_name);
+        assert_close!(v, 2.0 * (1.0 + x.exp()).ln() + x.sin());
+        assert_close!(g, 2.0 * sigmoid(x) + 2.0 * x.cos());
+        assert_close!(
+            first_derivative!(at: x, of: registered_by_name),
+            2.0 * sigmoid(x) + 3.0 * x.cos()
+        );
+        assert_close!(gradient!(at: x, of: softplus), sigmoid(x));
+        assert_close!(first_derivative!(at: x, of: bent), 3.0 * x.cos());
+    }
+}
+
+#[test]
+fn inside_a_function_body() {
+    #[derive(Clone, Debug, Differentiable)]
+    struct P {
+        a: f64,
+        b: f64,
+    }
+
+    #[differentiable]
+    fn energy(p: P) -> f64 {
+        p.a * p.b * p.b
+    }
+
+    #[differentiable]
+    fn along(x: f64) -> f64 {
+        energy(P { a: x, b: 2.0 * x }) + loss(x)
+    }
+
+    let t = gradient!(at: P { a: 2.0, b: 3.0 }, of: energy);
+    assert_close!(t.a, 9.0);
+    assert_close!(t.b, 12.0);
+    for x in [-1.5, 0.3, 2.0] {
+        // 4x^3 + 3x^2.
+        let (v, d) = value_with_gradient!(at: x, of: along);
+        assert_close!(v, 4.0 * x * x * x + 3.0 * x * x);
+        assert_close!(d, 12.0 * x * x + 6.0 * x);
+        assert_close!(first_derivative!(at: x, of: along), 12.0 * x * x + 6.0 * x);
+    }
+}
+
+macro_rules! scaled_square {
+    ($name:ident, $k:expr) => {
+        /// `k x^2`.
+        #[differentiable]
+        fn $name(x: f64) -> f64 {
+            $k * x * x
+        }
+    };
+}
+
+scaled_square!(five_squared, 5.0);
+
+#[test]
+fn from_macro_rules_expansions() {
+    scaled_square!(seven_squared, 7.0);
+
+    #[differentiable]
+    fn both(x: f64) -> f64 {
+        five_squared(x) + seven_squared(x)
+    }
+
+    for x in [-1.5, 0.3, 2.0] {
+        assert_close!(gradient!(at: x, of: five_squared), 10.0 * x);
+        assert_close!(first_derivative!(at: x, of: seven_squared), 14.0 * x);
+        let (v, d) = value_with_gradient!(at: x, of: both);
+        assert_close!(v, 12.0 * x * x);
+        assert_close!(d, 24.0 * x);
+    }
+}
+
+/// A type whose name is one capital letter is a type, not a scalar parameter.
+#[derive(Clone, Debug, Differentiable)]
+struct A {
+    w: f64,
+}
+
+#[differentiable]
+fn weigh(a: A, x: f64) -> f64 {
+    a.w * x * x
+}
+
+#[test]
+fn a_type_named_by_one_letter() {
+    let (ta, tx) = gradient!(at: (A { w: 2.0 }, 3.0), of: weigh);
+    assert_close!(ta.w, 9.0);
+    assert_close!(tx, 12.0);
+}
