@@ -6,6 +6,11 @@ use crate::vector_space::{check_lengths, VectorSpace};
 /// A type with a tangent space: what a derivative with respect to a value of it is.
 ///
 /// `#[derive(Differentiable)]` implements it for structs, with a synthesized tangent struct.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not Differentiable, but a derivative is asked with respect to a value of it",
+    label = "not Differentiable",
+    note = "derive it (`#[derive(Differentiable)]` on a struct), or leave the parameter out of the derivative: `#[differentiable(wrt = (..))]` naming the others, or `no_derivative(..)` around the value"
+)]
 pub trait Differentiable {
     /// The type of tangent vectors (and of gradients) at a value of this type.
     type TangentVector: VectorSpace;
