@@ -20,8 +20,9 @@ fn generic_smooth_abs<T: Float>(x: T, eps: T) -> T {
 
 #[differentiable]
 fn generic_sum_sq<T: Float>(xs: &[T]) -> T {
-    // `T::zero()` is ambiguous under the prelude (bugs-ported.md, P3).
-    let mut s = T::from(0.0).unwrap();
+    // The prelude makes nothing of ordinary numeric code ambiguous: `T::zero()` is
+    // num-traits'.
+    let mut s = T::zero();
     for i in 0..xs.len() {
         s = s + xs[i] * xs[i] * T::from(0.5).unwrap();
     }
@@ -95,4 +96,32 @@ fn generic_impl_method() {
     let p = GenP { x: 3.0, y: 4.0 };
     let g = gradient!(at: &p, of: GenP::norm2);
     assert_eq!((g.x, g.y), (6.0, 8.0));
+}
+
+mod prelude_ambiguity {
+    //! `use num_traits::{One, Zero}` beside the prelude: `f64::zero()`, `T::zero()` with a
+    //! `Real` bound and `ModelTangent::zero()` all resolve.
+    use diff::prelude::*;
+    use num_traits::{One, Zero};
+
+    #[derive(Clone, Debug, Differentiable)]
+    struct Model {
+        w: f64,
+    }
+
+    #[differentiable]
+    fn shifted<T: Real>(x: T) -> T {
+        x * x + T::zero() + T::one()
+    }
+
+    #[test]
+    fn zero_resolves_beside_the_prelude() {
+        assert_eq!(f64::zero(), 0.0);
+        assert_eq!(f32::one(), 1.0);
+        assert_eq!(ModelTangent::zero().w, 0.0);
+        let (v, d) = value_with_gradient!(at: 3.0, of: shifted::<f64>);
+        assert_eq!(v, 10.0);
+        assert_eq!(d, 6.0);
+        let _ = Model { w: 1.0 }.w;
+    }
 }

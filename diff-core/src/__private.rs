@@ -83,7 +83,7 @@ mod tests {
         assert_eq!(empty, None);
         let mut v: Option<Vec<f64>> = None;
         accumulate(&mut v, vec![1.0, 2.0]);
-        accumulate(&mut v, Vec::zero());
+        accumulate(&mut v, Vec::zero_vector());
         assert_eq!(v, Some(vec![1.0, 2.0]));
     }
 

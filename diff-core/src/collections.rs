@@ -75,10 +75,11 @@ impl<T: VectorSpace> Elementwise for Vec<T> {
     type Elem = T;
     type Shape = usize;
     fn zero_of_shape(n: usize) -> Self {
-        (0..n).map(|_| T::zero()).collect()
+        (0..n).map(|_| T::zero_vector()).collect()
     }
     fn take_at(&mut self, i: usize) -> Option<T> {
-        self.get_mut(i).map(|e| core::mem::replace(e, T::zero()))
+        self.get_mut(i)
+            .map(|e| core::mem::replace(e, T::zero_vector()))
     }
     fn get_at(&self, i: usize) -> Option<T> {
         self.get(i).cloned()
@@ -95,10 +96,10 @@ impl<T: VectorSpace, const N: usize> Elementwise for [T; N] {
     type Elem = T;
     type Shape = ();
     fn zero_of_shape(_: ()) -> Self {
-        core::array::from_fn(|_| T::zero())
+        core::array::from_fn(|_| T::zero_vector())
     }
     fn take_at(&mut self, i: usize) -> Option<T> {
-        Some(core::mem::replace(&mut self[i], T::zero()))
+        Some(core::mem::replace(&mut self[i], T::zero_vector()))
     }
     fn get_at(&self, i: usize) -> Option<T> {
         Some(self[i].clone())
@@ -124,7 +125,7 @@ pub fn take_at<S: Elementwise>(s: &mut S, i: usize) -> Option<S::Elem> {
 #[inline(always)]
 pub fn set_at<S: Elementwise>(db: Option<S>, shape: Shape<S>, i: usize, dv: Option<S::Elem>) -> S {
     let mut d = db.unwrap_or_else(|| S::zero_of_shape(shape.0));
-    *d.at_mut(shape.0, i) = dv.unwrap_or_else(S::Elem::zero);
+    *d.at_mut(shape.0, i) = dv.unwrap_or_else(S::Elem::zero_vector);
     d
 }
 
@@ -169,7 +170,7 @@ impl<T: Differentiable + ?Sized> MarkerOf for T {}
 /// The zero of the marked tangent type (other fields of a struct whose field is read).
 #[inline(always)]
 pub fn zero_marked<T: VectorSpace>(_: Marker<T>) -> T {
-    T::zero()
+    T::zero_vector()
 }
 
 /// No tangent yet, typed as the marked tangent type.

@@ -133,7 +133,7 @@ mod tests {
         assert_eq!(v.zero_tangent(), vec![0.0, 0.0]);
         v.move_by(&vec![0.5, -0.5]);
         assert_eq!(v, vec![1.5, 1.5]);
-        v.move_by(&Vec::zero());
+        v.move_by(&Vec::zero_vector());
         assert_eq!(v, vec![1.5, 1.5]);
 
         let s: &mut [f64] = &mut [1.0, 2.0, 3.0];

@@ -258,7 +258,7 @@ impl<T: Float> Differentiable for Dual<T> {
 
 impl<T: Float> VectorSpace for Dual<T> {
     #[inline(always)]
-    fn zero() -> Self {
+    fn zero_vector() -> Self {
         Zero::zero()
     }
     #[inline(always)]

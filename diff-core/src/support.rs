@@ -5,7 +5,7 @@ use crate::{Differentiable, VectorSpace};
 /// Adds `v` into a part of a tangent (`whole.field`, `whole[i]`).
 #[inline(always)]
 pub fn accumulate_into<T: VectorSpace>(place: &mut T, v: T) {
-    let old = core::mem::replace(place, T::zero());
+    let old = core::mem::replace(place, T::zero_vector());
     *place = old.add(v);
 }
 

@@ -5,7 +5,7 @@ use crate::{Differentiable, InnerProduct, VectorSpace};
 
 impl VectorSpace for () {
     #[inline(always)]
-    fn zero() -> Self {}
+    fn zero_vector() -> Self {}
     #[inline(always)]
     fn add(self, _other: Self) -> Self {}
     #[inline(always)]
@@ -31,8 +31,8 @@ macro_rules! tuple_impls {
     ($( ( $($T:ident $i:tt),+ ) )*) => {$(
         impl<$($T: VectorSpace),+> VectorSpace for ($($T,)+) {
             #[inline]
-            fn zero() -> Self {
-                ($($T::zero(),)+)
+            fn zero_vector() -> Self {
+                ($($T::zero_vector(),)+)
             }
             #[inline]
             fn add(self, other: Self) -> Self {
@@ -80,7 +80,7 @@ mod tests {
 
     #[test]
     fn unit() {
-        <() as VectorSpace>::zero();
+        <() as VectorSpace>::zero_vector();
         ().add(());
         ().scale(2.0);
         ().zero_tangent();
@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn pairs() {
-        assert_eq!(<(f64, f32)>::zero(), (0.0, 0.0));
+        assert_eq!(<(f64, f32)>::zero_vector(), (0.0, 0.0));
         assert_eq!((1.0, 2.0f32).add((3.0, 4.0)), (4.0, 6.0));
         assert_eq!((1.0, 2.0f32).scale(2.0), (2.0, 4.0));
         let mut p = (1.0, vec![1.0, 2.0]);
@@ -102,18 +102,18 @@ mod tests {
 
     #[test]
     fn one_and_six() {
-        assert_eq!(<(f64,)>::zero(), (0.0,));
+        assert_eq!(<(f64,)>::zero_vector(), (0.0,));
         assert_eq!((1.0,).add((2.0,)), (3.0,));
         type Six = (f64, f64, f64, f64, f64, f32);
         let x: Six = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0);
-        assert_eq!(Six::zero(), (0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
+        assert_eq!(Six::zero_vector(), (0.0, 0.0, 0.0, 0.0, 0.0, 0.0));
         assert_eq!(x.add(x), (2.0, 4.0, 6.0, 8.0, 10.0, 12.0));
         assert_eq!(x.scale(0.5), (0.5, 1.0, 1.5, 2.0, 2.5, 3.0));
         assert_eq!(x.dot(&x), 91.0);
         let mut y = x;
         y.move_by(&x);
         assert_eq!(y, x.scale(2.0));
-        assert_eq!(x.zero_tangent(), Six::zero());
+        assert_eq!(x.zero_tangent(), Six::zero_vector());
     }
 
     #[test]

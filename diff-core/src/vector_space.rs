@@ -7,7 +7,7 @@
 /// that a zero can be produced without knowing a length.
 pub trait VectorSpace: Clone {
     /// The additive identity.
-    fn zero() -> Self;
+    fn zero_vector() -> Self;
     /// Vector addition.
     fn add(self, other: Self) -> Self;
     /// Multiplication by a scalar.
@@ -18,7 +18,7 @@ macro_rules! float_vector_space {
     ($($t:ty),*) => {$(
         impl VectorSpace for $t {
             #[inline(always)]
-            fn zero() -> Self {
+            fn zero_vector() -> Self {
                 0.0
             }
             #[inline(always)]
@@ -36,8 +36,8 @@ float_vector_space!(f32, f64);
 
 impl<T: VectorSpace, const N: usize> VectorSpace for [T; N] {
     #[inline]
-    fn zero() -> Self {
-        core::array::from_fn(|_| T::zero())
+    fn zero_vector() -> Self {
+        core::array::from_fn(|_| T::zero_vector())
     }
     #[inline]
     fn add(self, other: Self) -> Self {
@@ -65,7 +65,7 @@ pub(crate) fn check_lengths(what: &str, left: usize, right: usize) {
 impl<T: VectorSpace> VectorSpace for Vec<T> {
     /// The empty `Vec`, which [`add`](VectorSpace::add) treats as zeros of any length.
     #[inline]
-    fn zero() -> Self {
+    fn zero_vector() -> Self {
         Vec::new()
     }
     /// Element-wise sum. An empty side is zero; otherwise the lengths must match.
@@ -96,8 +96,8 @@ mod tests {
 
     #[test]
     fn floats() {
-        assert_eq!(f64::zero(), 0.0);
-        assert_eq!(f32::zero(), 0.0);
+        assert_eq!(f64::zero_vector(), 0.0);
+        assert_eq!(f32::zero_vector(), 0.0);
         assert_eq!(1.5f64.add(2.0), 3.5);
         assert_eq!(1.5f32.add(2.0), 3.5);
         assert_eq!(1.5f64.scale(-2.0), -3.0);
@@ -106,19 +106,19 @@ mod tests {
 
     #[test]
     fn arrays() {
-        assert_eq!(<[f64; 3]>::zero(), [0.0; 3]);
+        assert_eq!(<[f64; 3]>::zero_vector(), [0.0; 3]);
         assert_eq!([1.0, 2.0].add([10.0, 20.0]), [11.0, 22.0]);
         assert_eq!([1.0f32, 2.0].scale(3.0), [3.0, 6.0]);
-        assert_eq!(<[[f64; 2]; 2]>::zero(), [[0.0; 2]; 2]);
-        assert_eq!(<[f64; 0]>::zero(), []);
+        assert_eq!(<[[f64; 2]; 2]>::zero_vector(), [[0.0; 2]; 2]);
+        assert_eq!(<[f64; 0]>::zero_vector(), []);
     }
 
     #[test]
     fn vecs() {
-        assert!(Vec::<f64>::zero().is_empty());
+        assert!(Vec::<f64>::zero_vector().is_empty());
         assert_eq!(vec![1.0, 2.0].add(vec![3.0, 4.0]), vec![4.0, 6.0]);
-        assert_eq!(Vec::zero().add(vec![3.0, 4.0]), vec![3.0, 4.0]);
-        assert_eq!(vec![3.0, 4.0].add(Vec::zero()), vec![3.0, 4.0]);
+        assert_eq!(Vec::zero_vector().add(vec![3.0, 4.0]), vec![3.0, 4.0]);
+        assert_eq!(vec![3.0, 4.0].add(Vec::zero_vector()), vec![3.0, 4.0]);
         assert_eq!(vec![1.0f32, -2.0].scale(0.5), vec![0.5, -1.0]);
         assert_eq!(
             vec![vec![1.0], vec![]].add(vec![vec![], vec![2.0]]),

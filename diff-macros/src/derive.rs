@@ -206,7 +206,7 @@ impl<'a> Derive<'a> {
         let (other, by) = (local("other"), local("by"));
         let zero = self.construct(self.fields.iter().map(|field| {
             let ty = tangent_ty(field);
-            quote!(<#ty as ::diff::VectorSpace>::zero())
+            quote!(<#ty as ::diff::VectorSpace>::zero_vector())
         }));
         let add = self.construct(self.fields.iter().map(|field| {
             let m = &field.dst;
@@ -219,13 +219,32 @@ impl<'a> Derive<'a> {
         let (other, by) = (self.binding(&other), self.binding(&by));
         let items = quote! {
             #[inline]
-            fn zero() -> Self { #zero }
+            fn zero_vector() -> Self { #zero }
             #[inline]
             fn add(self, #other: Self) -> Self { #add }
             #[inline]
             fn scale(self, #by: f64) -> Self { #scale }
         };
-        self.tangent_impl(quote!(::diff::VectorSpace), None, items)
+        let vector_space = self.tangent_impl(quote!(::diff::VectorSpace), None, items);
+        // `ModelTangent::zero()` without the trait in scope, and without the ambiguity
+        // with `num_traits::Zero::zero` that a trait method of that name would bring.
+        let (impl_generics, ty_generics, where_clause) = self.tangent_generics.split_for_impl();
+        let tangent = &self.tangent;
+        quote! {
+            #vector_space
+            #[automatically_derived]
+            impl #impl_generics #tangent #ty_generics #where_clause {
+                /// The zero tangent: every field's zero.
+                #[inline]
+                #[allow(dead_code)]
+                pub fn zero() -> Self
+                where
+                    Self: ::diff::VectorSpace,
+                {
+                    <Self as ::diff::VectorSpace>::zero_vector()
+                }
+            }
+        }
     }
 
     fn emit_inner_product(&self) -> TokenStream {
@@ -620,7 +639,7 @@ mod tests {
     fn output_parses_and_names_absolute_paths() {
         let out = expand_str("struct S(f64, #[no_derivative] u8, [f64; 3]);");
         let file: syn::File = syn::parse_str(&out).unwrap();
-        assert_eq!(file.items.len(), 7);
+        assert_eq!(file.items.len(), 8);
         assert!(
             out.contains(":: diff :: VectorSpace :: add (self . 1 , other . 1)"),
             "{out}"

@@ -558,7 +558,7 @@ impl Reg<'_> {
                     .iter()
                     .map(|i| {
                         let d = &ds[*i];
-                        quote!(#d.unwrap_or_else(|| ::diff::VectorSpace::zero()))
+                        quote!(#d.unwrap_or_else(|| ::diff::VectorSpace::zero_vector()))
                     })
                     .collect();
                 let input = one_or_tuple(&inputs);

@@ -101,8 +101,8 @@ impl Emitter<'_> {
             Rule::Write(b, Part::Field(m), v) => {
                 let (tb, tv, mk) = (self.tan(b), self.tan(v), names::marker(self.func, res));
                 quote! { {
-                    let mut d = ::diff::__private::same_as(#mk, #tb.unwrap_or_else(::diff::VectorSpace::zero));
-                    d.#m = #tv.unwrap_or_else(::diff::VectorSpace::zero);
+                    let mut d = ::diff::__private::same_as(#mk, #tb.unwrap_or_else(::diff::VectorSpace::zero_vector));
+                    d.#m = #tv.unwrap_or_else(::diff::VectorSpace::zero_vector);
                     ::core::option::Option::Some(d)
                 } }
             }
@@ -134,7 +134,7 @@ impl Emitter<'_> {
             Rule::Build(Build::Array(vs) | Build::Vec(vs)) => {
                 let ts = vs.iter().map(|v| {
                     let t = self.tan(*v);
-                    quote! { #t.unwrap_or_else(::diff::VectorSpace::zero) }
+                    quote! { #t.unwrap_or_else(::diff::VectorSpace::zero_vector) }
                 });
                 if matches!(rule, Rule::Build(Build::Vec(_))) {
                     quote! { ::core::option::Option::Some(::std::vec![#(#ts),*]) }
@@ -166,7 +166,7 @@ impl Emitter<'_> {
             .filter(|(_, v)| self.act.is_active(*v))
             .map(|(member, v)| {
                 let t = self.tan(v);
-                quote! { d.#member = #t.unwrap_or_else(::diff::VectorSpace::zero); }
+                quote! { d.#member = #t.unwrap_or_else(::diff::VectorSpace::zero_vector); }
             });
         quote! { { let mut d = ::diff::__private::zero_marked(#m); #(#sets)* ::core::option::Option::Some(d) } }
     }

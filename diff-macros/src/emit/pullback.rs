@@ -135,7 +135,7 @@ impl Emitter<'_> {
                 let mk = names::marker(self.func, res);
                 quote! {
                     let mut s = ::diff::__private::same_as(#mk, s);
-                    let part = ::core::mem::replace(&mut s.#m, ::diff::VectorSpace::zero());
+                    let part = ::core::mem::replace(&mut s.#m, ::diff::VectorSpace::zero_vector());
                     #x #y
                 }
             }
