@@ -231,3 +231,24 @@ fn a_type_named_by_one_letter() {
     assert_close!(ta.w, 9.0);
     assert_close!(tx, 12.0);
 }
+
+/// A body with an item of its own naming `Self` is still a free function.
+#[differentiable]
+fn with_local_impl(x: f64) -> f64 {
+    struct Twice;
+    impl Twice {
+        fn of(k: f64) -> Self {
+            let _ = k;
+            Twice
+        }
+    }
+    let _ = Twice::of(1.0);
+    x * x * x
+}
+
+#[test]
+fn a_body_with_a_local_impl() {
+    let (v, d) = value_with_gradient!(at: 2.0, of: with_local_impl);
+    assert_close!(v, 8.0);
+    assert_close!(d, 12.0);
+}

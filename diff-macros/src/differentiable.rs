@@ -269,7 +269,15 @@ fn looks_like_method(func: &syn::ImplItemFn) -> bool {
             _ => false,
         })
     }
+    // Items nested in the body (a local `impl` naming its own `Self`) do not count.
+    let statements = func
+        .block
+        .stmts
+        .iter()
+        .filter(|s| !matches!(s, syn::Stmt::Item(_)));
     func.sig.receiver().is_some()
         || mentions_self(func.sig.to_token_stream())
-        || mentions_self(func.block.to_token_stream())
+        || statements
+            .into_iter()
+            .any(|s| mentions_self(s.to_token_stream()))
 }
