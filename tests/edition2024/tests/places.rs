@@ -32,7 +32,8 @@ fn run(p: &[f64]) -> f64 {
 #[test]
 fn mut_self_methods_on_a_local_from_a_slice_parameter() {
     for (x0, k) in [(1.0, 0.5), (-2.0, 0.1), (0.3, 1.7)] {
-        let (v, g) = value_with_gradient!(at: &vec![x0, k], of: run);
+        let p = vec![x0, k];
+        let (v, g) = value_with_gradient!(at: &p, of: run);
         close(v, x0 * ((1.0 - k) * (1.0 - k) - k));
         close(g[0], (1.0 - k) * (1.0 - k) - k);
         close(g[1], x0 * (-2.0 * (1.0 - k) - 1.0));
