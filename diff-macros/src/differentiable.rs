@@ -83,10 +83,8 @@ fn companions(
     let output_tangent = errors.take(sig.output_tangent(func.sig.output.span()))?;
     let body = Body::of(&sig, &func.block);
     let Some(analyzed) = pipeline::analyze(&func.sig.ident.to_string(), body, errors) else {
-        let vis = func.vis.clone();
-        let items = Companions::stand_ins(&sig, &vis, &output_tangent);
-        let siblings = Signatures::of(&sig, &vis).siblings(&output_tangent);
-        return Some(place(func, in_impl, items, siblings));
+        let items = Companions::stand_ins(&sig, &func.vis, &output_tangent);
+        return Some(place(func, &sig, &output_tangent, items));
     };
     // A function calling itself boxes that call's linear map (`Box<dyn ..>`, which is
     // `'static` for a free function): its type parameters must be `'static` too.
@@ -114,22 +112,16 @@ fn companions(
                 .push(syn::parse_quote!(#t: 'static));
         }
     }
-    let vis = func.vis.clone();
     let companions = Companions {
         sig: &sig,
-        vis: &vis,
+        vis: &func.vis,
         func: &analyzed.func,
         act: &analyzed.act,
         maps: &analyzed.maps,
         items: &analyzed.items,
     };
-    let siblings = Signatures::of(&sig, &vis).siblings(&output_tangent);
-    Some(place(
-        func,
-        in_impl,
-        companions.emit(&output_tangent),
-        siblings,
-    ))
+    let items = companions.emit(&output_tangent);
+    Some(place(func, &sig, &output_tangent, items))
 }
 
 /// Puts the companion items where the function's callers find them (the lookup rule of
@@ -145,11 +137,12 @@ fn companions(
 ///   (items local to a function body, or from a `macro_rules!` expansion).
 fn place(
     func: &syn::ImplItemFn,
-    in_impl: bool,
+    sig: &FnSig,
+    output_tangent: &TokenStream,
     items: TokenStream,
-    siblings: TokenStream,
 ) -> TokenStream {
-    if in_impl {
+    let signatures = Signatures::of(sig, &func.vis);
+    if signatures.in_impl {
         return items;
     }
     // A private function is called by path only as `self::f`, `super::f` or `crate::f`,
@@ -158,7 +151,7 @@ fn place(
     // private).
     let siblings = match func.vis {
         syn::Visibility::Inherited => TokenStream::new(),
-        _ => siblings,
+        _ => signatures.siblings(output_tangent),
     };
     let name = &func.sig.ident;
     let m = quote::format_ident!("__diff_{}", name);

@@ -17,7 +17,7 @@
 //! knows where its companions go and how they take the first parameter ([`Receiver`]), so
 //! their parameters, calls and bodies are written in that form from the start; the group
 //! then writes it as a function, or as a trait method's declaration and implementation.
-use crate::emit::companion::{ident_for, Signatures};
+use crate::emit::companion::Signatures;
 use crate::emit::names::{self, Kind, Mode};
 use crate::parse::derivative_attr::DerivativeArgs;
 use crate::parse::signature::FnSig;
@@ -489,7 +489,7 @@ impl Reg<'_> {
             }
         };
         Companion {
-            name: names::companion(self.name(), mode),
+            name: Kind::of(mode).long(self.name()),
             value_ty: self.sig.output.clone(),
             map,
             body,
@@ -500,12 +500,12 @@ impl Reg<'_> {
     /// A companion of `mode` in the user's tangent types (`__pullback_h`, `__differential_h`).
     fn user_companion(&self, mode: Mode, body: TokenStream) -> Companion {
         let (ot, ut) = (&self.output_tangent, &self.user_tangents);
-        let (prefix, map) = match mode {
-            Mode::Vjp => ("__pullback_", quote!(::core::ops::FnOnce(#ot) -> #ut)),
-            Mode::Jvp => ("__differential_", quote!(::core::ops::FnOnce(#ut) -> #ot)),
+        let (kind, map) = match mode {
+            Mode::Vjp => (Kind::Pullback, quote!(::core::ops::FnOnce(#ot) -> #ut)),
+            Mode::Jvp => (Kind::Differential, quote!(::core::ops::FnOnce(#ut) -> #ot)),
         };
         Companion {
-            name: ident_for(self.name(), prefix),
+            name: kind.long(self.name()),
             value_ty: self.sig.output.clone(),
             map,
             body,
@@ -672,24 +672,18 @@ impl Reg<'_> {
     /// gate.
     fn forwarders(&self, g: &Group) -> Vec<Companion> {
         let args = g.own_args();
-        let kinds = [
-            (Mode::Vjp, Kind::Vjp),
-            (Mode::Jvp, Kind::Jvp),
-            (Mode::Vjp, Kind::Pullback),
-            (Mode::Jvp, Kind::Differential),
-        ];
-        kinds
+        Kind::ALL
             .into_iter()
-            .map(|(mode, kind)| {
+            .map(|kind| {
                 let callee = g.path(&self.alias(kind));
                 let body = quote!(#callee(#(#args),*));
                 let c = match kind {
-                    Kind::Vjp | Kind::Jvp => self.slot_companion(mode, body),
-                    Kind::Pullback | Kind::Differential => self.user_companion(mode, body),
+                    Kind::Vjp | Kind::Jvp => self.slot_companion(kind.mode(), body),
+                    Kind::Pullback | Kind::Differential => self.user_companion(kind.mode(), body),
                 };
                 Companion {
                     name: kind.short(),
-                    gate: Some(self.gate(mode)),
+                    gate: Some(self.gate(kind.mode())),
                     ..c
                 }
             })
@@ -700,15 +694,7 @@ impl Reg<'_> {
     /// companions compiling (a caller always has both), and stops with a message naming
     /// the function and the registration to add if that mode is actually run.
     fn missing_mode(&self, g: &Group) -> Companion {
-        let name = self.name();
-        let (missing, attr) = match self.mode() {
-            Mode::Vjp => (
-                "forward mode (a differential)",
-                "#[derivative(of = ..., jvp)]",
-            ),
-            Mode::Jvp => ("reverse mode (a pullback)", "#[derivative(of = ...)]"),
-        };
-        let msg = format!("diff: `{name}` has a registered derivative for one mode only, and {missing} does not follow from it here; register it with {attr}");
+        let msg = self.missing_message();
         let args = g.own_args();
         self.slot_companion(
             other(self.mode()),
@@ -729,7 +715,7 @@ impl Reg<'_> {
             let (g, d) = (&gs[i], &ds[i]);
             quote!(#rt::dot_opt(&#g, &#d))
         });
-        let vjp = g.path(&names::companion(self.name(), Mode::Vjp));
+        let vjp = g.path(&Kind::Vjp.long(self.name()));
         let args = g.values();
         let (value, pullback, unit, sum) = (
             local("value"),
@@ -757,7 +743,7 @@ impl Reg<'_> {
         let rt = quote!(::diff::__private);
         let n = self.sig.params.len();
         let wrt = self.sig.wrt();
-        let jvp = g.path(&names::companion(self.name(), Mode::Jvp));
+        let jvp = g.path(&Kind::Jvp.long(self.name()));
         let args = g.values();
         let (value, seed, differential, d, dy) = (
             local("value"),
@@ -818,7 +804,7 @@ impl Reg<'_> {
             }
         }
         let result = one_or_tuple(&outs);
-        let vjp = g.path(&names::companion(self.name(), Mode::Vjp));
+        let vjp = g.path(&Kind::Vjp.long(self.name()));
         let args = g.own_args();
         let (value, pullback, seed) = (local("value"), local("pullback"), local("seed"));
         self.user_companion(
@@ -847,7 +833,7 @@ impl Reg<'_> {
             }
             None => quote!(::core::default::Default::default()),
         });
-        let jvp = g.path(&names::companion(self.name(), Mode::Jvp));
+        let jvp = g.path(&Kind::Jvp.long(self.name()));
         let args = g.own_args();
         let (value, differential, zero) = (local("value"), local("differential"), local("zero"));
         self.user_companion(
@@ -894,15 +880,17 @@ impl Reg<'_> {
             )
         };
         let derived = derived.iter().map(|c| g.item(c, &public));
-        let (registered_kinds, other_kinds) = match self.mode() {
-            Mode::Vjp => ([Kind::Vjp, Kind::Pullback], [Kind::Jvp, Kind::Differential]),
-            Mode::Jvp => ([Kind::Jvp, Kind::Differential], [Kind::Vjp, Kind::Pullback]),
+        // `self::{__vjp_h as __diff_reg_vjp_h, ..}` for the companions of `mode`.
+        let aliases = |mode: Mode| {
+            let kinds = Kind::ALL.into_iter().filter(|k| k.mode() == mode);
+            let pairs = kinds.map(|k| {
+                let (long, alias) = (k.long(name), self.alias(k));
+                quote!(#long as #alias)
+            });
+            quote!(self::{#(#pairs),*})
         };
-        let aliases = |kinds: [Kind; 2]| {
-            let (long, alias) = (kinds.map(|k| k.long(name)), kinds.map(|k| self.alias(k)));
-            quote!(self::{#(#long as #alias),*})
-        };
-        let (registered_aliases, other_aliases) = (aliases(registered_kinds), aliases(other_kinds));
+        let (registered_aliases, other_aliases) =
+            (aliases(self.mode()), aliases(other(self.mode())));
         let m = format_ident!("__diff_derived_{}", self.user_fn());
         let forwarders = self.forwarders(&g);
         let forwarders = forwarders.iter().map(|c| g.item(c, vis));

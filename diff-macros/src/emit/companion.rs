@@ -533,11 +533,3 @@ impl<'a> Signatures<'a> {
         }
     }
 }
-
-/// `prefix` + the function's name, at its span.
-pub fn ident_for(name: &Ident, prefix: &str) -> Ident {
-    Ident::new(
-        &format!("{prefix}{}", name.to_string().trim_start_matches("r#")),
-        name.span(),
-    )
-}

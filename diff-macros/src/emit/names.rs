@@ -17,16 +17,6 @@ pub enum Mode {
     Jvp,
 }
 
-impl Mode {
-    /// Prefix of companion names (`__vjp_f`).
-    pub fn prefix(self) -> &'static str {
-        match self {
-            Mode::Vjp => "__vjp_",
-            Mode::Jvp => "__jvp_",
-        }
-    }
-}
-
 /// A generated identifier (see the module docs for why `call_site` is safe).
 pub fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
@@ -146,6 +136,17 @@ impl Kind {
         )
     }
 
+    /// All four, in the order they are emitted.
+    pub const ALL: [Kind; 4] = [Kind::Vjp, Kind::Jvp, Kind::Pullback, Kind::Differential];
+
+    /// The mode the companion computes.
+    pub fn mode(self) -> Mode {
+        match self {
+            Kind::Vjp | Kind::Pullback => Mode::Vjp,
+            Kind::Jvp | Kind::Differential => Mode::Jvp,
+        }
+    }
+
     /// The calling convention's companion of `mode`.
     pub fn of(mode: Mode) -> Kind {
         match mode {
@@ -182,15 +183,6 @@ pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Pat
         last.ident = kind.long(&last.ident);
     }
     path
-}
-
-/// The companion of a function named `name` (`__vjp_name`).
-pub fn companion(name: &Ident, mode: Mode) -> Ident {
-    let raw = name.to_string();
-    Ident::new(
-        &format!("{}{}", mode.prefix(), raw.trim_start_matches("r#")),
-        name.span(),
-    )
 }
 
 /// The predecessor enum variant of branch `i` of a branching instruction: `Then`/`Else`

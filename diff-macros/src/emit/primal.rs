@@ -362,7 +362,7 @@ impl<'a> Emitter<'a> {
             }
             Callee::Method { method, turbofish } => {
                 let m = if active {
-                    names::companion(method, self.mode)
+                    names::Kind::of(self.mode).long(method)
                 } else {
                     method.clone()
                 };
