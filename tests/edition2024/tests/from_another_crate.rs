@@ -20,7 +20,8 @@ fn local(x: f64) -> f64 {
 #[test]
 fn imported_by_name_by_path_and_re_exported() {
     let p = vec![0.5, 2.0, -1.0];
-    let g = gradient!(at: &p, of: loss);
+    let (v, g) = value_with_gradient!(at: &p, of: loss);
+    close(v, p.iter().map(|x| (x - 1.0) * (x - 1.0)).sum());
     let expected: Vec<f64> = p.iter().map(|x| 2.0 * (x - 1.0)).collect();
     assert_eq!(g.len(), 3);
     for (a, b) in g.iter().zip(&expected) {
