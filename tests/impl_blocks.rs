@@ -94,7 +94,10 @@ fn generic_impl_block() {
     assert_close(dy, -1.0, 1e-12, "d/dy (x^2 + y^2)");
 }
 
+/// A trait impl's methods implement the companions the trait declares: the trait marks
+/// the method too (more in `traits.rs`).
 trait Objective {
+    #[differentiable]
     fn objective(&self, t: f64) -> f64;
 }
 

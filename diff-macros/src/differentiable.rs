@@ -15,9 +15,19 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
         return expand_impl(args, block);
     }
+    if let Ok(block) = syn::parse2::<syn::ItemTrait>(item.clone()) {
+        return expand_trait(args, block);
+    }
     let func: syn::ImplItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
+            if let Ok(decl) = syn::parse2::<syn::TraitItemFn>(item.clone()) {
+                // A method declared in a trait, without a body.
+                let mut errors = Errors::default();
+                let declarations = declarations(args, &decl.sig, Context::Trait(None), &mut errors);
+                let errors = errors.to_compile_errors();
+                return quote! { #decl #errors #declarations };
+            }
             let e = syn::Error::new(
                 proc_macro2::Span::call_site(),
                 "#[differentiable] applies to a function or a method",
@@ -51,6 +61,73 @@ enum Context<'a> {
     Module,
     /// In an `impl` block, with the block's generics when `#[differentiable]` is on it.
     Impl(Option<&'a syn::Generics>),
+    /// In a trait, with the trait's generics when `#[differentiable]` is on it.
+    Trait(Option<&'a syn::Generics>),
+}
+
+impl<'a> Context<'a> {
+    /// The generics of the enclosing block, when known.
+    fn outer(self) -> Option<&'a syn::Generics> {
+        match self {
+            Context::Module => None,
+            Context::Impl(g) | Context::Trait(g) => g,
+        }
+    }
+
+    /// Reads the function's signature here, and what its linear maps capture.
+    fn read(self, sig: &syn::Signature, args: &DifferentiableArgs) -> syn::Result<FnSig> {
+        // A free function has no enclosing generics: every type it names that it does not
+        // declare is a type, whatever its name.
+        let none = syn::Generics::default();
+        let outer = match self {
+            Context::Module => Some(&none),
+            _ => self.outer(),
+        };
+        let wrt = args.wrt.as_ref().map(|w| w.0.as_slice());
+        let mut fn_sig = FnSig::in_context(sig, wrt, outer)?;
+        fn_sig.detached = matches!(self, Context::Module);
+        if fn_sig.detached {
+            return Ok(fn_sig);
+        }
+        fn_sig.bound_self(matches!(self, Context::Trait(_)));
+        let params = |g: &syn::Generics| -> Vec<TokenStream> {
+            g.params
+                .iter()
+                .filter_map(|p| match p {
+                    syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+                    syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+                    syn::GenericParam::Lifetime(_) => None,
+                })
+                .collect()
+        };
+        fn_sig.outer_params = match self {
+            Context::Module => None,
+            Context::Impl(None) => Some(
+                fn_sig
+                    .roles
+                    .outer
+                    .iter()
+                    .map(|n| {
+                        let id = quote::format_ident!("{}", n);
+                        quote!(#id)
+                    })
+                    .collect(),
+            ),
+            Context::Impl(Some(g)) => Some(params(g)),
+            Context::Trait(g) => {
+                let mut ps = vec![quote!(Self)];
+                match g {
+                    Some(g) => ps.extend(params(g)),
+                    None => ps.extend(fn_sig.roles.outer.iter().map(|n| {
+                        let id = quote::format_ident!("{}", n);
+                        quote!(#id)
+                    })),
+                }
+                Some(ps)
+            }
+        };
+        Ok(fn_sig)
+    }
 }
 
 fn companions(
@@ -59,20 +136,8 @@ fn companions(
     context: Context<'_>,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
-    // A free function has no enclosing generics: every type it names that it does not
-    // declare is a type, whatever its name.
-    let none = syn::Generics::default();
-    let (in_impl, outer) = match context {
-        Context::Impl(generics) => (true, generics),
-        Context::Module => (false, Some(&none)),
-    };
     let args = errors.take(DifferentiableArgs::parse(args))?;
-    let mut sig = errors.take(FnSig::in_context(
-        &func.sig,
-        args.wrt.as_ref().map(|w| w.0.as_slice()),
-        outer,
-    ))?;
-    sig.detached = !in_impl;
+    let mut sig = errors.take(context.read(&func.sig, &args))?;
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
             a,
@@ -99,6 +164,7 @@ fn companions(
             }
             _ => false,
         });
+    sig.recursive = recursive;
     if recursive && sig.detached {
         let tys: Vec<syn::Ident> = sig
             .generics
@@ -177,10 +243,10 @@ fn place(
 }
 
 /// `#[differentiable]` on an `impl` block: the functions in it marked `#[differentiable]`
-/// are associated functions, whether or not they take `self` or name `Self`, so their
-/// companions are associated functions too. In an inherent impl they are added to the
-/// block; a trait impl cannot hold them, so they go into an inherent impl of the same type
-/// beside it (the type must be of this crate, as for any inherent impl).
+/// are associated functions, whether or not they take `self` or name `Self`, and the
+/// block's generics are known, so their companions are associated functions added to the
+/// block, capturing exactly the block's type parameters. In a trait impl they implement
+/// the companions the trait declares (its methods are marked `#[differentiable]` too).
 fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     let mut errors = Errors::default();
     if !args.is_empty() {
@@ -196,21 +262,8 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let syn::ImplItem::Fn(func) = item else {
             continue;
         };
-        let Some(at) = func.attrs.iter().position(is_differentiable_attr) else {
+        let Some(args) = take_mark(&mut func.attrs, &mut marked, &mut errors) else {
             continue;
-        };
-        marked += 1;
-        let attr = func.attrs.remove(at);
-        let args = match &attr.meta {
-            syn::Meta::Path(_) => TokenStream::new(),
-            syn::Meta::List(list) => list.tokens.clone(),
-            syn::Meta::NameValue(nv) => {
-                errors.push(syn::Error::new_spanned(
-                    nv,
-                    "write `#[differentiable]` or `#[differentiable(wrt = (..))]`",
-                ));
-                continue;
-            }
         };
         let context = Context::Impl(Some(&generics));
         if let Some(c) = self::companions(args, func, context, &mut errors) {
@@ -223,21 +276,100 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             "#[differentiable] on an `impl` block differentiates the functions in it marked #[differentiable]; mark the ones to differentiate",
         ));
     }
+    block.items.push(syn::ImplItem::Verbatim(companions));
     let errors = errors.to_compile_errors();
-    let out = if block.trait_.is_none() {
-        block.items.push(syn::ImplItem::Verbatim(companions));
-        quote! { #block #errors }
-    } else {
-        let (gen, _, wher) = block.generics.split_for_impl();
-        let self_ty = &block.self_ty;
-        quote! {
-            #block
-            impl #gen #self_ty #wher {
-                #companions
-            }
-            #errors
+    let out = quote! { #block #errors };
+    crate::debug::dump(&out);
+    out
+}
+
+/// Takes the `#[differentiable]` mark off a function in a marked block, counting it:
+/// its arguments, or `None` when it has none or it is malformed (reported).
+fn take_mark(
+    attrs: &mut Vec<syn::Attribute>,
+    marked: &mut usize,
+    errors: &mut Errors,
+) -> Option<TokenStream> {
+    let at = attrs.iter().position(is_differentiable_attr)?;
+    *marked += 1;
+    match attrs.remove(at).meta {
+        syn::Meta::Path(_) => Some(TokenStream::new()),
+        syn::Meta::List(list) => Some(list.tokens),
+        syn::Meta::NameValue(nv) => {
+            errors.push(syn::Error::new_spanned(
+                nv,
+                "write `#[differentiable]` or `#[differentiable(wrt = (..))]`",
+            ));
+            None
         }
-    };
+    }
+}
+
+/// The companions a method declared in a trait (without a body) declares, or `None`
+/// when its signature cannot be read (reported).
+fn declarations(
+    args: TokenStream,
+    sig: &syn::Signature,
+    context: Context<'_>,
+    errors: &mut Errors,
+) -> Option<TokenStream> {
+    let args = errors.take(DifferentiableArgs::parse(args))?;
+    let fn_sig = errors.take(context.read(sig, &args))?;
+    let output_tangent = errors.take(fn_sig.output_tangent(sig.output.span()))?;
+    let vis = syn::Visibility::Inherited;
+    Some(Signatures::of(&fn_sig, &vis).declarations(&output_tangent))
+}
+
+/// `#[differentiable]` on a trait: the methods in it marked `#[differentiable]`, declared
+/// or provided, get their companions in the trait, as the attribute on each would give.
+fn expand_trait(args: TokenStream, mut block: syn::ItemTrait) -> TokenStream {
+    let mut errors = Errors::default();
+    if !args.is_empty() {
+        errors.push(syn::Error::new_spanned(
+            &args,
+            "#[differentiable] on a trait takes no arguments; give `wrt = (..)` on the methods in it",
+        ));
+    }
+    let mut companions = TokenStream::new();
+    let mut marked = 0;
+    let generics = block.generics.clone();
+    for item in &mut block.items {
+        let syn::TraitItem::Fn(func) = item else {
+            continue;
+        };
+        let Some(args) = take_mark(&mut func.attrs, &mut marked, &mut errors) else {
+            continue;
+        };
+        let made = match &func.default {
+            None => declarations(
+                args,
+                &func.sig,
+                Context::Trait(Some(&generics)),
+                &mut errors,
+            ),
+            Some(body) => {
+                let provided = syn::ImplItemFn {
+                    attrs: func.attrs.clone(),
+                    vis: syn::Visibility::Inherited,
+                    defaultness: None,
+                    sig: func.sig.clone(),
+                    block: body.clone(),
+                };
+                let context = Context::Trait(Some(&generics));
+                self::companions(args, &provided, context, &mut errors)
+            }
+        };
+        companions.extend(made);
+    }
+    if marked == 0 {
+        errors.push(syn::Error::new_spanned(
+            &block.ident,
+            "#[differentiable] on a trait differentiates the methods in it marked #[differentiable]; mark the ones to differentiate",
+        ));
+    }
+    block.items.push(syn::TraitItem::Verbatim(companions));
+    let errors = errors.to_compile_errors();
+    let out = quote! { #block #errors };
     crate::debug::dump(&out);
     out
 }

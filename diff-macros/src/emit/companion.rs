@@ -262,6 +262,27 @@ impl<'a> Signatures<'a> {
         }
     }
 
+    /// For a method declared in a trait without a body: the companions it declares. Each
+    /// implementation of the method marked `#[differentiable]` defines them; one that is
+    /// not marked keeps these defaults, which stop the build (when instantiated) with a
+    /// message asking for the mark, and never run.
+    pub fn declarations(&self, output_tangent: &TokenStream) -> TokenStream {
+        let message = format!(
+            "`{}` is #[differentiable] in its trait: mark its implementation #[differentiable] too",
+            self.sig.ident
+        );
+        let unmarked = quote! {{
+            struct Unmarked<T: ?::core::marker::Sized>(::core::marker::PhantomData<T>);
+            impl<T: ?::core::marker::Sized> Unmarked<T> {
+                const ERROR: () = ::core::panic!(#message);
+            }
+            #[allow(clippy::let_unit_value)]
+            let () = Unmarked::<Self>::ERROR;
+            (::core::unreachable!(), move |_| ::core::unreachable!())
+        }};
+        self.items(output_tangent, unmarked.clone(), unmarked)
+    }
+
     /// The kinds of companions the function has: a function with `&mut` parameters has
     /// no user-shaped ones.
     fn kinds(&self) -> Vec<Kind> {

@@ -40,6 +40,14 @@ pub struct FnSig {
     /// A free function (not in an `impl`): its linear maps capture no borrow of the
     /// arguments (they save copies), which `+ use<..>` states in any edition.
     pub detached: bool,
+    /// For an associated function, the generic parameters in scope from its `impl` or
+    /// trait (`Self` in a trait), when the macro knows them exactly (`#[differentiable]`
+    /// on the block, or a method declared in a trait): its linear maps then capture
+    /// those and the function's own type parameters, and no borrow of the arguments,
+    /// as a trait's declaration and its implementations must agree.
+    pub outer_params: Option<Vec<TokenStream>>,
+    /// Whether the function calls itself (its boxed linear map may borrow the arguments).
+    pub recursive: bool,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -141,6 +149,8 @@ impl FnSig {
             lifetimes,
             roles,
             detached: false,
+            outer_params: None,
+            recursive: false,
         })
     }
 
@@ -276,17 +286,32 @@ impl FnSig {
             .collect()
     }
 
-    /// `+ Captures<'a> + ...` for every lifetime, so the returned closure may borrow the
-    /// arguments in any edition.
-    ///
-    /// With `&mut` parameters, the linear map must not hold their borrows (the caller
-    /// reads the updated values): precise capturing lists what it may capture instead.
+    /// What the returned linear maps capture (`+ use<..>`): a free function's, its type
+    /// parameters only (linear maps save copies of what they read); an associated
+    /// function's whose block's generics are known, those and its own; otherwise the
+    /// edition's default, minus the borrows of `&mut` parameters (the caller reads the
+    /// updated values).
     pub fn captures(&self) -> TokenStream {
         let muts: Vec<&syn::Lifetime> = self
             .params
             .iter()
             .filter_map(|p| p.mut_lifetime.as_ref())
             .collect();
+        let own_params = self.generics.params.iter().filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        });
+        if let Some(outer) = &self.outer_params {
+            // Linear maps hold copies, never the borrowed arguments; a recursive one
+            // boxes its recursive call's, which may.
+            let boxed = match (self.recursive, self.lifetimes.as_slice()) {
+                (true, [lt]) => Some(lt),
+                _ => None,
+            };
+            let boxed = boxed.into_iter();
+            return quote!(+ use<#(#boxed,)* #(#outer,)* #(#own_params),*>);
+        }
         if muts.is_empty() && !self.detached {
             // A method: its `impl`'s generics are unknown here, so the edition's default
             // capture rules apply (2021: no lifetimes; linear maps save copies).
@@ -297,12 +322,7 @@ impl FnSig {
             .lifetimes
             .iter()
             .filter(|l| !muts.contains(l) && !self.detached);
-        let params = self.generics.params.iter().filter_map(|p| match p {
-            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
-            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
-            syn::GenericParam::Lifetime(_) => None,
-        });
-        quote!(+ use<#(#keep,)* #(#params),*>)
+        quote!(+ use<#(#keep,)* #(#own_params),*>)
     }
 
     /// `+ 'a` for the one lifetime of the signature (a boxed recursive pullback may borrow
@@ -315,6 +335,35 @@ impl FnSig {
             [lt] => quote!(+ #lt),
             _ => TokenStream::new(),
         }
+    }
+
+    /// Bounds `Self` for the companions of an associated function: `Sized` (so that a
+    /// trait declaring them stays usable as `dyn Trait` for its other methods) and, in a
+    /// trait (`in_trait`), `Differentiable` when a tangent names `Self`, which a trait's
+    /// `Self` is not known to be. (An impl does not repeat it: a where clause would keep
+    /// rustc from normalizing `<P<T> as Differentiable>::TangentVector` in its body.)
+    pub fn bound_self(&mut self, in_trait: bool) {
+        fn names_self(ts: &TokenStream) -> bool {
+            ts.clone().into_iter().any(|tt| match tt {
+                proc_macro2::TokenTree::Ident(i) => i == "Self",
+                proc_macro2::TokenTree::Group(g) => names_self(&g.stream()),
+                _ => false,
+            })
+        }
+        let tangents = self
+            .params
+            .iter()
+            .filter_map(|p| p.tangent.as_ref())
+            .chain(self.output_tangent.as_ref());
+        let bound = if in_trait && tangents.into_iter().any(names_self) {
+            quote!(::core::marker::Sized + ::diff::Differentiable)
+        } else {
+            quote!(::core::marker::Sized)
+        };
+        self.generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(Self: #bound));
     }
 
     /// The result's tangent, or an error at the signature when it has none.

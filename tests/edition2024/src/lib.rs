@@ -43,3 +43,38 @@ pub fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
 pub fn combined(x: f64) -> f64 {
     softplus(x) + model::cube(x)
 }
+
+/// A trait with differentiable methods, implemented for a model, for other crates'
+/// generic functions.
+pub mod objectives {
+    use diff::prelude::*;
+
+    /// What a model computes at `x`.
+    #[differentiable]
+    pub trait Objective {
+        /// The model's value at `x`.
+        #[differentiable]
+        fn value(&self, x: f64) -> f64;
+
+        /// `value(x)^2`, provided.
+        #[differentiable]
+        fn squared(&self, x: f64) -> f64 {
+            let v = self.value(x);
+            v * v
+        }
+    }
+
+    /// `a x + b`.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Line {
+        pub a: f64,
+        pub b: f64,
+    }
+
+    impl Objective for Line {
+        #[differentiable]
+        fn value(&self, x: f64) -> f64 {
+            self.a * x + self.b
+        }
+    }
+}

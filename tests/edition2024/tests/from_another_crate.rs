@@ -40,3 +40,37 @@ fn imported_by_name_by_path_and_re_exported() {
         close(first_derivative!(at: x, of: local), d);
     }
 }
+
+mod through_a_trait {
+    use diff::prelude::*;
+    use diff_edition2024::objectives::{Line, Objective};
+
+    /// Generic over the other crate's trait.
+    #[differentiable]
+    fn total<T: Objective + Differentiable>(m: &T, xs: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for x in xs {
+            s += m.squared(*x);
+        }
+        s
+    }
+
+    #[test]
+    fn generic_function_over_another_crates_trait() {
+        let line = Line { a: 2.0, b: -1.0 };
+        let xs = [0.5, 1.0, 3.0];
+        let (v, (dm, dxs)) = value_with_gradient!(at: (&line, &xs[..]), of: total);
+        assert_eq!(v, total(&line, &xs));
+        // sum (a x + b)^2: d/da = sum 2 (a x + b) x, d/db = sum 2 (a x + b)
+        let da: f64 = xs.iter().map(|x| 2.0 * (2.0 * x - 1.0) * x).sum();
+        let db: f64 = xs.iter().map(|x| 2.0 * (2.0 * x - 1.0)).sum();
+        assert!((dm.a - da).abs() < 1e-12, "d/da {} vs {da}", dm.a);
+        assert!((dm.b - db).abs() < 1e-12, "d/db {} vs {db}", dm.b);
+        for (d, x) in dxs.iter().zip(xs) {
+            assert!(
+                (d - 2.0 * (2.0 * x - 1.0) * 2.0).abs() < 1e-12,
+                "d/dx at {x}"
+            );
+        }
+    }
+}
