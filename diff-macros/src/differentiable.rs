@@ -146,8 +146,14 @@ fn companions(
         return None;
     }
     let output_tangent = errors.take(sig.output_tangent(func.sig.output.span()))?;
-    let body = Body::of(&sig, &func.block);
-    let Some(analyzed) = pipeline::analyze(&func.sig.ident.to_string(), body, errors) else {
+    let name = func.sig.ident.to_string();
+    let analyzed = pipeline::analyze(&name, Body::of(&sig, &func.block), errors);
+    // Parameters of types the macro cannot classify, through which no derivative flows
+    // (an enum, a configuration), are left out.
+    for i in analyzed.iter().flat_map(|a| &a.left_out) {
+        sig.leave_out(*i);
+    }
+    let Some(analyzed) = analyzed else {
         let items = Companions::stand_ins(&sig, &func.vis, &output_tangent);
         return Some(place(func, &sig, &output_tangent, items));
     };

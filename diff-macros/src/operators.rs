@@ -209,6 +209,8 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
         by_ref: Vec::new(),
         mutated: Vec::new(),
         wrt: (0..ins.len()).collect(),
+        // The closure's inputs are what the operator differentiates.
+        undecided: Vec::new(),
     };
     let mut errors = Errors::default();
     let analyzed = match (

@@ -19,6 +19,8 @@ pub struct Analyzed {
     pub act: Activity,
     /// What each region's linear map holds.
     pub maps: LinearMaps,
+    /// The undecided parameters left out of the derivative.
+    pub left_out: Vec<usize>,
 }
 
 /// What a body is, besides its statements.
@@ -35,6 +37,8 @@ pub struct Body<'a> {
     pub mutated: Vec<usize>,
     /// Indices of the differentiated parameters.
     pub wrt: Vec<usize>,
+    /// Those of them left out if no derivative flows from them ([`FnSig::undecided`]).
+    pub undecided: Vec<usize>,
 }
 
 impl<'a> Body<'a> {
@@ -52,8 +56,23 @@ impl<'a> Body<'a> {
                 .collect(),
             mutated: sig.mutated(),
             wrt: sig.wrt(),
+            undecided: sig.undecided(),
         }
     }
+}
+
+/// Of the parameters `candidates`, those from which no derivative flows to the result
+/// (none of the values they vary is active): an enum only matched on, a configuration
+/// whose fields are counts and flags.
+fn inert(func: &Function, candidates: &[usize]) -> Vec<usize> {
+    candidates
+        .iter()
+        .copied()
+        .filter(|i| {
+            let act = Activity::analyze(func, &[*i]);
+            !act.varied.iter().any(|v| act.useful.contains(v))
+        })
+        .collect()
 }
 
 /// Runs the stages on the body of `name` (for `DIFF_DEBUG_IR`); every refusal goes to `errors`, at the user's span, and then there
@@ -67,7 +86,14 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         body.mutated,
         errors,
     )?;
-    let act = Activity::analyze(&lowered.func, &body.wrt);
+    let left_out = inert(&lowered.func, &body.undecided);
+    let wrt: Vec<usize> = body
+        .wrt
+        .iter()
+        .copied()
+        .filter(|i| !left_out.contains(i))
+        .collect();
+    let act = Activity::analyze(&lowered.func, &wrt);
     if !check::check(&lowered.func, &act, errors) {
         return None;
     }
@@ -77,6 +103,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         items: lowered.items,
         act,
         maps,
+        left_out,
     };
     crate::debug::dump_ir(name, &analyzed);
     Some(analyzed)

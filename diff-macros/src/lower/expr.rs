@@ -82,6 +82,13 @@ impl Lowerer {
             Expr::Binary(b) => self.lower_binary(b),
             Expr::Unary(u) => self.lower_unary(u),
             Expr::Reference(r) => {
+                // A shared borrow of what a closure captured is lent, not copied: its
+                // type need not be `Clone`.
+                if let (None, Expr::Path(p)) = (r.mutability, peel(&r.expr)) {
+                    if self.is_captured(p) {
+                        return Ok(self.emit(Inst::Const(quote::quote!(&#p)), span, None));
+                    }
+                }
                 let v = self.lower_expr(&r.expr)?;
                 Ok(self.emit(
                     Inst::Ref(
@@ -250,16 +257,24 @@ impl Lowerer {
         // A constant, a static or a unit struct: no data dependence on the body. A
         // lowercase name is a variable a closure captures: copied, not moved, so the
         // operator does not consume it.
-        let captured = p.qself.is_none()
-            && p.path
-                .get_ident()
-                .is_some_and(|i| i.to_string().starts_with(|c: char| c.is_lowercase()));
-        let tokens = if captured {
+        let tokens = if self.is_captured(p) {
             quote::quote!(::core::clone::Clone::clone(&#p))
         } else {
             p.to_token_stream()
         };
         self.emit(Inst::Const(tokens), p.span(), None)
+    }
+
+    /// Whether `p` names a variable from outside the body (what a closure literal given
+    /// to an operator captures): a lowercase name the body does not bind.
+    fn is_captured(&self, p: &syn::ExprPath) -> bool {
+        p.qself.is_none()
+            && p.path.get_ident().is_some_and(|i| {
+                let name = i.to_string();
+                self.pointee(&name).is_none()
+                    && self.lookup(&name).is_none()
+                    && name.starts_with(|c: char| c.is_lowercase())
+            })
     }
 
     fn lower_binary(&mut self, b: &syn::ExprBinary) -> syn::Result<Value> {

@@ -22,6 +22,10 @@ pub struct Param {
     pub mutable: bool,
     /// The lifetime of a `&mut` parameter's borrow, which linear maps must not capture.
     pub mut_lifetime: Option<syn::Lifetime>,
+    /// Whether the tangent is asked of rustc (a type the macro cannot classify, such as a
+    /// user's struct or enum) and no `wrt` chose the parameter: it is left out of the
+    /// derivative when no derivative flows from it ([`FnSig::undecided`]).
+    pub asked: bool,
 }
 
 /// A checked signature.
@@ -189,6 +193,9 @@ impl FnSig {
                     by_ref,
                     mutable,
                     mut_lifetime,
+                    // A trait's declaration and its implementations must agree on the
+                    // receiver whatever the bodies do: it is never left out by itself.
+                    asked: false,
                 })
             }
             syn::FnArg::Typed(t) => {
@@ -204,14 +211,17 @@ impl FnSig {
                     syn::Type::Reference(r) if r.mutability.is_some() => r.lifetime.clone(),
                     _ => None,
                 };
+                let tangent = types::tangent(&t.ty, roles);
+                let asked = tangent.as_ref().is_some_and(types::is_asked);
                 Ok(Param {
                     pat: (*t.pat).clone(),
                     decl: quote!(#ident: #ty),
                     ident,
-                    tangent: types::tangent(&t.ty, roles),
+                    tangent,
                     by_ref,
                     mutable,
                     mut_lifetime,
+                    asked,
                 })
             }
         }
@@ -247,8 +257,29 @@ impl FnSig {
             if !k {
                 p.tangent = None;
             }
+            p.asked = false;
         }
         Ok(())
+    }
+
+    /// The differentiated parameters whose type the macro cannot classify and that no
+    /// `wrt` chose (not `&mut` ones): each is left out of the derivative if no
+    /// derivative flows from it, so that an enum or a configuration struct that is not
+    /// Differentiable needs no `wrt` (a parameter through which a derivative does flow
+    /// stays, and rustc asks for `Differentiable` if its type is not).
+    pub fn undecided(&self) -> Vec<usize> {
+        (0..self.params.len())
+            .filter(|i| {
+                let p = &self.params[*i];
+                p.asked && p.tangent.is_some() && !p.mutable
+            })
+            .collect()
+    }
+
+    /// Leaves parameter `i` out of the derivative.
+    pub fn leave_out(&mut self, i: usize) {
+        self.params[i].tangent = None;
+        self.params[i].asked = false;
     }
 
     /// Indices of the `&mut` parameters.

@@ -66,6 +66,16 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
     }
 }
 
+/// Whether a tangent type is (or contains) one asked of rustc: the parameter's type is
+/// one the macro cannot classify from its syntax.
+pub fn is_asked(tangent: &TokenStream) -> bool {
+    tangent.clone().into_iter().any(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) => i == "Differentiable",
+        proc_macro2::TokenTree::Group(g) => is_asked(&g.stream()),
+        _ => false,
+    })
+}
+
 fn assoc(ty: &impl ToTokens) -> TokenStream {
     quote!(<#ty as ::diff::Differentiable>::TangentVector)
 }

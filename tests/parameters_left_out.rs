@@ -1,0 +1,143 @@
+//! Parameters whose type is not Differentiable (an enum, a configuration struct) need no
+//! `wrt` when no derivative flows from them: they are left out of the derivative, as
+//! Swift leaves out non-Differentiable parameters.
+mod common;
+use common::{assert_close, fd};
+use diff::prelude::*;
+
+#[derive(Clone, Copy, Debug)]
+enum Act {
+    Relu,
+    Tanh,
+    Leaky,
+}
+
+/// Matched on.
+#[differentiable]
+fn activate(x: f64, act: Act) -> f64 {
+    match act {
+        Act::Relu => x.max(0.0),
+        Act::Tanh => x.tanh(),
+        Act::Leaky => {
+            if x > 0.0 {
+                x
+            } else {
+                0.01 * x
+            }
+        }
+    }
+}
+
+/// Counts, flags and strings: no derivative flows from them.
+struct Config {
+    steps: usize,
+    damped: bool,
+    name: String,
+}
+
+#[differentiable]
+fn iterate(x: f64, cfg: &Config) -> f64 {
+    let mut y = x;
+    for _ in 0..cfg.steps {
+        y = (1.5 * y).sin();
+        if cfg.damped {
+            y *= 0.9;
+        }
+    }
+    if cfg.name.len() > 3 {
+        y
+    } else {
+        2.0 * y
+    }
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Layer {
+    w: Vec<f64>,
+}
+
+impl Layer {
+    /// A method with an enum parameter.
+    #[differentiable]
+    fn forward(&self, x: f64, act: Act) -> f64 {
+        let mut s = 0.0;
+        for w in &self.w {
+            s += w * x;
+        }
+        match act {
+            Act::Tanh => s.tanh(),
+            _ => s.max(0.0),
+        }
+    }
+
+    /// Passing the enum on to another function counts as using it (the macro cannot see
+    /// whether the callee differentiates it): `wrt` leaves it out.
+    #[differentiable(wrt = (self, x))]
+    fn forward_through(&self, x: f64, act: Act) -> f64 {
+        let mut s = 0.0;
+        for w in &self.w {
+            s += w * x;
+        }
+        activate(s, act)
+    }
+}
+
+#[test]
+fn an_enum_matched_on() {
+    for (act, x) in [
+        (Act::Relu, 0.7),
+        (Act::Relu, -0.3),
+        (Act::Tanh, 0.4),
+        (Act::Leaky, -1.1),
+    ] {
+        let (v, g) = value_with_gradient!(at: x, of: |x| activate(x, act));
+        assert_eq!(v, activate(x, act));
+        assert_close(g, fd(|x| activate(x, act), x), 1e-6, "reverse");
+        let (v, d) = value_with_derivative!(at: x, of: |x| activate(x, act));
+        assert_eq!(v, activate(x, act));
+        assert_close(d, fd(|x| activate(x, act), x), 1e-6, "forward");
+    }
+}
+
+#[test]
+fn a_configuration_of_counts_flags_and_strings() {
+    for cfg in [
+        Config {
+            steps: 3,
+            damped: true,
+            name: "long name".into(),
+        },
+        Config {
+            steps: 5,
+            damped: false,
+            name: "ab".into(),
+        },
+    ] {
+        let x = 0.3;
+        let (v, g) = value_with_gradient!(at: x, of: |x| iterate(x, &cfg));
+        assert_eq!(v, iterate(x, &cfg));
+        assert_close(g, fd(|x| iterate(x, &cfg), x), 1e-6, "reverse");
+        let d = first_derivative!(at: x, of: |x| iterate(x, &cfg));
+        assert_close(d, g, 1e-12, "forward against reverse");
+    }
+}
+
+#[test]
+fn a_method_with_an_enum_parameter() {
+    let layer = Layer {
+        w: vec![0.5, -0.25, 1.0],
+    };
+    let x = 0.8;
+    let (v, g) = value_with_gradient!(at: x, of: |x| layer.forward(x, Act::Tanh));
+    assert_eq!(v, layer.forward(x, Act::Tanh));
+    // tanh(1.25 x)
+    let slope = 1.0 - (1.25 * x).tanh().powi(2);
+    assert_close(g, 1.25 * slope, 1e-12, "d/dx");
+    let (dl, dx) = gradient!(at: (layer.clone(), x), of: |l, x| l.forward(x, Act::Tanh));
+    assert_close(dx, 1.25 * slope, 1e-12, "d/dx with the layer");
+    for dw in &dl.w {
+        assert_close(*dw, x * slope, 1e-12, "d/dw");
+    }
+    let g = gradient!(at: x, of: |x| layer.forward_through(x, Act::Tanh));
+    assert_close(g, 1.25 * slope, 1e-12, "d/dx through activate");
+}
