@@ -51,6 +51,7 @@ pub mod __private {
         pub use diff_core::__private::CutNothing as _;
         pub use diff_core::__private::MarkerOf as _;
         pub use diff_core::__private::ToVecRules as _;
+        pub use diff_core::__private::VecRules as _;
         pub use diff_core::Differentiable as _;
         pub use diff_std::prelude::*;
     }

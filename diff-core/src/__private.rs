@@ -7,6 +7,7 @@ pub use crate::dense::*;
 /// The partials of the arithmetic operators, for both modes.
 pub use crate::partial;
 pub use crate::support::*;
+pub use crate::vec_rules::*;
 
 /// Adds `v` into an adjoint slot. `None` means zero.
 #[inline(always)]

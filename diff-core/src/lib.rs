@@ -25,6 +25,7 @@ pub mod partial;
 mod real;
 mod support;
 mod tuples;
+mod vec_rules;
 mod vector_space;
 
 #[doc(hidden)]

@@ -221,10 +221,15 @@ impl<'a> Emitter<'a> {
                 let p = &self.params[*i];
                 quote! { let mut #res = #p; }
             }
-            Inst::Const(t) => quote_spanned! {span=> let mut #res = #t; },
+            // The user's span makes rustc's errors point at the expression; `mut` keeps the
+            // macro's, so that an unused one is not a warning in the user's code.
+            Inst::Const(t) => {
+                let m = quote!(mut);
+                quote_spanned! {span=> let #m #res = #t; }
+            }
             Inst::Opaque(o) => {
-                let t = self.substitute(o.tokens.clone(), &o.uses);
-                quote_spanned! {span=> let mut #res = #t; }
+                let (t, m) = (self.substitute(o.tokens.clone(), &o.uses), quote!(mut));
+                quote_spanned! {span=> let #m #res = #t; }
             }
             Inst::Binary(op, a, b) => {
                 let (a, b) = (self.expr(*a), self.expr(*b));

@@ -191,24 +191,16 @@ impl Lowerer {
         }
     }
 
-    /// `vec![e; n]`: `e` and `n` are lowered (so `vec![0.0; p.len()]` depends on no active
-    /// value); the vector itself is opaque.
+    /// `vec![e; n]`: the call `vec_repeat(e, n)` of diff-core, with its derivative rules
+    /// (`vec![0.0; p.len()]` depends on no active value and is plain primal code).
     fn lower_vec_repeat(&mut self, m: &syn::ExprMacro) -> Option<Value> {
+        // `vec![x; n]` is the call `vec_repeat(x, n)`, whose derivative is registered.
         let tokens = &m.mac.tokens;
         let r: syn::ExprRepeat = syn::parse2(quote::quote!([#tokens])).ok()?;
-        let e = self.lower_expr(&r.expr).ok()?;
-        let n = self.lower_expr(&r.len).ok()?;
-        let (a, b) = (
-            proc_macro2::Ident::new(&super::placeholder(0), m.span()),
-            proc_macro2::Ident::new(&super::placeholder(1), m.span()),
-        );
-        let o = crate::ir::Opaque {
-            tokens: quote::quote!(::std::vec![#a; #b]),
-            uses: vec![e, n],
-            what: "`vec![x; n]`".into(),
-            inactive: false,
-        };
-        Some(self.emit(Inst::Opaque(o), m.span(), None))
+        let (x, n) = (&r.expr, &r.len);
+        let call: Expr =
+            syn::parse_quote_spanned!(m.span()=> ::diff::__private::vec_repeat(#x, #n));
+        self.lower_expr(&call).ok()
     }
 
     /// `a..b`: the bounds are lowered (so `0..xs.len()` depends on no active value),
@@ -531,7 +523,10 @@ impl Lowerer {
     }
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
-        if matches!(m.method.to_string().as_str(), "sum" | "product" | "fold") {
+        if matches!(
+            m.method.to_string().as_str(),
+            "sum" | "product" | "fold" | "collect"
+        ) {
             if let Some(chain) = super::iterators::parse_chain(&m.receiver) {
                 if let Some(e) = chain.reduce(m) {
                     return self.lower_expr(&e);

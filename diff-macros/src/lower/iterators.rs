@@ -1,7 +1,8 @@
 //! Iterator chains over collections of active values, rewritten as index loops before
 //! lowering: `for x in xs.iter().zip(ys).enumerate()` walks `0..len` and binds the items by
 //! indexing, and `chain.map(f).sum()`, `.product()` and `.fold(init, f)` become loops
-//! accumulating into a local. Indexing keeps every element's derivative visible.
+//! accumulating into a local, and `chain.collect()` a loop pushing into a `Vec`. Indexing
+//! keeps every element's derivative visible.
 use syn::{parse_quote, Expr};
 
 /// One step of a chain, in application order.
@@ -194,9 +195,29 @@ impl Chain {
         parse_quote!(for #ipat in #index { let #pat = #item; #(#stmts)* })
     }
 
-    /// `chain.sum()` / `.product()` / `.fold(init, f)` as a loop; `None` for other methods.
+    /// `chain.sum()` / `.product()` / `.fold(init, f)` as a loop, `.collect()` (into a
+    /// `Vec`) as a loop pushing the items; `None` for other methods.
     pub(crate) fn reduce(&self, method: &syn::ExprMethodCall) -> Option<Expr> {
         let (ipat, index, item) = self.parts();
+        if method.method == "collect" && method.args.is_empty() {
+            let into_vec = match &method.turbofish {
+                None => true,
+                Some(tf) => matches!(
+                    tf.args.first(),
+                    Some(syn::GenericArgument::Type(syn::Type::Path(p)))
+                        if p.path.segments.last().is_some_and(|s| s.ident == "Vec")
+                ),
+            };
+            if !into_vec {
+                return None;
+            }
+            let out: syn::Ident = parse_quote!(__diff_collected);
+            return Some(parse_quote!({
+                let mut #out = ::std::vec::Vec::new();
+                for #ipat in #index { #out.push(#item); }
+                #out
+            }));
+        }
         let xs = &self.base.expr;
         let acc: syn::Ident = parse_quote!(__diff_acc);
         let (init, step): (Expr, Expr) =

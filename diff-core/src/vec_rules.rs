@@ -1,0 +1,391 @@
+//! Derivative rules of the `Vec` operations that build collections: `push`,
+//! `extend_from_slice`, `insert`, `truncate` (methods of [`VecRules`], in the `&mut self`
+//! convention of generated code), and `vec![x; n]` ([`vec_repeat`]).
+//!
+//! A `&mut self` method's reverse mode returns a pullback from `(result tangent, the
+//! adjoint of `self` after)` to `(the adjoint of `self` before, the arguments' adjoints)`;
+//! its forward mode a differential from `(the tangent of `self` before, the arguments'
+//! tangents)` to `(result tangent, the tangent of `self` after)`. `None` is zero, and so
+//! is an empty `Vec` (see [`VectorSpace`]).
+use crate::vector_space::check_lengths;
+use crate::{Differentiable, VectorSpace};
+
+/// A tangent of `n` elements from an optional one: `None` and the empty zero become `n`
+/// zeros.
+fn filled<T: VectorSpace>(d: Option<Vec<T>>, n: usize) -> Vec<T> {
+    match d {
+        Some(v) if !v.is_empty() => {
+            check_lengths("a collection's tangent", v.len(), n);
+            v
+        }
+        _ => (0..n).map(|_| T::zero_vector()).collect(),
+    }
+}
+
+/// An adjoint of `n` elements, or `None` for zero.
+fn present<T>(a: Option<Vec<T>>, n: usize) -> Option<Vec<T>> {
+    match a {
+        Some(v) if !v.is_empty() => {
+            check_lengths("a collection's adjoint", v.len(), n);
+            Some(v)
+        }
+        _ => None,
+    }
+}
+
+/// Adjoint and tangent of a method that leaves `()`.
+type Unit = Option<()>;
+
+/// Derivative rules of the `Vec` methods that grow or shrink it.
+#[allow(clippy::type_complexity)]
+pub trait VecRules<T: Differentiable> {
+    /// Reverse mode of `v.push(x)`.
+    fn __vjp_push(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<T::TangentVector>)
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.push(x)`.
+    fn __jvp_push(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<T::TangentVector>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Reverse mode of `v.extend_from_slice(xs)`.
+    fn __vjp_extend_from_slice(
+        &mut self,
+        xs: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.extend_from_slice(xs)`.
+    fn __jvp_extend_from_slice(
+        &mut self,
+        xs: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Reverse mode of `v.insert(i, x)`.
+    fn __vjp_insert(
+        &mut self,
+        i: usize,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, (), Option<T::TangentVector>)
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.insert(i, x)`.
+    fn __jvp_insert(
+        &mut self,
+        i: usize,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, (), Option<T::TangentVector>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Reverse mode of `v.truncate(k)`.
+    fn __vjp_truncate(
+        &mut self,
+        k: usize,
+    ) -> (
+        (),
+        impl FnOnce((Unit, Option<Vec<T::TangentVector>>)) -> (Option<Vec<T::TangentVector>>, ())
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.truncate(k)`.
+    fn __jvp_truncate(
+        &mut self,
+        k: usize,
+    ) -> (
+        (),
+        impl FnOnce((Option<Vec<T::TangentVector>>, ())) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+}
+
+#[allow(clippy::type_complexity)]
+impl<T: Differentiable + Clone> VecRules<T> for Vec<T> {
+    #[inline]
+    fn __vjp_push(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<T::TangentVector>)
+            + use<T>,
+    ) {
+        self.push(x);
+        let n = self.len();
+        ((), move |(_, after)| match present(after, n) {
+            Some(mut a) => {
+                let last = a.pop();
+                (Some(a), last)
+            }
+            None => (None, None),
+        })
+    }
+    #[inline]
+    fn __jvp_push(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<T::TangentVector>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        self.push(x);
+        ((), move |(before, dx)| {
+            if before.is_none() && dx.is_none() {
+                return (None, None);
+            }
+            let mut d = filled(before, n);
+            d.push(dx.unwrap_or_else(T::TangentVector::zero_vector));
+            (None, Some(d))
+        })
+    }
+    #[inline]
+    fn __vjp_extend_from_slice(
+        &mut self,
+        xs: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        self.extend_from_slice(xs);
+        let total = self.len();
+        ((), move |(_, after)| match present(after, total) {
+            Some(mut a) => {
+                let tail = a.split_off(n);
+                (Some(a), Some(tail))
+            }
+            None => (None, None),
+        })
+    }
+    #[inline]
+    fn __jvp_extend_from_slice(
+        &mut self,
+        xs: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let (n, m) = (self.len(), xs.len());
+        self.extend_from_slice(xs);
+        ((), move |(before, dxs)| {
+            if before.is_none() && dxs.is_none() {
+                return (None, None);
+            }
+            let mut d = filled(before, n);
+            d.extend(filled(dxs, m));
+            (None, Some(d))
+        })
+    }
+    #[inline]
+    fn __vjp_insert(
+        &mut self,
+        i: usize,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, (), Option<T::TangentVector>)
+            + use<T>,
+    ) {
+        self.insert(i, x);
+        let n = self.len();
+        ((), move |(_, after)| match present(after, n) {
+            Some(mut a) => {
+                let at = a.remove(i);
+                (Some(a), (), Some(at))
+            }
+            None => (None, (), None),
+        })
+    }
+    #[inline]
+    fn __jvp_insert(
+        &mut self,
+        i: usize,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, (), Option<T::TangentVector>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        self.insert(i, x);
+        ((), move |(before, (), dx)| {
+            if before.is_none() && dx.is_none() {
+                return (None, None);
+            }
+            let mut d = filled(before, n);
+            d.insert(i, dx.unwrap_or_else(T::TangentVector::zero_vector));
+            (None, Some(d))
+        })
+    }
+    #[inline]
+    fn __vjp_truncate(
+        &mut self,
+        k: usize,
+    ) -> (
+        (),
+        impl FnOnce((Unit, Option<Vec<T::TangentVector>>)) -> (Option<Vec<T::TangentVector>>, ())
+            + use<T>,
+    ) {
+        let n = self.len();
+        self.truncate(k);
+        let kept = self.len();
+        ((), move |(_, after)| match present(after, kept) {
+            Some(mut a) => {
+                a.resize_with(n, T::TangentVector::zero_vector);
+                (Some(a), ())
+            }
+            None => (None, ()),
+        })
+    }
+    #[inline]
+    fn __jvp_truncate(
+        &mut self,
+        k: usize,
+    ) -> (
+        (),
+        impl FnOnce((Option<Vec<T::TangentVector>>, ())) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        self.truncate(k);
+        ((), move |(before, ())| {
+            let after = before.map(|mut d| {
+                d.truncate(k);
+                d
+            });
+            (None, after)
+        })
+    }
+}
+
+/// `vec![x; n]`, which generated code calls instead of the macro.
+#[inline]
+pub fn vec_repeat<T: Clone>(x: T, n: usize) -> Vec<T> {
+    vec![x; n]
+}
+
+/// Reverse mode of [`vec_repeat`]: the adjoint of `x` is the sum of the elements'.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __vjp_vec_repeat<T: Differentiable + Clone>(
+    x: T,
+    n: usize,
+) -> (
+    Vec<T>,
+    impl FnOnce(Vec<T::TangentVector>) -> (Option<T::TangentVector>, ()) + use<T>,
+) {
+    (vec![x; n], move |a: Vec<T::TangentVector>| {
+        let sum = a.into_iter().reduce(VectorSpace::add);
+        (sum, ())
+    })
+}
+
+/// Forward mode of [`vec_repeat`]: every element's tangent is `x`'s.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __jvp_vec_repeat<T: Differentiable + Clone>(
+    x: T,
+    n: usize,
+) -> (
+    Vec<T>,
+    impl FnOnce((Option<T::TangentVector>, ())) -> Option<Vec<T::TangentVector>> + use<T>,
+)
+where
+    T::TangentVector: Clone,
+{
+    (vec![x; n], move |(dx, ())| dx.map(|d| vec![d; n]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_moves_the_last_adjoint_to_the_argument() {
+        let mut v = vec![1.0, 2.0];
+        let ((), pb) = v.__vjp_push(3.0);
+        assert_eq!(v, vec![1.0, 2.0, 3.0]);
+        assert_eq!(
+            pb((None, Some(vec![0.1, 0.2, 0.3]))),
+            (Some(vec![0.1, 0.2]), Some(0.3))
+        );
+        let mut v: Vec<f64> = Vec::new();
+        let ((), df) = v.__jvp_push(3.0);
+        assert_eq!(df((None, Some(2.0))), (None, Some(vec![2.0])));
+    }
+
+    #[test]
+    fn extend_insert_truncate() {
+        let mut v = vec![1.0];
+        let ((), pb) = v.__vjp_extend_from_slice(&[2.0, 3.0]);
+        assert_eq!(
+            pb((None, Some(vec![1.0, 2.0, 3.0]))),
+            (Some(vec![1.0]), Some(vec![2.0, 3.0]))
+        );
+        let ((), pb) = v.__vjp_insert(1, 9.0);
+        assert_eq!(v, vec![1.0, 9.0, 2.0, 3.0]);
+        assert_eq!(
+            pb((None, Some(vec![1.0, 2.0, 3.0, 4.0]))),
+            (Some(vec![1.0, 3.0, 4.0]), (), Some(2.0))
+        );
+        let ((), pb) = v.__vjp_truncate(2);
+        assert_eq!(
+            pb((None, Some(vec![5.0, 6.0]))),
+            (Some(vec![5.0, 6.0, 0.0, 0.0]), ())
+        );
+        let ((), df) = v.__jvp_truncate(1);
+        assert_eq!(df((Some(vec![1.0, 2.0]), ())), (None, Some(vec![1.0])));
+    }
+
+    #[test]
+    fn repeat_sums_the_adjoints() {
+        let (v, pb) = __vjp_vec_repeat(2.0, 3);
+        assert_eq!(v, vec![2.0; 3]);
+        assert_eq!(pb(vec![1.0, 2.0, 3.0]), (Some(6.0), ()));
+        let (_, df) = __jvp_vec_repeat(2.0, 2);
+        assert_eq!(df((Some(0.5), ())), Some(vec![0.5, 0.5]));
+    }
+}

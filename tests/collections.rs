@@ -1,0 +1,159 @@
+//! Building collections of active values: `.collect()` of a mapped chain (the type on the
+//! `let` or in a turbofish), `Vec::new` / `Vec::with_capacity` with `push`,
+//! `extend_from_slice`, `insert`, `truncate`, and `vec![x; n]` with an active `x`. Each
+//! in both modes, against finite differences.
+mod common;
+use common::{assert_close, assert_vec_close, fd, fd_grad};
+use diff::prelude::*;
+
+#[differentiable]
+fn collected_with_type_on_let(x: &[f64]) -> f64 {
+    let squares: Vec<f64> = x.iter().map(|a| a * a).collect();
+    let mut s = 0.0;
+    for (i, q) in squares.iter().enumerate() {
+        s += q * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[differentiable]
+fn collected_with_turbofish(x: &[f64]) -> f64 {
+    let v = x.iter().map(|a| a.sin() * 2.0).collect::<Vec<_>>();
+    v[0] * v[1] + v[2]
+}
+
+#[differentiable]
+fn residuals_collected_from_zip(x: &[f64], y: &[f64]) -> f64 {
+    let r: Vec<f64> = x.iter().zip(y.iter()).map(|(a, b)| a - b).collect();
+    r.iter().map(|e| e * e).sum()
+}
+
+#[differentiable]
+fn pushed(x: &[f64]) -> f64 {
+    let mut v = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        v.push(x[i].sin() * x[0]);
+    }
+    let mut s = 0.0;
+    for e in &v {
+        s += e * e;
+    }
+    s
+}
+
+/// (Written with `push`, as the point is `push`.)
+#[allow(clippy::vec_init_then_push)]
+#[differentiable]
+fn pushed_from_empty(x: f64, y: f64) -> f64 {
+    let mut v = Vec::new();
+    v.push(x * y);
+    v.push(y.exp());
+    v.push(3.0);
+    v[0] * v[1] + v[2] * x
+}
+
+#[differentiable]
+fn extended_inserted_truncated(x: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    v.extend_from_slice(x);
+    v.push(1.0);
+    v.insert(0, x[1] * 3.0);
+    v.truncate(3);
+    v[0] * v[1] + v[2]
+}
+
+#[differentiable]
+fn repeated(x: f64, n: usize) -> f64 {
+    let mut v = vec![x * 2.0; n];
+    v[1] = x;
+    let mut s = 0.0;
+    for e in v.iter() {
+        s += e * e;
+    }
+    s
+}
+
+fn check_slice_fn(name: &str, f: impl Fn(&[f64]) -> f64 + Copy, x: &[f64], g: Vec<f64>) {
+    assert_vec_close(&g, &fd_grad(f, x), 1e-6, name);
+}
+
+#[test]
+fn collect_in_reverse_mode() {
+    let x = vec![0.3, -1.2, 0.7];
+    let (v, g) = value_with_gradient!(at: &x, of: collected_with_type_on_let);
+    assert_eq!(v, collected_with_type_on_let(&x));
+    check_slice_fn(
+        "collect, type on the let",
+        collected_with_type_on_let,
+        &x,
+        g,
+    );
+    let (v, g) = value_with_gradient!(at: &x, of: collected_with_turbofish);
+    assert_eq!(v, collected_with_turbofish(&x));
+    check_slice_fn("collect::<Vec<_>>", collected_with_turbofish, &x, g);
+    let y = vec![1.0, 0.5, -0.5];
+    let (gx, gy) = gradient!(at: (&x, &y), of: residuals_collected_from_zip);
+    for i in 0..3 {
+        assert_close(gx[i], 2.0 * (x[i] - y[i]), 1e-12, "d/dx residuals");
+        assert_close(gy[i], -2.0 * (x[i] - y[i]), 1e-12, "d/dy residuals");
+    }
+}
+
+#[test]
+fn push_extend_insert_truncate_in_reverse_mode() {
+    let x = vec![0.3, -1.2, 0.7];
+    let (v, g) = value_with_gradient!(at: &x, of: pushed);
+    assert_eq!(v, pushed(&x));
+    check_slice_fn("push", pushed, &x, g);
+    let (v, g) = value_with_gradient!(at: &x, of: extended_inserted_truncated);
+    assert_eq!(v, extended_inserted_truncated(&x));
+    check_slice_fn(
+        "extend, insert, truncate",
+        extended_inserted_truncated,
+        &x,
+        g,
+    );
+    let (a, b) = (0.4, -0.3);
+    let (v, (dx, dy)) = value_with_gradient!(at: (a, b), of: pushed_from_empty);
+    assert_eq!(v, pushed_from_empty(a, b));
+    // x y e^y + 3 x
+    assert_close(dx, b * b.exp() + 3.0, 1e-12, "d/dx");
+    assert_close(dy, a * b.exp() + a * b * b.exp(), 1e-12, "d/dy");
+}
+
+/// Forward mode along the line `t -> [t, 2t, 1 - t]`, against finite differences.
+macro_rules! check_forward {
+    ($f:ident) => {{
+        let line = |t: f64| vec![t, 2.0 * t, 1.0 - t];
+        let t = 0.45;
+        let (v, d) = value_with_derivative!(at: t, of: |t| $f(&vec![t, 2.0 * t, 1.0 - t]));
+        assert_eq!(v, $f(&line(t)), stringify!($f));
+        assert_close(d, fd(|t| $f(&line(t)), t), 1e-6, stringify!($f));
+    }};
+}
+
+#[test]
+fn building_collections_in_forward_mode() {
+    check_forward!(collected_with_type_on_let);
+    check_forward!(collected_with_turbofish);
+    check_forward!(pushed);
+    check_forward!(extended_inserted_truncated);
+    let d = first_derivative!(at: 0.4, of: |x| pushed_from_empty(x, -0.3));
+    assert_close(
+        d,
+        -0.3 * (-0.3f64).exp() + 3.0,
+        1e-12,
+        "forward push from empty",
+    );
+}
+
+#[test]
+fn vec_repeat_of_an_active_value() {
+    let x = 1.5;
+    // 4 (2x)^2 - (2x)^2 + x^2 over n = 4: 3 (2x)^2 + x^2, d/dx = 24 x + 2 x
+    let (v, g) = value_with_gradient!(at: x, of: |x| repeated(x, 4));
+    assert_eq!(v, repeated(x, 4));
+    assert_close(g, 26.0 * x, 1e-12, "reverse");
+    let d = first_derivative!(at: x, of: |x| repeated(x, 4));
+    assert_close(d, 26.0 * x, 1e-12, "forward");
+}
