@@ -163,7 +163,17 @@ impl<'a> Emitter<'a> {
                     }
                     Saved::Marker(w) if w == v => {
                         let (n, e) = (names::marker(self.func, *v), self.expr(*v));
-                        out.extend(quote! { let #n = #e.__diff_marker(); });
+                        // A constant or a call's result (`0.0`, a placeholder
+                        // `Default::default()`) may not have its type inferred yet: a
+                        // path call defers it, where a method call would not (and such
+                        // a value is no reference to see through).
+                        let marker = match self.def(*v) {
+                            Some(Inst::Const(_) | Inst::Call(..)) => quote! {
+                                ::diff::__private::MarkerOf::__diff_marker(&#e)
+                            },
+                            _ => quote! { #e.__diff_marker() },
+                        };
+                        out.extend(quote! { let #n = #marker; });
                     }
                     // A place a rule reads (`p.b * p.b`) is copied where it is read: the
                     // place's owner may be moved before the region's struct is built.

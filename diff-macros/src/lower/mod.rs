@@ -9,6 +9,7 @@ mod closure;
 mod control;
 mod diverge;
 mod env;
+mod exits;
 mod iterators;
 mod matching;
 pub(crate) use crate::ir::placeholder;
@@ -74,6 +75,8 @@ pub fn lower_body(
         }
     }
     cx.func.param_count = params.len();
+    let rewritten = exits::rewrite(body);
+    let body = rewritten.as_ref().unwrap_or(body);
     let result = match cx.lower_block_value(body) {
         Ok(v) => v,
         Err(e) => {

@@ -109,8 +109,10 @@ fn unsupported_syntax_is_an_error_at_the_construct() {
     );
     let out = ir(
         vec![parse_quote!(x)],
+        // A loop's value deep in an expression (as a `let`'s or a block's value it is
+        // rewritten, `exits.rs`).
         parse_quote!({
-            loop {
+            1.0 + loop {
                 break x;
             }
         }),

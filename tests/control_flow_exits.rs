@@ -1,0 +1,158 @@
+//! Exits as people write them: `return` inside loops (at any depth, from `match` arms and
+//! `let` initializers), `break` with a value, labelled loops with `break 'outer` and
+//! `continue 'outer`, labelled blocks, and `let y: T;` assigned later. Every function in
+//! both modes, against finite differences, and its value against the function's.
+mod common;
+use common::{assert_close, fd};
+use diff::prelude::*;
+
+#[differentiable]
+fn return_in_loop(x: f64) -> f64 {
+    let mut y = x;
+    for _ in 0..10 {
+        y *= 1.1;
+        if y > 5.0 {
+            return y * 2.0;
+        }
+    }
+    y
+}
+
+#[differentiable]
+fn return_from_nested_loops(x: f64) -> f64 {
+    let mut s = x;
+    for i in 0..5 {
+        for j in 0..5 {
+            s = s * 1.05 + (i * j) as f64 * 0.01;
+            if s > 2.0 {
+                return s * x;
+            }
+        }
+    }
+    s
+}
+
+#[differentiable]
+fn return_from_a_match_arm_in_a_while(x: f64) -> f64 {
+    let mut y = x;
+    let mut k = 0;
+    while k < 50 {
+        y = y.sin() + 1.0;
+        k += 1;
+        let step = match k % 3 {
+            0 if y > 1.5 => return y * y,
+            0 => 0.5,
+            _ => 0.1,
+        };
+        y += step * x;
+    }
+    y * 2.0
+}
+
+#[differentiable]
+fn break_with_value(x: f64) -> f64 {
+    let mut y = x.abs() + 0.1;
+    let r = loop {
+        y *= 1.5;
+        if y > 3.0 {
+            break y + x;
+        }
+    };
+    r * x
+}
+
+#[differentiable]
+fn break_outer_with_value(x: f64) -> f64 {
+    let mut y = x;
+    let found = 'search: loop {
+        for i in 0..10 {
+            y = y * 1.2 + 0.1;
+            if y > 2.0 && i > 2 {
+                break 'search y * x;
+            }
+        }
+        y -= 0.5;
+    };
+    found + y
+}
+
+#[differentiable]
+fn labelled_break_and_continue(x: f64) -> f64 {
+    let mut y = x;
+    'outer: for _ in 0..4 {
+        for j in 0..4 {
+            y *= 1.1;
+            if j == 2 {
+                continue 'outer;
+            }
+            if y > 9.0 {
+                break 'outer;
+            }
+        }
+        y += 0.5;
+    }
+    y
+}
+
+#[differentiable]
+fn labelled_block(x: f64) -> f64 {
+    let r = 'a: {
+        if x > 1.0 {
+            break 'a x * 2.0;
+        }
+        x * 3.0
+    };
+    r + x * r
+}
+
+/// (Written with a late initialization, as the point is the late initialization.)
+#[allow(clippy::needless_late_init)]
+#[differentiable]
+fn assigned_later(x: f64) -> f64 {
+    let y: f64;
+    if x > 0.0 {
+        y = x * 2.0;
+    } else {
+        y = x.exp();
+    }
+    y * x
+}
+
+/// Each function: value and both modes against finite differences, at points on both
+/// sides of its branches.
+macro_rules! check {
+    ($f:ident, $($x:expr),*) => {$({
+        let x: f64 = $x;
+        let (v, g) = value_with_gradient!(at: x, of: $f);
+        assert_eq!(v, $f(x), "{} value at {x}", stringify!($f));
+        let oracle = fd($f, x);
+        assert_close(g, oracle, 1e-5, concat!(stringify!($f), ", reverse"));
+        let (v, d) = value_with_derivative!(at: x, of: $f);
+        assert_eq!(v, $f(x), "{} value at {x}", stringify!($f));
+        assert_close(d, oracle, 1e-5, concat!(stringify!($f), ", forward"));
+    })*};
+}
+
+#[test]
+fn return_inside_loops() {
+    check!(return_in_loop, 0.5, 1.2, 3.0, -0.4);
+    check!(return_from_nested_loops, 0.5, 1.2, 0.05, -0.4);
+    check!(return_from_a_match_arm_in_a_while, 0.3, 0.9, -0.2);
+}
+
+#[test]
+fn break_with_a_value() {
+    check!(break_with_value, 0.5, 1.2, -0.4);
+    check!(break_outer_with_value, 0.5, 1.3, 0.1);
+}
+
+#[test]
+fn labelled_loops_and_blocks() {
+    check!(labelled_break_and_continue, 0.5, 1.2, 3.0);
+    check!(labelled_block, 0.5, 1.5);
+}
+
+#[test]
+fn a_variable_assigned_after_its_let() {
+    check!(assigned_later, 0.7, -0.3);
+}
