@@ -157,3 +157,55 @@ fn vec_repeat_of_an_active_value() {
     let d = first_derivative!(at: x, of: |x| repeated(x, 4));
     assert_close(d, 26.0 * x, 1e-12, "forward");
 }
+
+#[differentiable]
+fn indices_mapped_and_summed(x: &[f64], w: &[f64]) -> f64 {
+    (1..x.len())
+        .map(|i| (x[i] - x[i - 1]) * w[i])
+        .map(|d| d * d)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn indices_mapped_without_turbofish(x: &[f64]) -> f64 {
+    (0..x.len()).map(|i| x[i] * (i as f64 + 1.0)).sum()
+}
+
+#[differentiable]
+fn indices_collected(x: &[f64]) -> f64 {
+    let v: Vec<f64> = (0..3).map(|i| x[i] * x[2 - i]).collect();
+    v[0] + v[1] * v[2]
+}
+
+#[differentiable]
+fn indices_iterated(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in (0..x.len()).rev().map(|i| x[i] * 2.0) {
+        s = s * 0.5 + v;
+    }
+    s
+}
+
+#[test]
+fn ranges_of_indices_mapped_to_values() {
+    let x = vec![0.3, -1.2, 0.7, 2.0];
+    let w = vec![1.0, 2.0, 3.0, 4.0];
+    let (v, g) = value_with_gradient!(at: &x, of: |x| indices_mapped_and_summed(x, &w));
+    assert_eq!(v, indices_mapped_and_summed(&x, &w));
+    check_slice_fn(
+        "(1..n).map(..).map(..).sum::<f64>()",
+        |x| indices_mapped_and_summed(x, &w),
+        &x,
+        g,
+    );
+    let g = gradient!(at: &x, of: indices_mapped_without_turbofish);
+    assert_vec_close(&g, &[1.0, 2.0, 3.0, 4.0], 1e-12, "(0..n).map(..).sum()");
+    let (v, g) = value_with_gradient!(at: &x, of: indices_collected);
+    assert_eq!(v, indices_collected(&x));
+    check_slice_fn("(0..3).map(..).collect()", indices_collected, &x, g);
+    let (v, g) = value_with_gradient!(at: &x, of: indices_iterated);
+    assert_eq!(v, indices_iterated(&x));
+    check_slice_fn("for v in (0..n).rev().map(..)", indices_iterated, &x, g);
+    check_forward!(indices_collected);
+    check_forward!(indices_iterated);
+}

@@ -304,6 +304,8 @@ impl Lowerer {
                 syn::Expr::Reference(r) => cur = &r.expr,
                 syn::Expr::Paren(p) => cur = &p.expr,
                 syn::Expr::Field(f) => cur = &f.base,
+                // Indices mapped to values (`parse_chain` takes only those).
+                syn::Expr::Range(_) => return true,
                 syn::Expr::Path(p) => {
                     return p
                         .path

@@ -27,6 +27,8 @@ struct Base {
     by_ref: bool,
     /// Elements skipped at the front (`ys.iter().skip(k)` as the argument of `zip`).
     offset: Option<Expr>,
+    /// A range of indices (`(0..n).map(|i| xs[i] * w[i])`): the items are the indices.
+    range: bool,
 }
 
 /// A parsed chain: the collection and the adapters after it.
@@ -45,24 +47,34 @@ fn base(e: &Expr) -> Option<Base> {
                 expr: inner.expr,
                 by_ref: m.method == "iter" || inner.by_ref,
                 offset: None,
+                range: false,
             })
         }
         Expr::Reference(r) if r.mutability.is_none() => Some(Base {
             expr: (*r.expr).clone(),
             by_ref: true,
             offset: None,
+            range: false,
         }),
         Expr::Path(p) if p.path.get_ident().is_some() => Some(Base {
             expr: e.clone(),
             by_ref: false,
             offset: None,
+            range: false,
         }),
         Expr::Field(_) => Some(Base {
             expr: e.clone(),
             by_ref: false,
             offset: None,
+            range: false,
         }),
         Expr::Paren(p) => base(&p.expr),
+        Expr::Range(_) => Some(Base {
+            expr: e.clone(),
+            by_ref: false,
+            offset: None,
+            range: true,
+        }),
         _ => None,
     }
 }
@@ -114,12 +126,23 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
         break;
     }
     let base = base(cur)?;
+    // A range is a chain to rewrite only when it maps the indices to values, and is
+    // zipped with nothing (whose items are indexed from 0).
+    if base.range
+        && (!adapters.iter().any(|a| matches!(a, Adapter::Map(_)))
+            || adapters.iter().any(|a| matches!(a, Adapter::Zip(_))))
+    {
+        return None;
+    }
     // A plain variable with no adapter is not a chain worth rewriting unless iterated.
     adapters.reverse();
     Some(Chain { base, adapters })
 }
 
 fn element(b: &Base, i: &syn::Ident) -> Expr {
+    if b.range {
+        return parse_quote!(#i);
+    }
     let xs = &b.expr;
     let at: Expr = match &b.offset {
         Some(k) => parse_quote!(#i + (#k)),
@@ -149,7 +172,12 @@ impl Chain {
         let i: syn::Ident = parse_quote!(__diff_i);
         let p: syn::Ident = parse_quote!(__diff_p);
         let xs = &self.base.expr;
-        let mut len: Expr = parse_quote!(#xs.len());
+        // (A range of indices has no length to take: its root is replaced below.)
+        let mut len: Expr = if self.base.range {
+            parse_quote!(0)
+        } else {
+            parse_quote!(#xs.len())
+        };
         let mut item = element(&self.base, &i);
         let mut index: Expr = parse_quote!((0..#len));
         let mut enumerated = false;
@@ -178,8 +206,14 @@ impl Chain {
                 Adapter::Map(f) => item = apply(f, item),
             }
         }
-        // The zip length only becomes known at the end: rebuild the range with it.
-        let index = replace_len(index, &len);
+        // The zip length only becomes known at the end: rebuild the range with it (a
+        // range of indices is its own).
+        let index = if self.base.range {
+            let range = &self.base.expr;
+            replace_root(index, &parse_quote!((#range)))
+        } else {
+            replace_len(index, &len)
+        };
         let pat: syn::Pat = if enumerated {
             parse_quote!((#p, #i))
         } else {
@@ -262,6 +296,15 @@ impl Chain {
                 return parse_quote!(<#t as ::diff::__private::num_traits::#tr>::#which());
             }
         }
+        if self.base.range {
+            // The items are computed from indices: a float literal takes their type
+            // (`f64`, `f32`; a generic `T` needs `.sum::<T>()`).
+            return if which == "zero" {
+                parse_quote!(0.0)
+            } else {
+                parse_quote!(1.0)
+            };
+        }
         let f: syn::Ident = syn::Ident::new(&format!("{which}_element"), which.span());
         parse_quote!(::diff::no_derivative(::diff::__private::#f(&#xs)))
     }
@@ -269,12 +312,17 @@ impl Chain {
 
 /// Replaces the `0..len` range at the root of an index iterator by `0..len`.
 fn replace_len(e: Expr, len: &Expr) -> Expr {
+    replace_root(e, &parse_quote!((0..#len)))
+}
+
+/// Replaces the range at the root of an index iterator by `root`.
+fn replace_root(e: Expr, root: &Expr) -> Expr {
     match e {
         Expr::MethodCall(mut m) => {
-            m.receiver = Box::new(replace_len(*m.receiver, len));
+            m.receiver = Box::new(replace_root(*m.receiver, root));
             Expr::MethodCall(m)
         }
-        Expr::Paren(_) => parse_quote!((0..#len)),
+        Expr::Paren(_) => root.clone(),
         other => other,
     }
 }
