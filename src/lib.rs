@@ -49,6 +49,8 @@ pub mod __private {
         pub use diff_core::__private::CloneRules as _;
         pub use diff_core::__private::CutDerivative as _;
         pub use diff_core::__private::CutNothing as _;
+        pub use diff_core::__private::FromRules as _;
+        pub use diff_core::__private::IntoRules as _;
         pub use diff_core::__private::MarkerOf as _;
         pub use diff_core::__private::ToVecRules as _;
         pub use diff_core::__private::VecRules as _;

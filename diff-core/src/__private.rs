@@ -3,6 +3,7 @@
 use crate::{Differentiable, VectorSpace};
 
 pub use crate::collections::*;
+pub use crate::conversions::*;
 pub use crate::dense::*;
 /// The partials of the arithmetic operators, for both modes.
 pub use crate::partial;

@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 mod collections;
+mod conversions;
 mod dense;
 mod differentiable;
 mod dual;

@@ -48,7 +48,10 @@ impl Lowerer {
                         ));
                     }
                 }
-                let v = self.lower_expr(&init.expr)?;
+                // `let y: f64 = x.into();` is `f64::from(x)`, whose target type the
+                // derivative rule needs (the method's is only inferred).
+                let converted = float_conversion(local, &init.expr);
+                let v = self.lower_expr(converted.as_ref().unwrap_or(&init.expr))?;
                 // A closure bound to a name is also remembered, so that calling it is
                 // differentiated by inlining its body.
                 if let (Expr::Closure(c), syn::Pat::Ident(p)) = (&*init.expr, &local.pat) {
@@ -610,6 +613,24 @@ pub(crate) fn desugar_if_let(i: &syn::ExprIf) -> Option<Expr> {
 }
 
 /// `e` without parentheses.
+/// `e.into()` bound by `let p: f64` (or `f32`): the call `f64::from(e)`.
+fn float_conversion(local: &syn::Local, init: &Expr) -> Option<Expr> {
+    let syn::Pat::Type(t) = &local.pat else {
+        return None;
+    };
+    let syn::Type::Path(ty) = &*t.ty else {
+        return None;
+    };
+    let float = ty.qself.is_none() && (ty.path.is_ident("f64") || ty.path.is_ident("f32"));
+    match peel(init) {
+        Expr::MethodCall(m) if float && m.method == "into" && m.args.is_empty() => {
+            let x = &m.receiver;
+            Some(syn::parse_quote_spanned!(m.method.span()=> #ty::from(#x)))
+        }
+        _ => None,
+    }
+}
+
 pub(crate) fn peel(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => peel(&p.expr),
