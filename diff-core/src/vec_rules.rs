@@ -389,3 +389,95 @@ mod tests {
         assert_eq!(df((Some(0.5), ())), Some(vec![0.5, 0.5]));
     }
 }
+
+/// `&xs[range]`, which generated code calls instead of indexing with a range.
+#[inline]
+pub fn sub_slice<T, R: core::ops::RangeBounds<usize>>(xs: &[T], range: R) -> &[T] {
+    let (start, end) = bounds(&range, xs.len());
+    &xs[start..end]
+}
+
+/// The `start..end` of `range` in a collection of `len` elements.
+fn bounds<R: core::ops::RangeBounds<usize>>(range: &R, len: usize) -> (usize, usize) {
+    use core::ops::Bound;
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s + 1,
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e + 1,
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    (start, end)
+}
+
+/// Reverse mode of [`sub_slice`]: the adjoint of the part, in place in a zero of the
+/// whole's length.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __vjp_sub_slice<T: Differentiable, R: core::ops::RangeBounds<usize>>(
+    xs: &[T],
+    range: R,
+) -> (
+    &[T],
+    impl FnOnce(Vec<T::TangentVector>) -> (Option<Vec<T::TangentVector>>, ()) + use<T, R>,
+) {
+    let len = xs.len();
+    let (start, end) = bounds(&range, len);
+    (&xs[start..end], move |a: Vec<T::TangentVector>| {
+        if a.is_empty() {
+            return (None, ());
+        }
+        check_lengths("a sub-slice's adjoint", a.len(), end - start);
+        let mut whole: Vec<T::TangentVector> = (0..start)
+            .map(|_| T::TangentVector::zero_vector())
+            .collect();
+        whole.extend(a);
+        whole.resize_with(len, T::TangentVector::zero_vector);
+        (Some(whole), ())
+    })
+}
+
+/// Forward mode of [`sub_slice`]: the part of the whole's tangent.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __jvp_sub_slice<T: Differentiable, R: core::ops::RangeBounds<usize>>(
+    xs: &[T],
+    range: R,
+) -> (
+    &[T],
+    impl FnOnce((Option<Vec<T::TangentVector>>, ())) -> Option<Vec<T::TangentVector>> + use<T, R>,
+) {
+    let len = xs.len();
+    let (start, end) = bounds(&range, len);
+    (
+        &xs[start..end],
+        move |(d, ()): (Option<Vec<T::TangentVector>>, ())| {
+            let mut d = present(d, len)?;
+            d.truncate(end);
+            Some(d.split_off(start))
+        },
+    )
+}
+
+#[cfg(test)]
+mod sub_slice_tests {
+    use super::*;
+
+    #[test]
+    fn sub_slices_place_their_adjoints() {
+        let xs = [1.0, 2.0, 3.0, 4.0];
+        let (part, pb) = __vjp_sub_slice(&xs, 1..3);
+        assert_eq!(part, &[2.0, 3.0]);
+        assert_eq!(pb(vec![5.0, 6.0]), (Some(vec![0.0, 5.0, 6.0, 0.0]), ()));
+        let (part, df) = __jvp_sub_slice(&xs, 2..);
+        assert_eq!(part, &[3.0, 4.0]);
+        assert_eq!(
+            df((Some(vec![1.0, 2.0, 3.0, 4.0]), ())),
+            Some(vec![3.0, 4.0])
+        );
+        assert_eq!(sub_slice(&xs, ..=1), &[1.0, 2.0]);
+    }
+}

@@ -84,6 +84,10 @@ impl Lowerer {
             Expr::Path(p) => Ok(self.lower_path(p)),
             Expr::Binary(b) => self.lower_binary(b),
             Expr::Unary(u) => self.lower_unary(u),
+            Expr::Reference(r) if r.mutability.is_none() && sub_slice(&r.expr).is_some() => {
+                let call = sub_slice(&r.expr).expect("checked");
+                self.lower_expr(&call)
+            }
             Expr::Reference(r) => {
                 // A shared borrow of what a closure captured is lent, not copied: its
                 // type need not be `Clone`.
@@ -536,7 +540,23 @@ impl Lowerer {
                 }
             }
         }
-        let recv = self.lower_expr(&m.receiver)?;
+        // `xs.split_at(k)`: the pair of sub-slices.
+        if m.method == "split_at" && m.args.len() == 1 {
+            let (xs, k) = (&m.receiver, &m.args[0]);
+            let pair: Expr = syn::parse_quote_spanned!(m.method.span()=> {
+                let __diff_k = #k;
+                (
+                    ::diff::__private::sub_slice(&#xs, ..__diff_k),
+                    ::diff::__private::sub_slice(&#xs, __diff_k..),
+                )
+            });
+            return self.lower_expr(&pair);
+        }
+        // `xs[a..].iter()`: the receiver is the sub-slice.
+        let recv = match sub_slice(&m.receiver) {
+            Some(call) => self.lower_expr(&call)?,
+            None => self.lower_expr(&m.receiver)?,
+        };
         let (rest, muts) = self.lower_args(m.args.iter())?;
         let mut args = vec![recv];
         args.extend(rest);
@@ -613,6 +633,19 @@ pub(crate) fn desugar_if_let(i: &syn::ExprIf) -> Option<Expr> {
 }
 
 /// `e` without parentheses.
+/// `xs[a..b]` (any range): the call `sub_slice(&xs, a..b)`, whose derivative rules
+/// are diff-core's.
+pub(crate) fn sub_slice(e: &Expr) -> Option<Expr> {
+    match peel(e) {
+        Expr::Index(ix) if matches!(peel(&ix.index), Expr::Range(_)) => {
+            let (xs, range) = (&ix.expr, &ix.index);
+            Some(syn::parse_quote_spanned!(ix.bracket_token.span.join()=>
+                ::diff::__private::sub_slice(&#xs, #range)))
+        }
+        _ => None,
+    }
+}
+
 /// `e.into()` bound by `let p: f64` (or `f32`): the call `f64::from(e)`.
 fn float_conversion(local: &syn::Local, init: &Expr) -> Option<Expr> {
     let syn::Pat::Type(t) = &local.pat else {

@@ -10,7 +10,7 @@ enum Adapter {
     /// An adapter of the index iterator (`rev`, `skip(k)`, `take(k)`, `step_by(k)`).
     Index(syn::Ident, Vec<Expr>),
     Enumerate,
-    Zip(Base),
+    Zip(Box<Base>),
     Copied,
     Map(Func),
 }
@@ -29,6 +29,8 @@ struct Base {
     offset: Option<Expr>,
     /// A range of indices (`(0..n).map(|i| xs[i] * w[i])`): the items are the indices.
     range: bool,
+    /// `xs.windows(k)` or `xs.chunks(k)`: the items are sub-slices of `xs`.
+    window: Option<(syn::Ident, Expr)>,
 }
 
 /// A parsed chain: the collection and the adapters after it.
@@ -48,32 +50,62 @@ fn base(e: &Expr) -> Option<Base> {
                 by_ref: m.method == "iter" || inner.by_ref,
                 offset: None,
                 range: false,
+                window: None,
             })
+        }
+        // `xs[a..b].iter()`, `&xs[a..]`: the sub-slice, bound once by the loop's caller
+        // would be better; indexing it per item is correct.
+        Expr::Index(_) => super::expr::sub_slice(e).map(|call| Base {
+            expr: parse_quote!((#call)),
+            by_ref: false,
+            offset: None,
+            range: false,
+            window: None,
+        }),
+        Expr::Reference(r) if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(_)) => {
+            base(&r.expr).map(|b| Base { by_ref: true, ..b })
         }
         Expr::Reference(r) if r.mutability.is_none() => Some(Base {
             expr: (*r.expr).clone(),
             by_ref: true,
             offset: None,
             range: false,
+            window: None,
         }),
         Expr::Path(p) if p.path.get_ident().is_some() => Some(Base {
             expr: e.clone(),
             by_ref: false,
             offset: None,
             range: false,
+            window: None,
         }),
         Expr::Field(_) => Some(Base {
             expr: e.clone(),
             by_ref: false,
             offset: None,
             range: false,
+            window: None,
         }),
         Expr::Paren(p) => base(&p.expr),
+        Expr::MethodCall(m)
+            if m.args.len() == 1 && (m.method == "windows" || m.method == "chunks") =>
+        {
+            let inner = base(&m.receiver)?;
+            if inner.range || inner.window.is_some() {
+                return None;
+            }
+            Some(Base {
+                window: Some((m.method.clone(), m.args[0].clone())),
+                by_ref: false,
+                ..inner
+            })
+        }
         Expr::Range(_) => Some(Base {
             expr: e.clone(),
             by_ref: false,
             offset: None,
             range: true,
+            window: None,
         }),
         _ => None,
     }
@@ -113,7 +145,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
                 }
                 ("enumerate", 0) => Some(Adapter::Enumerate),
                 ("copied", 0) | ("cloned", 0) => Some(Adapter::Copied),
-                ("zip", 1) => Some(Adapter::Zip(zipped(&args[0])?)),
+                ("zip", 1) => Some(Adapter::Zip(Box::new(zipped(&args[0])?))),
                 ("map", 1) => Some(Adapter::Map(func(&args[0])?)),
                 _ => None,
             };
@@ -144,6 +176,14 @@ fn element(b: &Base, i: &syn::Ident) -> Expr {
         return parse_quote!(#i);
     }
     let xs = &b.expr;
+    if let Some((kind, k)) = &b.window {
+        let part: Expr = if kind == "windows" {
+            parse_quote!(#i..#i + (#k))
+        } else {
+            parse_quote!(#i * (#k)..((#i + 1) * (#k)).min(#xs.len()))
+        };
+        return parse_quote!(::diff::__private::sub_slice(&#xs, #part));
+    }
     let at: Expr = match &b.offset {
         Some(k) => parse_quote!(#i + (#k)),
         None => parse_quote!(#i),
@@ -173,10 +213,13 @@ impl Chain {
         let p: syn::Ident = parse_quote!(__diff_p);
         let xs = &self.base.expr;
         // (A range of indices has no length to take: its root is replaced below.)
-        let mut len: Expr = if self.base.range {
-            parse_quote!(0)
-        } else {
-            parse_quote!(#xs.len())
+        let mut len: Expr = match &self.base.window {
+            _ if self.base.range => parse_quote!(0),
+            Some((kind, k)) if kind == "windows" => {
+                parse_quote!((#xs.len() + 1).saturating_sub(#k))
+            }
+            Some((_, k)) => parse_quote!(#xs.len().div_ceil(#k)),
+            None => parse_quote!(#xs.len()),
         };
         let mut item = element(&self.base, &i);
         let mut index: Expr = parse_quote!((0..#len));

@@ -1,0 +1,96 @@
+//! Parts of slices: sub-slices `&v[a..b]`, `&v[a..]`, `&v[..b]` (also passed on, and as a
+//! chain's collection `v[1..].iter()`), `split_at`, `.windows(k)` and `.chunks(k)`. Both
+//! modes, against finite differences.
+mod common;
+use common::{assert_close, assert_vec_close, fd, fd_grad};
+use diff::prelude::*;
+
+#[differentiable]
+fn smoothness(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for w in x.windows(2) {
+        s += (w[1] - w[0]).powi(2);
+    }
+    s
+}
+
+#[differentiable]
+fn curvature(x: &[f64]) -> f64 {
+    x.windows(3).map(|w| w[0] * w[2] - w[1]).sum()
+}
+
+#[differentiable]
+fn pairs(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for c in x.chunks(2) {
+        s += c[0] * c[c.len() - 1];
+    }
+    s
+}
+
+#[differentiable]
+fn parts(x: &[f64]) -> f64 {
+    let a = &x[1..3];
+    let b = &x[2..];
+    let c = &x[..=1];
+    a[0] * b[0] + a[1] * c[0]
+}
+
+#[differentiable]
+fn tail_squares(x: &[f64]) -> f64 {
+    x[1..].iter().map(|v| v * v).sum()
+}
+
+#[differentiable]
+fn ends(p: &[f64]) -> f64 {
+    p[0] * p[p.len() - 1]
+}
+
+#[differentiable]
+fn parts_passed_on(x: &[f64]) -> f64 {
+    ends(&x[..2]) + ends(&x[1..])
+}
+
+#[differentiable]
+fn halves(x: &[f64]) -> f64 {
+    let (head, tail) = x.split_at(2);
+    head[0] * tail[0] + head[1] * tail[tail.len() - 1]
+}
+
+#[differentiable]
+fn owned_part(x: Vec<f64>) -> f64 {
+    let a = &x[1..];
+    a[0] * a[1]
+}
+
+macro_rules! check {
+    ($f:ident) => {{
+        let x = vec![0.3, -1.2, 0.7, 2.0, 1.1];
+        let (v, g) = value_with_gradient!(at: &x, of: $f);
+        assert_eq!(v, $f(&x), stringify!($f));
+        assert_vec_close(&g, &fd_grad($f, &x), 1e-6, stringify!($f));
+        let line = |t: f64| vec![t, t * t, 1.0, -t, 0.5 * t];
+        let t = 0.45;
+        let (v, d) = value_with_derivative!(at: t, of: |t| $f(&vec![t, t * t, 1.0, -t, 0.5 * t]));
+        assert_eq!(v, $f(&line(t)), stringify!($f));
+        assert_close(d, fd(|t| $f(&line(t)), t), 1e-6, stringify!($f));
+    }};
+}
+
+#[test]
+fn windows_and_chunks() {
+    check!(smoothness);
+    check!(curvature);
+    check!(pairs);
+}
+
+#[test]
+fn sub_slices_and_split_at() {
+    check!(parts);
+    check!(tail_squares);
+    check!(parts_passed_on);
+    check!(halves);
+    let x = vec![0.3, -1.2, 0.7];
+    let g = gradient!(at: x.clone(), of: owned_part);
+    assert_vec_close(&g, &[0.0, 0.7, -1.2], 1e-12, "a part of an owned Vec");
+}
