@@ -94,3 +94,36 @@ fn sub_slices_and_split_at() {
     let g = gradient!(at: x.clone(), of: owned_part);
     assert_vec_close(&g, &[0.0, 0.7, -1.2], 1e-12, "a part of an owned Vec");
 }
+
+#[differentiable]
+fn from_an_array(x: [f64; 3]) -> f64 {
+    ends(&x) * 2.0
+}
+
+#[differentiable]
+fn from_a_vec_by_reference(x: &Vec<f64>) -> f64 {
+    ends(x) + ends(&x[..])
+}
+
+#[differentiable]
+fn from_a_local_array(a: f64, b: f64) -> f64 {
+    let arr = [a, b, a * b];
+    ends(&arr)
+}
+
+#[test]
+fn arrays_and_vecs_given_for_slices() {
+    let g = gradient!(at: [1.0, 2.0, 3.0], of: from_an_array);
+    assert_eq!(g, [6.0, 0.0, 2.0]);
+    let g = gradient!(at: &vec![1.0, 2.0, 3.0], of: from_a_vec_by_reference);
+    assert_vec_close(&g, &[6.0, 0.0, 2.0], 1e-12, "&Vec for &[T]");
+    let (v, (da, db)) = value_with_gradient!(at: (2.0, 3.0), of: from_a_local_array);
+    assert_eq!(v, from_a_local_array(2.0, 3.0));
+    // a^2 b
+    assert_close(da, 12.0, 1e-12, "d/da");
+    assert_close(db, 4.0, 1e-12, "d/db");
+    let d = first_derivative!(at: 2.0, of: |a| from_a_local_array(a, 3.0));
+    assert_close(d, 12.0, 1e-12, "forward d/da");
+    let d = first_derivative!(at: 2.0, of: |t| from_an_array([t, 1.0, t * t]));
+    assert_close(d, 2.0 * 3.0 * 4.0, 1e-12, "forward through an array");
+}

@@ -481,3 +481,39 @@ mod sub_slice_tests {
         assert_eq!(sub_slice(&xs, ..=1), &[1.0, 2.0]);
     }
 }
+
+/// Converts a derivative slot between the types a borrowed collection has as an argument
+/// and as the parameter it is given for: an array or `Vec` (`&arr`) given for a slice
+/// (`&[T]`, whose tangent is a `Vec`), and back; any other slot as it is.
+pub trait SlotInto<T> {
+    /// The slot as a `T`.
+    fn slot_into(self) -> T;
+}
+
+impl<T> SlotInto<T> for T {
+    #[inline(always)]
+    fn slot_into(self) -> T {
+        self
+    }
+}
+
+impl<T, const N: usize> SlotInto<Option<Vec<T>>> for Option<[T; N]> {
+    #[inline]
+    fn slot_into(self) -> Option<Vec<T>> {
+        self.map(Vec::from)
+    }
+}
+
+impl<T: VectorSpace, const N: usize> SlotInto<Option<[T; N]>> for Option<Vec<T>> {
+    #[inline]
+    fn slot_into(self) -> Option<[T; N]> {
+        let v = present(self, N)?;
+        v.try_into().ok()
+    }
+}
+
+/// [`SlotInto::slot_into`] as a function, which defers the choice of the target type.
+#[inline(always)]
+pub fn slot_into<S: SlotInto<T>, T>(slot: S) -> T {
+    slot.slot_into()
+}

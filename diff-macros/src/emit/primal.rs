@@ -53,7 +53,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// The instruction defining `v` (`None` for a region parameter).
-    fn def(&self, v: Value) -> Option<&'a Inst> {
+    pub(super) fn def(&self, v: Value) -> Option<&'a Inst> {
         self.func.def(v).map(|s| &s.inst)
     }
 

@@ -335,7 +335,16 @@ impl Emitter<'_> {
         let accs: TokenStream = args
             .iter()
             .zip(&gs)
-            .map(|(a, g)| self.acc_opt(*a, quote!(#g)))
+            .map(|(a, g)| {
+                // A borrowed array or `Vec` given for a slice parameter (`&arr`): the
+                // slice's adjoint (a `Vec`) is converted to the argument's.
+                let g = if matches!(self.def(*a), Some(crate::ir::Inst::Ref(..))) {
+                    quote!(::diff::__private::slot_into(#g))
+                } else {
+                    quote!(#g)
+                };
+                self.acc_opt(*a, g)
+            })
             .collect();
         let pats = args.iter().zip(&gs).map(|(a, g)| {
             if self.act.is_active(*a) {
