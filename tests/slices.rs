@@ -100,6 +100,8 @@ fn from_an_array(x: [f64; 3]) -> f64 {
     ends(&x) * 2.0
 }
 
+/// (A `&Vec` parameter, as the point is the `&Vec`.)
+#[allow(clippy::ptr_arg)]
 #[differentiable]
 fn from_a_vec_by_reference(x: &Vec<f64>) -> f64 {
     ends(x) + ends(&x[..])

@@ -211,6 +211,7 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
         wrt: (0..ins.len()).collect(),
         // The closure's inputs are what the operator differentiates.
         undecided: Vec::new(),
+        arrays: Vec::new(),
     };
     let mut errors = Errors::default();
     let analyzed = match (

@@ -39,6 +39,8 @@ pub struct Body<'a> {
     pub wrt: Vec<usize>,
     /// Those of them left out if no derivative flows from them ([`FnSig::undecided`]).
     pub undecided: Vec<usize>,
+    /// The parameters that are arrays.
+    pub arrays: Vec<usize>,
 }
 
 impl<'a> Body<'a> {
@@ -57,6 +59,14 @@ impl<'a> Body<'a> {
             mutated: sig.mutated(),
             wrt: sig.wrt(),
             undecided: sig.undecided(),
+            arrays: (0..sig.params.len())
+                .filter(|i| {
+                    sig.params[*i]
+                        .tangent
+                        .as_ref()
+                        .is_some_and(|t| t.to_string().starts_with('['))
+                })
+                .collect(),
         }
     }
 }
@@ -78,7 +88,7 @@ fn inert(func: &Function, candidates: &[usize]) -> Vec<usize> {
 /// Runs the stages on the body of `name` (for `DIFF_DEBUG_IR`); every refusal goes to `errors`, at the user's span, and then there
 /// is nothing to emit.
 pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyzed> {
-    let lowered = lower::lower_body(
+    let mut lowered = lower::lower_body(
         &body.params,
         body.block,
         body.scalars,
@@ -86,6 +96,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         body.mutated,
         errors,
     )?;
+    lowered.func.arrays = body.arrays;
     let left_out = inert(&lowered.func, &body.undecided);
     let wrt: Vec<usize> = body
         .wrt

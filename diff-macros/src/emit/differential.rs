@@ -175,10 +175,10 @@ impl Emitter<'_> {
     fn arg_tangents<'v>(&'v self, args: &'v [Value]) -> impl Iterator<Item = TokenStream> + 'v {
         args.iter().map(|a| {
             if self.act.is_active(*a) {
-                // A borrowed array or `Vec` given for a slice parameter (`&arr`): its
-                // tangent is converted to the slice's (a `Vec`).
+                // An array given for a slice parameter (`&arr`): its tangent is converted
+                // to the slice's (a `Vec`).
                 let t = self.tan(*a);
-                if matches!(self.def(*a), Some(crate::ir::Inst::Ref(..))) {
+                if self.is_array_argument(*a) {
                     quote!(::diff::__private::slot_into(#t))
                 } else {
                     t

@@ -57,6 +57,23 @@ impl<'a> Emitter<'a> {
         self.func.def(v).map(|s| &s.inst)
     }
 
+    /// Whether argument `a` is an array given where a slice may be expected (`&arr` of an
+    /// array literal or parameter, or an array parameter taken by reference): its
+    /// derivative slot is converted to the parameter's (`slot_into`), which rustc then
+    /// picks by type. (Only there: elsewhere the conversion could leave a slot's type
+    /// undetermined.)
+    pub(super) fn is_array_argument(&self, a: Value) -> bool {
+        let v = match self.def(a) {
+            Some(Inst::Ref(r, _)) => *r,
+            _ => a,
+        };
+        match self.def(v) {
+            Some(Inst::Array(_, crate::ir::Sequence::Array)) => true,
+            Some(Inst::Param(i)) => self.func.arrays.contains(i),
+            _ => false,
+        }
+    }
+
     /// Whether `v` is a place (`a.f`, `a[i]`, `*a`) emitted inline rather than bound, so
     /// that borrowing it (`&self.w`) or calling a method on it does not move it.
     pub fn is_place(&self, v: Value) -> bool {

@@ -336,9 +336,9 @@ impl Emitter<'_> {
             .iter()
             .zip(&gs)
             .map(|(a, g)| {
-                // A borrowed array or `Vec` given for a slice parameter (`&arr`): the
-                // slice's adjoint (a `Vec`) is converted to the argument's.
-                let g = if matches!(self.def(*a), Some(crate::ir::Inst::Ref(..))) {
+                // An array given for a slice parameter (`&arr`): the slice's adjoint (a
+                // `Vec`) is converted to the argument's.
+                let g = if self.is_array_argument(*a) {
                     quote!(::diff::__private::slot_into(#g))
                 } else {
                     quote!(#g)

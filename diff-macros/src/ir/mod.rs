@@ -237,6 +237,8 @@ pub struct Function {
     pub mutated: Vec<usize>,
     /// The parameters taken by reference.
     pub by_ref: Vec<usize>,
+    /// The parameters that are arrays (`[T; N]`, `&[T; N]`), whose tangent is an array.
+    pub arrays: Vec<usize>,
     /// Where each value is defined: the region and the statement's index in it, indexed
     /// by value (`None` for region parameters).
     defs: Vec<Option<(RegionId, usize)>>,
