@@ -129,3 +129,28 @@ fn arrays_and_vecs_given_for_slices() {
     let d = first_derivative!(at: 2.0, of: |t| from_an_array([t, 1.0, t * t]));
     assert_close(d, 2.0 * 3.0 * 4.0, 1e-12, "forward through an array");
 }
+
+/// Writes elements through a `&mut [f64]` parameter.
+#[differentiable]
+fn write_through(y: &mut [f64], x: f64) {
+    y[0] = x * 2.0;
+    y[1] += x * y[0];
+}
+
+#[differentiable]
+fn writes_into_a_vec(x: f64) -> f64 {
+    let mut v = vec![1.0, 2.0, 3.0];
+    write_through(&mut v, x);
+    v[0] * v[1] + v[2]
+}
+
+#[test]
+fn element_writes_through_a_mut_slice() {
+    let x = 1.5;
+    let (v, g) = value_with_gradient!(at: x, of: writes_into_a_vec);
+    assert_eq!(v, writes_into_a_vec(x));
+    // 2x (2 + 2x^2) + 3
+    assert_close(g, fd(writes_into_a_vec, x), 1e-6, "reverse");
+    let d = first_derivative!(at: x, of: writes_into_a_vec);
+    assert_close(d, g, 1e-12, "forward against reverse");
+}

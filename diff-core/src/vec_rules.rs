@@ -517,3 +517,38 @@ impl<T: VectorSpace, const N: usize> SlotInto<Option<[T; N]>> for Option<Vec<T>>
 pub fn slot_into<S: SlotInto<T>, T>(slot: S) -> T {
     slot.slot_into()
 }
+
+/// What a `&mut` parameter points to, as generated code reads it into a local and writes
+/// it back: a sized value by `Clone`, a slice (`&mut [T]`) as a `Vec` of its elements.
+pub trait Pointee {
+    /// The local holding the pointee's value.
+    type Owned;
+    /// A copy of the pointee.
+    fn load(&self) -> Self::Owned;
+    /// Writes `value` back.
+    fn store(&mut self, value: Self::Owned);
+}
+
+impl<T: Clone> Pointee for T {
+    type Owned = T;
+    #[inline(always)]
+    fn load(&self) -> T {
+        self.clone()
+    }
+    #[inline(always)]
+    fn store(&mut self, value: T) {
+        *self = value;
+    }
+}
+
+impl<T: Clone> Pointee for [T] {
+    type Owned = Vec<T>;
+    #[inline(always)]
+    fn load(&self) -> Vec<T> {
+        self.to_vec()
+    }
+    #[inline(always)]
+    fn store(&mut self, value: Vec<T>) {
+        self.clone_from_slice(&value);
+    }
+}

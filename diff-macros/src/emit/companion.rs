@@ -109,7 +109,7 @@ pub fn body_parts_with(
             .map(|s| s.results[0]);
         let p = param.map(|p| e.name(p));
         let val = e.expr(*v);
-        quote! { *#p = #val; }
+        quote! { ::diff::__private::Pointee::store(&mut *#p, #val); }
     });
     let stmts = quote! {
         #[allow(unused_imports)]

@@ -294,7 +294,7 @@ impl<'a> Emitter<'a> {
             }
             Inst::Load(a) => {
                 let a = self.expr(*a);
-                quote! { let mut #res = ::core::clone::Clone::clone(&*#a); }
+                quote! { let mut #res = ::diff::__private::Pointee::load(&*#a); }
             }
             Inst::Tuple(vs) => {
                 let vs = vs.iter().map(|v| self.expr(*v));
