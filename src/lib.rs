@@ -26,7 +26,9 @@
 //! ```
 #![warn(missing_docs)]
 
-pub use diff_core::{no_derivative, Differentiable, InnerProduct, Real, VectorSpace};
+#[doc(hidden)]
+pub use diff_core::__tuple_field_body;
+pub use diff_core::{no_derivative, Differentiable, InnerProduct, NoTangent, Real, VectorSpace};
 pub use diff_macros::*;
 
 /// Everything a user of `diff` needs: `use diff::prelude::*;`.
@@ -49,6 +51,7 @@ pub mod __private {
         pub use diff_core::__private::CloneRules as _;
         pub use diff_core::__private::CutDerivative as _;
         pub use diff_core::__private::CutNothing as _;
+        pub use diff_core::__private::FieldTangent as _;
         pub use diff_core::__private::FromRules as _;
         pub use diff_core::__private::IntoRules as _;
         pub use diff_core::__private::MarkerOf as _;

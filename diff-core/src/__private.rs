@@ -5,6 +5,7 @@ use crate::{Differentiable, VectorSpace};
 pub use crate::collections::*;
 pub use crate::conversions::*;
 pub use crate::dense::*;
+pub use crate::fields::{zero_sized_place, ConstantField, FieldTangent, TupleField};
 /// The partials of the arithmetic operators, for both modes.
 pub use crate::partial;
 pub use crate::support::*;

@@ -6,7 +6,7 @@
 //! - [`InnerProduct`]: the pairing of two tangents, used to derive one mode from the other.
 //! - [`no_derivative`]: the identity, which the macros treat as cutting the derivative.
 //!
-//! Implementations are provided for `f32`, `f64`, `()`, tuples of up to six elements,
+//! Implementations are provided for `f32`, `f64`, integers and `bool` (tangent `()`), `()`, tuples of up to six elements,
 //! arrays `[T; N]`, `Vec<T>` and slices `[T]`.
 //!
 //! Users depend on the facade crate `diff`, which re-exports everything here.
@@ -16,8 +16,10 @@ mod collections;
 mod conversions;
 mod dense;
 mod differentiable;
+mod discrete;
 mod dual;
 mod dual_float;
+mod fields;
 #[doc(hidden)]
 pub mod float_rules;
 mod inner_product;
@@ -33,6 +35,7 @@ mod vector_space;
 pub mod __private;
 
 pub use differentiable::Differentiable;
+pub use discrete::NoTangent;
 pub use dual::Dual;
 pub use inner_product::InnerProduct;
 pub use real::{no_derivative, Real};

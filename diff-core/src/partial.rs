@@ -51,20 +51,70 @@ where
     -(x * (a / b).trunc())
 }
 
-/// `x` converted to the float type `S`: an `as` cast's partial in forward mode.
+/// The operand of an `as` cast to a float type: a float, whose tangent converts like the
+/// value, or an integer or `bool`, whose tangent is `()` (the cast's derivative is zero).
+pub trait CastOperand: crate::Differentiable {
+    /// The operand's tangent as the cast's result type `S` (`None` is zero): forward mode.
+    fn cast_tangent<S: num_traits::NumCast>(d: Self::TangentVector) -> Option<S>;
+    /// The cast result's adjoint `s` as the operand's: reverse mode.
+    fn cast_adjoint<S: num_traits::NumCast>(s: S) -> Self::TangentVector;
+}
+
+macro_rules! float_cast_operand {
+    ($($t:ty),*) => {$(
+        impl CastOperand for $t {
+            #[inline(always)]
+            fn cast_tangent<S: num_traits::NumCast>(d: $t) -> Option<S> {
+                Some(cast(d))
+            }
+            #[inline(always)]
+            fn cast_adjoint<S: num_traits::NumCast>(s: S) -> $t {
+                cast(s)
+            }
+        }
+    )*};
+}
+float_cast_operand!(f32, f64);
+
+macro_rules! discrete_cast_operand {
+    ($($t:ty),*) => {$(
+        impl CastOperand for $t {
+            #[inline(always)]
+            fn cast_tangent<S: num_traits::NumCast>(_: crate::NoTangent) -> Option<S> {
+                None
+            }
+            #[inline(always)]
+            fn cast_adjoint<S: num_traits::NumCast>(_: S) -> crate::NoTangent {
+                crate::NoTangent
+            }
+        }
+    )*};
+}
+discrete_cast_operand!(bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+/// `x` converted to the float type `S`, panicking where it is not representable.
 #[inline(always)]
-pub fn cast<S: num_traits::NumCast, T: num_traits::NumCast>(x: T) -> S {
+fn cast<S: num_traits::NumCast, T: num_traits::NumCast>(x: T) -> S {
     match S::from(x) {
         Some(s) => s,
         None => panic!("diff: a tangent is not representable in the cast's type"),
     }
 }
 
-/// `x` converted to the float type of `like`, the cast's operand: the transpose of
-/// [`cast`], in reverse mode.
+/// `y = a as S`, forward mode: `dy = da as S` (zero when `a` is an integer).
 #[inline(always)]
-pub fn cast_back<S: num_traits::NumCast, T: num_traits::NumCast>(x: T, _like: &S) -> S {
-    cast(x)
+pub fn cast_tangent<S: num_traits::NumCast, T: CastOperand>(
+    d: Option<T::TangentVector>,
+    _like: &T,
+) -> Option<S> {
+    d.and_then(T::cast_tangent)
+}
+
+/// `y = a as S`, reverse mode: the adjoint `s` of `y` converted back to `a`'s tangent, the
+/// transpose of [`cast_tangent`].
+#[inline(always)]
+pub fn cast_back<S: num_traits::NumCast, T: CastOperand>(s: S, _like: &T) -> T::TangentVector {
+    T::cast_adjoint(s)
 }
 
 /// A partial applied to an optional tangent (`None` is zero): forward mode's form.
@@ -87,7 +137,8 @@ mod tests {
         assert_eq!(neg_ratio(1.0, 3.0, 2.0), -1.5);
         // a % b with a = 7, b = 2: d/db = -trunc(3.5).
         assert_eq!(neg_quotient(1.0, 7.0, 2.0), -3.0);
-        assert_eq!(cast::<f64, f32>(1.5), 1.5);
+        assert_eq!(cast_tangent::<f64, f32>(Some(1.5), &0.0), Some(1.5));
+        assert_eq!(cast_tangent::<f64, usize>(Some(crate::NoTangent), &3), None);
         assert_eq!(cast_back(1.5f64, &0.0f32), 1.5f32);
         assert_eq!(map(Some(2.0), |x| times(x, 4.0)), Some(8.0));
         assert_eq!(map(None::<f64>, |x| times(x, 4.0)), None);

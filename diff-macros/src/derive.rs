@@ -67,11 +67,16 @@ struct Field {
     generic: bool,
 }
 
+/// A `#[no_derivative]` field: its member and type on the struct.
+type Constant = (Member, Type);
+
 /// Everything the emitters need.
 struct Derive<'a> {
     input: &'a DeriveInput,
     shape: Shape,
     fields: Vec<Field>,
+    /// The `#[no_derivative]` fields.
+    constants: Vec<Constant>,
     /// `<Name>Tangent`, spanned at the struct's name.
     tangent: Ident,
     /// The tangent's generics: the kept parameters, the original where-predicates that only
@@ -101,13 +106,14 @@ impl<'a> Derive<'a> {
             Fields::Unnamed(_) => Shape::Tuple,
             Fields::Unit => Shape::Unit,
         };
-        let fields = collect_fields(input, &data.fields)?;
+        let (fields, constants) = collect_fields(input, &data.fields)?;
         let tangent_generics = tangent_generics(&input.generics, &fields);
         let tangent = format_ident!("{}Tangent", input.ident, span = input.ident.span());
         Ok(Derive {
             input,
             shape,
             fields,
+            constants,
             tangent,
             tangent_generics,
         })
@@ -122,6 +128,11 @@ impl<'a> Derive<'a> {
             self.emit_vector_space(),
             self.emit_inner_product(),
             self.emit_differentiable(),
+            match self.shape {
+                Shape::Named => self.emit_constants(),
+                Shape::Tuple => self.emit_tuple_fields(),
+                Shape::Unit => TokenStream::new(),
+            },
         ];
         quote!(#(#items)*)
     }
@@ -292,6 +303,99 @@ impl<'a> Derive<'a> {
         }
     }
 
+    /// For the `#[no_derivative]` fields, places on the tangent that read as zero and drop
+    /// what is written (`ConstantField`), reached through `Deref`, so that
+    /// code generated for `model.name` type-checks while the tangent's public fields stay
+    /// exactly the differentiable ones:
+    /// `struct __DiffConstantsOfModel { pub name: ConstantField<bool> }`, whose `deref` is a
+    /// zero-sized place.
+    fn emit_constants(&self) -> TokenStream {
+        if self.constants.is_empty() {
+            return TokenStream::new();
+        }
+        let (vis, tangent) = (&self.input.vis, &self.tangent);
+        let holder = format_ident!("__DiffConstantsOf{}", self.input.ident.unraw());
+        let fields = self.constants.iter().map(|(member, ty)| {
+            let t = self.constant_tangent(ty);
+            quote!(pub #member: ::diff::__private::ConstantField<#t>)
+        });
+        let (impl_generics, ty_generics, where_clause) = self.tangent_generics.split_for_impl();
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            #[derive(::core::default::Default)]
+            #vis struct #holder { #(#fields,)* }
+            #[automatically_derived]
+            #[doc(hidden)]
+            impl #impl_generics ::core::ops::Deref for #tangent #ty_generics #where_clause {
+                type Target = #holder;
+                #[inline(always)]
+                fn deref(&self) -> &#holder { ::diff::__private::zero_sized_place() }
+            }
+            #[automatically_derived]
+            #[doc(hidden)]
+            impl #impl_generics ::core::ops::DerefMut for #tangent #ty_generics #where_clause {
+                #[inline(always)]
+                fn deref_mut(&mut self) -> &mut #holder { ::diff::__private::zero_sized_place() }
+            }
+        }
+    }
+
+    /// The type whose tangent a read of a `#[no_derivative]` field of type `ty` has: `ty`
+    /// when the library knows it and it mentions no parameter (so `self.mass * x`
+    /// type-checks), a discrete value's (`bool`) otherwise.
+    fn constant_tangent(&self, ty: &Type) -> TokenStream {
+        let params = param_names(&self.input.generics);
+        if known_differentiable(ty) && mentions(&params, |v| v.visit_type(ty)).is_empty() {
+            quote!(#ty)
+        } else {
+            quote!(bool)
+        }
+    }
+
+    /// For a tuple struct, `TupleField<N>` on the tangent for each position `N` of the
+    /// struct, through which generated code reaches `s.N`'s tangent: the tangent's own field
+    /// (the positions shift past `#[no_derivative]` fields), or nothing (zero) for a
+    /// `#[no_derivative]` one.
+    fn emit_tuple_fields(&self) -> TokenStream {
+        let field = |n: &Member, ty: TokenStream, body: TokenStream| {
+            let Member::Unnamed(n) = n else {
+                return TokenStream::new();
+            };
+            let n = n.index as usize;
+            self.tangent_impl(
+                quote!(::diff::__private::TupleField<#n>),
+                None,
+                quote! { type Tangent = #ty; #body },
+            )
+        };
+        let differentiable = self.fields.iter().map(|f| {
+            let dst = &f.dst;
+            field(
+                &f.src,
+                tangent_ty(f),
+                quote!(::diff::__tuple_field_body!(#dst);),
+            )
+        });
+        let constants = self.constants.iter().map(|(member, ty)| {
+            let ty = self.constant_tangent(ty);
+            let t = quote!(<#ty as ::diff::Differentiable>::TangentVector);
+            let none = quote!(::core::option::Option::None);
+            let body = quote! {
+                #[inline(always)]
+                fn __diff_field(&self) -> ::core::option::Option<#t> { #none }
+                #[inline(always)]
+                fn __diff_accumulate(&mut self, _: #t) {}
+                #[inline(always)]
+                fn __diff_set(&mut self, _: ::core::option::Option<#t>) {}
+                #[inline(always)]
+                fn __diff_take(&mut self) -> ::core::option::Option<#t> { #none }
+            };
+            field(member, t.clone(), body)
+        });
+        differentiable.chain(constants).collect()
+    }
+
     /// `impl<..> trait_ for ModelTangent<..>`, with `<F as Differentiable>::TangentVector: bound`
     /// added for every generic field type `F` when `bound` is given.
     fn tangent_impl(
@@ -370,14 +474,29 @@ fn not_a_struct(keyword: impl ToTokens, ident: &Ident, what: &str) -> syn::Error
     syn::Error::new_spanned(quote!(#keyword #ident), msg)
 }
 
-/// The fields not marked `#[no_derivative]`, with their members on the struct and the tangent.
-fn collect_fields(input: &DeriveInput, fields: &Fields) -> syn::Result<Vec<Field>> {
+/// The fields not marked `#[no_derivative]`, with their members on the struct and the
+/// tangent, and the ones marked, with their members and types.
+///
+/// The differentiable fields and the `#[no_derivative]` ones (their members and types).
+fn collect_fields(
+    input: &DeriveInput,
+    fields: &Fields,
+) -> syn::Result<(Vec<Field>, Vec<Constant>)> {
     let params = param_names(&input.generics);
     let (ident, (_, ty_generics, _)) = (&input.ident, input.generics.split_for_impl());
     let mut replace_self = ReplaceSelf(syn::parse_quote!(#ident #ty_generics));
     let mut out = Vec::new();
+    let mut constants: Vec<Constant> = Vec::new();
     for (index, field) in fields.iter().enumerate() {
         if has_no_derivative(&field.attrs)? {
+            let member = match &field.ident {
+                Some(name) => Member::Named(name.clone()),
+                None => Member::Unnamed(Index {
+                    index: index as u32,
+                    span: field.ty.span(),
+                }),
+            };
+            constants.push((member, field.ty.clone()));
             continue;
         }
         let span = field.ty.span();
@@ -404,7 +523,37 @@ fn collect_fields(input: &DeriveInput, fields: &Fields) -> syn::Result<Vec<Field
             generic,
         });
     }
-    Ok(out)
+    Ok((out, constants))
+}
+
+/// Whether the library implements `Differentiable` for the type, seen from its syntax: a
+/// float, an integer or `bool`, and arrays, `Vec`s and tuples of those.
+fn known_differentiable(ty: &Type) -> bool {
+    const SCALARS: &[&str] = &[
+        "f32", "f64", "bool", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+        "u64", "u128", "usize",
+    ];
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            if p.path.segments.len() == 1 && SCALARS.contains(&last.ident.to_string().as_str()) {
+                return matches!(last.arguments, syn::PathArguments::None);
+            }
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) if last.ident == "Vec" => {
+                    matches!(args.args.first(), Some(syn::GenericArgument::Type(t)) if known_differentiable(t))
+                }
+                _ => false,
+            }
+        }
+        Type::Array(a) => known_differentiable(&a.elem),
+        Type::Tuple(t) => t.elems.iter().all(known_differentiable),
+        Type::Paren(p) => known_differentiable(&p.elem),
+        Type::Group(g) => known_differentiable(&g.elem),
+        _ => false,
+    }
 }
 
 /// Whether the attributes hold `#[no_derivative]`; it takes no arguments and appears once.
@@ -639,7 +788,9 @@ mod tests {
     fn output_parses_and_names_absolute_paths() {
         let out = expand_str("struct S(f64, #[no_derivative] u8, [f64; 3]);");
         let file: syn::File = syn::parse_str(&out).unwrap();
-        assert_eq!(file.items.len(), 8);
+        // The tangent and its impls, and `TupleField` for each of the 3 positions.
+        assert_eq!(file.items.len(), 11);
+        assert!(out.contains("TupleField < 2usize >"), "{out}");
         assert!(
             out.contains(":: diff :: VectorSpace :: add (self . 1 , other . 1)"),
             "{out}"

@@ -3,6 +3,7 @@
 //!
 //! The rules are `linearization.rs`'s, applied to tangents.
 use super::primal::Emitter;
+use crate::emit::fields::{self, Access};
 use crate::emit::names;
 use crate::ir::{RegionId, Stmt, Value};
 use crate::linear_map;
@@ -84,13 +85,14 @@ impl Emitter<'_> {
             Rule::Identity(a) => self.tan(a),
             // y = a as F: da as F.
             Rule::Cast(a, ty) => {
-                let t = self.tan(a);
-                quote! { ::diff::__private::partial::map(#t, ::diff::__private::partial::cast::<#ty, _>) }
+                let (t, na) = (self.tan(a), self.name(a));
+                quote! { ::diff::__private::partial::cast_tangent::<#ty, _>(#t, &#na) }
             }
             // y = a.m: da.m.
             Rule::Read(a, Part::Field(member)) => {
                 let t = names::tangent(self.func, a);
-                quote! { #t.as_ref().map(|x| ::core::clone::Clone::clone(&x.#member)) }
+                let read = fields::access(quote!((*x)), member, Access::Read, quote!());
+                quote! { #t.as_ref().and_then(|x| #read) }
             }
             // y = a[i]: da[i].
             Rule::Read(a, Part::Element(i)) => {
@@ -100,9 +102,10 @@ impl Emitter<'_> {
             // y = b with y.m = v: db with .m = dv.
             Rule::Write(b, Part::Field(m), v) => {
                 let (tb, tv, mk) = (self.tan(b), self.tan(v), names::marker(self.func, res));
+                let set = fields::access(quote!(d), m, Access::Set, tv);
                 quote! { {
                     let mut d = ::diff::__private::same_as(#mk, #tb.unwrap_or_else(::diff::VectorSpace::zero_vector));
-                    d.#m = #tv.unwrap_or_else(::diff::VectorSpace::zero_vector);
+                    #set;
                     ::core::option::Option::Some(d)
                 } }
             }
@@ -118,16 +121,16 @@ impl Emitter<'_> {
             }
             // y = S { m: v, .. }: zero with .m = dv for the active fields.
             Rule::Build(Build::Struct(fields)) => {
-                let sets = fields.iter().map(|(member, v)| (quote!(#member), *v));
+                let sets = fields.iter().map(|(member, v)| (member.clone(), *v));
                 self.build_from_zero(res, sets)
             }
             // y = (a, b): (da, db), from a zero of the tuple's tangent type, so that the
             // inactive parts are typed.
             Rule::Build(Build::Tuple(vs)) => {
-                let sets = vs.iter().enumerate().map(|(i, v)| {
-                    let i = syn::Index::from(i);
-                    (quote!(#i), *v)
-                });
+                let sets = vs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (syn::Member::Unnamed(syn::Index::from(i)), *v));
                 self.build_from_zero(res, sets)
             }
             // y = [a, b] / vec![a, b]: [da, db], zeros for inactive parts.
@@ -159,14 +162,14 @@ impl Emitter<'_> {
     fn build_from_zero(
         &self,
         res: Value,
-        parts: impl Iterator<Item = (TokenStream, Value)>,
+        parts: impl Iterator<Item = (syn::Member, Value)>,
     ) -> TokenStream {
         let m = names::marker(self.func, res);
         let sets = parts
             .filter(|(_, v)| self.act.is_active(*v))
             .map(|(member, v)| {
-                let t = self.tan(v);
-                quote! { d.#member = #t.unwrap_or_else(::diff::VectorSpace::zero_vector); }
+                let set = fields::access(quote!(d), &member, Access::Set, self.tan(v));
+                quote! { #set; }
             });
         quote! { { let mut d = ::diff::__private::zero_marked(#m); #(#sets)* ::core::option::Option::Some(d) } }
     }

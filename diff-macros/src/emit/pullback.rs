@@ -3,6 +3,7 @@
 //!
 //! The rules are `linearization.rs`'s, transposed.
 use super::primal::Emitter;
+use crate::emit::fields::{self, Access};
 use crate::emit::names;
 use crate::ir::{RegionId, Stmt, Value};
 use crate::linear_map;
@@ -131,11 +132,12 @@ impl Emitter<'_> {
             }
             // y = b with y.m = v: v += s.m; b += s with s.m zeroed.
             Rule::Write(b, Part::Field(m), v) => {
-                let (x, y) = (self.acc(v, quote!(part)), self.acc(b, quote!(s)));
+                let (x, y) = (self.acc_opt(v, quote!(part)), self.acc(b, quote!(s)));
                 let mk = names::marker(self.func, res);
+                let take = fields::access(quote!(s), m, Access::Take, quote!());
                 quote! {
                     let mut s = ::diff::__private::same_as(#mk, s);
-                    let part = ::core::mem::replace(&mut s.#m, ::diff::VectorSpace::zero_vector());
+                    let part = #take;
                     #x #y
                 }
             }
@@ -150,9 +152,12 @@ impl Emitter<'_> {
                 let m = names::marker(self.func, res);
                 let accs: TokenStream = fields
                     .iter()
-                    .map(|(member, v)| self.acc(*v, quote!(s.#member)))
+                    .map(|(member, v)| {
+                        let take = fields::access(quote!(s), member, Access::Take, quote!());
+                        self.acc_opt(*v, take)
+                    })
                     .collect();
-                quote! { let s = ::diff::__private::same_as(#m, s); #accs }
+                quote! { let mut s = ::diff::__private::same_as(#m, s); #accs }
             }
             // y = (a, b, ..): (a, b, ..) += s.
             Rule::Build(Build::Tuple(vs)) => {
@@ -209,9 +214,10 @@ impl Emitter<'_> {
             return TokenStream::new();
         }
         let (a, rt, m) = (self.adj(base), rt(), names::marker(self.func, base));
+        let add = fields::access(quote!((*whole)), member, Access::Accumulate, quote!(s));
         quote! {
             let whole = #a.get_or_insert_with(|| #rt::zero_marked(#m));
-            #rt::accumulate_into(&mut whole.#member, s);
+            #add;
         }
     }
 

@@ -1,0 +1,171 @@
+//! `#[no_derivative]` fields read and written in differentiable functions, integers inside
+//! active aggregates (`(x, 3usize)`, a struct's `usize` field), and tuple structs whose
+//! `#[no_derivative]` field shifts the tangent's positions. Both modes, against formulas
+//! and finite differences; a `#[no_derivative]` field is a constant for AD: what is stored
+//! in it carries no derivative.
+
+mod common;
+
+use common::{assert_close, fd};
+use diff::prelude::*;
+
+#[derive(Differentiable, Clone, Debug)]
+struct Body {
+    mass: f64,
+    #[no_derivative]
+    count: usize,
+    #[no_derivative]
+    stiffness: f64,
+    #[no_derivative]
+    name: String,
+    speed: f64,
+}
+
+fn body() -> Body {
+    Body {
+        mass: 2.0,
+        count: 3,
+        stiffness: 0.5,
+        name: "ab".into(),
+        speed: 4.0,
+    }
+}
+
+impl Body {
+    /// mass * count + stiffness * speed^2 + len(name).
+    #[differentiable]
+    fn energy(&self) -> f64 {
+        self.mass * self.count as f64
+            + self.stiffness * self.speed * self.speed
+            + self.name.len() as f64
+    }
+
+    /// Integer arithmetic and loops on a `usize` field: sum over i < count of mass * x * (count + 1) * 2.
+    #[differentiable]
+    fn repeated(&self, x: f64) -> f64 {
+        let mut acc = 0.0;
+        let k = self.count + 1;
+        for _ in 0..self.count {
+            acc += self.mass * x * (k * 2) as f64;
+        }
+        if self.count > 1 {
+            acc *= self.stiffness;
+        }
+        acc
+    }
+}
+
+#[test]
+fn reads_of_no_derivative_fields() {
+    let b = body();
+    let (v, g) = value_with_gradient!(at: &b, of: Body::energy);
+    assert_close(v, 2.0 * 3.0 + 0.5 * 16.0 + 2.0, 1e-12, "value");
+    assert_close(g.mass, 3.0, 1e-12, "d/dmass");
+    assert_close(g.speed, 2.0 * 0.5 * 4.0, 1e-12, "d/dspeed");
+    let d = first_derivative!(at: 4.0, of: |s| Body { speed: s, ..body() }.energy());
+    assert_close(d, g.speed, 1e-12, "forward d/dspeed");
+}
+
+#[test]
+fn integer_arithmetic_on_fields() {
+    let b = body();
+    let (v, (g, dx)) = value_with_gradient!(at: (&b, 1.5), of: Body::repeated);
+    // count = 3, k = 4: 3 * mass * x * 8, times stiffness 0.5.
+    assert_close(v, 3.0 * 2.0 * 1.5 * 8.0 * 0.5, 1e-12, "value");
+    assert_close(g.mass, 3.0 * 1.5 * 8.0 * 0.5, 1e-12, "d/dmass");
+    assert_close(g.speed, 0.0, 0.0, "d/dspeed");
+    assert_close(dx, 3.0 * 2.0 * 8.0 * 0.5, 1e-12, "d/dx");
+    let fwd = first_derivative!(at: 1.5, of: |x| body().repeated(x));
+    assert_close(fwd, dx, 1e-12, "forward d/dx");
+}
+
+/// Writes: `b.stiffness = 2x` stores a value whose derivative is dropped (a constant
+/// field), `b.count = 3` an integer, `b.speed *= x` a differentiable field.
+#[differentiable]
+fn rewrite(b: Body, x: f64) -> f64 {
+    let mut b = b;
+    b.stiffness = x * 2.0;
+    b.count = 3;
+    b.speed *= x;
+    b.mass * b.stiffness + b.speed * b.count as f64
+}
+
+#[test]
+fn writes_of_no_derivative_fields() {
+    let (v, (g, dx)) = value_with_gradient!(at: (body(), 1.5), of: rewrite);
+    assert_close(v, 2.0 * 3.0 + 6.0 * 3.0, 1e-12, "value");
+    assert_close(g.mass, 3.0, 1e-12, "d/dmass");
+    assert_close(g.speed, 1.5 * 3.0, 1e-12, "d/dspeed");
+    // Only through `speed`: the stiffness written from x is a constant.
+    assert_close(dx, 4.0 * 3.0, 1e-12, "d/dx");
+    let fwd = first_derivative!(at: 1.5, of: |x| rewrite(body(), x));
+    assert_close(fwd, dx, 1e-12, "forward d/dx");
+}
+
+/// A struct literal with `#[no_derivative]` fields, built inside the function.
+#[differentiable]
+fn build(x: f64) -> f64 {
+    let b = Body {
+        mass: x,
+        count: 2,
+        stiffness: 1.5,
+        name: String::new(),
+        speed: x * x,
+    };
+    b.mass * b.count as f64 + b.stiffness * b.speed
+}
+
+#[test]
+fn literals_with_no_derivative_fields() {
+    let (v, d) = value_with_gradient!(at: 1.5, of: build);
+    assert_close(v, 3.0 + 1.5 * 2.25, 1e-12, "value");
+    assert_close(d, fd(build, 1.5), 1e-6, "against finite differences");
+    assert_close(first_derivative!(at: 1.5, of: build), d, 1e-12, "forward");
+}
+
+/// The `#[no_derivative]` field in the middle shifts the tangent's positions
+/// (`ShiftTangent(f64, f64)` holds fields 0 and 2): reads by position must not.
+#[derive(Differentiable, Clone, Debug)]
+struct Shift(f64, #[no_derivative] f64, f64);
+
+#[differentiable]
+fn shifted(s: Shift) -> f64 {
+    s.0 * s.1 + s.2 * s.2 * 3.0
+}
+
+#[differentiable]
+fn shifted_write(s: Shift, x: f64) -> f64 {
+    let mut s = s;
+    s.2 *= x;
+    s.1 = x;
+    s.0 * s.1 + s.2
+}
+
+#[test]
+fn tuple_struct_positions_shift() {
+    let g = gradient!(at: Shift(2.0, 5.0, 7.0), of: shifted);
+    assert_eq!(g, ShiftTangent(5.0, 42.0));
+    let df = differential!(at: Shift(2.0, 5.0, 7.0), of: shifted);
+    assert_close(df(ShiftTangent(0.0, 1.0)), 42.0, 1e-12, "forward d/ds.2");
+    let (v, (g, dx)) = value_with_gradient!(at: (Shift(2.0, 5.0, 7.0), 3.0), of: shifted_write);
+    assert_close(v, 2.0 * 3.0 + 21.0, 1e-12, "value");
+    assert_eq!(g, ShiftTangent(3.0, 3.0));
+    assert_close(dx, 7.0, 1e-12, "d/dx (s.1 = x is a constant)");
+}
+
+/// Tuples mixing active and integer elements.
+#[differentiable]
+fn mixed(x: f64) -> f64 {
+    let t = (x, 3usize);
+    let (i, (j, y), z) = (2i32, (t.1, t.0 * x), 1.0);
+    y * (i as f64 + j as f64) + t.0 * t.1 as f64 + z
+}
+
+#[test]
+fn tuples_with_integers() {
+    let (v, d) = value_with_gradient!(at: 1.5, of: mixed);
+    assert_close(v, 2.25 * 5.0 + 4.5 + 1.0, 1e-12, "value");
+    assert_close(d, 2.0 * 1.5 * 5.0 + 3.0, 1e-12, "d/dx");
+    assert_close(first_derivative!(at: 1.5, of: mixed), d, 1e-12, "forward");
+    assert_close(d, fd(mixed, 1.5), 1e-6, "against finite differences");
+}
