@@ -306,3 +306,110 @@ fn two_loops_over_one_slice() {
         check_slice!(slice_loop, xs, exact);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Selecting an element: `min_by` / `max_by` / `*_by_key` + `unwrap` / `expect`. The
+// derivative reaches the selected element only; ties pick as std does (the first minimum,
+// the last maximum).
+
+#[differentiable]
+fn smallest(xs: &[f64]) -> f64 {
+    *xs.iter().min_by(|a, b| a.partial_cmp(b).unwrap()).unwrap()
+}
+
+#[differentiable]
+fn largest_squared(xs: &[f64]) -> f64 {
+    let m = xs
+        .iter()
+        .copied()
+        .max_by(f64::total_cmp)
+        .expect("not empty");
+    m * m
+}
+
+#[differentiable]
+fn weight_of_largest(xs: &[f64], w: &[f64]) -> f64 {
+    let (i, best) = xs
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .unwrap();
+    best * w[i]
+}
+
+#[differentiable]
+fn smallest_doubled_by_key(xs: &[f64]) -> f64 {
+    xs.iter()
+        .map(|a| a * 2.0)
+        .min_by_key(|a| (*a * 100.0) as i64)
+        .unwrap()
+}
+
+#[differentiable]
+fn log_sum_exp(xs: &[f64]) -> f64 {
+    let m = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let s: f64 = xs.iter().map(|v| (v - m).exp()).sum();
+    m + s.ln()
+}
+
+/// The one-hot vector of position `i` among `n`.
+fn one_hot(n: usize, i: usize, v: f64) -> Vec<f64> {
+    (0..n).map(|k| if k == i { v } else { 0.0 }).collect()
+}
+
+#[test]
+fn selecting_an_element() {
+    let xs = vec![3.0, -1.0, 5.0, 5.0, -1.0];
+    assert_eq!(
+        value_with_gradient!(at: &xs, of: smallest),
+        (-1.0, one_hot(5, 1, 1.0))
+    );
+    assert_eq!(
+        value_with_gradient!(at: &xs, of: largest_squared),
+        (25.0, one_hot(5, 3, 10.0))
+    );
+    let w = vec![1.0, 2.0, 3.0, 4.0, 5.0];
+    assert_eq!(
+        value_with_gradient!(at: (&xs, &w), of: weight_of_largest),
+        (20.0, (one_hot(5, 3, 4.0), one_hot(5, 3, 5.0)))
+    );
+    assert_eq!(
+        value_with_gradient!(at: &xs, of: smallest_doubled_by_key),
+        (-2.0, one_hot(5, 1, 2.0))
+    );
+    // Forward mode agrees, direction by direction.
+    for i in 0..xs.len() {
+        let e = one_hot(5, i, 1.0);
+        let df = differential!(at: &xs, of: largest_squared);
+        assert_eq!(df(e), if i == 3 { 10.0 } else { 0.0 });
+    }
+    // Away from ties, against finite differences.
+    let ys = vec![0.3, -1.2, 2.5, 0.7];
+    macro_rules! against_fd {
+        ($($f:ident),*) => {$(
+            let g = gradient!(at: &ys, of: $f);
+            let want = fd_grad($f, &ys);
+            for (a, b) in g.iter().zip(&want) {
+                assert!(close(*a, *b, 1e-5), "{}: {g:?} vs {want:?}", stringify!($f));
+            }
+        )*};
+    }
+    against_fd!(
+        smallest,
+        largest_squared,
+        smallest_doubled_by_key,
+        log_sum_exp
+    );
+    let g = gradient!(at: &ys, of: log_sum_exp);
+    assert!(
+        close(g.iter().sum(), 1.0, 1e-12),
+        "softmax sums to one: {g:?}"
+    );
+}
+
+#[test]
+#[should_panic(expected = "not empty")]
+fn selecting_from_nothing_panics_like_std() {
+    let empty: Vec<f64> = Vec::new();
+    let _ = gradient!(at: &empty, of: largest_squared);
+}

@@ -540,6 +540,16 @@ impl Lowerer {
                 }
             }
         }
+        // `chain.min_by(cmp).unwrap()` and its relatives: a loop selecting an index.
+        if m.method == "unwrap" || m.method == "expect" {
+            if let Expr::MethodCall(select) = &*m.receiver {
+                if let Some(e) = super::iterators::parse_chain(&select.receiver)
+                    .and_then(|chain| chain.select(select, m))
+                {
+                    return self.lower_expr(&e);
+                }
+            }
+        }
         // `xs.split_at(k)`: the pair of sub-slices.
         if m.method == "split_at" && m.args.len() == 1 {
             let (xs, k) = (&m.receiver, &m.args[0]);

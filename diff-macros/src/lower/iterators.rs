@@ -328,6 +328,65 @@ impl Chain {
         }))
     }
 
+    /// `chain.min_by(cmp).unwrap()` (also `max_by`, `min_by_key`, `max_by_key`, and
+    /// `.expect(msg)`) as a loop remembering where the selected item is (its index, which
+    /// carries no derivative), then the item read there: the derivative flows to the
+    /// selected element only. Ties pick as std does: the first minimum, the last maximum.
+    /// `None` for other methods.
+    pub(crate) fn select(
+        &self,
+        method: &syn::ExprMethodCall,
+        unwrap: &syn::ExprMethodCall,
+    ) -> Option<Expr> {
+        if method.args.len() != 1 {
+            return None;
+        }
+        let name = method.method.to_string();
+        let (x, y): (syn::Ident, syn::Ident) = (parse_quote!(__diff_x), parse_quote!(__diff_y));
+        let ordering: Expr = match (name.as_str(), func(&method.args[0])?) {
+            ("min_by" | "max_by", Func::Closure(c)) if c.inputs.len() == 2 => {
+                let (a, b, body) = (&c.inputs[0], &c.inputs[1], &c.body);
+                parse_quote!({ let #a = &#x; let #b = &#y; #body })
+            }
+            ("min_by" | "max_by", Func::Path(p)) => parse_quote!(#p(&#x, &#y)),
+            ("min_by_key" | "max_by_key", f) => {
+                let (kx, ky) = (apply(&f, parse_quote!(&#x)), apply(&f, parse_quote!(&#y)));
+                parse_quote!(::core::cmp::Ord::cmp(&#kx, &#ky))
+            }
+            _ => return None,
+        };
+        let better: Expr = if name.starts_with("min") {
+            parse_quote!((#ordering) == ::core::cmp::Ordering::Less)
+        } else {
+            parse_quote!((#ordering) != ::core::cmp::Ordering::Less)
+        };
+        let (ipat, index, item) = self.parts();
+        let (unwrap_name, unwrap_args) = (&unwrap.method, &unwrap.args);
+        let best: syn::Ident = parse_quote!(__diff_best);
+        // The first index starts as the best (typed by the iterator, so that the
+        // comparison's field accesses type-check); the rest are compared with it.
+        Some(parse_quote!({
+            let mut __diff_rest = #index;
+            let mut #best = ::core::iter::Iterator::next(&mut __diff_rest);
+            for #ipat in ::core::iter::IntoIterator::into_iter(__diff_rest) {
+                let __diff_better = match #best {
+                    ::core::option::Option::Some(__diff_at) => {
+                        let #x = #item;
+                        let #ipat = __diff_at;
+                        let #y = #item;
+                        #better
+                    }
+                    ::core::option::Option::None => false,
+                };
+                if __diff_better {
+                    #best = ::core::option::Option::Some(#ipat);
+                }
+            }
+            let #ipat = #best.#unwrap_name(#unwrap_args);
+            #item
+        }))
+    }
+
     fn neutral(&self, method: &syn::ExprMethodCall, which: &syn::Ident, xs: &Expr) -> Expr {
         if let Some(tf) = &method.turbofish {
             if let Some(syn::GenericArgument::Type(t)) = tf.args.first() {
