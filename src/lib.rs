@@ -49,6 +49,7 @@ pub mod __private {
     /// `use ::diff::__private::rules::*;` brings their methods into scope.
     pub mod rules {
         pub use diff_core::__private::CloneRules as _;
+        pub use diff_core::__private::ConcatRules as _;
         pub use diff_core::__private::CutDerivative as _;
         pub use diff_core::__private::CutNothing as _;
         pub use diff_core::__private::FieldTangent as _;

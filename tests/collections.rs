@@ -209,3 +209,70 @@ fn ranges_of_indices_mapped_to_values() {
     check_forward!(indices_collected);
     check_forward!(indices_iterated);
 }
+
+// ---------------------------------------------------------------------------------------
+// Arrays' `.map(f)` and `[a, b].concat()`.
+
+#[differentiable]
+fn array_mapped(x: [f64; 3]) -> f64 {
+    let squares = x.map(|a| a * a);
+    let sines = x.map(f64::sin);
+    squares[0] * sines[1] + squares[2]
+}
+
+/// Named like the method it calls: `v.concat()` in `fn concat` is not a recursive call.
+#[differentiable]
+fn concat(x: f64, y: f64) -> f64 {
+    let v = [vec![x], vec![y, x * y]].concat();
+    v[0] * v[2] + v[1]
+}
+
+/// (A `Vec` of pieces, as the point is `Vec<Vec<f64>>::concat`.)
+#[allow(clippy::useless_vec)]
+#[differentiable]
+fn concat_of_vecs(xs: &[f64], ys: &[f64]) -> f64 {
+    let pieces = vec![xs.to_vec(), ys.iter().map(|a| a * 2.0).collect()];
+    let all = pieces.concat();
+    all.iter()
+        .enumerate()
+        .map(|(i, a)| a * a * (i as f64 + 1.0))
+        .sum()
+}
+
+#[test]
+fn array_map_and_concat() {
+    let x = [0.3, -1.2, 0.7];
+    let (v, g) = value_with_gradient!(at: x, of: array_mapped);
+    assert_eq!(v, array_mapped(x));
+    let want = fd_grad(|p| array_mapped([p[0], p[1], p[2]]), &x);
+    assert_vec_close(&g, &want, 1e-6, "array map");
+    let df = differential!(at: x, of: array_mapped);
+    assert_close(df([0.0, 1.0, 0.0]), want[1], 1e-6, "array map, forward");
+
+    let (v, (dx, dy)) = value_with_gradient!(at: (1.5, -2.0), of: concat);
+    assert_eq!(v, 1.5 * (1.5 * -2.0) + -2.0);
+    assert_close(dx, 2.0 * 1.5 * -2.0, 1e-12, "d/dx concat");
+    assert_close(dy, 1.5 * 1.5 + 1.0, 1e-12, "d/dy concat");
+    assert_close(
+        first_derivative!(at: 1.5, of: |x| concat(x, -2.0)),
+        dx,
+        1e-12,
+        "concat, forward",
+    );
+
+    let (xs, ys) = (vec![0.5, -1.0], vec![2.0, 0.25, 1.0]);
+    let (v, (gx, gy)) = value_with_gradient!(at: (&xs, &ys), of: concat_of_vecs);
+    assert_eq!(v, concat_of_vecs(&xs, &ys));
+    assert_vec_close(
+        &gx,
+        &fd_grad(|p| concat_of_vecs(p, &ys), &xs),
+        1e-6,
+        "concat d/dxs",
+    );
+    assert_vec_close(
+        &gy,
+        &fd_grad(|p| concat_of_vecs(&xs, p), &ys),
+        1e-6,
+        "concat d/dys",
+    );
+}

@@ -297,3 +297,113 @@ impl<T: Differentiable + Clone> ToVecRules<T> for [T] {
         (self.to_vec(), |(d,)| d)
     }
 }
+
+/// Derivative rules of `pieces.concat()` for an array or slice of `Vec`s (`[a, b].concat()`):
+/// the result's tangent is the pieces' tangents one after another, and its adjoint is cut
+/// back into pieces of the same lengths.
+#[allow(clippy::type_complexity)]
+pub trait ConcatRules<T: Differentiable + Clone>: Differentiable {
+    /// Reverse mode of `pieces.concat()`.
+    fn __vjp_concat(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(Vec<T::TangentVector>) -> (Option<Self::TangentVector>,) + use<Self, T>,
+    );
+    /// Forward mode of `pieces.concat()`.
+    fn __jvp_concat(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce((Option<Self::TangentVector>,)) -> Option<Vec<T::TangentVector>> + use<Self, T>,
+    );
+}
+
+/// The concatenation of the pieces' tangents (an empty piece tangent is zero).
+fn concat_tangents<T: VectorSpace>(
+    pieces: impl IntoIterator<Item = Vec<T>>,
+    lens: &[usize],
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(lens.iter().sum());
+    for (piece, &n) in pieces.into_iter().zip(lens) {
+        if piece.is_empty() {
+            out.extend((0..n).map(|_| T::zero_vector()));
+        } else {
+            crate::vector_space::check_lengths("a piece's tangent", piece.len(), n);
+            out.extend(piece);
+        }
+    }
+    out
+}
+
+/// An adjoint cut into pieces of the given lengths (an empty adjoint is zero: `None`).
+fn cut_adjoint<T: VectorSpace>(s: Vec<T>, lens: &[usize]) -> Option<Vec<Vec<T>>> {
+    if s.is_empty() {
+        return None;
+    }
+    crate::vector_space::check_lengths("a concatenation's adjoint", s.len(), lens.iter().sum());
+    let mut rest = s.into_iter();
+    Some(
+        lens.iter()
+            .map(|&n| rest.by_ref().take(n).collect())
+            .collect(),
+    )
+}
+
+#[allow(clippy::type_complexity)]
+impl<T: Differentiable + Clone, const N: usize> ConcatRules<T> for [Vec<T>; N] {
+    #[inline]
+    fn __vjp_concat(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(Vec<T::TangentVector>) -> (Option<[Vec<T::TangentVector>; N]>,) + use<T, N>,
+    ) {
+        let lens: [usize; N] = core::array::from_fn(|i| self[i].len());
+        (self.concat(), move |s| {
+            let pieces = cut_adjoint(s, &lens).map(|p| {
+                let mut p = p.into_iter();
+                core::array::from_fn(|_| p.next().unwrap_or_default())
+            });
+            (pieces,)
+        })
+    }
+    #[inline]
+    fn __jvp_concat(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce((Option<[Vec<T::TangentVector>; N]>,)) -> Option<Vec<T::TangentVector>> + use<T, N>,
+    ) {
+        let lens: [usize; N] = core::array::from_fn(|i| self[i].len());
+        (self.concat(), move |(d,)| {
+            d.map(|d| concat_tangents(d, &lens))
+        })
+    }
+}
+
+#[allow(clippy::type_complexity)]
+impl<T: Differentiable + Clone> ConcatRules<T> for Vec<Vec<T>> {
+    #[inline]
+    fn __vjp_concat(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(Vec<T::TangentVector>) -> (Option<Vec<Vec<T::TangentVector>>>,) + use<T>,
+    ) {
+        let lens: Vec<usize> = self.iter().map(Vec::len).collect();
+        (self.concat(), move |s| (cut_adjoint(s, &lens),))
+    }
+    #[inline]
+    fn __jvp_concat(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce((Option<Vec<Vec<T::TangentVector>>>,)) -> Option<Vec<T::TangentVector>> + use<T>,
+    ) {
+        let lens: Vec<usize> = self.iter().map(Vec::len).collect();
+        (self.concat(), move |(d,)| {
+            d.map(|d| concat_tangents(d, &lens))
+        })
+    }
+}

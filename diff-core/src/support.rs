@@ -100,6 +100,13 @@ pub fn one_element<C: Elements + ?Sized>(_: &C) -> C::Element {
     num_traits::One::one()
 }
 
+/// An array of defaults shaped like `xs`: where `xs.map(f)` writes `f`'s results, one
+/// element at a time (`U` is inferred from them).
+#[inline(always)]
+pub fn array_like<T, U: Default, const N: usize>(_: &[T; N]) -> [U; N] {
+    core::array::from_fn(|_| U::default())
+}
+
 /// Checks a registered pullback's type: it takes the result's tangent `S` and returns
 /// the tangents `G` of the differentiated parameters (a tuple for several).
 #[inline(always)]

@@ -166,7 +166,7 @@ fn companions(
         .flat_map(|r| r.stmts.iter())
         .any(|s| match &s.inst {
             crate::ir::Inst::Call(c, _) | crate::ir::Inst::CallMut(c, _, _) => {
-                crate::emit::primal::is_call_of(c, &sig.ident.to_string())
+                crate::emit::primal::is_call_of(c, &sig.ident.to_string(), sig.has_receiver())
             }
             _ => false,
         });

@@ -176,6 +176,7 @@ impl Companions<'_> {
         let rec = |boxed: TokenStream| {
             Some(Recursion {
                 name: sig.ident.to_string(),
+                method: sig.has_receiver(),
                 boxed,
             })
         };

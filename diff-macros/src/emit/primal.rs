@@ -30,6 +30,8 @@ pub struct Emitter<'a> {
 pub struct Recursion {
     /// The function's name.
     pub name: String,
+    /// Whether it has a receiver (then `x.name(..)` may call it).
+    pub method: bool,
     /// `Box<dyn FnOnce(..) -> ..>` of the companion being emitted.
     pub boxed: TokenStream,
 }
@@ -413,7 +415,7 @@ impl<'a> Emitter<'a> {
             let boxed = self
                 .recursion
                 .as_ref()
-                .filter(|r| is_call_of(callee, &r.name))
+                .filter(|r| is_call_of(callee, &r.name, r.method))
                 .map(|r| {
                     let ty = &r.boxed;
                     quote! { let #h: #ty = ::std::boxed::Box::new(#h); }
@@ -579,13 +581,15 @@ impl<'a> Emitter<'a> {
 
 /// Whether `callee` calls the function named `name` (`name(..)`, `Self::name(..)`,
 /// `self.name(..)`).
-pub fn is_call_of(callee: &Callee, name: &str) -> bool {
+pub fn is_call_of(callee: &Callee, name: &str, method: bool) -> bool {
     match callee {
         Callee::Path(p) => {
             let segs = &p.path.segments;
             let last_is = segs.last().is_some_and(|s| s.ident == name);
             last_is && (segs.len() == 1 || (segs.len() == 2 && segs[0].ident == "Self"))
         }
-        Callee::Method { method, .. } => method == name,
+        // Only a method calls itself by method-call syntax (`v.concat()` in a free `fn
+        // concat` is another function).
+        Callee::Method { method: m, .. } => method && m == name,
     }
 }

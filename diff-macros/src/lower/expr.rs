@@ -540,6 +540,10 @@ impl Lowerer {
                 }
             }
         }
+        // `xs.map(f)` on an array: a loop writing the elements.
+        if let Some(e) = super::iterators::array_map(m) {
+            return self.lower_expr(&e);
+        }
         // `chain.min_by(cmp).unwrap()` and its relatives: a loop selecting an index.
         if m.method == "unwrap" || m.method == "expect" {
             if let Expr::MethodCall(select) = &*m.receiver {

@@ -412,6 +412,50 @@ impl Chain {
     }
 }
 
+/// `xs.map(f)` on an array as a loop writing `f(xs[i])` into an array of defaults (so
+/// that each element's derivative is visible); `None` when the receiver is an iterator
+/// chain (`xs.iter().map(f)`, lazy) or `f` is neither a closure of one argument nor a path.
+pub(crate) fn array_map(m: &syn::ExprMethodCall) -> Option<Expr> {
+    if m.method != "map" || m.args.len() != 1 {
+        return None;
+    }
+    if let Expr::MethodCall(inner) = &*m.receiver {
+        let lazy = [
+            "iter",
+            "into_iter",
+            "map",
+            "zip",
+            "enumerate",
+            "rev",
+            "skip",
+            "take",
+            "step_by",
+            "copied",
+            "cloned",
+            "windows",
+            "chunks",
+            "filter",
+        ];
+        if lazy.iter().any(|name| inner.method == name) {
+            return None;
+        }
+    }
+    let f = match func(&m.args[0])? {
+        Func::Closure(c) if c.inputs.len() != 1 => return None,
+        f => f,
+    };
+    let xs = &m.receiver;
+    let item = apply(&f, parse_quote!(__diff_xs[__diff_i].clone()));
+    Some(parse_quote!({
+        let __diff_xs = #xs;
+        let mut __diff_out = ::diff::no_derivative(::diff::__private::array_like(&__diff_xs));
+        for __diff_i in 0..__diff_xs.len() {
+            __diff_out[__diff_i] = #item;
+        }
+        __diff_out
+    }))
+}
+
 /// Replaces the `0..len` range at the root of an index iterator by `0..len`.
 fn replace_len(e: Expr, len: &Expr) -> Expr {
     replace_root(e, &parse_quote!((0..#len)))

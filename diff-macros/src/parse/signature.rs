@@ -397,6 +397,13 @@ impl FnSig {
             .push(syn::parse_quote!(Self: #bound));
     }
 
+    /// Whether the function has a receiver (`self`, `&self`, `&mut self`).
+    pub fn has_receiver(&self) -> bool {
+        self.params
+            .first()
+            .is_some_and(|p| matches!(&p.pat, syn::Pat::Ident(i) if i.ident == "self"))
+    }
+
     /// The result's tangent, or an error at the signature when it has none.
     pub fn output_tangent(&self, span: Span) -> syn::Result<TokenStream> {
         self.output_tangent.clone().ok_or_else(|| {
