@@ -276,3 +276,31 @@ fn array_map_and_concat() {
         "concat d/dys",
     );
 }
+
+#[differentiable]
+fn extended_from_chains(x: &[f64], y: f64) -> f64 {
+    let mut v = vec![y];
+    v.extend(x.iter().map(|a| a * y));
+    v.extend(x.iter());
+    v.extend(&x[1..]);
+    v.iter()
+        .enumerate()
+        .map(|(i, a)| a * (i as f64 + 1.0))
+        .sum()
+}
+
+#[test]
+fn extend_with_chains() {
+    let x = vec![0.5, -1.5, 2.0];
+    let (v, (gx, gy)) = value_with_gradient!(at: (&x, 0.7), of: extended_from_chains);
+    assert_eq!(v, extended_from_chains(&x, 0.7));
+    assert_vec_close(
+        &gx,
+        &fd_grad(|p| extended_from_chains(p, 0.7), &x),
+        1e-6,
+        "d/dx",
+    );
+    assert_close(gy, fd(|y| extended_from_chains(&x, y), 0.7), 1e-6, "d/dy");
+    let dy = first_derivative!(at: 0.7, of: |y| extended_from_chains(&[0.5, -1.5, 2.0], y));
+    assert_close(dy, gy, 1e-12, "forward d/dy");
+}

@@ -169,3 +169,28 @@ fn tuples_with_integers() {
     assert_close(first_derivative!(at: 1.5, of: mixed), d, 1e-12, "forward");
     assert_close(d, fd(mixed, 1.5), 1e-6, "against finite differences");
 }
+
+/// A tuple struct's constructor called in a body (`Shift(a, b, c)` reads like a call).
+#[differentiable]
+fn constructed(x: f64, y: f64) -> f64 {
+    let s = Shift(x * y, 4.0, y);
+    shifted(s) + Shift(x, x, x).0
+}
+
+#[test]
+fn tuple_struct_constructors() {
+    let (v, (dx, dy)) = value_with_gradient!(at: (1.5, -2.0), of: constructed);
+    // shifted(s) = s.0 * s.1 + 3 s.2^2 = 4xy + 3y^2, plus x.
+    assert_close(v, 4.0 * 1.5 * -2.0 + 12.0 + 1.5, 1e-12, "value");
+    assert_close(dx, 4.0 * -2.0 + 1.0, 1e-12, "d/dx");
+    assert_close(dy, 4.0 * 1.5 + 6.0 * -2.0, 1e-12, "d/dy");
+    let fwd = first_derivative!(at: 1.5, of: |x| constructed(x, -2.0));
+    assert_close(fwd, dx, 1e-12, "forward d/dx");
+    let fwd = first_derivative!(at: 7.0, of: |t| shifted(Shift(2.0, 5.0, t)));
+    assert_close(
+        fwd,
+        42.0,
+        1e-12,
+        "forward through a constructor in a closure",
+    );
+}

@@ -130,7 +130,10 @@ impl<'a> Derive<'a> {
             self.emit_differentiable(),
             match self.shape {
                 Shape::Named => self.emit_constants(),
-                Shape::Tuple => self.emit_tuple_fields(),
+                Shape::Tuple => {
+                    let (fields, constructor) = (self.emit_tuple_fields(), self.emit_constructor());
+                    quote!(#fields #constructor)
+                }
                 Shape::Unit => TokenStream::new(),
             },
         ];
@@ -303,6 +306,81 @@ impl<'a> Derive<'a> {
         }
     }
 
+    /// For a tuple struct, the derivatives of its constructor `P(a, b)` as associated
+    /// functions `P::__vjp` / `P::__jvp`, where generated code looks for a called
+    /// function's (a call of `P` reads like one): the pullback hands each field's
+    /// adjoint to its argument (`()` for a `#[no_derivative]` field), the differential
+    /// gathers the arguments' tangents.
+    fn emit_constructor(&self) -> TokenStream {
+        let (vis, ident, tangent) = (&self.input.vis, &self.input.ident, &self.tangent);
+        let mut generics = self.input.generics.clone();
+        let bounds = differentiable_bounds(&self.fields);
+        generics.make_where_clause().predicates.extend(bounds);
+        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        let (_, tangent_ty_generics, _) = self.tangent_generics.split_for_impl();
+        let (t, count) = (local("t"), self.fields.len() + self.constants.len());
+        let (mut params, mut args, mut slots, mut pulls, mut dpats) =
+            (vec![], vec![], vec![], vec![], vec![]);
+        for i in 0..count {
+            let arg = format_ident!("__diff_{}", i);
+            let at = |m: &Member| matches!(m, Member::Unnamed(n) if n.index as usize == i);
+            if let Some(field) = self.fields.iter().find(|f| at(&f.src)) {
+                let (ty, tt, dst) = (&field.ty, tangent_ty(field), &field.dst);
+                params.push(quote!(#arg: #ty));
+                slots.push(quote!(::core::option::Option<#tt>));
+                pulls.push(quote!(::core::option::Option::Some(#t.#dst)));
+                dpats.push(format_ident!("__diff_d{}", i).to_token_stream());
+            } else if let Some((_, ty)) = self.constants.iter().find(|(m, _)| at(m)) {
+                // A float given for a `#[no_derivative]` field gets a zero adjoint; a value
+                // of a type the library does not know carries none (`()`).
+                params.push(quote!(#arg: #ty));
+                if self.known_constant(ty).is_some() {
+                    slots.push(quote!(::core::option::Option<<#ty as ::diff::Differentiable>::TangentVector>));
+                    pulls.push(quote!(::core::option::Option::None));
+                } else {
+                    slots.push(quote!(()));
+                    pulls.push(quote!(()));
+                }
+                dpats.push(quote!(_));
+            }
+            args.push(arg);
+        }
+        let tangent_value = self.construct(self.fields.iter().map(|field| {
+            let Member::Unnamed(n) = &field.src else {
+                return TokenStream::new();
+            };
+            let d = format_ident!("__diff_d{}", n.index);
+            quote!(#d.unwrap_or_else(::diff::VectorSpace::zero_vector))
+        }));
+        let t_pat = if self.fields.is_empty() {
+            quote!(_)
+        } else {
+            quote!(#t)
+        };
+        quote! {
+            #[automatically_derived]
+            #[doc(hidden)]
+            impl #impl_generics #ident #ty_generics #where_clause {
+                #[doc(hidden)]
+                #[inline]
+                #vis fn __vjp(#(#params),*) -> (
+                    Self,
+                    impl ::core::ops::FnOnce(#tangent #tangent_ty_generics) -> (#(#slots,)*),
+                ) {
+                    (#ident(#(#args),*), move |#t_pat: #tangent #tangent_ty_generics| (#(#pulls,)*))
+                }
+                #[doc(hidden)]
+                #[inline]
+                #vis fn __jvp(#(#params),*) -> (
+                    Self,
+                    impl ::core::ops::FnOnce((#(#slots,)*)) -> ::core::option::Option<#tangent #tangent_ty_generics>,
+                ) {
+                    (#ident(#(#args),*), move |(#(#dpats,)*)| ::core::option::Option::Some(#tangent_value))
+                }
+            }
+        }
+    }
+
     /// For the `#[no_derivative]` fields, places on the tangent that read as zero and drop
     /// what is written (`ConstantField`), reached through `Deref`, so that
     /// code generated for `model.name` type-checks while the tangent's public fields stay
@@ -341,16 +419,20 @@ impl<'a> Derive<'a> {
         }
     }
 
-    /// The type whose tangent a read of a `#[no_derivative]` field of type `ty` has: `ty`
-    /// when the library knows it and it mentions no parameter (so `self.mass * x`
-    /// type-checks), a discrete value's (`bool`) otherwise.
-    fn constant_tangent(&self, ty: &Type) -> TokenStream {
+    /// `ty` when the library knows it as Differentiable and it mentions no parameter (a
+    /// read of a `#[no_derivative]` field of it is then typed like `ty`'s tangent, so that
+    /// `self.mass * x` type-checks), `None` otherwise (read like a discrete value).
+    fn known_constant(&self, ty: &Type) -> Option<Type> {
         let params = param_names(&self.input.generics);
-        if known_differentiable(ty) && mentions(&params, |v| v.visit_type(ty)).is_empty() {
-            quote!(#ty)
-        } else {
-            quote!(bool)
-        }
+        (known_differentiable(ty) && mentions(&params, |v| v.visit_type(ty)).is_empty())
+            .then(|| ty.clone())
+    }
+
+    /// The type whose tangent a read of a `#[no_derivative]` field of type `ty` has: `ty`
+    /// if known ([`Self::known_constant`]), a discrete value's (`bool`) otherwise.
+    fn constant_tangent(&self, ty: &Type) -> Type {
+        self.known_constant(ty)
+            .unwrap_or_else(|| syn::parse_quote!(bool))
     }
 
     /// For a tuple struct, `TupleField<N>` on the tangent for each position `N` of the
@@ -788,8 +870,9 @@ mod tests {
     fn output_parses_and_names_absolute_paths() {
         let out = expand_str("struct S(f64, #[no_derivative] u8, [f64; 3]);");
         let file: syn::File = syn::parse_str(&out).unwrap();
-        // The tangent and its impls, and `TupleField` for each of the 3 positions.
-        assert_eq!(file.items.len(), 11);
+        // The tangent and its impls, `TupleField` for each of the 3 positions, and the
+        // constructor's derivatives.
+        assert_eq!(file.items.len(), 12);
         assert!(out.contains("TupleField < 2usize >"), "{out}");
         assert!(
             out.contains(":: diff :: VectorSpace :: add (self . 1 , other . 1)"),

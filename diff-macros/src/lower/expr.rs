@@ -504,6 +504,12 @@ impl Lowerer {
     /// `&self` method with a derivative then fails to compile, rather than an update
     /// going unseen.)
     pub(crate) fn lower_method_call_stmt(&mut self, m: &syn::ExprMethodCall) -> syn::Result<()> {
+        // `v.extend(chain)`: a loop pushing the items.
+        if m.method == "extend" && m.args.len() == 1 {
+            if let Some(chain) = super::iterators::parse_chain(&m.args[0]) {
+                return self.lower_expr(&chain.extend_into(&m.receiver)).map(|_| ());
+            }
+        }
         let inactive = crate::ir::is_inactive_method(&m.method);
         let place = if inactive {
             None

@@ -328,6 +328,17 @@ impl Chain {
         }))
     }
 
+    /// `v.extend(chain)` as a loop pushing the items (by copy where the chain yields
+    /// references, as `Extend<&T>` does).
+    pub(crate) fn extend_into(&self, v: &Expr) -> Expr {
+        let (ipat, index, item) = self.parts();
+        let item = match item {
+            Expr::Reference(r) => *r.expr,
+            item => item,
+        };
+        parse_quote!(for #ipat in #index { #v.push(#item); })
+    }
+
     /// `chain.min_by(cmp).unwrap()` (also `max_by`, `min_by_key`, `max_by_key`, and
     /// `.expect(msg)`) as a loop remembering where the selected item is (its index, which
     /// carries no derivative), then the item read there: the derivative flows to the
