@@ -6,6 +6,7 @@ pub use crate::collections::*;
 pub use crate::conversions::*;
 pub use crate::dense::*;
 pub use crate::fields::{zero_sized_place, ConstantField, FieldTangent, TupleField};
+pub use crate::option::{__jvp_some, __vjp_some, some, OptionRules};
 /// The partials of the arithmetic operators, for both modes.
 pub use crate::partial;
 pub use crate::support::*;

@@ -7,7 +7,7 @@
 //! - [`no_derivative`]: the identity, which the macros treat as cutting the derivative.
 //!
 //! Implementations are provided for `f32`, `f64`, integers and `bool` (tangent `()`), `()`, tuples of up to six elements,
-//! arrays `[T; N]`, `Vec<T>` and slices `[T]`.
+//! arrays `[T; N]`, `Vec<T>`, slices `[T]` and `Option<T>`.
 //!
 //! Users depend on the facade crate `diff`, which re-exports everything here.
 #![warn(missing_docs)]
@@ -23,6 +23,7 @@ mod fields;
 #[doc(hidden)]
 pub mod float_rules;
 mod inner_product;
+mod option;
 #[doc(hidden)]
 pub mod partial;
 mod real;

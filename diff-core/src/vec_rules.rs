@@ -1,5 +1,5 @@
 //! Derivative rules of the `Vec` operations that build collections: `push`,
-//! `extend_from_slice`, `insert`, `truncate` (methods of [`VecRules`], in the `&mut self`
+//! `extend_from_slice`, `insert`, `pop`, `truncate` (methods of [`VecRules`], in the `&mut self`
 //! convention of generated code), and `vec![x; n]` ([`vec_repeat`]).
 //!
 //! A `&mut self` method's reverse mode returns a pullback from `(result tangent, the
@@ -106,6 +106,31 @@ pub trait VecRules<T: Differentiable> {
                 (Option<Vec<T::TangentVector>>, (), Option<T::TangentVector>),
             ) -> (Unit, Option<Vec<T::TangentVector>>)
             + use<Self, T>,
+    );
+    /// Reverse mode of `v.pop()`.
+    fn __vjp_pop(
+        &mut self,
+    ) -> (
+        Option<T>,
+        impl FnOnce(
+                (
+                    Option<Option<T::TangentVector>>,
+                    Option<Vec<T::TangentVector>>,
+                ),
+            ) -> (Option<Vec<T::TangentVector>>,)
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.pop()`.
+    fn __jvp_pop(
+        &mut self,
+    ) -> (
+        Option<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>,),
+            ) -> (
+                Option<Option<T::TangentVector>>,
+                Option<Vec<T::TangentVector>>,
+            ) + use<Self, T>,
     );
     /// Reverse mode of `v.truncate(k)`.
     fn __vjp_truncate(
@@ -259,6 +284,61 @@ impl<T: Differentiable + Clone> VecRules<T> for Vec<T> {
             let mut d = filled(before, n);
             d.insert(i, dx.unwrap_or_else(T::TangentVector::zero_vector));
             (None, Some(d))
+        })
+    }
+    #[inline]
+    fn __vjp_pop(
+        &mut self,
+    ) -> (
+        Option<T>,
+        impl FnOnce(
+                (
+                    Option<Option<T::TangentVector>>,
+                    Option<Vec<T::TangentVector>>,
+                ),
+            ) -> (Option<Vec<T::TangentVector>>,)
+            + use<T>,
+    ) {
+        let popped = self.pop();
+        let (kept, was_some) = (self.len(), popped.is_some());
+        (popped, move |(s, after)| {
+            let after = present(after, kept);
+            match (was_some, s.flatten()) {
+                (true, Some(last)) => {
+                    let mut a = filled(after, kept);
+                    a.push(last);
+                    (Some(a),)
+                }
+                (true, None) => (after.map(|mut a| {
+                    a.push(T::TangentVector::zero_vector());
+                    a
+                }),),
+                (false, _) => (after,),
+            }
+        })
+    }
+    #[inline]
+    fn __jvp_pop(
+        &mut self,
+    ) -> (
+        Option<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>,),
+            ) -> (
+                Option<Option<T::TangentVector>>,
+                Option<Vec<T::TangentVector>>,
+            ) + use<T>,
+    ) {
+        let n = self.len();
+        let popped = self.pop();
+        let was_some = popped.is_some();
+        (popped, move |(before,)| match before {
+            Some(d) if was_some => {
+                let mut d = filled(Some(d), n);
+                let last = d.pop();
+                (last.map(Some), Some(d))
+            }
+            before => (None, before),
         })
     }
     #[inline]

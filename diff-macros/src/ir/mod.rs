@@ -75,6 +75,8 @@ pub enum Callee {
 const INACTIVE_METHODS: &[&str] = &[
     "len",
     "is_empty",
+    "is_some",
+    "is_none",
     "is_nan",
     "is_finite",
     "is_infinite",

@@ -111,6 +111,10 @@ impl Lowerer {
                 ))
             }
             Expr::Call(c) => self.lower_call(c),
+            // `v.pop()` updates `v` and returns a value.
+            Expr::MethodCall(m) if m.method == "pop" && m.args.is_empty() => {
+                self.lower_updating_call(m)
+            }
             Expr::MethodCall(m) => self.lower_method_call(m),
             Expr::Tuple(t) => {
                 let vs = t
@@ -387,6 +391,12 @@ impl Lowerer {
         let Expr::Path(func) = &*c.func else {
             return Ok(self.opaque(&Expr::Call(c.clone())));
         };
+        // `Some(x)`: the variant has no derivative of its own; `some(x)` has.
+        if func.qself.is_none() && func.path.is_ident("Some") && c.args.len() == 1 {
+            let arg = &c.args[0];
+            let call: Expr = syn::parse_quote_spanned!(c.span()=> ::diff::__private::some(#arg));
+            return self.lower_expr(&call);
+        }
         if let Some(id) = func.path.get_ident() {
             if self.lookup(&id.to_string()).is_some() {
                 // Calling a closure bound in the body: inline its body.
@@ -510,6 +520,12 @@ impl Lowerer {
                 return self.lower_expr(&chain.extend_into(&m.receiver)).map(|_| ());
             }
         }
+        self.lower_updating_call(m).map(|_| ())
+    }
+
+    /// `x.m(..)` as a call that may update its receiver, when that is a place of the body
+    /// that can be updated (not through a shared reference); an ordinary call otherwise.
+    fn lower_updating_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
         let inactive = crate::ir::is_inactive_method(&m.method);
         let place = if inactive {
             None
@@ -519,7 +535,7 @@ impl Lowerer {
         // A shared reference cannot be updated through.
         let Some(place) = place.filter(|p| p.root != "self" && !self.ref_params.contains(&p.root))
         else {
-            return self.lower_method_call(m).map(|_| ());
+            return self.lower_method_call(m);
         };
         let recv = self.read_place(&place);
         let (rest, muts) = self.lower_args(m.args.iter())?;
@@ -531,8 +547,7 @@ impl Lowerer {
             method: m.method.clone(),
             turbofish: m.turbofish.clone(),
         };
-        self.emit_call(callee, args, muts, m.span());
-        Ok(())
+        Ok(self.emit_call(callee, args, muts, m.span()))
     }
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {

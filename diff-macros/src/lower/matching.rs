@@ -27,6 +27,60 @@ pub(crate) fn bindings(pat: &syn::Pat) -> Vec<syn::Ident> {
     n.0
 }
 
+/// The local an `Option` being matched is bound to.
+const OPTION: &str = "__diff_option";
+
+/// For a `match` of two arms without guards, `Some(p)` with `p` irrefutable and `None` or
+/// `_`: the payload pattern and the two bodies.
+fn option_arms(m: &syn::ExprMatch) -> Option<(&syn::Pat, &syn::Expr, &syn::Expr)> {
+    let [a, b] = m.arms.as_slice() else {
+        return None;
+    };
+    if a.guard.is_some() || b.guard.is_some() {
+        return None;
+    }
+    fn payload(arm: &syn::Arm) -> Option<&syn::Pat> {
+        match &arm.pat {
+            syn::Pat::TupleStruct(t)
+                if t.qself.is_none() && t.path.is_ident("Some") && t.elems.len() == 1 =>
+            {
+                t.elems.first().filter(|p| irrefutable(p))
+            }
+            _ => None,
+        }
+    }
+    let is_none = |arm: &syn::Arm| match &arm.pat {
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Ident(i) => i.ident == "None" && i.subpat.is_none(),
+        syn::Pat::Path(p) => p.qself.is_none() && p.path.is_ident("None"),
+        _ => false,
+    };
+    match (payload(a), payload(b)) {
+        (Some(p), None) if is_none(b) => Some((p, &*a.body, &*b.body)),
+        (None, Some(p)) if is_none(a) => Some((p, &*b.body, &*a.body)),
+        _ => None,
+    }
+}
+
+/// Whether a pattern matches every value of its type: bindings, `_`, and tuples and
+/// references of those.
+fn irrefutable(p: &syn::Pat) -> bool {
+    match p {
+        syn::Pat::Ident(i) => {
+            i.subpat.is_none()
+                && i.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_lowercase() || c == '_')
+        }
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Tuple(t) => t.elems.iter().all(irrefutable),
+        syn::Pat::Reference(r) => irrefutable(&r.pat),
+        syn::Pat::Type(t) => irrefutable(&t.pat),
+        syn::Pat::Paren(p) => irrefutable(&p.pat),
+        _ => false,
+    }
+}
+
 impl Lowerer {
     /// `match e { pat if guard => body, ... }`.
     pub(crate) fn lower_match(&mut self, m: &syn::ExprMatch) -> syn::Result<Value> {
@@ -52,6 +106,20 @@ impl Lowerer {
         rest: &[syn::Stmt],
     ) -> syn::Result<Value> {
         let scrutinee = self.in_expression(|cx| cx.lower_expr(&m.expr))?;
+        // `match o { Some(p) => a, None => b }` (also from `if let` and `while let`):
+        // `match o.is_some() { true => { let p = o.unwrap(); a } false => b }`, so that
+        // the payload's derivative flows through `unwrap`'s.
+        if let Some((payload, some_body, none_body)) = option_arms(m) {
+            self.bind(OPTION.to_string(), scrutinee);
+            let o = syn::Ident::new(OPTION, m.match_token.span);
+            let rewritten: syn::ExprMatch = syn::parse_quote_spanned! {m.span()=>
+                match #o.is_some() {
+                    true => { let #payload = #o.unwrap(); #some_body }
+                    false => #none_body,
+                }
+            };
+            return self.lower_match_binding(&rewritten, binder, rest);
+        }
         let before = self.env.clone();
         let outer = self.diverged;
         let mut arms = Vec::new();

@@ -1,0 +1,95 @@
+//! `Option`s of active values: built with `Some(x)`, taken apart with `match`, `if let`,
+//! `while let`, `unwrap`, `expect` and `unwrap_or`, and produced by `Vec::pop`. Both modes,
+//! against formulas and finite differences.
+
+mod common;
+
+use common::{assert_close, assert_vec_close, fd, fd_grad};
+use diff::prelude::*;
+
+#[differentiable]
+fn matched(x: f64) -> f64 {
+    let o = if x > 0.0 { Some(x * 2.0) } else { None };
+    match o {
+        Some(w) => w * x,
+        None => x,
+    }
+}
+
+#[differentiable]
+fn if_let_with_default(x: f64, y: f64) -> f64 {
+    let o = if y > x { None } else { Some((x * y, y)) };
+    let mut r = 1.0;
+    if let Some((p, q)) = o {
+        r = p * q;
+    }
+    let flag = if o.is_some() { 1.0 } else { 0.0 };
+    r + flag + o.unwrap_or((0.0, y)).1.sin()
+}
+
+#[differentiable]
+fn popped_in_a_loop(xs: &[f64]) -> f64 {
+    let mut stack = xs.to_vec();
+    let mut s = 0.0;
+    while let Some(w) = stack.pop() {
+        s = s * 0.5 + w * w;
+    }
+    s
+}
+
+#[differentiable]
+fn last_two(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    let a = v.pop().unwrap();
+    let b = v.pop().expect("two elements");
+    let rest: f64 = v.iter().sum();
+    a * b + rest
+}
+
+#[test]
+fn match_and_if_let_on_options() {
+    for x in [2.0, -2.0] {
+        let (v, d) = value_with_gradient!(at: x, of: matched);
+        assert_eq!(v, matched(x));
+        assert_close(d, fd(matched, x), 1e-6, "match on Some/None");
+        assert_close(first_derivative!(at: x, of: matched), d, 1e-12, "forward");
+    }
+    for (x, y) in [(1.5, 0.5), (0.5, 1.5)] {
+        let (v, (dx, dy)) = value_with_gradient!(at: (x, y), of: if_let_with_default);
+        assert_eq!(v, if_let_with_default(x, y));
+        assert_close(
+            dx,
+            fd(|x| if_let_with_default(x, y), x),
+            1e-6,
+            "d/dx if let",
+        );
+        assert_close(
+            dy,
+            fd(|y| if_let_with_default(x, y), y),
+            1e-6,
+            "d/dy if let",
+        );
+        let df = differential!(at: (x, y), of: if_let_with_default);
+        assert_close(df((1.0, 0.0)), dx, 1e-12, "forward d/dx");
+    }
+}
+
+#[test]
+fn options_from_pop() {
+    let xs = vec![1.0, 2.0, 3.0];
+    let (v, g) = value_with_gradient!(at: &xs, of: popped_in_a_loop);
+    assert_eq!(v, 5.25);
+    assert_vec_close(
+        &g,
+        &[2.0, 2.0, 1.5],
+        1e-12,
+        "while let Some(w) = stack.pop()",
+    );
+    let df = differential!(at: &xs, of: popped_in_a_loop);
+    assert_close(df(vec![0.0, 0.0, 1.0]), 1.5, 1e-12, "forward");
+
+    let xs = vec![0.5, -1.0, 2.0, 3.0];
+    let (v, g) = value_with_gradient!(at: &xs, of: last_two);
+    assert_eq!(v, last_two(&xs));
+    assert_vec_close(&g, &fd_grad(last_two, &xs), 1e-6, "pop().unwrap()");
+}
