@@ -154,3 +154,30 @@ fn element_writes_through_a_mut_slice() {
     let d = first_derivative!(at: x, of: writes_into_a_vec);
     assert_close(d, g, 1e-12, "forward against reverse");
 }
+
+// ---------------------------------------------------------------------------------------
+// A local array updated through a `&mut [T]` parameter.
+
+#[differentiable]
+fn scale_into(out: &mut [f64], x: f64) {
+    out[0] = x * 2.0;
+    out[1] += x * out[0];
+}
+
+#[differentiable]
+fn through_mut_array(x: f64, y: f64) -> f64 {
+    let mut a = [1.0, y];
+    scale_into(&mut a, x);
+    a[0] * a[1]
+}
+
+#[test]
+fn array_updated_through_a_mut_slice_parameter() {
+    // a = [2x, y + 2x^2]: f = 2xy + 4x^3.
+    let (v, (dx, dy)) = value_with_gradient!(at: (1.5, -0.5), of: through_mut_array);
+    assert_eq!(v, through_mut_array(1.5, -0.5));
+    assert_close(dx, 2.0 * -0.5 + 12.0 * 2.25, 1e-12, "d/dx");
+    assert_close(dy, 3.0, 1e-12, "d/dy");
+    let fwd = first_derivative!(at: 1.5, of: |x| through_mut_array(x, -0.5));
+    assert_close(fwd, dx, 1e-12, "forward d/dx");
+}

@@ -597,6 +597,12 @@ impl<T: VectorSpace, const N: usize> SlotInto<Option<[T; N]>> for Option<Vec<T>>
 pub fn slot_into<S: SlotInto<T>, T>(slot: S) -> T {
     slot.slot_into()
 }
+/// [`slot_into`] a slot of the marked tangent type (where nothing else fixes it: an
+/// array's tangent after a call updated it through a `&mut [T]` parameter).
+#[inline(always)]
+pub fn slot_as<T, S: SlotInto<Option<T>>>(_: crate::__private::Marker<T>, slot: S) -> Option<T> {
+    slot.slot_into()
+}
 
 /// What a `&mut` parameter points to, as generated code reads it into a local and writes
 /// it back: a sized value by `Clone`, a slice (`&mut [T]`) as a `Vec` of its elements.

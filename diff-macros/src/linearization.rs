@@ -204,7 +204,12 @@ impl<'a> Rule<'a> {
             Rule::Write(_, Part::Element(i), _) => vec![Saved::Value(*i), Saved::Shape(res)],
             Rule::Build(Build::Tuple(_) | Build::Struct(_)) => vec![Saved::Marker(res)],
             Rule::Build(Build::Array(_) | Build::Vec(_)) => vec![],
-            Rule::Call(_) | Rule::CallMut(_) => vec![Saved::Callee(res)],
+            Rule::Call(_) => vec![Saved::Callee(res)],
+            // The values a call updates are typed by their markers where their tangents
+            // are converted (an array updated through a `&mut [T]` parameter).
+            Rule::CallMut(_) => std::iter::once(Saved::Callee(res))
+                .chain(stmt.results[1..].iter().map(|r| Saved::Marker(*r)))
+                .collect(),
             Rule::Branch(regions) => vec![Saved::Pred(regions[0])],
             Rule::Loop { init, body } => {
                 // A carried value with no tangent before the loop (forward) or no adjoint

@@ -196,6 +196,7 @@ impl Emitter<'_> {
     fn tangent_call_mut(&self, stmt: &Stmt, args: &[Value]) -> TokenStream {
         let df = names::handle(self.func, stmt.results[0], self.mode);
         let ts = self.arg_tangents(args);
+        let updated = self.updated_arrays(stmt, args);
         let outs = stmt.results.iter().map(|r| {
             if self.act.is_active(*r) {
                 let d = self.dname(*r);
@@ -204,7 +205,17 @@ impl Emitter<'_> {
                 quote!(_)
             }
         });
-        quote! { let (#(#outs,)*) = #df((#(#ts,)*)); }
+        // An array updated through a `&mut [T]` parameter: its tangent after is the
+        // slice's (a `Vec`), converted back.
+        let converted = updated
+            .iter()
+            .map(|k| stmt.results[*k])
+            .filter(|r| self.act.is_active(*r))
+            .map(|r| {
+                let (d, m) = (self.dname(r), names::marker(self.func, r));
+                quote! { let #d = ::diff::__private::slot_as(#m, #d); }
+            });
+        quote! { let (#(#outs,)*) = #df((#(#ts,)*)); #(#converted)* }
     }
 
     /// Original: `(r.., pred) = if ..` or `match ..`. Tangent: match the predecessor and

@@ -76,6 +76,20 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The positions among a `CallMut` statement's results (`1..`) of the arrays it updates
+    /// through a parameter that may be a slice ([`Self::is_array_argument`]).
+    pub(super) fn updated_arrays(&self, stmt: &crate::ir::Stmt, args: &[Value]) -> Vec<usize> {
+        let Inst::CallMut(_, _, positions) = &stmt.inst else {
+            return Vec::new();
+        };
+        positions
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| args.get(**p).is_some_and(|a| self.is_array_argument(*a)))
+            .map(|(j, _)| j + 1)
+            .collect()
+    }
+
     /// Whether `v` is a place (`a.f`, `a[i]`, `*a`) emitted inline rather than bound, so
     /// that borrowing it (`&self.w`) or calling a method on it does not move it.
     pub fn is_place(&self, v: Value) -> bool {

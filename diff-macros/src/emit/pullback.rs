@@ -307,12 +307,18 @@ impl Emitter<'_> {
     /// is the adjoint of its value before the call.
     fn reverse_call_mut(&self, stmt: &Stmt, args: &[Value]) -> TokenStream {
         let pb = names::handle(self.func, stmt.results[0], self.mode);
-        let seeds = stmt.results.iter().map(|r| {
-            if self.act.is_active(*r) {
+        let updated = self.updated_arrays(stmt, args);
+        let seeds = stmt.results.iter().enumerate().map(|(k, r)| {
+            if !self.act.is_active(*r) {
+                quote!(::core::option::Option::None)
+            } else if updated.contains(&k) {
+                // An array updated through a `&mut [T]` parameter: its adjoint is the
+                // slice's (a `Vec`).
+                let a = self.adj(*r);
+                quote!(::diff::__private::slot_into(#a))
+            } else {
                 let a = self.adj(*r);
                 quote!(#a)
-            } else {
-                quote!(::core::option::Option::None)
             }
         });
         self.call_adjoint(args, quote!(#pb((#(#seeds,)*))))
