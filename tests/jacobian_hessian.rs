@@ -383,3 +383,40 @@ fn jacobian_of_array_to_array_functions() {
     let fdj = fd_jacobian(|p| lorenz([p[0], p[1], p[2]]).to_vec(), &[u[0], u[1], u[2]]);
     assert_mat_close(&j, &fdj, 1e-8, "lorenz fd");
 }
+
+// ---------------------------------------------------------------------------------------
+// `second_derivative!` and `value_with_second_derivative!`.
+
+#[differentiable]
+fn cubic_plus_sine<T: Float>(x: T) -> T {
+    x * x * x + x.sin()
+}
+
+#[test]
+fn second_derivatives_of_scalar_functions() {
+    for x in [-1.3, 0.0, 2.0] {
+        let f2: f64 = second_derivative!(at: x, of: cubic_plus_sine);
+        assert!((f2 - (6.0 * x - x.sin())).abs() < 1e-12, "f''({x}) = {f2}");
+        let (v, d1, d2) = value_with_second_derivative!(at: x, of: cubic_plus_sine);
+        assert_eq!(v, cubic_plus_sine(x));
+        assert!(
+            (d1 - (3.0 * x * x + x.cos())).abs() < 1e-12,
+            "f'({x}) = {d1}"
+        );
+        assert_eq!(d2, f2);
+        // Against the Hessian of the same function.
+        assert_eq!(hessian!(at: x, of: cubic_plus_sine), vec![vec![f2]]);
+    }
+    // A closure, and a float method.
+    let (v, d1, d2) = value_with_second_derivative!(at: 0.5, of: |x| x * x * x.exp());
+    let e = 0.5f64.exp();
+    assert!((v - 0.25 * e).abs() < 1e-15);
+    assert!((d1 - 1.25 * e).abs() < 1e-14);
+    assert!((d2 - 4.25 * e).abs() < 1e-14);
+    let t = 0.5f64.tanh();
+    let d2 = second_derivative!(at: 0.5, of: f64::tanh);
+    assert!(
+        (d2 - (-2.0 * t * (1.0 - t * t))).abs() < 1e-14,
+        "tanh'' = {d2}"
+    );
+}

@@ -5,6 +5,7 @@ use crate::{Differentiable, VectorSpace};
 pub use crate::collections::*;
 pub use crate::conversions::*;
 pub use crate::dense::*;
+pub use crate::dual::Dual;
 pub use crate::fields::{zero_sized_place, ConstantField, FieldTangent, TupleField};
 pub use crate::option::{__jvp_some, __vjp_some, some, OptionRules};
 /// The partials of the arithmetic operators, for both modes.

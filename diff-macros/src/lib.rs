@@ -89,4 +89,8 @@ operators! {
     jacobian => Jacobian;
     /// `hessian!(at: x, of: f)`: the dense Hessian of a scalar-valued `f`.
     hessian => Hessian;
+    /// `second_derivative!(at: x, of: f)`: `f''(x)` for a scalar function of one scalar.
+    second_derivative => SecondDerivative;
+    /// `value_with_second_derivative!(at: x, of: f)`: `(f(x), f'(x), f''(x))`.
+    value_with_second_derivative => ValueWithSecondDerivative;
 }

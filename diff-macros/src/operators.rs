@@ -24,6 +24,8 @@ pub enum Op {
     ValueWithDifferential,
     Jacobian,
     Hessian,
+    SecondDerivative,
+    ValueWithSecondDerivative,
 }
 
 impl Op {
@@ -33,7 +35,9 @@ impl Op {
             | Op::ValueWithGradient
             | Op::Pullback
             | Op::ValueWithPullback
-            | Op::Hessian => Mode::Vjp,
+            | Op::Hessian
+            | Op::SecondDerivative
+            | Op::ValueWithSecondDerivative => Mode::Vjp,
             _ => Mode::Jvp,
         }
     }
@@ -93,6 +97,9 @@ fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
     }
     if op == Op::Hessian {
         return hessian(&ins, &args.of);
+    }
+    if matches!(op, Op::SecondDerivative | Op::ValueWithSecondDerivative) {
+        return second_derivative(op, &ins, &args.of);
     }
     match &args.of {
         syn::Expr::Closure(c) => closure(op, &ins, c),
@@ -179,7 +186,8 @@ fn finish(
                 quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, __direction| { #pre let (_, __differential) = #call; __differential(__direction) }) }}
             }
         }
-        Op::Hessian => TokenStream::new(),
+        // Expanded by `hessian` and `second_derivative` before reaching here.
+        Op::Hessian | Op::SecondDerivative | Op::ValueWithSecondDerivative => TokenStream::new(),
     }
 }
 
@@ -342,6 +350,36 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
         }
         other => other.clone(),
     }
+}
+
+/// `second_derivative!(at: x, of: f)` and `value_with_second_derivative!`, forward over
+/// reverse like `hessian!` for one scalar: `f`'s value and derivative run on the dual
+/// number `x + ε`; the derivative's dual part is `f''(x)`.
+fn second_derivative(op: Op, ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
+    let typed: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
+    let [x] = &typed[..] else {
+        return Err(syn::Error::new_spanned(
+            of,
+            "second_derivative! takes one scalar input; for several inputs use hessian!",
+        ));
+    };
+    let value_and_slope = expand_args(
+        Op::ValueWithGradient,
+        Args {
+            at: syn::parse_quote!(__lifted),
+            of: of.clone(),
+        },
+    )?;
+    let out = if op == Op::SecondDerivative {
+        quote!(__slope.eps)
+    } else {
+        quote!((__value.re, __slope.re, __slope.eps))
+    };
+    Ok(quote! {{
+        let __lifted = ::diff::__private::Dual::variable(#x);
+        let (__value, __slope) = #value_and_slope;
+        #out
+    }})
 }
 
 /// `hessian!(at: x, of: f)`, forward over reverse: the gradient of `f` run on dual
