@@ -1,5 +1,6 @@
-//! Conversions of active values between float types, `x.into()` and `f64::from(x)`: the
-//! derivative is the conversion of the tangent, in both modes.
+//! Conversions of active values between float types, `x.into()`, `f64::from(x)` and, for a
+//! generic `T`, `T::from(x)` / `T::from_f64(x)`: the derivative is the conversion of the
+//! tangent, in both modes.
 mod common;
 use common::assert_close;
 use diff::prelude::*;
@@ -47,4 +48,21 @@ fn into_and_from() {
     assert_close(f64::from(g), -(-xf).exp(), 1e-6, "into as an argument");
     let d = first_derivative!(at: x, of: widened_as_an_argument);
     assert_close(d, -(-xf).exp(), 1e-12, "forward, into as an argument");
+}
+
+/// `T::from(x)` and `T::from_f64(x)` of active values in a generic function: `NumCast` /
+/// `FromPrimitive` conversions, whose derivative converts the tangent.
+#[differentiable]
+fn generic_conversions<T: Float + num_traits::FromPrimitive>(x: T, c: f64) -> T {
+    x * T::from(c).unwrap() + T::from_f64(2.5).unwrap() * x + T::from_f64(c * c).unwrap()
+}
+
+#[test]
+fn generic_from_of_an_active_value() {
+    let (v, (dx, dc)) = value_with_gradient!(at: (2.0, 3.0), of: generic_conversions);
+    assert_eq!(v, 2.0 * 3.0 + 2.5 * 2.0 + 9.0);
+    assert_close(dx, 3.0 + 2.5, 1e-12, "d/dx");
+    assert_close(dc, 2.0 + 2.0 * 3.0, 1e-12, "d/dc");
+    let df = differential!(at: (2.0f32, 3.0), of: generic_conversions);
+    assert_close(f64::from(df((0.0, 1.0))), 8.0, 1e-6, "forward d/dc, f32");
 }

@@ -1,6 +1,6 @@
 //! Derivative rules of conversions between float types: `x.into()` ([`IntoRules`]) and
-//! `f64::from(x)` ([`FromRules`]). The derivative of a conversion is the conversion of
-//! the tangent.
+//! `f64::from(x)` ([`FromRules`]), and `T::from(x)` for a generic float ([`num_cast`]).
+//! The derivative of a conversion is the conversion of the tangent.
 use num_traits::NumCast;
 
 /// Derivative rules of `x.into()` for floats.
@@ -60,6 +60,38 @@ pub trait FromRules: Copy + NumCast {
 impl FromRules for f32 {}
 impl FromRules for f64 {}
 
+/// `T::from(x)` for a generic float `T` (`NumCast::from`, also `T::from_f64(x)` and
+/// `T::from_f32(x)`), which generated code calls instead: `None` where `x` is not
+/// representable.
+#[inline(always)]
+pub fn num_cast<T: NumCast, S: NumCast>(x: S) -> Option<T> {
+    T::from(x)
+}
+
+/// Reverse mode of [`num_cast`]: the adjoint converted back (`None` when the value was).
+#[allow(clippy::type_complexity)]
+#[inline(always)]
+pub fn __vjp_num_cast<T: NumCast, S: NumCast + Copy>(
+    x: S,
+) -> (Option<T>, impl FnOnce(Option<T>) -> (Option<S>,)) {
+    (T::from(x), |d: Option<T>| {
+        (d.and_then(<S as NumCast>::from),)
+    })
+}
+
+/// Forward mode of [`num_cast`]: the tangent converted.
+#[allow(clippy::type_complexity)]
+#[inline(always)]
+pub fn __jvp_num_cast<T: NumCast, S: NumCast + Copy>(
+    x: S,
+) -> (Option<T>, impl FnOnce((Option<S>,)) -> Option<Option<T>>) {
+    let value = T::from(x);
+    let present = value.is_some();
+    (value, move |(d,): (Option<S>,)| {
+        d.filter(|_| present).map(<T as NumCast>::from)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +107,9 @@ mod tests {
         assert_eq!((y, pb(4.0)), (2.5, (Some(4.0f32),)));
         let (y, df) = f64::__jvp_from(2.5f32);
         assert_eq!((y, df((Some(1.0),))), (2.5, Some(1.0)));
+        let (y, pb) = __vjp_num_cast::<f32, f64>(2.5);
+        assert_eq!((y, pb(Some(4.0))), (Some(2.5), (Some(4.0),)));
+        let (y, df) = __jvp_num_cast::<f64, f32>(2.5);
+        assert_eq!((y, df((Some(1.0),))), (Some(2.5), Some(Some(1.0))));
     }
 }

@@ -391,6 +391,20 @@ impl Lowerer {
         let Expr::Path(func) = &*c.func else {
             return Ok(self.opaque(&Expr::Call(c.clone())));
         };
+        // `T::from(x)` (and `from_f64`, `from_f32`) for a generic float `T`: the
+        // conversion `num_cast`, whose derivative converts the tangent.
+        if let [ty, method] = func.path.segments.iter().collect::<Vec<_>>()[..] {
+            let (ty, method) = (ty.ident.to_string(), method.ident.to_string());
+            if func.qself.is_none()
+                && c.args.len() == 1
+                && self.scalar_params.contains(&ty)
+                && matches!(method.as_str(), "from" | "from_f64" | "from_f32")
+            {
+                let (arg, ty) = (&c.args[0], &func.path.segments[0].ident);
+                let call: Expr = syn::parse_quote_spanned!(c.span()=> ::diff::__private::num_cast::<#ty, _>(#arg));
+                return self.lower_expr(&call);
+            }
+        }
         // `Some(x)`: the variant has no derivative of its own; `some(x)` has.
         if func.qself.is_none() && func.path.is_ident("Some") && c.args.len() == 1 {
             let arg = &c.args[0];
