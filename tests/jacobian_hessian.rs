@@ -420,3 +420,47 @@ fn second_derivatives_of_scalar_functions() {
         "tanh'' = {d2}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Generic objectives written as a published crate of test functions writes them, called
+// with the scalar named (`of: f::<f64>`) and the point by reference (`at: &x`).
+
+#[differentiable]
+pub fn rosenbrock_slice<T: Float + num_traits::FromPrimitive>(param: &[T]) -> T {
+    let a = T::from_f64(1.0).unwrap();
+    let b = T::from_f64(100.0).unwrap();
+    param
+        .iter()
+        .zip(param.iter().skip(1))
+        .map(|(&xi, &xi1)| (a - xi).powi(2) + b * (xi1 - xi.powi(2)).powi(2))
+        .fold(T::zero(), |acc, x| acc + x)
+}
+
+#[differentiable]
+pub fn himmelblau<T: Float + num_traits::FromPrimitive>(param: &[T; 2]) -> T {
+    let [x1, x2] = *param;
+    let n7 = T::from_f64(7.0).unwrap();
+    let n11 = T::from_f64(11.0).unwrap();
+    (x1.powi(2) + x2 - n11).powi(2) + (x1 + x2.powi(2) - n7).powi(2)
+}
+
+#[test]
+fn hessians_of_generic_functions_named_with_their_scalar() {
+    let x = vec![1.2, 0.8, -0.5];
+    let h = hessian!(at: &x, of: rosenbrock_slice::<f64>);
+    assert_mat_close(&h, &rosenbrock_hessian(&x), 1e-9, "rosenbrock::<f64>");
+    assert_eq!(h, hessian!(at: &x, of: rosenbrock_slice));
+    assert_symmetric(&h, 1e-12);
+    let p = [1.0, 2.0];
+    let (a, b) = (p[0] * p[0] + p[1] - 11.0, p[0] + p[1] * p[1] - 7.0);
+    let want = vec![
+        vec![8.0 * p[0] * p[0] + 4.0 * a + 2.0, 4.0 * p[0] + 4.0 * p[1]],
+        vec![4.0 * p[0] + 4.0 * p[1], 2.0 + 8.0 * p[1] * p[1] + 4.0 * b],
+    ];
+    assert_mat_close(
+        &hessian!(at: &p, of: himmelblau::<f64>),
+        &want,
+        1e-12,
+        "himmelblau::<f64>",
+    );
+}

@@ -113,48 +113,59 @@ macro_rules! lift_scalars {
                 Dual::constant(*self)
             }
         }
-        impl Lift for [$t] {
-            type Scalar = $t;
-            type Lifted = Vec<Dual<$t>>;
-            fn dimension(&self) -> usize {
-                self.len()
-            }
-            fn lift(&self, direction: usize) -> Vec<Dual<$t>> {
-                self.iter().enumerate().map(|(i, x)| x.lift(usize::from(i != direction))).collect()
-            }
-            fn lift_constant(&self) -> Vec<Dual<$t>> {
-                self.iter().map(|x| Dual::constant(*x)).collect()
-            }
-        }
-        impl Lift for Vec<$t> {
-            type Scalar = $t;
-            type Lifted = Vec<Dual<$t>>;
-            fn dimension(&self) -> usize {
-                self.len()
-            }
-            fn lift(&self, direction: usize) -> Vec<Dual<$t>> {
-                self.as_slice().lift(direction)
-            }
-            fn lift_constant(&self) -> Vec<Dual<$t>> {
-                self.as_slice().lift_constant()
-            }
-        }
-        impl<const N: usize> Lift for [$t; N] {
-            type Scalar = $t;
-            type Lifted = [Dual<$t>; N];
-            fn dimension(&self) -> usize {
-                N
-            }
-            fn lift(&self, direction: usize) -> [Dual<$t>; N] {
-                core::array::from_fn(|i| self[i].lift(usize::from(i != direction)))
-            }
-            fn lift_constant(&self) -> [Dual<$t>; N] {
-                self.map(Dual::constant)
-            }
-        }
     )*};
 }
 lift_scalars!(f32, f64);
+
+// Collections are lifted for any float element, so that `vec![1.0, 2.0]` whose literals
+// are not typed yet finds its lifted type.
+
+impl<T: num_traits::Float> Lift for [T] {
+    type Scalar = T;
+    type Lifted = Vec<Dual<T>>;
+    fn dimension(&self) -> usize {
+        self.len()
+    }
+    fn lift(&self, direction: usize) -> Vec<Dual<T>> {
+        let unit = |i: usize| if i == direction { T::one() } else { T::zero() };
+        self.iter()
+            .enumerate()
+            .map(|(i, x)| Dual::new(*x, unit(i)))
+            .collect()
+    }
+    fn lift_constant(&self) -> Vec<Dual<T>> {
+        self.iter().map(|x| Dual::constant(*x)).collect()
+    }
+}
+
+impl<T: num_traits::Float> Lift for Vec<T> {
+    type Scalar = T;
+    type Lifted = Vec<Dual<T>>;
+    fn dimension(&self) -> usize {
+        self.len()
+    }
+    fn lift(&self, direction: usize) -> Vec<Dual<T>> {
+        self.as_slice().lift(direction)
+    }
+    fn lift_constant(&self) -> Vec<Dual<T>> {
+        self.as_slice().lift_constant()
+    }
+}
+
+impl<T: num_traits::Float, const N: usize> Lift for [T; N] {
+    type Scalar = T;
+    type Lifted = [Dual<T>; N];
+    fn dimension(&self) -> usize {
+        N
+    }
+    fn lift(&self, direction: usize) -> [Dual<T>; N] {
+        let unit = |i: usize| if i == direction { T::one() } else { T::zero() };
+        core::array::from_fn(|i| Dual::new(self[i], unit(i)))
+    }
+    fn lift_constant(&self) -> [Dual<T>; N] {
+        self.map(Dual::constant)
+    }
+}
 
 impl<X: Lift + ?Sized> Lift for &X {
     type Scalar = X::Scalar;

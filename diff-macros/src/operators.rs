@@ -352,6 +352,27 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
     }
 }
 
+/// `f` to run on dual numbers: a generic function named with its scalar,
+/// `f::<f64>`, becomes `f::<Dual<f64>>` (any other `of:` is left as it is).
+fn on_duals(of: &syn::Expr) -> syn::Expr {
+    let mut of = of.clone();
+    if let syn::Expr::Path(p) = &mut of {
+        if let Some(last) = p.path.segments.last_mut() {
+            if let syn::PathArguments::AngleBracketed(args) = &mut last.arguments {
+                for arg in args.args.iter_mut() {
+                    if let syn::GenericArgument::Type(syn::Type::Path(t)) = arg {
+                        if t.qself.is_none() && (t.path.is_ident("f64") || t.path.is_ident("f32")) {
+                            let scalar = t.clone();
+                            *arg = syn::parse_quote!(::diff::__private::Dual<#scalar>);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    of
+}
+
 /// `second_derivative!(at: x, of: f)` and `value_with_second_derivative!`, forward over
 /// reverse like `hessian!` for one scalar: `f`'s value and derivative run on the dual
 /// number `x + ε`; the derivative's dual part is `f''(x)`.
@@ -367,7 +388,7 @@ fn second_derivative(op: Op, ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<T
         Op::ValueWithGradient,
         Args {
             at: syn::parse_quote!(__lifted),
-            of: of.clone(),
+            of: on_duals(of),
         },
     )?;
     let out = if op == Op::SecondDerivative {
@@ -401,7 +422,7 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
         Op::Gradient,
         Args {
             at: lifted,
-            of: of.clone(),
+            of: on_duals(of),
         },
     )?;
     Ok(quote! {{
