@@ -181,6 +181,150 @@ impl<X: Lift + ?Sized> Lift for &X {
     }
 }
 
+/// Points of an operator nested in a differentiable body (`gradient!(at: x, of: f)`):
+/// lifted to dual numbers along a tangent, so that the operator's dual parts are the
+/// second derivative applied to it.
+pub trait LiftAlong: Lift {
+    /// The tangent of the point.
+    type Tangent;
+    /// The point as dual numbers whose dual parts are `direction` (an empty `Vec` is zero).
+    fn lift_along(&self, direction: &Self::Tangent) -> Self::Lifted;
+}
+
+macro_rules! lift_scalars_along {
+    ($($t:ty),*) => {$(
+        impl LiftAlong for $t {
+            type Tangent = $t;
+            fn lift_along(&self, direction: &$t) -> Dual<$t> {
+                Dual::new(*self, *direction)
+            }
+        }
+    )*};
+}
+lift_scalars_along!(f32, f64);
+
+impl<T: num_traits::Float> LiftAlong for [T] {
+    type Tangent = Vec<T>;
+    fn lift_along(&self, direction: &Vec<T>) -> Vec<Dual<T>> {
+        if direction.is_empty() {
+            return self.lift_constant();
+        }
+        crate::vector_space::check_lengths("a direction", direction.len(), self.len());
+        self.iter()
+            .zip(direction)
+            .map(|(x, d)| Dual::new(*x, *d))
+            .collect()
+    }
+}
+
+impl<T: num_traits::Float> LiftAlong for Vec<T> {
+    type Tangent = Vec<T>;
+    fn lift_along(&self, direction: &Vec<T>) -> Vec<Dual<T>> {
+        self.as_slice().lift_along(direction)
+    }
+}
+
+impl<T: num_traits::Float, const N: usize> LiftAlong for [T; N] {
+    type Tangent = [T; N];
+    fn lift_along(&self, direction: &[T; N]) -> [Dual<T>; N] {
+        core::array::from_fn(|i| Dual::new(self[i], direction[i]))
+    }
+}
+
+impl<X: LiftAlong + ?Sized> LiftAlong for &X {
+    type Tangent = X::Tangent;
+    fn lift_along(&self, direction: &X::Tangent) -> X::Lifted {
+        (**self).lift_along(direction)
+    }
+}
+
+/// A result in dual numbers, and its dual parts in the same shape (`Dual<T>` to `T`,
+/// `Vec<Dual<T>>` to `Vec<T>`, `[Dual<T>; N]` to `[T; N]`).
+pub trait DualEps {
+    /// The shape of the dual parts.
+    type Eps;
+    /// The dual parts.
+    fn eps(self) -> Self::Eps;
+}
+
+impl<T> DualEps for Dual<T> {
+    type Eps = T;
+    fn eps(self) -> T {
+        self.eps
+    }
+}
+
+impl<T> DualEps for Vec<Dual<T>> {
+    type Eps = Vec<T>;
+    fn eps(self) -> Vec<T> {
+        self.into_iter().map(|d| d.eps).collect()
+    }
+}
+
+impl<T, const N: usize> DualEps for [Dual<T>; N] {
+    type Eps = [T; N];
+    fn eps(self) -> [T; N] {
+        self.map(|d| d.eps)
+    }
+}
+
+/// An owned copy of a point given by reference to a nested operator (`gradient!(at: p,
+/// of: f)` with `p: &[f64]`), which the operator's derivative reads later.
+#[inline]
+pub fn to_owned_point<P>(p: &P) -> P::Owned
+where
+    P: ToOwned + ?Sized,
+{
+    p.to_owned()
+}
+
+/// Reverse mode of [`to_owned_point`]: the identity on tangents.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __vjp_to_owned_point<P>(
+    p: &P,
+) -> (
+    P::Owned,
+    impl FnOnce(P::TangentVector) -> (Option<P::TangentVector>,) + use<P>,
+)
+where
+    P: ToOwned + crate::Differentiable + ?Sized,
+{
+    (p.to_owned(), |s| (Some(s),))
+}
+
+/// Forward mode of [`to_owned_point`]: the identity on tangents.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __jvp_to_owned_point<P>(
+    p: &P,
+) -> (
+    P::Owned,
+    impl FnOnce((Option<P::TangentVector>,)) -> Option<P::TangentVector> + use<P>,
+)
+where
+    P: ToOwned + crate::Differentiable + ?Sized,
+{
+    (p.to_owned(), |(d,)| d)
+}
+
+/// The derivative of a nested operator `y = op(f)(x)` along `direction` (forward mode),
+/// or its transpose applied to an adjoint (reverse mode, the same for a gradient, whose
+/// derivative, a Hessian, is symmetric): the operator run at `x + ε·direction`, its dual
+/// parts. `None` (zero) in, `None` out.
+#[inline]
+pub fn nested_derivative<X, G>(
+    x: &X,
+    direction: Option<X::Tangent>,
+    operator: impl FnOnce(X::Lifted) -> G,
+) -> Option<G::Eps>
+where
+    X: LiftAlong + ?Sized,
+    G: DualEps,
+{
+    direction.map(|d| operator(x.lift_along(&d)).eps())
+}
+
 /// Gradients in dual numbers (`Dual<T>`, `Vec<Dual<T>>`, `[Dual<T>; N]`, `Option` of
 /// those with `None` as zero): their dual parts, in order.
 pub trait DualParts {

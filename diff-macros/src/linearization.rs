@@ -121,6 +121,10 @@ pub enum Rule<'a> {
     /// A call: the callee's own linear map (its differential or pullback), saved by the
     /// primal.
     Call(&'a [Value]),
+    /// A nested operator `y = op(f)(x)` (a gradient, or a scalar derivative): `dy` is the
+    /// second derivative applied to `dx`, the operator run at `x + ε·dx` in dual numbers;
+    /// transposed the same (a Hessian is symmetric).
+    Nested(&'a crate::ir::Nested),
     /// A call mutating `&mut` arguments: the results after the first are their new
     /// values, and the callee's linear map takes and gives their derivatives too.
     CallMut(&'a [Value]),
@@ -162,6 +166,7 @@ impl<'a> Rule<'a> {
             Inst::Array(vs, Sequence::Vec) => Rule::Build(Build::Vec(vs)),
             Inst::Struct(_, fields) => Rule::Build(Build::Struct(fields)),
             Inst::Call(_, args) => Rule::Call(args),
+            Inst::Nested(n) => Rule::Nested(n),
             Inst::CallMut(_, args, _) => Rule::CallMut(args),
             Inst::If { .. } | Inst::Match { .. } => {
                 Rule::Branch(inst.branches().expect("a branching instruction"))
@@ -205,6 +210,7 @@ impl<'a> Rule<'a> {
             Rule::Build(Build::Tuple(_) | Build::Struct(_)) => vec![Saved::Marker(res)],
             Rule::Build(Build::Array(_) | Build::Vec(_)) => vec![],
             Rule::Call(_) => vec![Saved::Callee(res)],
+            Rule::Nested(n) => vec![Saved::Value(n.at)],
             // The values a call updates are typed by their markers where their tangents
             // are converted (an array updated through a `&mut [T]` parameter).
             Rule::CallMut(_) => std::iter::once(Saved::Callee(res))

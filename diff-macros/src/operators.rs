@@ -373,6 +373,39 @@ fn on_duals(of: &syn::Expr) -> syn::Expr {
     of
 }
 
+/// The operators a differentiable body may call on its values.
+pub(crate) const NESTABLE: &[&str] = &["gradient", "first_derivative"];
+
+/// `op!(at: x, of: f)` in a differentiable body: `(op, at, of)`, for an operator in
+/// [`NESTABLE`] with one point; `None` for any other macro.
+pub(crate) fn parse_nested(m: &syn::Macro) -> Option<syn::Result<(Ident, syn::Expr, syn::Expr)>> {
+    let op = m.path.segments.last()?.ident.clone();
+    if !NESTABLE.iter().any(|n| op == n) {
+        return None;
+    }
+    Some(m.parse_body::<Args>().and_then(|args| {
+        if matches!(&args.at, syn::Expr::Tuple(t) if t.elems.len() >= 2) {
+            return Err(syn::Error::new_spanned(
+                &args.at,
+                format!("{op}! inside a differentiable body takes one point; pack several inputs into a Vec or an array"),
+            ));
+        }
+        Ok((op, args.at, args.of))
+    }))
+}
+
+/// The nested operator run on the dual numbers `__lifted`: its dual parts are the
+/// second derivative applied to the lifting direction.
+pub(crate) fn nested_on_duals(n: &crate::ir::Nested) -> TokenStream {
+    let (op, of) = (&n.op, on_duals(&n.of));
+    let at = if n.by_ref {
+        quote!(&__lifted)
+    } else {
+        quote!(__lifted)
+    };
+    quote!(::diff::#op!(at: #at, of: #of))
+}
+
 /// `second_derivative!(at: x, of: f)` and `value_with_second_derivative!`, forward over
 /// reverse like `hessian!` for one scalar: `f`'s value and derivative run on the dual
 /// number `x + ε`; the derivative's dual part is `f''(x)`.

@@ -145,6 +145,12 @@ impl Emitter<'_> {
                     quote! { ::core::option::Option::Some([#(#ts),*]) }
                 }
             }
+            // y = op(f)(x): dy = eps(op(f)(x + ε·dx)).
+            Rule::Nested(n) => {
+                let (t, x) = (self.tan(n.at), self.name(n.at));
+                let lifted = crate::operators::nested_on_duals(n);
+                quote! { ::diff::__private::nested_derivative(&#x, #t, |__lifted| #lifted) }
+            }
             // (y, df) = f_jvp(args): df((dargs..)).
             Rule::Call(args) => {
                 let df = names::handle(self.func, res, self.mode);

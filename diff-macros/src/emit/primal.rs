@@ -337,6 +337,11 @@ impl<'a> Emitter<'a> {
                 let a = self.expr(*a);
                 quote! { let mut #res = #a as #ty; }
             }
+            Inst::Nested(n) => {
+                let (op, at, of) = (&n.op, self.expr(n.at), &n.of);
+                let at = if n.by_ref { quote!(&#at) } else { at };
+                quote! { let mut #res = ::diff::#op!(at: #at, of: #of); }
+            }
             Inst::Field(..) | Inst::Index(..) | Inst::Deref(_) => TokenStream::new(),
             Inst::If {
                 cond,

@@ -180,6 +180,17 @@ impl Emitter<'_> {
                     .collect();
                 quote! { let mut parts = ::core::iter::IntoIterator::into_iter(s); #accs }
             }
+            // y = op(f)(x): x += eps(op(f)(x + ε·s)) (the second derivative is symmetric).
+            Rule::Nested(n) => {
+                let x = self.name(n.at);
+                let lifted = crate::operators::nested_on_duals(n);
+                let d = quote! {
+                    ::diff::__private::nested_derivative(
+                        &#x, ::core::option::Option::Some(s), |__lifted| #lifted,
+                    )
+                };
+                self.acc_opt(n.at, d)
+            }
             // (y, pb) = f_vjp(args): args += pb(s), slot by slot.
             Rule::Call(args) => {
                 let pb = names::handle(self.func, res, self.mode);

@@ -67,6 +67,7 @@ impl Inst {
             Inst::Ref(a, m) => format!("ref{} {a}", if *m == Borrow::Mut { " mut" } else { "" }),
             Inst::Deref(a) => format!("deref {a}"),
             Inst::NoDerivative(a) => format!("no_derivative {a}"),
+            Inst::Nested(n) => format!("{}!(at: {}, of: {})", n.op, n.at, tokens(&n.of)),
             Inst::Cast(a, t) => format!("cast {a} as {}", tokens(t)),
             Inst::If {
                 cond,

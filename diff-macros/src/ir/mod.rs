@@ -139,6 +139,10 @@ pub enum Inst {
     Cast(Value, syn::Type),
     /// `no_derivative(x)`: the value, with its derivative cut.
     NoDerivative(Value),
+    /// An operator called in the body (`gradient!(at: x, of: f)`,
+    /// `first_derivative!(at: x, of: f)`): its derivative is the second derivative's
+    /// action, the operator run on dual numbers.
+    Nested(Nested),
     /// Structured `if`: results are the regions' yields.
     If {
         /// The condition (never active: a bool).
@@ -170,6 +174,20 @@ pub enum Inst {
         /// (`break`).
         stop: bool,
     },
+}
+
+/// An operator nested in a differentiable body.
+#[derive(Clone, Debug)]
+pub struct Nested {
+    /// `gradient` or `first_derivative`.
+    pub op: syn::Ident,
+    /// The function, verbatim (a path, or a closure reading none of the body's locals).
+    pub of: syn::Expr,
+    /// The point (an owned copy when `by_ref`).
+    pub at: Value,
+    /// Whether the point was given by reference (`at: &v`, or a reference parameter):
+    /// the operator is then given `&at`.
+    pub by_ref: bool,
 }
 
 /// One arm of a `match`.
@@ -319,6 +337,7 @@ impl Inst {
             | Inst::Deref(a)
             | Inst::Cast(a, _)
             | Inst::NoDerivative(a) => vec![*a],
+            Inst::Nested(n) => vec![n.at],
             Inst::Call(_, args)
             | Inst::CallMut(_, args, _)
             | Inst::Tuple(args)

@@ -170,6 +170,9 @@ impl Lowerer {
                     .lower_vec_repeat(m)
                     .map_or_else(|| Ok(self.opaque(e)), Ok),
             },
+            Expr::Macro(m) if crate::operators::parse_nested(&m.mac).is_some() => {
+                self.lower_nested(m)
+            }
             Expr::Macro(_) | Expr::Cast(_) | Expr::Repeat(_) => Ok(self.opaque(e)),
             Expr::Struct(s) if s.qself.is_none() => self.lower_struct(s),
             Expr::Struct(_) | Expr::Closure(_) => Ok(self.opaque(e)),
@@ -562,6 +565,41 @@ impl Lowerer {
             turbofish: m.turbofish.clone(),
         };
         Ok(self.emit_call(callee, args, muts, m.span()))
+    }
+
+    /// `gradient!(at: x, of: f)` / `first_derivative!(at: x, of: f)` in the body.
+    fn lower_nested(&mut self, m: &syn::ExprMacro) -> syn::Result<Value> {
+        let Some(parsed) = crate::operators::parse_nested(&m.mac) else {
+            return Ok(self.opaque(&Expr::Macro(m.clone())));
+        };
+        let (op, at, of) = parsed?;
+        // The function is emitted as written, away from the body's variables.
+        let mut uses = Vec::new();
+        self.substitute(of.to_token_stream(), &mut uses);
+        if !uses.is_empty() {
+            return Err(syn::Error::new_spanned(
+                &of,
+                format!("the function given to {op}! inside a differentiable body may not read the body's variables; pass them through `at:` or call a function"),
+            ));
+        }
+        // A point given by reference is copied (`to_owned`), for the derivative to read.
+        let by_ref = match &at {
+            Expr::Reference(_) => true,
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.ref_params.contains(&i.to_string())),
+            _ => false,
+        };
+        let at = if by_ref {
+            let owned: Expr =
+                syn::parse_quote_spanned!(at.span()=> ::diff::__private::to_owned_point(#at));
+            self.lower_expr(&owned)?
+        } else {
+            self.lower_expr(&at)?
+        };
+        let nested = crate::ir::Nested { op, of, at, by_ref };
+        Ok(self.emit(Inst::Nested(nested), m.span(), None))
     }
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {

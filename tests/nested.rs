@@ -1,0 +1,89 @@
+//! Operators nested in differentiated code: `first_derivative!` of a closure calling
+//! `gradient!` or `first_derivative!`, and differentiable functions whose body calls an
+//! operator (a gradient penalty), in both modes, against formulas and finite differences.
+//! The inner function runs on dual numbers, so it is generic over `T: Float` (or a
+//! closure), as for `hessian!`.
+
+mod common;
+
+use common::{assert_close, assert_vec_close, fd, fd_grad};
+use diff::prelude::*;
+
+#[differentiable]
+fn cubic<T: Float>(x: T) -> T {
+    x * x * x + x.sin()
+}
+
+#[differentiable]
+fn energy<T: Float>(p: &[T]) -> T {
+    p[0] * p[0] * p[1] + p[1].exp() + p[0] * p[1].sin()
+}
+
+/// A loss with a gradient penalty: `f(p) + λ |∇f(p)|²`.
+#[differentiable]
+fn penalized(p: &[f64], lambda: f64) -> f64 {
+    let g = gradient!(at: p, of: energy);
+    let mut norm = 0.0;
+    for gi in g.iter() {
+        norm += gi * gi;
+    }
+    energy(p) + lambda * norm
+}
+
+/// The same, with the penalty's value computed by hand, as an oracle.
+fn penalized_by_hand(p: &[f64], lambda: f64) -> f64 {
+    let (x, y) = (p[0], p[1]);
+    let g = [2.0 * x * y + y.sin(), x * x + y.exp() + x * y.cos()];
+    energy(p) + lambda * (g[0] * g[0] + g[1] * g[1])
+}
+
+#[differentiable]
+fn slope_squared(x: f64) -> f64 {
+    let s = first_derivative!(at: x, of: cubic);
+    s * s
+}
+
+#[test]
+fn derivative_of_a_gradient() {
+    for x in [-0.7, 0.0, 2.0] {
+        let d2 = first_derivative!(at: x, of: |t| gradient!(at: t, of: cubic));
+        assert_close(d2, 6.0 * x - x.sin(), 1e-12, "d/dx gradient");
+        let d2 = first_derivative!(at: x, of: |t| first_derivative!(at: t, of: cubic));
+        assert_close(d2, 6.0 * x - x.sin(), 1e-12, "d/dx first_derivative");
+        let d2 = gradient!(at: x, of: |t| gradient!(at: t, of: cubic));
+        assert_close(d2, 6.0 * x - x.sin(), 1e-12, "reverse over reverse");
+    }
+}
+
+#[test]
+fn gradient_penalty() {
+    let p = vec![0.8, -0.3];
+    let (v, (g, dl)) = value_with_gradient!(at: (&p, 0.5), of: penalized);
+    assert_close(v, penalized_by_hand(&p, 0.5), 1e-12, "value");
+    assert_vec_close(
+        &g,
+        &fd_grad(|q| penalized_by_hand(q, 0.5), &p),
+        1e-6,
+        "d/dp",
+    );
+    assert_close(dl, fd(|l| penalized_by_hand(&p, l), 0.5), 1e-6, "d/dlambda");
+    let df = differential!(at: (&p, 0.5), of: penalized);
+    let along = df((vec![1.0, 0.0], 0.0));
+    assert_close(along, g[0], 1e-10, "forward d/dp0");
+
+    let (v, d) = value_with_gradient!(at: 1.3, of: slope_squared);
+    let s = 3.0 * 1.69 + 1.3f64.cos();
+    assert_close(v, s * s, 1e-12, "value");
+    assert_close(
+        d,
+        2.0 * s * (6.0 * 1.3 - 1.3f64.sin()),
+        1e-12,
+        "d/dx slope^2",
+    );
+    assert_close(
+        first_derivative!(at: 1.3, of: slope_squared),
+        d,
+        1e-12,
+        "forward",
+    );
+}
