@@ -1,6 +1,6 @@
 //! `Option`s of active values: built with `Some(x)`, taken apart with `match`, `if let`,
-//! `while let`, `unwrap`, `expect` and `unwrap_or`, and produced by `Vec::pop`. Both modes,
-//! against formulas and finite differences.
+//! `while let`, `unwrap`, `expect` and `unwrap_or`, and produced by `Vec::pop`, `first()`
+//! and `last()`. Both modes, against formulas and finite differences.
 
 mod common;
 
@@ -92,4 +92,47 @@ fn options_from_pop() {
     let (v, g) = value_with_gradient!(at: &xs, of: last_two);
     assert_eq!(v, last_two(&xs));
     assert_vec_close(&g, &fd_grad(last_two, &xs), 1e-6, "pop().unwrap()");
+}
+
+#[differentiable]
+fn ends(xs: &[f64]) -> f64 {
+    let a = *xs.last().unwrap();
+    let b = xs.first().copied().expect("not empty");
+    a * b + xs[1]
+}
+
+/// A trajectory extended from its last state, as simulations are written.
+#[differentiable]
+fn trajectory_end(x0: f64) -> f64 {
+    let mut states = vec![x0];
+    for i in 0..5 {
+        let p = *states.last().unwrap();
+        states.push(p * 1.1 + (i as f64) * 0.01 * p * p);
+    }
+    *states.last().unwrap()
+}
+
+#[test]
+fn first_and_last_elements() {
+    let xs = vec![2.0, 3.0, 5.0];
+    assert_eq!(
+        value_with_gradient!(at: &xs, of: ends),
+        (13.0, vec![5.0, 1.0, 2.0])
+    );
+    let (v, d) = value_with_gradient!(at: 0.7, of: trajectory_end);
+    assert_eq!(v, trajectory_end(0.7));
+    assert_close(d, fd(trajectory_end, 0.7), 1e-6, "d/dx0");
+    assert_close(
+        first_derivative!(at: 0.7, of: trajectory_end),
+        d,
+        1e-12,
+        "forward",
+    );
+}
+
+#[test]
+#[should_panic(expected = "called `Option::unwrap()` on a `None` value")]
+fn last_of_nothing_panics_like_std() {
+    let empty: Vec<f64> = Vec::new();
+    let _ = gradient!(at: &empty, of: ends);
 }

@@ -626,6 +626,11 @@ impl Lowerer {
                     return self.lower_expr(&e);
                 }
             }
+            // `xs.first().unwrap()` / `xs.last().unwrap()` (also through `.copied()` or
+            // `.cloned()`): the element, by index (an empty `xs` panics either way).
+            if let Some(e) = end_element(m) {
+                return self.lower_expr(&e);
+            }
         }
         // `xs.split_at(k)`: the pair of sub-slices.
         if m.method == "split_at" && m.args.len() == 1 {
@@ -654,6 +659,47 @@ impl Lowerer {
         };
         Ok(self.emit_call(callee, args, muts, m.span()))
     }
+}
+
+/// `xs.first()` / `xs.last()`, optionally followed by `.copied()` or `.cloned()`, then
+/// unwrapped (`m`): `&xs[0]` / `&xs[xs.len() - 1]` (without the `&` when copied), after
+/// checking, as `unwrap`/`expect` would, that `xs` is not empty.
+fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
+    let Expr::MethodCall(mut inner) = (*m.receiver).clone() else {
+        return None;
+    };
+    let copied = inner.args.is_empty() && (inner.method == "copied" || inner.method == "cloned");
+    if copied {
+        let Expr::MethodCall(end) = *inner.receiver else {
+            return None;
+        };
+        inner = end;
+    }
+    if !inner.args.is_empty() || !(inner.method == "first" || inner.method == "last") {
+        return None;
+    }
+    let xs = &inner.receiver;
+    let index: Expr = if inner.method == "first" {
+        syn::parse_quote!(0)
+    } else {
+        syn::parse_quote!(__diff_xs.len() - 1)
+    };
+    let element: Expr = if copied {
+        syn::parse_quote!(__diff_xs[#index])
+    } else {
+        syn::parse_quote!(&__diff_xs[#index])
+    };
+    let (check, args) = (&m.method, &m.args);
+    Some(syn::parse_quote_spanned!(m.span()=> {
+        let __diff_xs = &#xs;
+        let __diff_end = if __diff_xs.is_empty() {
+            ::core::option::Option::None
+        } else {
+            ::core::option::Option::Some(())
+        };
+        __diff_end.#check(#args);
+        #element
+    }))
 }
 
 pub(crate) fn unsupported(node: &impl ToTokens, what: &str) -> syn::Error {
