@@ -413,3 +413,40 @@ fn selecting_from_nothing_panics_like_std() {
     let empty: Vec<f64> = Vec::new();
     let _ = gradient!(at: &empty, of: largest_squared);
 }
+
+// ---------------------------------------------------------------------------------------
+// A slice parameter iterated directly (`for &y in ys`, `.zip(ys)`): its items are
+// references, as in Rust, so reference patterns bind them.
+
+#[differentiable]
+fn least_squares(xs: &[Vec<f64>], ys: &[f64], w: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let p: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+        total += (p - y) * (p - y);
+    }
+    for &y in ys {
+        total += 0.1 * y * w[0];
+    }
+    total
+}
+
+#[test]
+fn slice_parameters_iterated_by_reference() {
+    let xs = vec![vec![1.0, 2.0], vec![-0.5, 0.3]];
+    let (ys, w) = (vec![0.7, -0.2], vec![0.4, -1.1]);
+    let (v, (gxs, gys, gw)) = value_with_gradient!(at: (&xs, &ys, &w), of: least_squares);
+    assert_eq!(v, least_squares(&xs, &ys, &w));
+    let want_w = fd_grad(|q| least_squares(&xs, &ys, q), &w);
+    let want_ys = fd_grad(|q| least_squares(&xs, q, &w), &ys);
+    for (got, want) in [(&gw, &want_w), (&gys, &want_ys)] {
+        for (a, b) in got.iter().zip(want.iter()) {
+            assert!(close(*a, *b, 1e-6), "{got:?} vs {want:?}");
+        }
+    }
+    let p0 = w[0] * xs[0][0] + w[1] * xs[0][1];
+    assert!(
+        close(gxs[0][1], 2.0 * (p0 - ys[0]) * w[1], 1e-12),
+        "{gxs:?}"
+    );
+}

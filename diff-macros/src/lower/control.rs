@@ -177,7 +177,7 @@ impl Lowerer {
                 return self.lower_for(&f);
             }
         }
-        if let Some(chain) = super::iterators::parse_chain(&f.expr) {
+        if let Some(chain) = self.chain(&f.expr) {
             if self.is_collection(&f.expr) {
                 return self.lower_for(&chain.for_loop(f));
             }

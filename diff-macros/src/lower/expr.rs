@@ -19,6 +19,16 @@ impl Lowerer {
 }
 
 impl Lowerer {
+    /// `e` as an iterator chain over collections ([`super::iterators::parse_chain`]), with
+    /// the reference parameters it iterates marked as such.
+    pub(crate) fn chain(&self, e: &Expr) -> Option<super::iterators::Chain> {
+        let mut chain = super::iterators::parse_chain(e)?;
+        chain.mark_references(|name| self.ref_params.iter().any(|p| p == name));
+        Some(chain)
+    }
+}
+
+impl Lowerer {
     /// Lowers a block and returns its value (`()` when it has no tail expression).
     pub(crate) fn lower_block_value(&mut self, block: &syn::Block) -> syn::Result<Value> {
         self.push_scope();
@@ -533,7 +543,7 @@ impl Lowerer {
     pub(crate) fn lower_method_call_stmt(&mut self, m: &syn::ExprMethodCall) -> syn::Result<()> {
         // `v.extend(chain)`: a loop pushing the items.
         if m.method == "extend" && m.args.len() == 1 {
-            if let Some(chain) = super::iterators::parse_chain(&m.args[0]) {
+            if let Some(chain) = self.chain(&m.args[0]) {
                 return self.lower_expr(&chain.extend_into(&m.receiver)).map(|_| ());
             }
         }
@@ -607,7 +617,7 @@ impl Lowerer {
             m.method.to_string().as_str(),
             "sum" | "product" | "fold" | "collect"
         ) {
-            if let Some(chain) = super::iterators::parse_chain(&m.receiver) {
+            if let Some(chain) = self.chain(&m.receiver) {
                 if let Some(e) = chain.reduce(m) {
                     return self.lower_expr(&e);
                 }
@@ -620,7 +630,8 @@ impl Lowerer {
         // `chain.min_by(cmp).unwrap()` and its relatives: a loop selecting an index.
         if m.method == "unwrap" || m.method == "expect" {
             if let Expr::MethodCall(select) = &*m.receiver {
-                if let Some(e) = super::iterators::parse_chain(&select.receiver)
+                if let Some(e) = self
+                    .chain(&select.receiver)
                     .and_then(|chain| chain.select(select, m))
                 {
                     return self.lower_expr(&e);

@@ -207,6 +207,29 @@ fn apply(f: &Func, item: Expr) -> Expr {
 }
 
 impl Chain {
+    /// Marks the collections named by a variable holding a reference (`ys` of a parameter
+    /// `ys: &[f64]`) as iterated by reference: their items are `&ys[i]`, as `ys.into_iter()`
+    /// yields references.
+    pub(crate) fn mark_references(&mut self, is_reference: impl Fn(&str) -> bool) {
+        let zips = self.adapters.iter_mut().filter_map(|a| match a {
+            Adapter::Zip(b) => Some(&mut **b),
+            _ => None,
+        });
+        for b in std::iter::once(&mut self.base).chain(zips) {
+            if b.by_ref || b.range || b.window.is_some() {
+                continue;
+            }
+            if let Expr::Path(p) = &b.expr {
+                if p.path
+                    .get_ident()
+                    .is_some_and(|i| is_reference(&i.to_string()))
+                {
+                    b.by_ref = true;
+                }
+            }
+        }
+    }
+
     /// `(index pattern, index iterator, item expression)`.
     fn parts(&self) -> (syn::Pat, Expr, Expr) {
         let i: syn::Ident = parse_quote!(__diff_i);
