@@ -137,6 +137,7 @@ fn companions(
     errors: &mut Errors,
 ) -> Option<TokenStream> {
     let args = errors.take(DifferentiableArgs::parse(args))?;
+    let free = matches!(context, Context::Module);
     let mut sig = errors.take(context.read(&func.sig, &args))?;
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
@@ -192,7 +193,16 @@ fn companions(
         maps: &analyzed.maps,
         items: &analyzed.items,
     };
-    let items = companions.emit(&output_tangent);
+    let mut items = companions.emit(&output_tangent);
+    // (Only beside free functions: a trait's `impl` may hold only the trait's items.)
+    if free {
+        items.extend(crate::warnings::emit(
+            &sig,
+            &analyzed.func,
+            args.wrt.is_some(),
+            &func.sig.ident,
+        ));
+    }
     Some(place(func, &sig, &output_tangent, items))
 }
 

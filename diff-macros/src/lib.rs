@@ -20,6 +20,7 @@ mod parse;
 mod pipeline;
 mod print;
 mod registration;
+mod warnings;
 
 use proc_macro::TokenStream;
 

@@ -1,0 +1,73 @@
+//! Warnings where Swift warns: a parameter named in `wrt` that the result does not depend
+//! on, and a function whose derivative is always zero. A procedural macro cannot emit a
+//! warning on stable Rust, so each is the use of a deprecated constant, spanned at the
+//! user's code, whose note is the message (`#[allow(deprecated)]` on the function
+//! silences it).
+use crate::analysis::activity::Activity;
+use crate::ir::Function;
+use crate::parse::signature::FnSig;
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::spanned::Spanned;
+
+/// A hidden function whose body uses one deprecated constant per warning; nothing when
+/// there is nothing to warn about.
+pub fn emit(sig: &FnSig, func: &Function, explicit_wrt: bool, ident: &syn::Ident) -> TokenStream {
+    let wrt: Vec<usize> = sig
+        .wrt()
+        .into_iter()
+        .filter(|i| !sig.params[*i].mutable)
+        .collect();
+    if wrt.is_empty() {
+        return TokenStream::new();
+    }
+    let inert: Vec<usize> = wrt
+        .iter()
+        .copied()
+        .filter(|i| {
+            let act = Activity::analyze(func, &[*i]);
+            !act.varied.iter().any(|v| act.useful.contains(v))
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    if inert.len() == wrt.len() && !explicit_wrt {
+        warnings.push((
+            ident.span(),
+            format!(
+                "the result of `{ident}` does not depend on its differentiated parameters: its derivative is always zero"
+            ),
+        ));
+    } else if explicit_wrt {
+        for i in inert {
+            let p = &sig.params[i];
+            warnings.push((
+                p.pat.span(),
+                format!(
+                    "`{}` is named in `wrt`, but the result of `{ident}` does not depend on it: its derivative is always zero (leave it out of `wrt`)",
+                    p.ident
+                ),
+            ));
+        }
+    }
+    if warnings.is_empty() {
+        return TokenStream::new();
+    }
+    let uses = warnings.iter().enumerate().map(|(k, (span, note))| {
+        // The use is spanned at the user's code, where the warning is reported.
+        let (c, used) = (
+            quote::format_ident!("DIFF_WARNING_{}", k),
+            quote::format_ident!("DIFF_WARNING_{}", k, span = *span),
+        );
+        quote! {
+            #[deprecated(note = #note)]
+            const #c: () = ();
+            let _ = #used;
+        }
+    });
+    let f = quote::format_ident!("__diff_warnings_{}", ident, span = Span::call_site());
+    quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, non_snake_case)]
+        fn #f() { #(#uses)* }
+    }
+}
