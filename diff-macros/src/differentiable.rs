@@ -195,7 +195,10 @@ fn companions(
     };
     let mut items = companions.emit(&output_tangent);
     // (Only beside free functions: a trait's `impl` may hold only the trait's items.)
-    if free {
+    let allowed = func.attrs.iter().any(|a| {
+        a.path().is_ident("allow") && a.meta.to_token_stream().to_string().contains("deprecated")
+    });
+    if free && !allowed {
         items.extend(crate::warnings::emit(
             &sig,
             &analyzed.func,
