@@ -57,21 +57,9 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     ("calls", true, "calls of pure differentiable helpers"),
     ("n", true, "an inactive `n: usize` parameter"),
     ("mutparam", true, "`mut x: f64` parameters"),
-    (
-        "retloop",
-        false,
-        "`return` inside loops (not supported yet)",
-    ),
-    (
-        "label",
-        false,
-        "labelled loops and `break 'outer` (not supported yet)",
-    ),
-    (
-        "breakval",
-        false,
-        "`let v = loop { .. break e; };` (not supported yet)",
-    ),
+    ("retloop", true, "`return` inside loops"),
+    ("label", true, "labelled loops and `break 'outer`"),
+    ("breakval", true, "`let v = loop { .. break e; };`"),
 ];
 
 #[derive(Clone, Debug)]
