@@ -790,3 +790,22 @@ fn struct_carried_through_a_loop_and_dropped() {
     let d = first_derivative!(at: 0.7, of: |x| carried_struct(x, 1.3));
     assert_close(d, got.1 .0, 1e-12, "carried_struct forward");
 }
+
+/// Seed 9700 (feature `select`): `let mut g: f64 = 0.0;` lost its annotation in the
+/// generated code, so a method called on `g` through a closure (`a.total_cmp(b)` on
+/// `&&{float}`) did not resolve.
+#[differentiable]
+fn typed_literal_then_min_by(x: f64) -> f64 {
+    let mut g: f64 = 0.0;
+    let m = *[g, g, 1.57].iter().min_by(|a, b| a.total_cmp(b)).unwrap();
+    g = (1.5 * x).cos() + m;
+    g * x
+}
+
+#[test]
+fn a_typed_literal_keeps_its_type() {
+    let (v, d) = value_with_gradient!(at: 0.4, of: typed_literal_then_min_by);
+    assert_eq!(v, typed_literal_then_min_by(0.4));
+    let want = (0.6f64).cos() - 1.5 * 0.4 * (0.6f64).sin();
+    assert!((d - want).abs() < 1e-12, "{d} vs {want}");
+}

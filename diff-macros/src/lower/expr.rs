@@ -61,7 +61,12 @@ impl Lowerer {
                 // `let y: f64 = x.into();` is `f64::from(x)`, whose target type the
                 // derivative rule needs (the method's is only inferred).
                 let converted = float_conversion(local, &init.expr);
-                let v = self.lower_expr(converted.as_ref().unwrap_or(&init.expr))?;
+                let v = match typed_literal(local, &init.expr) {
+                    // `let g: f64 = 0.0;` keeps its type, which later method calls on
+                    // `g` may need (`{float}` has none).
+                    Some(tokens) => self.emit(Inst::Const(tokens), init.expr.span(), None),
+                    None => self.lower_expr(converted.as_ref().unwrap_or(&init.expr))?,
+                };
                 // A closure bound to a name is also remembered, so that calling it is
                 // differentiated by inlining its body.
                 if let (Expr::Closure(c), syn::Pat::Ident(p)) = (&*init.expr, &local.pat) {
@@ -788,6 +793,23 @@ pub(crate) fn sub_slice(e: &Expr) -> Option<Expr> {
         }
         _ => None,
     }
+}
+
+/// A literal (or a negated one) bound by a `let` with a type: the literal as a value of
+/// that type, `{ let v: f64 = 0.0; v }`.
+fn typed_literal(local: &syn::Local, init: &Expr) -> Option<proc_macro2::TokenStream> {
+    let syn::Pat::Type(t) = &local.pat else {
+        return None;
+    };
+    let literal = match peel(init) {
+        Expr::Lit(_) => true,
+        Expr::Unary(u) => {
+            matches!(u.op, syn::UnOp::Neg(_)) && matches!(peel(&u.expr), Expr::Lit(_))
+        }
+        _ => false,
+    };
+    let ty = &t.ty;
+    literal.then(|| quote::quote!({ let __diff_typed: #ty = #init; __diff_typed }))
 }
 
 /// `e.into()` bound by `let p: f64` (or `f32`): the call `f64::from(e)`.

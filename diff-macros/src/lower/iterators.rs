@@ -87,6 +87,15 @@ fn base(e: &Expr) -> Option<Base> {
             window: None,
         }),
         Expr::Paren(p) => base(&p.expr),
+        // `[a, b, c].iter()`: the literal, read at each index (its elements are pure
+        // expressions of the body).
+        Expr::Array(_) => Some(Base {
+            expr: parse_quote!((#e)),
+            by_ref: false,
+            offset: None,
+            range: false,
+            window: None,
+        }),
         Expr::MethodCall(m)
             if m.args.len() == 1 && (m.method == "windows" || m.method == "chunks") =>
         {

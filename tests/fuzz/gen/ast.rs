@@ -130,6 +130,21 @@ pub enum Expr {
     Match(IExpr, Vec<(Option<u32>, Expr)>),
     /// `return e` as the value of a match arm (type `!`).
     Return(Box<Expr>),
+    /// An element selected from three, or an `Option` taken apart (see [`Select`]).
+    Select(Select, Vec<Expr>),
+}
+
+/// How [`Expr::Select`] picks among its expressions `[e0, e1, e2]`.
+#[derive(Clone, Copy, Debug)]
+pub enum Select {
+    /// `[e0, e1, e2].iter().copied().fold(f64::NEG_INFINITY, f64::max)`.
+    MaxFold,
+    /// `*[e0, e1, e2].iter().min_by(|a, b| a.total_cmp(b)).unwrap()`.
+    MinBy,
+    /// `[e0, e1, e2].iter().copied().max_by(f64::total_cmp).unwrap()`.
+    MaxBy,
+    /// `match (if e0 < e1 { Some(e0) } else { None }) { Some(w) => w * e2, None => e1 }`.
+    Option,
 }
 
 /// Aggregate values.

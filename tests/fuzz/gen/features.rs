@@ -57,6 +57,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     ("calls", true, "calls of pure differentiable helpers"),
     ("n", true, "an inactive `n: usize` parameter"),
     ("mutparam", true, "`mut x: f64` parameters"),
+    (
+        "select",
+        true,
+        "`fold(f64::NEG_INFINITY, f64::max)`, `min_by`/`max_by` + `unwrap`, `match` of an `Option`",
+    ),
     ("retloop", true, "`return` inside loops"),
     ("label", true, "labelled loops and `break 'outer`"),
     ("breakval", true, "`let v = loop { .. break e; };`"),

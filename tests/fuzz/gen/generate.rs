@@ -113,6 +113,7 @@ fn typed(e: &Expr) -> bool {
         Expr::Block(_, t) => typed(t),
         Expr::If(arms, _, e) => typed(e) || arms.iter().any(|a| typed(&a.2)),
         Expr::Match(_, arms) => arms.iter().any(|a| typed(&a.1)),
+        Expr::Select(_, es) => es.iter().any(typed),
     }
 }
 
@@ -333,7 +334,7 @@ impl Gen<'_> {
             return self.leaf(false);
         }
         let d = depth - 1;
-        let (e, b) = match self.rng.below(22) {
+        let (e, b) = match self.rng.below(24) {
             0..=3 => {
                 let (a, ba) = self.expr(d);
                 let (c, bc) = self.expr(d);
@@ -419,6 +420,23 @@ impl Gen<'_> {
                         3.0,
                     )
                 }
+            }
+            22 | 23 if self.on("select") => {
+                let kind = *self.rng.pick(&[
+                    Select::MaxFold,
+                    Select::MinBy,
+                    Select::MaxBy,
+                    Select::Option,
+                ]);
+                let parts: Vec<(Expr, f64)> = (0..3).map(|_| self.bounded(d, 3.0)).collect();
+                let bound = match kind {
+                    Select::Option => parts[1].1.max(parts[0].1 * parts[2].1),
+                    _ => parts.iter().map(|p| p.1).fold(0.0, f64::max),
+                };
+                (
+                    Expr::Select(kind, parts.into_iter().map(|p| p.0).collect()),
+                    bound,
+                )
             }
             _ => self.leaf(false),
         };

@@ -237,6 +237,30 @@ impl R {
                 )
             }
             Expr::Return(v) => (format!("return {}", self.expr(v)), P_BLOCK),
+            Expr::Select(kind, es) => {
+                let (e0, e1, e2) = (self.expr(&es[0]), self.expr(&es[1]), self.expr(&es[2]));
+                let scalar = if self.dual { "D" } else { "f64" };
+                let s = match kind {
+                    Select::MaxFold => {
+                        let init = if self.dual {
+                            "D::c(f64::NEG_INFINITY)"
+                        } else {
+                            "f64::NEG_INFINITY"
+                        };
+                        format!("[{e0}, {e1}, {e2}].iter().copied().fold({init}, {scalar}::max)")
+                    }
+                    Select::MinBy => format!(
+                        "*[{e0}, {e1}, {e2}].iter().min_by(|a, b| a.total_cmp(b)).unwrap()"
+                    ),
+                    Select::MaxBy => format!(
+                        "[{e0}, {e1}, {e2}].iter().copied().max_by({scalar}::total_cmp).unwrap()"
+                    ),
+                    Select::Option => format!(
+                        "match (if {e0} < {e1} {{ Some({e0}) }} else {{ None }}) {{ Some(opt_w) => opt_w * ({e2}), None => {e1} }}"
+                    ),
+                };
+                (s, P_BLOCK)
+            }
         }
     }
 

@@ -158,6 +158,21 @@ impl PartialEq for D {
     }
 }
 
+impl D {
+    /// `f64::max`'s rule in the library: the first operand unless the second is larger.
+    pub fn max(self, o: D) -> D {
+        if o.v.is_nan() || self.v >= o.v {
+            self
+        } else {
+            o
+        }
+    }
+    /// Orders by value, as `f64::total_cmp`.
+    pub fn total_cmp(&self, o: &D) -> Ordering {
+        self.v.total_cmp(&o.v)
+    }
+}
+
 impl PartialOrd for D {
     fn partial_cmp(&self, o: &D) -> Option<Ordering> {
         self.v.partial_cmp(&o.v)

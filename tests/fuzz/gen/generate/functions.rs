@@ -432,6 +432,7 @@ impl Uses {
                 self.expr(ev);
             }
             Expr::Match(_, arms) => arms.iter().for_each(|a| self.expr(&a.1)),
+            Expr::Select(_, es) => es.iter().for_each(|a| self.expr(a)),
         }
     }
 
