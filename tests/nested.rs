@@ -87,3 +87,11 @@ fn gradient_penalty() {
         "forward",
     );
 }
+
+#[test]
+fn third_derivative_by_nesting_twice() {
+    for x in [-0.7, 0.4, 2.0] {
+        let d3 = first_derivative!(at: x, of: |t| first_derivative!(at: t, of: |u| gradient!(at: u, of: cubic)));
+        assert_close(d3, 6.0 - x.cos(), 1e-12, "f'''");
+    }
+}

@@ -231,6 +231,34 @@ impl<T: num_traits::Float, const N: usize> LiftAlong for [T; N] {
     }
 }
 
+// A dual number lifts to a dual number of dual numbers: an operator nested in code that
+// already runs on dual numbers (a third derivative).
+impl<T: num_traits::Float> Lift for Dual<T> {
+    type Scalar = Dual<T>;
+    type Lifted = Dual<Dual<T>>;
+    fn dimension(&self) -> usize {
+        1
+    }
+    fn lift(&self, direction: usize) -> Dual<Dual<T>> {
+        let unit = if direction == 0 {
+            Dual::constant(T::one())
+        } else {
+            Dual::constant(T::zero())
+        };
+        Dual::new(*self, unit)
+    }
+    fn lift_constant(&self) -> Dual<Dual<T>> {
+        Dual::new(*self, Dual::constant(T::zero()))
+    }
+}
+
+impl<T: num_traits::Float> LiftAlong for Dual<T> {
+    type Tangent = Dual<T>;
+    fn lift_along(&self, direction: &Dual<T>) -> Dual<Dual<T>> {
+        Dual::new(*self, *direction)
+    }
+}
+
 impl<X: LiftAlong + ?Sized> LiftAlong for &X {
     type Tangent = X::Tangent;
     fn lift_along(&self, direction: &X::Tangent) -> X::Lifted {

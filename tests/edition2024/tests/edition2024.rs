@@ -131,3 +131,48 @@ fn closures_and_forward_mode() {
     let slope = first_derivative!(at: 0.3, of: soft);
     close(slope, 1.0 / (1.0 + (-0.3f64).exp()), 1e-12);
 }
+
+// The constructs added later, in this edition too: Options, selections, array maps, a
+// nested operator, `#[no_derivative]` fields.
+
+#[differentiable]
+fn cubic<T: Float>(x: T) -> T {
+    x * x * x
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Spring {
+    k: f64,
+    #[no_derivative]
+    steps: usize,
+}
+
+#[differentiable]
+fn later_constructs(xs: &[f64], s: &Spring) -> f64 {
+    let mut stack = xs.to_vec();
+    let mut acc = 0.0;
+    while let Some(w) = stack.pop() {
+        acc = acc * 0.5 + w * w;
+    }
+    let top = *xs.iter().max_by(|a, b| a.total_cmp(b)).unwrap();
+    let sq = [xs[0], xs[1]].map(|a| a * a);
+    let curvature = first_derivative!(at: xs[0], of: |t| gradient!(at: t, of: cubic));
+    acc + top + sq[1] + curvature + s.k * s.steps as f64
+}
+
+#[test]
+fn later_constructs_in_edition_2024() {
+    let xs = vec![0.5, 2.0, -1.0];
+    let s = Spring { k: 1.5, steps: 3 };
+    let (v, (g, gs)) = value_with_gradient!(at: (&xs, &s), of: later_constructs);
+    close(v, later_constructs(&xs, &s), 1e-12);
+    for i in 0..3 {
+        let f = |t: f64| {
+            let mut p = xs.clone();
+            p[i] = t;
+            later_constructs(&p, &s)
+        };
+        close(g[i], fd(f, xs[i]), 1e-6);
+    }
+    close(gs.k, 3.0, 1e-12);
+}
