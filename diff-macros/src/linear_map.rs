@@ -3,7 +3,7 @@
 //! emission"). Fields are generic type parameters, so rustc infers their types.
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Mode};
-use crate::ir::{Function, Inst, RegionId, Value};
+use crate::ir::{BinOp, Function, Inst, RegionId, Value};
 use crate::linearization::rule;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -40,6 +40,19 @@ impl Saved {
     }
 }
 
+/// A value a linear map reads that is computed again from other saved values instead of
+/// being saved itself: nothing is saved twice, and what one cheap operation rebuilds
+/// is not saved at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Derived {
+    /// The same place read again (`x[i]` read twice): the saved copy of the first read.
+    Alias(Value),
+    /// `a op b` of saved values or constants.
+    Binary(BinOp, Value, Value),
+    /// `-a` of a saved value or constant.
+    Neg(Value),
+}
+
 /// What every region's linear map holds, computed once per function from the rules'
 /// reads (`linearization.rs`). The emitters only read it.
 #[derive(Clone, Debug, Default)]
@@ -48,6 +61,9 @@ pub struct LinearMaps {
     saved: Vec<Vec<Saved>>,
     /// Per region: the constants its rules read, evaluated again instead of saved.
     constants: Vec<Vec<(Value, TokenStream)>>,
+    /// Per region, in order of definition: the values its rules read that are computed
+    /// again from saved values and constants (after the constants).
+    derived: Vec<Vec<(Value, Derived)>>,
     /// Every shape, marker and value saved anywhere.
     parts: Vec<Saved>,
 }
@@ -95,25 +111,60 @@ impl LinearMaps {
         let mut maps = LinearMaps {
             saved: vec![Vec::new(); n],
             constants: vec![Vec::new(); n],
+            derived: vec![Vec::new(); n],
             parts: Vec::new(),
         };
-        for (r, list) in needed.into_iter().enumerate() {
+        // Parents before children, so that what an enclosing region saves is known.
+        let mut available_outside: Vec<Vec<Value>> = vec![Vec::new(); n];
+        for q in all_regions(func) {
+            let r = q.0 as usize;
+            let mut list = std::mem::take(&mut needed[r]);
+            list.sort_by_key(|s| match s {
+                Saved::Value(v) => func.position(*v),
+                _ => (0, 0),
+            });
+            let mut available = available_outside[r].clone();
             for read in list {
+                if let Saved::Value(v) = read {
+                    if let Some(t) = constant(func, v) {
+                        maps.constants[r].push((v, t));
+                        available.push(v);
+                        continue;
+                    }
+                    if let Some(d) = derive(func, v, &maps.saved[r], &available) {
+                        for c in d.operands() {
+                            if let Some(t) = constant(func, c) {
+                                if !maps.constants[r].iter().any(|(k, _)| *k == c) {
+                                    maps.constants[r].push((c, t));
+                                }
+                            }
+                        }
+                        maps.derived[r].push((v, d));
+                        available.push(v);
+                        continue;
+                    }
+                    available.push(v);
+                }
                 if matches!(read, Saved::Shape(_) | Saved::Marker(_) | Saved::Value(_))
                     && !maps.parts.contains(&read)
                 {
                     maps.parts.push(read);
                 }
-                match read {
-                    Saved::Value(v) => match constant(func, v) {
-                        Some(t) => maps.constants[r].push((v, t)),
-                        None => maps.saved[r].push(read),
-                    },
-                    _ => maps.saved[r].push(read),
+                maps.saved[r].push(read);
+            }
+            for stmt in &func.region(q).stmts {
+                for sub in stmt.inst.regions() {
+                    available_outside[sub.0 as usize] = available.clone();
                 }
             }
         }
         maps
+    }
+
+    /// The values region `r`'s linear map computes again from saved values and
+    /// constants, in order (see [`Derived`]).
+    pub fn derived(&self, r: RegionId) -> &[(Value, Derived)] {
+        &self.derived[r.0 as usize]
     }
 
     /// What region `r`'s struct holds: everything the rules in `r` and in the regions
@@ -136,6 +187,47 @@ impl LinearMaps {
     /// Every shape, marker and saved value any linear map reads.
     pub fn parts(&self) -> &[Saved] {
         &self.parts
+    }
+}
+
+impl Derived {
+    /// The values it is computed from.
+    pub fn operands(self) -> Vec<Value> {
+        match self {
+            Derived::Alias(a) | Derived::Neg(a) => vec![a],
+            Derived::Binary(_, a, b) => vec![a, b],
+        }
+    }
+}
+
+/// How `v` can be computed again in the linear map instead of saved: a second read of a
+/// place already saved in the same region, or one arithmetic operation on values the
+/// linear map has anyway (`available`: saved, constants, or themselves derived).
+fn derive(func: &Function, v: Value, saved_here: &[Saved], available: &[Value]) -> Option<Derived> {
+    let stmt = func.def(v)?;
+    if stmt.results.first() != Some(&v) {
+        return None;
+    }
+    let plain = |a: &Value| {
+        // A reference is saved as a copy of its referent: `&a * &b` is not rebuilt from
+        // the copies.
+        !matches!(func.def_inst(*a), Some(Inst::Ref(..)))
+            && !matches!(func.def_inst(*a), Some(Inst::Param(i)) if func.by_ref.contains(i))
+            && (available.contains(a) || constant(func, *a).is_some())
+    };
+    let same_read = |u: &Value| match (func.def_inst(*u), &stmt.inst) {
+        (Some(Inst::Index(b, i)), Inst::Index(b2, i2)) => b == b2 && i == i2,
+        (Some(Inst::Field(b, m)), Inst::Field(b2, m2)) => b == b2 && m == m2,
+        _ => false,
+    };
+    match &stmt.inst {
+        Inst::Index(..) | Inst::Field(..) => saved_here.iter().find_map(|s| match s {
+            Saved::Value(u) if same_read(u) => Some(Derived::Alias(*u)),
+            _ => None,
+        }),
+        Inst::Binary(op, a, b) if plain(a) && plain(b) => Some(Derived::Binary(*op, *a, *b)),
+        Inst::Neg(a) if plain(a) => Some(Derived::Neg(*a)),
+        _ => None,
     }
 }
 

@@ -97,6 +97,7 @@ fn region(a: &Analyzed, out: &mut String, r: RegionId, depth: usize) {
         .rematerialized(r)
         .iter()
         .map(|(v, _)| v.to_string())
+        .chain(a.maps.derived(r).iter().map(|(v, _)| v.to_string()))
         .collect();
     if !consts.is_empty() {
         let _ = writeln!(out, "{pad}  recomputes {}", consts.join(", "));

@@ -6,8 +6,8 @@ use crate::emit::names::{self, Mode};
 use crate::ir::{
     placeholder, BinOp, Borrow, Callee, Function, Inst, MatchArm, RegionId, Sequence, Stmt, Value,
 };
-use crate::linear_map::{self, LinearMaps, Saved};
-use proc_macro2::{Ident, TokenStream, TokenTree};
+use crate::linear_map::{self, Derived, LinearMaps, Saved};
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
 
 /// Emits code for one companion.
@@ -152,17 +152,33 @@ impl<'a> Emitter<'a> {
             .collect()
     }
 
-    /// `let c = 0.5;` for the constants the rules of `r` read: evaluated again rather
-    /// than saved.
+    /// `let c = 0.5;` for the constants the rules of `r` read, then the values computed
+    /// again from saved ones (`let t = 100.0 * a;`): evaluated again rather than saved.
     pub fn constants(&self, r: RegionId) -> TokenStream {
-        self.maps
-            .rematerialized(r)
-            .iter()
-            .map(|(v, t)| {
-                let n = self.name(*v);
-                quote! { let #n = #t; }
-            })
-            .collect()
+        let consts = self.maps.rematerialized(r).iter().map(|(v, t)| {
+            let n = self.name(*v);
+            quote! { let #n = #t; }
+        });
+        let copy = |v: Value| {
+            let n = self.name(v);
+            quote! { ::core::clone::Clone::clone(&#n) }
+        };
+        let derived = self.maps.derived(r).iter().map(|(v, d)| {
+            let n = self.name(*v);
+            let e = match *d {
+                Derived::Alias(a) => copy(a),
+                Derived::Neg(a) => {
+                    let a = copy(a);
+                    quote! { -#a }
+                }
+                Derived::Binary(op, a, b) => {
+                    let (a, b, op) = (copy(a), copy(b), binop(op, Span::call_site()));
+                    quote! { #a #op #b }
+                }
+            };
+            quote! { let #n = #e; }
+        });
+        consts.chain(derived).collect()
     }
 
     fn stmt_active(&self, stmt: &Stmt) -> bool {
@@ -275,14 +291,7 @@ impl<'a> Emitter<'a> {
                 quote_spanned! {span=> let #m #res = #t; }
             }
             Inst::Binary(op, a, b) => {
-                let (a, b) = (self.expr(*a), self.expr(*b));
-                let op = match op {
-                    BinOp::Add => quote_spanned!(span=> +),
-                    BinOp::Sub => quote_spanned!(span=> -),
-                    BinOp::Mul => quote_spanned!(span=> *),
-                    BinOp::Div => quote_spanned!(span=> /),
-                    BinOp::Rem => quote_spanned!(span=> %),
-                };
+                let (a, b, op) = (self.expr(*a), self.expr(*b), binop(*op, span));
                 quote! { let mut #res = #a #op #b; }
             }
             Inst::Neg(a) => {
@@ -610,5 +619,16 @@ pub fn is_call_of(callee: &Callee, name: &str, method: bool) -> bool {
         // Only a method calls itself by method-call syntax (`v.concat()` in a free `fn
         // concat` is another function).
         Callee::Method { method: m, .. } => method && m == name,
+    }
+}
+
+/// The operator's token.
+fn binop(op: BinOp, span: Span) -> TokenStream {
+    match op {
+        BinOp::Add => quote_spanned!(span=> +),
+        BinOp::Sub => quote_spanned!(span=> -),
+        BinOp::Mul => quote_spanned!(span=> *),
+        BinOp::Div => quote_spanned!(span=> /),
+        BinOp::Rem => quote_spanned!(span=> %),
     }
 }

@@ -290,6 +290,15 @@ impl Function {
         self.region(r).stmts.get(i)
     }
 
+    /// Where `v` is defined, as (region, statement index); region parameters come first
+    /// in their region.
+    pub fn position(&self, v: Value) -> (u32, usize) {
+        match self.defs.get(v.0 as usize).copied().flatten() {
+            Some((r, i)) => (r.0, i + 1),
+            None => (0, 0),
+        }
+    }
+
     /// The instruction defining `v`, when `v` is its statement's first result.
     pub fn def_inst(&self, v: Value) -> Option<&Inst> {
         self.def(v)
