@@ -809,3 +809,37 @@ fn a_typed_literal_keeps_its_type() {
     let want = (0.6f64).cos() - 1.5 * 0.4 * (0.6f64).sin();
     assert!((d - want).abs() < 1e-12, "{d} vs {want}");
 }
+
+/// Seed 10102 (feature `select`): literals inside a typed tuple or array
+/// (`let t: (f64, f64) = (0.43, ..)`, `let a: [f64; 3] = [0.5; 3]`) and literals assigned
+/// later to a typed variable (`a = [1.0; 3]`) lost the type in generated code, so
+/// `[c, a[2], a[1]].iter().min_by(|a, b| a.total_cmp(b))` saw `&&{float}`.
+#[differentiable]
+fn typed_aggregates_then_min_by(x: f64, n: usize) -> f64 {
+    let mut arr: [f64; 3] = [0.5; 3];
+    let t: (f64, f64) = (0.43, x.sin());
+    let c = t.0;
+    arr = [1.0; 3];
+    if n > 1 {
+        return (t.0
+            - *[c, arr[2], arr[1]]
+                .iter()
+                .min_by(|a, b| a.total_cmp(b))
+                .unwrap())
+            * x;
+    }
+    x * arr[0] + t.1
+}
+
+#[test]
+fn literals_in_typed_aggregates_keep_their_type() {
+    let x: f64 = 0.7;
+    // n = 2 returns (0.43 - min(0.43, 1, 1)) x = 0.
+    for (n, want) in [(0, 1.0 + x.cos()), (2, 0.0)] {
+        let (v, d) = value_with_gradient!(at: x, of: |x| typed_aggregates_then_min_by(x, n));
+        assert_eq!(v, typed_aggregates_then_min_by(x, n));
+        assert!((d - want).abs() < 1e-12, "{d} vs {want}");
+        let fwd = first_derivative!(at: x, of: |x| typed_aggregates_then_min_by(x, n));
+        assert!((fwd - want).abs() < 1e-12, "forward {fwd} vs {want}");
+    }
+}

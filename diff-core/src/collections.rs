@@ -139,6 +139,106 @@ pub fn shaped<T: VectorSpace>(zero: T, g: Option<T>) -> T {
     }
 }
 
+/// A parameter's zero tangent, built only when the adjoint does not already have the
+/// parameter's whole shape: `finish(g)` is `shaped(zero, g)` without allocating a zero
+/// that `g` makes useless.
+pub trait ZeroLater<T> {
+    /// The parameter's tangent for the user from its accumulated adjoint.
+    fn finish(self, g: Option<T>) -> T;
+}
+
+/// A zero built in advance (any type).
+pub struct ZeroNow<T>(T);
+
+impl<T: VectorSpace> ZeroLater<T> for ZeroNow<T> {
+    #[inline(always)]
+    fn finish(self, g: Option<T>) -> T {
+        shaped(self.0, g)
+    }
+}
+
+/// The length of a vector of scalars: its adjoint is whole when it has that length.
+pub struct ZeroOfLength(usize);
+
+impl<S: VectorSpace> ZeroLater<Vec<S>> for ZeroOfLength {
+    #[inline(always)]
+    fn finish(self, g: Option<Vec<S>>) -> Vec<S> {
+        match g {
+            Some(g) if g.len() == self.0 => g,
+            g => shaped(Elementwise::zero_of_shape(self.0), g),
+        }
+    }
+}
+
+/// `(&ZeroProbe(&x)).zero_later()`: a [`ZeroOfLength`] for a `Vec` or slice of `f64` or
+/// `f32` (whose elements have no shape of their own), a [`ZeroNow`] for anything else
+/// (method resolution prefers the impl on `ZeroProbe` to the one on `&ZeroProbe`).
+pub struct ZeroProbe<'a, T: ?Sized>(pub &'a T);
+
+/// See [`ZeroProbe`].
+pub trait ProbeLength {
+    /// The zero, as a length.
+    fn zero_later(&self) -> ZeroOfLength;
+}
+
+macro_rules! probe_length {
+    ($($t:ty),*) => {$(
+        impl ProbeLength for ZeroProbe<'_, $t> {
+            #[inline(always)]
+            fn zero_later(&self) -> ZeroOfLength {
+                ZeroOfLength(self.0.len())
+            }
+        }
+    )*};
+}
+probe_length!(Vec<f64>, Vec<f32>, [f64], [f32]);
+
+/// See [`ZeroProbe`].
+pub trait ProbeAny<'a, T: ?Sized> {
+    /// The value, whose zero [`zero_now`] builds.
+    fn zero_later(&self) -> Unprobed<'a, T>;
+}
+
+impl<'a, T: ?Sized> ProbeAny<'a, T> for &ZeroProbe<'a, T> {
+    #[inline(always)]
+    fn zero_later(&self) -> Unprobed<'a, T> {
+        Unprobed(self.0)
+    }
+}
+
+/// A value of a type the probe does not know: its zero is built now.
+pub struct Unprobed<'a, T: ?Sized>(&'a T);
+
+/// What a probe found, turned into a [`ZeroLater`] by [`zero_now`].
+pub trait Probed {
+    /// The zero (or what builds it later).
+    type Zero;
+    /// Builds what must be built now.
+    fn now(self) -> Self::Zero;
+}
+
+impl Probed for ZeroOfLength {
+    type Zero = ZeroOfLength;
+    #[inline(always)]
+    fn now(self) -> ZeroOfLength {
+        self
+    }
+}
+
+impl<T: Differentiable + ?Sized> Probed for Unprobed<'_, T> {
+    type Zero = ZeroNow<T::TangentVector>;
+    #[inline(always)]
+    fn now(self) -> Self::Zero {
+        ZeroNow(self.0.zero_tangent())
+    }
+}
+
+/// See [`Probed`].
+#[inline(always)]
+pub fn zero_now<P: Probed>(probed: P) -> P::Zero {
+    probed.now()
+}
+
 /// The tangent of `xs[i]` from the tangent of `xs`.
 #[inline(always)]
 pub fn index_tangent<S: Elementwise>(d: &Option<S>, i: usize) -> Option<S::Elem> {

@@ -3,7 +3,7 @@
 //! `of:` is a path to a differentiable function (its user-shaped companions
 //! `__pullback_f` / `__differential_f` are called), or a closure literal, which is
 //! lowered and differentiated in place like a function body.
-use crate::emit::companion::body_parts;
+use crate::emit::companion::{body_parts, zero_later};
 use crate::emit::names::{self, ident, Kind, Mode};
 use crate::errors::Errors;
 use crate::pipeline::{self, Body};
@@ -248,12 +248,20 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
         &analyzed.items,
     );
     let rt = quote!(::diff::__private);
+    // The inputs' zeros: in reverse mode built only if the adjoint lacks their shape, in
+    // forward mode naming the tangent types.
     let zeros: Vec<TokenStream> = ins
         .iter()
         .zip(&args)
-        .map(|(e, a)| match e {
-            syn::Expr::Reference(_) => quote!(#rt::zero_of(#a)),
-            _ => quote!(#rt::zero_of(&#a)),
+        .map(|(e, a)| {
+            let r = match e {
+                syn::Expr::Reference(_) => quote!(#a),
+                _ => quote!(&#a),
+            };
+            match mode {
+                Mode::Vjp => zero_later(r),
+                Mode::Jvp => quote!(#rt::zero_of(#r)),
+            }
         })
         .collect();
     let n = ins.len();
@@ -262,9 +270,9 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
             let gs: Vec<Ident> = (0..n).map(|i| ident(&format!("g{i}"))).collect();
             let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("__zero{i}"))).collect();
             let out = if n == 1 {
-                quote!(#(::diff::__private::shaped(#zs, #gs))*)
+                quote!(#(::diff::__private::ZeroLater::finish(#zs, #gs))*)
             } else {
-                quote!((#(::diff::__private::shaped(#zs, #gs),)*))
+                quote!((#(::diff::__private::ZeroLater::finish(#zs, #gs),)*))
             };
             (
                 quote! {

@@ -455,14 +455,12 @@ impl<'a> Signatures<'a> {
                 let z = names::ident(&format!("zero{i}"));
                 zeros.extend(quote!(let #z = ::diff::__private::zero_of(&#id);));
                 outs.push(quote!(#g.unwrap_or(#z)));
-            } else if p.by_ref {
-                let z = names::ident(&format!("zero{i}"));
-                zeros.extend(quote!(let #z = ::diff::__private::zero_of(#id);));
-                outs.push(quote!(::diff::__private::shaped(#z, #g)));
             } else {
                 let z = names::ident(&format!("zero{i}"));
-                zeros.extend(quote!(let #z = ::diff::__private::zero_of(&#id);));
-                outs.push(quote!(::diff::__private::shaped(#z, #g)));
+                let r = if p.by_ref { quote!(#id) } else { quote!(&#id) };
+                let later = zero_later(r);
+                zeros.extend(quote!(let #z = #later;));
+                outs.push(quote!(::diff::__private::ZeroLater::finish(#z, #g)));
             }
         }
         let result = if outs.len() == 1 {
@@ -554,4 +552,15 @@ impl<'a> Signatures<'a> {
             quote!(::<#(#tys),*>)
         }
     }
+}
+
+/// The zero tangent of the value `reference` points to, built only if the adjoint lacks
+/// its shape (`ZeroProbe` in diff-core: the probe's method is resolved here, where the
+/// type is known).
+pub(crate) fn zero_later(reference: TokenStream) -> TokenStream {
+    quote! {{
+        #[allow(unused_imports)]
+        use ::diff::__private::{ProbeAny as _, ProbeLength as _};
+        ::diff::__private::zero_now((&::diff::__private::ZeroProbe(#reference)).zero_later())
+    }}
 }

@@ -61,18 +61,33 @@ impl Lowerer {
                 // `let y: f64 = x.into();` is `f64::from(x)`, whose target type the
                 // derivative rule needs (the method's is only inferred).
                 let converted = float_conversion(local, &init.expr);
+                let declared = match &local.pat {
+                    syn::Pat::Type(t) => Some(&*t.ty),
+                    _ => None,
+                };
+                // `let g: f64 = 0.0;` keeps its type, which later method calls on `g`
+                // may need (`{float}` has none); so do the literals inside a tuple or
+                // array (`let t: (f64, f64) = (0.5, x);`).
+                let typed = declared.and_then(|ty| typed_literals(ty, &init.expr));
                 let v = match typed_literal(local, &init.expr) {
-                    // `let g: f64 = 0.0;` keeps its type, which later method calls on
-                    // `g` may need (`{float}` has none).
                     Some(tokens) => self.emit(Inst::Const(tokens), init.expr.span(), None),
-                    None => self.lower_expr(converted.as_ref().unwrap_or(&init.expr))?,
+                    None => self
+                        .lower_expr(converted.as_ref().or(typed.as_ref()).unwrap_or(&init.expr))?,
                 };
                 // A closure bound to a name is also remembered, so that calling it is
                 // differentiated by inlining its body.
                 if let (Expr::Closure(c), syn::Pat::Ident(p)) = (&*init.expr, &local.pat) {
                     self.record_closure(p.ident.to_string(), v, c);
                 }
-                self.bind_pattern(&local.pat, v)
+                self.bind_pattern(&local.pat, v)?;
+                if let syn::Pat::Type(t) = &local.pat {
+                    if let syn::Pat::Ident(p) = &*t.pat {
+                        if let Some(var) = self.binding(&p.ident.to_string()) {
+                            self.declared.insert(var, (*t.ty).clone());
+                        }
+                    }
+                }
+                Ok(())
             }
             Stmt::Item(item) => {
                 self.items.push(item.clone());
@@ -398,8 +413,19 @@ impl Lowerer {
     }
 
     fn lower_assign(&mut self, a: &syn::ExprAssign) -> syn::Result<Value> {
-        // The assigned value first, then the place (Rust's order).
-        let v = self.lower_expr(&a.right)?;
+        // The assigned value first, then the place (Rust's order). Literals assigned to
+        // a variable declared with a type take it (`a = [1.0; 3];` after
+        // `let mut a: [f64; 3] = ..`).
+        let declared = match peel(&a.left) {
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| self.binding(&i.to_string()))
+                .and_then(|var| self.declared.get(&var)),
+            _ => None,
+        };
+        let typed = declared.and_then(|ty| typed_literals(ty, &a.right));
+        let v = self.lower_expr(typed.as_ref().unwrap_or(&a.right))?;
         let place = self.assigned_place(&a.left)?;
         self.write_place(&place, v);
         Ok(self.unit(a.span()))
@@ -810,6 +836,59 @@ fn typed_literal(local: &syn::Local, init: &Expr) -> Option<proc_macro2::TokenSt
     };
     let ty = &t.ty;
     literal.then(|| quote::quote!({ let __diff_typed: #ty = #init; __diff_typed }))
+}
+
+/// `e` with the literals in it given their part of the type `ty`: a literal becomes
+/// `{ let v: T = 1.0; v }`, a tuple or array (also `[x; n]`) is given its elements' types.
+/// `None` when no literal gets a type.
+fn typed_literals(ty: &syn::Type, e: &Expr) -> Option<Expr> {
+    let ty = match ty {
+        syn::Type::Paren(p) => &*p.elem,
+        other => other,
+    };
+    match (peel(e), ty) {
+        (Expr::Lit(_), _) => Some(syn::parse_quote!({ let __diff_typed: #ty = #e; __diff_typed })),
+        (Expr::Unary(u), _)
+            if matches!(u.op, syn::UnOp::Neg(_)) && matches!(peel(&u.expr), Expr::Lit(_)) =>
+        {
+            Some(syn::parse_quote!({ let __diff_typed: #ty = #e; __diff_typed }))
+        }
+        (Expr::Tuple(t), syn::Type::Tuple(tt)) if t.elems.len() == tt.elems.len() => {
+            let elems: Vec<Option<Expr>> = t
+                .elems
+                .iter()
+                .zip(&tt.elems)
+                .map(|(e, ty)| typed_literals(ty, e))
+                .collect();
+            elems.iter().any(Option::is_some).then(|| {
+                let elems = elems
+                    .into_iter()
+                    .zip(&t.elems)
+                    .map(|(n, e)| n.unwrap_or_else(|| e.clone()));
+                syn::parse_quote!((#(#elems,)*))
+            })
+        }
+        (Expr::Array(a), syn::Type::Array(ta)) => {
+            let elems: Vec<Option<Expr>> = a
+                .elems
+                .iter()
+                .map(|e| typed_literals(&ta.elem, e))
+                .collect();
+            elems.iter().any(Option::is_some).then(|| {
+                let elems = elems
+                    .into_iter()
+                    .zip(&a.elems)
+                    .map(|(n, e)| n.unwrap_or_else(|| e.clone()));
+                syn::parse_quote!([#(#elems),*])
+            })
+        }
+        (Expr::Repeat(r), syn::Type::Array(ta)) => {
+            let elem = typed_literals(&ta.elem, &r.expr)?;
+            let len = &r.len;
+            Some(syn::parse_quote!([#elem; #len]))
+        }
+        _ => None,
+    }
 }
 
 /// `e.into()` bound by `let p: f64` (or `f32`): the call `f64::from(e)`.

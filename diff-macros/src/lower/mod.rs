@@ -23,6 +23,7 @@ mod tests;
 use crate::errors::Errors;
 use crate::ir::{Function, Inst, RegionId, Stmt, Value};
 use proc_macro2::Span;
+use std::collections::HashMap;
 
 /// The result of lowering a body.
 pub struct Lowered {
@@ -106,6 +107,9 @@ pub(crate) struct Lowerer {
     pub(crate) env: env::Env,
     /// The name of each variable, by its number.
     var_names: Vec<String>,
+    /// The type a `let` gave a variable (`let mut a: [f64; 3] = ..`), which literals
+    /// later assigned to it take.
+    declared: HashMap<env::Var, syn::Type>,
     /// The region statements are appended to.
     current: RegionId,
     items: Vec<syn::Item>,
@@ -149,6 +153,7 @@ impl Lowerer {
             func,
             env: env::Env::new(),
             var_names: Vec::new(),
+            declared: HashMap::new(),
             current: entry,
             items: Vec::new(),
             scalar_params: Vec::new(),

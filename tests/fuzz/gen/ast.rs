@@ -139,7 +139,8 @@ pub enum Expr {
 pub enum Select {
     /// `[e0, e1, e2].iter().copied().fold(f64::NEG_INFINITY, f64::max)`.
     MaxFold,
-    /// `*[e0, e1, e2].iter().min_by(|a, b| a.total_cmp(b)).unwrap()`.
+    /// `*[e0, e1, e2].iter().min_by(|a: &&f64, b: &&f64| a.total_cmp(b)).unwrap()` (typed: the
+    /// elements may all be literals).
     MinBy,
     /// `[e0, e1, e2].iter().copied().max_by(f64::total_cmp).unwrap()`.
     MaxBy,

@@ -250,7 +250,7 @@ impl R {
                         format!("[{e0}, {e1}, {e2}].iter().copied().fold({init}, {scalar}::max)")
                     }
                     Select::MinBy => format!(
-                        "*[{e0}, {e1}, {e2}].iter().min_by(|a, b| a.total_cmp(b)).unwrap()"
+                        "*[{e0}, {e1}, {e2}].iter().min_by(|a: &&{scalar}, b: &&{scalar}| a.total_cmp(b)).unwrap()"
                     ),
                     Select::MaxBy => format!(
                         "[{e0}, {e1}, {e2}].iter().copied().max_by({scalar}::total_cmp).unwrap()"
