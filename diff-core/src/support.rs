@@ -66,6 +66,60 @@ pub fn tape_capacity<I: Iterator>(iter: &I) -> usize {
     }
 }
 
+/// A loop's tape: one linear-map struct per iteration.
+///
+/// The loop is emitted as an inner loop that runs while the tape has room and an outer
+/// one that makes room, so that the inner loop calls nothing that returns: a call that
+/// may grow the buffer would make the loop keep its floats in memory across it.
+pub struct Tape<T>(Vec<T>);
+
+impl<T> Tape<T> {
+    /// A tape with room for `n` iterations.
+    #[inline(always)]
+    pub fn with_capacity(n: usize) -> Self {
+        Tape(Vec::with_capacity(n))
+    }
+
+    /// Whether one more iteration fits without growing.
+    #[inline(always)]
+    pub fn has_room(&self) -> bool {
+        self.0.len() < self.0.capacity()
+    }
+
+    /// Grows the tape if it is full (by doubling, as `Vec::push` would).
+    #[inline(always)]
+    pub fn make_room(&mut self) {
+        if !self.has_room() {
+            self.grow();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        self.0.reserve(self.0.len().max(4));
+    }
+
+    /// Appends an iteration's struct, in the room [`has_room`](Self::has_room) saw.
+    ///
+    /// # Panics
+    /// If the tape is full (the loop checks [`has_room`](Self::has_room) first).
+    #[inline(always)]
+    pub fn push_within(&mut self, x: T) {
+        assert!(self.has_room(), "tape full");
+        self.0.push(x);
+    }
+}
+
+impl<T> IntoIterator for Tape<T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    #[inline(always)]
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
 /// Collections whose elements are scalars: the neutral elements of `sum()` and
 /// `product()` over them.
 pub trait Elements {

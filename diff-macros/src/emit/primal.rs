@@ -543,40 +543,64 @@ impl<'a> Emitter<'a> {
             .iter()
             .map(|v| self.expr(*v))
             .collect();
+        let label = syn::Lifetime::new(&format!("'__diff_loop_{}", body.0), Span::call_site());
         let stop = stop.then(|| {
             let flag = self.expr(region.yields[init.len()]);
-            quote! { if #flag { break; } }
+            if active {
+                quote! { if #flag { break #label; } }
+            } else {
+                quote! { if #flag { break; } }
+            }
         });
         let stmts = self.primal_region(body);
         let param_parts = self.eager_parts(&region.params);
         let iter_name = names::ident(&format!("iter_{}", body.0));
-        let (tape_decl, push) = if active {
-            let tape = names::tape(body);
-            let built = linear_map::construct(self.func, self.maps, body, self.mode, |v, saved| {
-                if saved {
-                    self.saved_expr(v)
-                } else {
-                    self.expr(v)
+        if !active {
+            return quote! {
+                #(let mut #cursors = #inits;)*
+                let #iter_name = ::core::iter::IntoIterator::into_iter(#it);
+                for #item in #iter_name {
+                    #(let #params = #cursors;)*
+                    #param_parts
+                    #stmts
+                    #(#cursors = #yields;)*
+                    #stop
                 }
-            });
-            (
-                quote! { let mut #tape = ::std::vec::Vec::with_capacity(::diff::__private::tape_capacity(&#iter_name)); },
-                quote! { #tape.push(#built); },
-            )
-        } else {
-            (TokenStream::new(), TokenStream::new())
-        };
+            };
+        }
+        let tape = names::tape(body);
+        let built = linear_map::construct(self.func, self.maps, body, self.mode, |v, saved| {
+            if saved {
+                self.saved_expr(v)
+            } else {
+                self.expr(v)
+            }
+        });
+        // The iterations run in an inner loop while the tape has room, so that nothing
+        // in it calls a function that returns (see `Tape` in diff-core).
+        // The next item is taken before the tape grows, so that a tape reserved for the
+        // exact trip count never does.
+        let next = names::ident(&format!("next_{}", body.0));
         quote! {
             #(let mut #cursors = #inits;)*
-            let #iter_name = ::core::iter::IntoIterator::into_iter(#it);
-            #tape_decl
-            for #item in #iter_name {
-                #(let #params = #cursors;)*
-                #param_parts
-                #stmts
-                #push
-                #(#cursors = #yields;)*
-                #stop
+            let mut #iter_name = ::core::iter::IntoIterator::into_iter(#it);
+            let mut #tape = ::diff::__private::Tape::with_capacity(::diff::__private::tape_capacity(&#iter_name));
+            let mut #next = ::core::iter::Iterator::next(&mut #iter_name);
+            #label: while #next.is_some() {
+                #tape.make_room();
+                while #tape.has_room() {
+                    let #item = match #next.take() {
+                        ::core::option::Option::Some(item) => item,
+                        ::core::option::Option::None => break #label,
+                    };
+                    #(let #params = #cursors;)*
+                    #param_parts
+                    #stmts
+                    #tape.push_within(#built);
+                    #(#cursors = #yields;)*
+                    #stop
+                    #next = ::core::iter::Iterator::next(&mut #iter_name);
+                }
             }
         }
     }
