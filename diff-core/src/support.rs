@@ -120,6 +120,32 @@ impl<T> IntoIterator for Tape<T> {
     }
 }
 
+/// The `k`-th item of a range starting at `start` (`start + k`), recomputed in a linear
+/// map instead of saved.
+#[inline(always)]
+pub fn nth_from<I: RangeItem>(start: I, k: usize) -> I {
+    start.nth_from(k)
+}
+
+/// Integers a loop variable over a range can be.
+pub trait RangeItem: Copy {
+    /// `self + k`.
+    fn nth_from(self, k: usize) -> Self;
+}
+
+macro_rules! range_items {
+    ($($t:ty),*) => {$(
+        impl RangeItem for $t {
+            #[inline(always)]
+            fn nth_from(self, k: usize) -> Self {
+                // The range produced this item, so the sum fits.
+                self.wrapping_add(k as $t)
+            }
+        }
+    )*};
+}
+range_items!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
 /// Collections whose elements are scalars: the neutral elements of `sum()` and
 /// `product()` over them.
 pub trait Elements {

@@ -51,6 +51,9 @@ pub enum Derived {
     Binary(BinOp, Value, Value),
     /// `-a` of a saved value or constant.
     Neg(Value),
+    /// The variable of a loop over a range `start..end`: `start` plus the iteration's
+    /// position on the tape.
+    LoopIndex(Value),
 }
 
 /// What every region's linear map holds, computed once per function from the rules'
@@ -114,6 +117,35 @@ impl LinearMaps {
             derived: vec![Vec::new(); n],
             parts: Vec::new(),
         };
+        // The variable of a loop over a range is not saved: it is the range's start plus
+        // the position on the tape, and the start is saved (or recomputed) once instead.
+        let mut loop_index: Vec<Option<(Value, Value)>> = vec![None; n];
+        for q in all_regions(func) {
+            for stmt in &func.region(q).stmts {
+                let Inst::For {
+                    iter, init, body, ..
+                } = &stmt.inst
+                else {
+                    continue;
+                };
+                let item = func.region(*body).params[init.len()];
+                let b = body.0 as usize;
+                let Some(pos) = needed[b].iter().position(|s| *s == Saved::Value(item)) else {
+                    continue;
+                };
+                let Some(start) = range_start(func, *iter) else {
+                    continue;
+                };
+                needed[b].remove(pos);
+                loop_index[b] = Some((item, start));
+                if let Some(home) = defined_in.get(&start) {
+                    let list = &mut needed[home.0 as usize];
+                    if !list.contains(&Saved::Value(start)) {
+                        list.push(Saved::Value(start));
+                    }
+                }
+            }
+        }
         // Parents before children, so that what an enclosing region saves is known.
         let mut available_outside: Vec<Vec<Value>> = vec![Vec::new(); n];
         for q in all_regions(func) {
@@ -124,6 +156,13 @@ impl LinearMaps {
                 _ => (0, 0),
             });
             let mut available = available_outside[r].clone();
+            if let Some((item, start)) = loop_index[r] {
+                if let Some(t) = constant(func, start) {
+                    maps.constants[r].push((start, t));
+                }
+                maps.derived[r].push((item, Derived::LoopIndex(start)));
+                available.push(item);
+            }
             for read in list {
                 if let Saved::Value(v) = read {
                     if let Some(t) = constant(func, v) {
@@ -163,6 +202,9 @@ impl LinearMaps {
 
     /// The values region `r`'s linear map computes again from saved values and
     /// constants, in order (see [`Derived`]).
+    ///
+    /// A loop body whose variable is a [`Derived::LoopIndex`] is walked with the
+    /// iteration's position (see [`position_name`]).
     pub fn derived(&self, r: RegionId) -> &[(Value, Derived)] {
         &self.derived[r.0 as usize]
     }
@@ -194,7 +236,7 @@ impl Derived {
     /// The values it is computed from.
     pub fn operands(self) -> Vec<Value> {
         match self {
-            Derived::Alias(a) | Derived::Neg(a) => vec![a],
+            Derived::Alias(a) | Derived::Neg(a) | Derived::LoopIndex(a) => vec![a],
             Derived::Binary(_, a, b) => vec![a, b],
         }
     }
@@ -229,6 +271,47 @@ fn derive(func: &Function, v: Value, saved_here: &[Saved], available: &[Value]) 
         Inst::Neg(a) if plain(a) => Some(Derived::Neg(*a)),
         _ => None,
     }
+}
+
+/// The start of `iter` when it is a range `start..end` or `start..=end` (whose k-th item
+/// is `start + k`).
+fn range_start(func: &Function, iter: Value) -> Option<Value> {
+    match func.def_inst(iter) {
+        Some(Inst::Opaque(o)) if o.what == "range" => {
+            // `(start .. end)`: the first token inside the parentheses is the start.
+            let inner = o.tokens.clone().into_iter().next()?;
+            let proc_macro2::TokenTree::Group(g) = inner else {
+                return None;
+            };
+            let first = g.stream().into_iter().next()?;
+            matches!(first, proc_macro2::TokenTree::Group(_)).then(|| o.uses[0])
+        }
+        _ => None,
+    }
+}
+
+/// The local holding the position on the tape of the iteration of loop body `r` being
+/// walked. It ends in `_`, which no value's name does (`emit/names.rs`).
+pub fn position_name(r: RegionId) -> Ident {
+    format_ident!("position_{}_", r.0)
+}
+
+/// How a loop's tape is walked: `pat` over `tape.into_iter()`, or `(k, pat)` over
+/// `.enumerate()` where the body reads its position.
+pub fn walk(maps: &LinearMaps, r: RegionId, pat: TokenStream) -> (TokenStream, TokenStream) {
+    if reads_position(maps, r) {
+        let k = position_name(r);
+        (quote! { (#k, #pat) }, quote! { .enumerate() })
+    } else {
+        (pat, TokenStream::new())
+    }
+}
+
+/// Whether loop body `r`'s linear map reads the iteration's position.
+pub fn reads_position(maps: &LinearMaps, r: RegionId) -> bool {
+    maps.derived(r)
+        .iter()
+        .any(|(_, d)| matches!(d, Derived::LoopIndex(_)))
 }
 
 /// The tokens of `v` when it is a constant.

@@ -274,9 +274,10 @@ impl Emitter<'_> {
                 quote! { let #d = #c; }
             });
         let code = self.tangent_region(body);
+        let (walk, enumerate) = linear_map::walk(self.maps, body, pat);
         quote! {
             #(let mut #cur = #inits;)*
-            for #pat in #tape.into_iter() {
+            for #walk in #tape.into_iter()#enumerate {
                 #(let #params = #cur;)*
                 #code
                 #(#cur = #ys;)*

@@ -171,6 +171,10 @@ impl<'a> Emitter<'a> {
                     let a = copy(a);
                     quote! { -#a }
                 }
+                Derived::LoopIndex(start) => {
+                    let (start, k) = (copy(start), linear_map::position_name(r));
+                    quote! { ::diff::__private::nth_from(#start, #k) }
+                }
                 Derived::Binary(op, a, b) => {
                     let (a, b, op) = (copy(a), copy(b), binop(op, Span::call_site()));
                     quote! { #a #op #b }

@@ -298,6 +298,7 @@ impl Emitter<'_> {
             })
             .collect();
         let inner = self.reverse_region(body, seed);
+        let (walk, enumerate) = linear_map::walk(self.maps, body, pat);
         let finish: TokenStream = carried
             .iter()
             .zip(&cur)
@@ -305,7 +306,7 @@ impl Emitter<'_> {
             .collect();
         quote! {
             #(#start)*
-            for #pat in #tape.into_iter().rev() {
+            for #walk in #tape.into_iter()#enumerate.rev() {
                 #inner
                 #back
             }

@@ -1,0 +1,124 @@
+//! Values the linear maps compute again instead of saving (docs/ARCHITECTURE.md, "What a
+//! linear map saves"): a place read twice, one arithmetic operation on saved values, and
+//! the variable of a loop over a range. Each is checked in both modes against finite
+//! differences, with ranges that start elsewhere than 0, are inclusive, have signed
+//! items, stop early, and nest.
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+use common::{assert_close, fd_grad};
+use diff::prelude::*;
+
+#[differentiable]
+fn reads_twice(x: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 1..x.len() {
+        // x[i] read three times, x[i - 1] twice; 100.0 * a and i - 1 are recomputed.
+        let a = x[i] - x[i - 1] * x[i - 1];
+        s += 100.0 * a * a + x[i] * x[i];
+    }
+    s
+}
+
+#[differentiable]
+fn signed_inclusive(x: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for k in -2i32..=1 {
+        let i = (k + 2) as usize;
+        s += (k as f64) * x[i] * x[i] - x[i].sin();
+    }
+    s
+}
+
+#[differentiable]
+fn stops_early(x: Vec<f64>, limit: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 2..x.len() {
+        s += x[i] * x[i - 2];
+        if s > limit {
+            break;
+        }
+    }
+    s
+}
+
+#[differentiable]
+fn nested(x: Vec<f64>) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 1..n {
+        for j in i..n {
+            s += x[i - 1] * x[j] / ((j - i + 1) as f64);
+        }
+    }
+    s
+}
+
+fn check(name: &str, f: impl Fn(Vec<f64>) -> f64 + Copy, g: Vec<f64>, d: Vec<f64>, x: &[f64]) {
+    let want = fd_grad(|p| f(p.to_vec()), x);
+    for i in 0..x.len() {
+        assert_close(g[i], want[i], 1e-6, &format!("{name} reverse [{i}]"));
+        assert_close(d[i], want[i], 1e-6, &format!("{name} forward [{i}]"));
+    }
+}
+
+/// The gradient by forward mode, one direction per coordinate.
+fn forward(f: impl Fn(Vec<f64>) -> (f64, f64), n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| f((0..n).map(|k| if k == i { 1.0 } else { 0.0 }).collect()).1)
+        .collect()
+}
+
+#[test]
+fn recomputed_values_give_the_same_derivatives() {
+    let x = vec![0.3, -0.7, 1.1, 0.4, -0.2];
+    let (v, g) = value_with_gradient!(at: x.clone(), of: reads_twice);
+    assert_eq!(v, reads_twice(x.clone()));
+    let d = forward(
+        |dx| {
+            let (v, df) = value_with_differential!(at: x.clone(), of: reads_twice);
+            (v, df(dx))
+        },
+        x.len(),
+    );
+    check("reads_twice", reads_twice, g, d, &x);
+
+    let x4 = vec![0.5, -1.2, 0.8, 2.0];
+    let (v, g) = value_with_gradient!(at: x4.clone(), of: signed_inclusive);
+    assert_eq!(v, signed_inclusive(x4.clone()));
+    let d = forward(
+        |dx| {
+            let (v, df) = value_with_differential!(at: x4.clone(), of: signed_inclusive);
+            (v, df(dx))
+        },
+        x4.len(),
+    );
+    check("signed_inclusive", signed_inclusive, g, d, &x4);
+
+    let x6 = vec![0.9, 0.8, 0.7, 1.2, 1.5, 0.3];
+    for limit in [0.5, 100.0] {
+        let f = move |p: Vec<f64>| stops_early(p, limit);
+        let (v, g) = value_with_gradient!(at: x6.clone(), of: |p| stops_early(p, limit));
+        assert_eq!(v, f(x6.clone()));
+        let d = forward(
+            |dx| {
+                let (v, df) =
+                    value_with_differential!(at: x6.clone(), of: |p| stops_early(p, limit));
+                (v, df(dx))
+            },
+            x6.len(),
+        );
+        check("stops_early", f, g, d, &x6);
+    }
+
+    let (v, g) = value_with_gradient!(at: x.clone(), of: nested);
+    assert_eq!(v, nested(x.clone()));
+    let d = forward(
+        |dx| {
+            let (v, df) = value_with_differential!(at: x.clone(), of: nested);
+            (v, df(dx))
+        },
+        x.len(),
+    );
+    check("nested", nested, g, d, &x);
+}
