@@ -119,7 +119,8 @@ impl LinearMaps {
         };
         // The variable of a loop over a range is not saved: it is the range's start plus
         // the position on the tape, and the start is saved (or recomputed) once instead.
-        let mut loop_index: Vec<Option<(Value, Value)>> = vec![None; n];
+        // (item, start, whether the rules read the item itself) per loop body.
+        let mut loop_index: Vec<Option<(Value, Value, bool)>> = vec![None; n];
         for q in all_regions(func) {
             for stmt in &func.region(q).stmts {
                 let Inst::For {
@@ -128,16 +129,19 @@ impl LinearMaps {
                 else {
                     continue;
                 };
-                let item = func.region(*body).params[init.len()];
-                let b = body.0 as usize;
-                let Some(pos) = needed[b].iter().position(|s| *s == Saved::Value(item)) else {
-                    continue;
-                };
                 let Some(start) = range_start(func, *iter) else {
                     continue;
                 };
-                needed[b].remove(pos);
-                loop_index[b] = Some((item, start));
+                let item = func.region(*body).params[init.len()];
+                let b = body.0 as usize;
+                let read = needed[b].iter().position(|s| *s == Saved::Value(item));
+                if let Some(pos) = read {
+                    needed[b].remove(pos);
+                } else if constant(func, start).is_none() {
+                    // Only read through other values: not worth saving the start for.
+                    continue;
+                }
+                loop_index[b] = Some((item, start, read.is_some()));
                 if let Some(home) = defined_in.get(&start) {
                     let list = &mut needed[home.0 as usize];
                     if !list.contains(&Saved::Value(start)) {
@@ -155,34 +159,27 @@ impl LinearMaps {
                 Saved::Value(v) => func.position(*v),
                 _ => (0, 0),
             });
-            let mut available = available_outside[r].clone();
-            if let Some((item, start)) = loop_index[r] {
-                if let Some(t) = constant(func, start) {
-                    maps.constants[r].push((start, t));
+            let mut cx = Rebuild {
+                func,
+                available: available_outside[r].clone(),
+                constants: std::mem::take(&mut maps.constants[r]),
+                derived: Vec::new(),
+            };
+            if let Some((item, start, read)) = loop_index[r] {
+                if cx.derivable(start, 0) {
+                    cx.derived.push((item, Derived::LoopIndex(start)));
+                    cx.available.push(item);
+                } else if read {
+                    list.insert(0, Saved::Value(item));
                 }
-                maps.derived[r].push((item, Derived::LoopIndex(start)));
-                available.push(item);
             }
             for read in list {
                 if let Saved::Value(v) = read {
-                    if let Some(t) = constant(func, v) {
-                        maps.constants[r].push((v, t));
-                        available.push(v);
+                    let rebuilt = cx.derivable_read(v, &maps.saved[r]) || cx.derivable(v, 3);
+                    cx.available.push(v);
+                    if rebuilt {
                         continue;
                     }
-                    if let Some(d) = derive(func, v, &maps.saved[r], &available) {
-                        for c in d.operands() {
-                            if let Some(t) = constant(func, c) {
-                                if !maps.constants[r].iter().any(|(k, _)| *k == c) {
-                                    maps.constants[r].push((c, t));
-                                }
-                            }
-                        }
-                        maps.derived[r].push((v, d));
-                        available.push(v);
-                        continue;
-                    }
-                    available.push(v);
                 }
                 if matches!(read, Saved::Shape(_) | Saved::Marker(_) | Saved::Value(_))
                     && !maps.parts.contains(&read)
@@ -191,9 +188,18 @@ impl LinearMaps {
                 }
                 maps.saved[r].push(read);
             }
+            // A loop variable made available only for values that did not need it.
+            if let Some((item, _, false)) = loop_index[r] {
+                if !cx.derived.iter().any(|(_, d)| d.operands().contains(&item)) {
+                    cx.derived.retain(|(v, _)| *v != item);
+                    cx.available.retain(|v| *v != item);
+                }
+            }
+            maps.constants[r] = cx.constants;
+            maps.derived[r] = cx.derived;
             for stmt in &func.region(q).stmts {
                 for sub in stmt.inst.regions() {
-                    available_outside[sub.0 as usize] = available.clone();
+                    available_outside[sub.0 as usize] = cx.available.clone();
                 }
             }
         }
@@ -242,34 +248,78 @@ impl Derived {
     }
 }
 
-/// How `v` can be computed again in the linear map instead of saved: a second read of a
-/// place already saved in the same region, or one arithmetic operation on values the
-/// linear map has anyway (`available`: saved, constants, or themselves derived).
-fn derive(func: &Function, v: Value, saved_here: &[Saved], available: &[Value]) -> Option<Derived> {
-    let stmt = func.def(v)?;
-    if stmt.results.first() != Some(&v) {
-        return None;
+/// What one region's linear map rebuilds instead of saving, as it is decided.
+struct Rebuild<'a> {
+    func: &'a Function,
+    /// Values the linear map has here: saved (here or in an enclosing region),
+    /// constant, or rebuilt.
+    available: Vec<Value>,
+    /// The constants evaluated again here.
+    constants: Vec<(Value, TokenStream)>,
+    /// The values rebuilt here, in order.
+    derived: Vec<(Value, Derived)>,
+}
+
+impl Rebuild<'_> {
+    /// Whether `v` is a place read (`x[i]`, `s.f`) whose first read is saved here: the
+    /// second is an alias of it.
+    fn derivable_read(&mut self, v: Value, saved_here: &[Saved]) -> bool {
+        let Some(inst) = self.func.def_inst(v) else {
+            return false;
+        };
+        let same = |u: &Value| match (self.func.def_inst(*u), inst) {
+            (Some(Inst::Index(b, i)), Inst::Index(b2, i2)) => b == b2 && i == i2,
+            (Some(Inst::Field(b, m)), Inst::Field(b2, m2)) => b == b2 && m == m2,
+            _ => false,
+        };
+        let first = saved_here.iter().find_map(|s| match s {
+            Saved::Value(u) if same(u) => Some(*u),
+            _ => None,
+        });
+        if let Some(u) = first {
+            self.derived.push((v, Derived::Alias(u)));
+        }
+        first.is_some()
     }
-    let plain = |a: &Value| {
+
+    /// Whether `v` is available, a constant, or (within `depth` operations) one
+    /// arithmetic operation on such values; what it takes is recorded.
+    fn derivable(&mut self, v: Value, depth: usize) -> bool {
+        if self.available.contains(&v) || self.derived.iter().any(|(w, _)| *w == v) {
+            return true;
+        }
+        if let Some(t) = constant(self.func, v) {
+            if !self.constants.iter().any(|(c, _)| *c == v) {
+                self.constants.push((v, t));
+            }
+            return true;
+        }
+        if depth == 0 {
+            return false;
+        }
+        let d = match self.func.def_inst(v) {
+            Some(Inst::Binary(op, a, b)) => Derived::Binary(*op, *a, *b),
+            Some(Inst::Neg(a)) => Derived::Neg(*a),
+            _ => return false,
+        };
         // A reference is saved as a copy of its referent: `&a * &b` is not rebuilt from
         // the copies.
-        !matches!(func.def_inst(*a), Some(Inst::Ref(..)))
-            && !matches!(func.def_inst(*a), Some(Inst::Param(i)) if func.by_ref.contains(i))
-            && (available.contains(a) || constant(func, *a).is_some())
-    };
-    let same_read = |u: &Value| match (func.def_inst(*u), &stmt.inst) {
-        (Some(Inst::Index(b, i)), Inst::Index(b2, i2)) => b == b2 && i == i2,
-        (Some(Inst::Field(b, m)), Inst::Field(b2, m2)) => b == b2 && m == m2,
-        _ => false,
-    };
-    match &stmt.inst {
-        Inst::Index(..) | Inst::Field(..) => saved_here.iter().find_map(|s| match s {
-            Saved::Value(u) if same_read(u) => Some(Derived::Alias(*u)),
-            _ => None,
-        }),
-        Inst::Binary(op, a, b) if plain(a) && plain(b) => Some(Derived::Binary(*op, *a, *b)),
-        Inst::Neg(a) if plain(a) => Some(Derived::Neg(*a)),
-        _ => None,
+        let by_ref = |a: &Value| {
+            matches!(self.func.def_inst(*a), Some(Inst::Ref(..)))
+                || matches!(self.func.def_inst(*a), Some(Inst::Param(i)) if self.func.by_ref.contains(i))
+        };
+        if d.operands().iter().any(by_ref) {
+            return false;
+        }
+        let (nc, nd) = (self.constants.len(), self.derived.len());
+        if d.operands().iter().all(|a| self.derivable(*a, depth - 1)) {
+            self.derived.push((v, d));
+            true
+        } else {
+            self.constants.truncate(nc);
+            self.derived.truncate(nd);
+            false
+        }
     }
 }
 
