@@ -122,3 +122,48 @@ fn recomputed_values_give_the_same_derivatives() {
     );
     check("nested", nested, g, d, &x);
 }
+
+/// `c` (not differentiated) and `x` (differentiated) are arrays only indexed: their
+/// elements read in the loops come from one copy saved on entry. `m` is updated, so its
+/// elements are saved as read.
+#[differentiable(wrt = (w, x))]
+fn arrays_read_in_loops(w: Vec<f64>, x: [f64; 3], c: [f64; 3], mut m: [f64; 3]) -> f64 {
+    let mut s = 0.0;
+    for j in 0..2 {
+        for i in 0..3 {
+            s += w[j * 3 + i] * c[i] * x[i] * m[i];
+            m[i] = m[i] * 0.5 + x[i];
+        }
+    }
+    s
+}
+
+#[test]
+fn array_parameters_read_in_loops() {
+    let w = vec![0.3, -0.2, 0.5, 1.1, 0.7, -0.4];
+    let x = [0.9, -1.3, 0.2];
+    let (c, m) = ([1.5, -0.5, 2.0], [0.1, 0.2, -0.3]);
+    let (v, (gw, gx)) =
+        value_with_gradient!(at: (w.clone(), x), of: |w, x| arrays_read_in_loops(w, x, c, m));
+    assert_eq!(v, arrays_read_in_loops(w.clone(), x, c, m));
+    let fw = fd_grad(|p| arrays_read_in_loops(p.to_vec(), x, c, m), &w);
+    let fx = fd_grad(
+        |p| arrays_read_in_loops(w.clone(), [p[0], p[1], p[2]], c, m),
+        &x,
+    );
+    for i in 0..w.len() {
+        assert_close(gw[i], fw[i], 1e-6, &format!("w[{i}]"));
+    }
+    for i in 0..3 {
+        assert_close(gx[i], fx[i], 1e-6, &format!("x[{i}]"));
+        let mut e = [0.0; 3];
+        e[i] = 1.0;
+        let (_, df) = value_with_differential!(at: (w.clone(), x), of: |w, x| arrays_read_in_loops(w, x, c, m));
+        assert_close(
+            df((vec![0.0; 6], e)),
+            fx[i],
+            1e-6,
+            &format!("forward x[{i}]"),
+        );
+    }
+}

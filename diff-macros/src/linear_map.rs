@@ -54,6 +54,8 @@ pub enum Derived {
     /// The variable of a loop over a range `start..end`: `start` plus the iteration's
     /// position on the tape.
     LoopIndex(Value),
+    /// An element of an array parameter that is never updated, saved whole on entry.
+    Index(Value, Value),
 }
 
 /// What every region's linear map holds, computed once per function from the rules'
@@ -146,6 +148,23 @@ impl LinearMaps {
                     let list = &mut needed[home.0 as usize];
                     if !list.contains(&Saved::Value(start)) {
                         list.push(Saved::Value(start));
+                    }
+                }
+            }
+        }
+        // An element of an array parameter that is never updated, read inside a loop or
+        // a branch, is read from the array saved once on entry instead.
+        let entry = func.entry().0 as usize;
+        let arrays = constant_arrays(func);
+        for r in 0..n {
+            if r == entry {
+                continue;
+            }
+            for read in needed[r].clone() {
+                let Saved::Value(v) = read else { continue };
+                if let Some(Inst::Index(b, _)) = func.def_inst(v) {
+                    if arrays.contains(b) && !needed[entry].contains(&Saved::Value(*b)) {
+                        needed[entry].push(Saved::Value(*b));
                     }
                 }
             }
@@ -243,7 +262,7 @@ impl Derived {
     pub fn operands(self) -> Vec<Value> {
         match self {
             Derived::Alias(a) | Derived::Neg(a) | Derived::LoopIndex(a) => vec![a],
-            Derived::Binary(_, a, b) => vec![a, b],
+            Derived::Binary(_, a, b) | Derived::Index(a, b) => vec![a, b],
         }
     }
 }
@@ -298,6 +317,9 @@ impl Rebuild<'_> {
             return false;
         }
         let d = match self.func.def_inst(v) {
+            Some(Inst::Index(b, i)) if constant_arrays(self.func).contains(b) => {
+                Derived::Index(*b, *i)
+            }
             Some(Inst::Binary(op, a, b)) => Derived::Binary(*op, *a, *b),
             Some(Inst::Neg(a)) => Derived::Neg(*a),
             _ => return false,
@@ -321,6 +343,32 @@ impl Rebuild<'_> {
             false
         }
     }
+}
+
+/// The array parameters taken by value that the body only indexes (so never updates).
+fn constant_arrays(func: &Function) -> Vec<Value> {
+    let params: Vec<Value> = func.regions[func.entry().0 as usize]
+        .stmts
+        .iter()
+        .filter(|s| {
+            matches!(&s.inst, Inst::Param(i) if func.arrays_by_value.contains(i) && !func.by_ref.contains(i))
+        })
+        .map(|s| s.results[0])
+        .collect();
+    let mut other_uses = Vec::new();
+    for region in &func.regions {
+        for stmt in &region.stmts {
+            match &stmt.inst {
+                Inst::Index(_, i) => other_uses.push(*i),
+                inst => other_uses.extend(inst.operands()),
+            }
+        }
+        other_uses.extend(&region.yields);
+    }
+    params
+        .into_iter()
+        .filter(|p| !other_uses.contains(p))
+        .collect()
 }
 
 /// The start of `iter` when it is a range `start..end` or `start..=end` (whose k-th item

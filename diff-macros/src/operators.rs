@@ -220,6 +220,7 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
         // The closure's inputs are what the operator differentiates.
         undecided: Vec::new(),
         arrays: Vec::new(),
+        arrays_by_value: Vec::new(),
     };
     let mut errors = Errors::default();
     let analyzed = match (

@@ -41,6 +41,8 @@ pub struct Body<'a> {
     pub undecided: Vec<usize>,
     /// The parameters that are arrays.
     pub arrays: Vec<usize>,
+    /// The parameters whose type is an array taken by value.
+    pub arrays_by_value: Vec<usize>,
 }
 
 impl<'a> Body<'a> {
@@ -65,6 +67,15 @@ impl<'a> Body<'a> {
                         .tangent
                         .as_ref()
                         .is_some_and(|t| t.to_string().starts_with('['))
+                })
+                .collect(),
+            arrays_by_value: (0..sig.params.len())
+                .filter(|i| {
+                    let decl = sig.params[*i].decl.to_string();
+                    !sig.params[*i].by_ref
+                        && decl
+                            .split_once(':')
+                            .is_some_and(|(_, ty)| ty.trim_start().starts_with('['))
                 })
                 .collect(),
         }
@@ -97,6 +108,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         errors,
     )?;
     lowered.func.arrays = body.arrays;
+    lowered.func.arrays_by_value = body.arrays_by_value;
     let left_out = inert(&lowered.func, &body.undecided);
     let wrt: Vec<usize> = body
         .wrt

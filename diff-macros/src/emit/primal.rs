@@ -171,6 +171,10 @@ impl<'a> Emitter<'a> {
                     let a = copy(a);
                     quote! { -#a }
                 }
+                Derived::Index(b, i) => {
+                    let (b, i) = (self.name(b), self.name(i));
+                    quote! { ::core::clone::Clone::clone(&#b[#i]) }
+                }
                 Derived::LoopIndex(start) => {
                     let (start, k) = (copy(start), linear_map::position_name(r));
                     quote! { ::diff::__private::nth_from(#start, #k) }

@@ -259,6 +259,9 @@ pub struct Function {
     pub by_ref: Vec<usize>,
     /// The parameters that are arrays (`[T; N]`, `&[T; N]`), whose tangent is an array.
     pub arrays: Vec<usize>,
+    /// The parameters whose type is an array taken by value (`x: [f64; 8]`), whether
+    /// differentiated or not.
+    pub arrays_by_value: Vec<usize>,
     /// Where each value is defined: the region and the statement's index in it, indexed
     /// by value (`None` for region parameters).
     defs: Vec<Option<(RegionId, usize)>>,
