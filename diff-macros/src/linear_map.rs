@@ -169,6 +169,17 @@ impl LinearMaps {
                 }
             }
         }
+        // Which regions run once per iteration of some loop: only there is a value saved
+        // on a tape, and worth an operation to rebuild.
+        let mut in_loop = vec![false; n];
+        for q in all_regions(func) {
+            for stmt in &func.region(q).stmts {
+                let looped = in_loop[q.0 as usize] || matches!(stmt.inst, Inst::For { .. });
+                for sub in stmt.inst.regions() {
+                    in_loop[sub.0 as usize] = looped;
+                }
+            }
+        }
         // Parents before children, so that what an enclosing region saves is known.
         let mut available_outside: Vec<Vec<Value>> = vec![Vec::new(); n];
         for q in all_regions(func) {
@@ -180,6 +191,7 @@ impl LinearMaps {
             });
             let mut cx = Rebuild {
                 func,
+                arithmetic: in_loop[r],
                 available: available_outside[r].clone(),
                 constants: std::mem::take(&mut maps.constants[r]),
                 derived: Vec::new(),
@@ -270,6 +282,9 @@ impl Derived {
 /// What one region's linear map rebuilds instead of saving, as it is decided.
 struct Rebuild<'a> {
     func: &'a Function,
+    /// Whether arithmetic is rebuilt (in a loop, where saving means a tape entry; outside
+    /// one a saved value costs no more than the operation).
+    arithmetic: bool,
     /// Values the linear map has here: saved (here or in an enclosing region),
     /// constant, or rebuilt.
     available: Vec<Value>,
@@ -313,14 +328,17 @@ impl Rebuild<'_> {
             }
             return true;
         }
-        if depth == 0 {
+        if depth == 0 || !self.arithmetic {
             return false;
         }
         let d = match self.func.def_inst(v) {
             Some(Inst::Index(b, i)) if constant_arrays(self.func).contains(b) => {
                 Derived::Index(*b, *i)
             }
-            Some(Inst::Binary(op, a, b)) => Derived::Binary(*op, *a, *b),
+            // Division is slower than a load.
+            Some(Inst::Binary(op, a, b)) if !matches!(op, BinOp::Div | BinOp::Rem) => {
+                Derived::Binary(*op, *a, *b)
+            }
             Some(Inst::Neg(a)) => Derived::Neg(*a),
             _ => return false,
         };

@@ -51,7 +51,16 @@ impl Emitter<'_> {
             .filter(|v| self.act.is_active(**v))
             .map(|v| {
                 let a = self.adj(*v);
-                quote! { let mut #a = ::core::option::Option::None; }
+                // A parameter whose elements the body reads (its shape is saved) gets
+                // its zero now, rather than a check at every element's adjoint.
+                if matches!(self.def(*v), Some(crate::ir::Inst::Param(_)))
+                    && self.maps.reads(crate::linear_map::Saved::Shape(*v))
+                {
+                    let shape = names::shape(self.func, *v);
+                    quote! { let mut #a = ::core::option::Option::Some(::diff::__private::zero_of_shape(#shape)); }
+                } else {
+                    quote! { let mut #a = ::core::option::Option::None; }
+                }
             })
             .collect()
     }
