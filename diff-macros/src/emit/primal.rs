@@ -99,6 +99,63 @@ impl<'a> Emitter<'a> {
         )
     }
 
+    /// Whether `v` is `b`, or a place in `b` or a reference to it (`b[i].f`, `&b`).
+    fn based_on(&self, v: Value, b: Value) -> bool {
+        v == b
+            || match self.def(v) {
+                Some(Inst::Index(base, _) | Inst::Field(base, _) | Inst::Deref(base))
+                | Some(Inst::Ref(base, _)) => self.based_on(*base, b),
+                _ => false,
+            }
+    }
+
+    /// Whether statement `stmt` (or a region nested in it) reads `b`.
+    fn reads(&self, stmt: &Stmt, b: Value) -> bool {
+        stmt.inst.operands().iter().any(|v| self.based_on(*v, b))
+            || stmt.inst.regions().iter().any(|sub| {
+                let region = self.func.region(*sub);
+                region.stmts.iter().any(|s| self.reads(s, b))
+                    || region.yields.iter().any(|y| self.based_on(*y, b))
+            })
+    }
+
+    /// Whether `stmt` is the last to read the owned value `b`: `b` is defined in the
+    /// same region (so not read again by a later iteration), is no place and no borrowed
+    /// parameter, no linear map saves it (or a place in it), and no later statement or
+    /// yield of the region reads it.
+    fn last_read(&self, b: Value, stmt: &Stmt) -> bool {
+        let Some(res) = stmt.results.first() else {
+            return false;
+        };
+        let (r, k) = self.func.position(*res);
+        let home = match self.func.def(b) {
+            Some(_) => self.func.position(b).0,
+            None => match (0..self.func.regions.len())
+                .find(|q| self.func.regions[*q].params.contains(&b))
+            {
+                Some(q) => q as u32,
+                None => return false,
+            },
+        };
+        if home != r || self.is_place(b) {
+            return false;
+        }
+        if matches!(self.def(b), Some(Inst::Param(i)) if self.func.by_ref.contains(i)) {
+            return false;
+        }
+        if self
+            .maps
+            .parts()
+            .iter()
+            .any(|p| matches!(p, Saved::Value(w) if self.based_on(*w, b)))
+        {
+            return false;
+        }
+        let region = self.func.region(RegionId(r));
+        !region.stmts[k..].iter().any(|s| self.reads(s, b))
+            && !region.yields.iter().any(|y| self.based_on(*y, b))
+    }
+
     /// The local holding `v` (for a place: the name it has in structs).
     pub fn name(&self, v: Value) -> Ident {
         names::value(self.func, v)
@@ -322,8 +379,16 @@ impl<'a> Emitter<'a> {
                 quote! { let mut #res = ::core::clone::Clone::clone(&#b); #res.#m = #v; }
             }
             Inst::SetIndex(b, i, v) => {
+                // The old collection is updated in place when nothing reads it afterwards
+                // (a copy per element write would make a loop over `v[i] = ..` quadratic).
+                let in_place =
+                    self.last_read(*b, stmt) && !self.based_on(*i, *b) && !self.based_on(*v, *b);
                 let (b, i, v) = (self.expr(*b), self.expr(*i), self.expr(*v));
-                quote! { let mut #res = ::core::clone::Clone::clone(&#b); #res[#i] = #v; }
+                if in_place {
+                    quote! { let mut #res = #b; #res[#i] = #v; }
+                } else {
+                    quote! { let mut #res = ::core::clone::Clone::clone(&#b); #res[#i] = #v; }
+                }
             }
             Inst::Load(a) => {
                 let a = self.expr(*a);
