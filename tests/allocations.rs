@@ -228,3 +228,41 @@ fn a_while_loop_allocates_at_most_logarithmically() {
         "{large} allocations for n = 10_000 vs {small} for n = 10"
     );
 }
+
+/// Writes into a local vector in a loop (`out[i] = ..`, `acc[i] += ..`): the vector is
+/// updated in place, not copied at each write.
+#[differentiable]
+fn written_in_a_loop(xs: &[f64]) -> f64 {
+    let n = xs.len();
+    let mut out = vec![0.0; n];
+    let mut acc = vec![0.0; n];
+    for i in 0..n {
+        out[i] = xs[i] * xs[i];
+        acc[i] += out[i].sin();
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += out[i] * acc[i];
+    }
+    s
+}
+
+#[test]
+fn element_writes_in_a_loop_copy_nothing() {
+    let short: Vec<f64> = (0..10).map(|i| i as f64 * 0.1).collect();
+    let long: Vec<f64> = (0..10_000).map(|i| i as f64 * 1e-4).collect();
+    let (g, small) = count(|| gradient!(at: &short[..], of: written_in_a_loop));
+    // d/dx (x^2 sin(x^2)) = 2x sin(x^2) + 2x^3 cos(x^2).
+    for (i, x) in short.iter().enumerate() {
+        let want = 2.0 * x * (x * x).sin() + 2.0 * x * x * x * (x * x).cos();
+        assert!((g[i] - want).abs() < 1e-12, "[{i}] {} vs {want}", g[i]);
+    }
+    let d = first_derivative!(at: 0.7, of: |t| written_in_a_loop(&[0.2, t, 1.1]));
+    let want = 1.4 * 0.49f64.sin() + 2.0 * 0.343 * 0.49f64.cos();
+    assert!((d - want).abs() < 1e-12, "forward {d} vs {want}");
+    let (_, large) = count(|| gradient!(at: &long[..], of: written_in_a_loop));
+    assert_eq!(
+        small, large,
+        "{small} allocations for 10 elements, {large} for 10_000"
+    );
+}
