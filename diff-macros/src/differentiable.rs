@@ -42,6 +42,19 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     } else {
         Context::Module
     };
+    if matches!(context, Context::Module)
+        && PRIMITIVES.contains(&func.sig.ident.to_string().as_str())
+    {
+        let e = syn::Error::new_spanned(
+            &func.sig.ident,
+            format!(
+                "a differentiable function cannot be named `{0}`: its derivatives travel with its name, which would hide the type `{0}` in this module; rename the function",
+                func.sig.ident
+            ),
+        )
+        .to_compile_error();
+        return quote! { #func #e };
+    }
     let companions = companions(args, &func, context, &mut errors);
     if errors.is_empty() {
         if let Some(companions) = &companions {
@@ -51,6 +64,13 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let errors = errors.to_compile_errors();
     quote! { #func #errors #companions }
 }
+
+/// The primitive types, whose names a free differentiable function cannot take: its
+/// carrier struct, glob-imported with the function's name, would shadow the type.
+const PRIMITIVES: &[&str] = &[
+    "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
+    "usize", "bool", "char", "str",
+];
 
 /// The companions, or, after an error, their stand-ins; `None` when even the signature
 /// cannot be read.
