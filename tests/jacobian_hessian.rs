@@ -464,3 +464,49 @@ fn hessians_of_generic_functions_named_with_their_scalar() {
         "himmelblau::<f64>",
     );
 }
+
+/// Two outputs of seven inputs: `jacobian!` takes the rows by reverse sweeps.
+#[differentiable]
+fn wide(x: Vec<f64>) -> Vec<f64> {
+    let mut s = 0.0;
+    let mut p = 1.0;
+    for i in 0..x.len() {
+        s += x[i].sin() * (i as f64 + 1.0);
+        p *= 1.0 + 0.1 * x[i];
+    }
+    vec![s, p]
+}
+
+#[differentiable]
+fn wide_array(x: [f64; 6]) -> [f64; 2] {
+    [x[0] * x[5] + x[2], x[1].exp() - x[3] * x[4]]
+}
+
+#[test]
+fn wide_jacobians_by_rows_match_columns_and_finite_differences() {
+    let x = vec![0.3, -0.8, 1.2, 0.5, -0.1, 0.9, 2.0];
+    let j = jacobian!(at: x.clone(), of: wide);
+    let fd = fd_jacobian(|p| wide(p.to_vec()), &x);
+    assert_eq!(j.len(), 2);
+    assert_mat_close(&j, &fd, 1e-6, "wide jacobian vs finite differences");
+    // The same rows through forward mode, column by column.
+    for k in 0..x.len() {
+        let mut e = vec![0.0; x.len()];
+        e[k] = 1.0;
+        let (_, df) = value_with_differential!(at: x.clone(), of: wide);
+        let col = df(e);
+        for i in 0..2 {
+            assert!((j[i][k] - col[i]).abs() <= 1e-13 * (1.0 + col[i].abs()));
+        }
+    }
+    let j = jacobian!(at: x.clone(), of: |v| wide(v));
+    assert_mat_close(&j, &fd, 1e-6, "wide jacobian of a closure");
+
+    let a = [0.4, -0.2, 1.5, 0.7, -1.1, 0.3];
+    let j = jacobian!(at: a, of: wide_array);
+    let fd = fd_jacobian(
+        |p| wide_array([p[0], p[1], p[2], p[3], p[4], p[5]]).to_vec(),
+        &a,
+    );
+    assert_mat_close(&j, &fd, 1e-6, "wide array jacobian");
+}

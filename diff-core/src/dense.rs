@@ -80,6 +80,52 @@ where
         .collect()
 }
 
+/// The dense Jacobian of `f` at `x` by whichever mode needs fewer passes: the first
+/// column in forward mode tells the number of outputs `m`; when the inputs outnumber
+/// twice the outputs, the rows come from `m` reverse sweeps (`reverse(x)` returns the
+/// value and its pullback), else the other columns from forward mode (`forward(x)`
+/// returns the value and its differential).
+pub fn jacobian_auto<X, Y, D, F, P>(
+    x: &X,
+    mut forward: impl FnMut(X) -> (Y, F),
+    mut reverse: impl FnMut(X) -> (Y, P),
+) -> Vec<Vec<D>>
+where
+    X: Clone + Differentiable,
+    X::TangentVector: Coordinates<Scalar = D>,
+    Y: Differentiable,
+    Y::TangentVector: Coordinates<Scalar = D>,
+    F: FnOnce(X::TangentVector) -> Y::TangentVector,
+    P: FnOnce(Y::TangentVector) -> X::TangentVector,
+    D: Copy,
+{
+    let zero = x.zero_tangent();
+    let n = zero.coordinates().len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let (y, differential) = forward(x.clone());
+    let first = differential(zero.unit_vector(0)).coordinates();
+    let m = first.len();
+    if 2 * m < n {
+        let y_zero = y.zero_tangent();
+        return (0..m)
+            .map(|i| {
+                let (_, pullback) = reverse(x.clone());
+                pullback(y_zero.unit_vector(i)).coordinates()
+            })
+            .collect();
+    }
+    let mut columns = vec![first];
+    for j in 1..n {
+        let (_, differential) = forward(x.clone());
+        columns.push(differential(zero.unit_vector(j)).coordinates());
+    }
+    (0..m)
+        .map(|i| columns.iter().map(|c| c[i]).collect())
+        .collect()
+}
+
 /// [`Dual`](crate::Dual), for generated code (`::diff::__private::Dual`).
 pub use crate::Dual;
 

@@ -98,6 +98,9 @@ fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
     if op == Op::Hessian {
         return hessian(&ins, &args.of);
     }
+    if op == Op::Jacobian && !matches!(&ins[..], [syn::Expr::Reference(_)]) {
+        return jacobian(&ins, &args.of);
+    }
     if matches!(op, Op::SecondDerivative | Op::ValueWithSecondDerivative) {
         return second_derivative(op, &ins, &args.of);
     }
@@ -442,6 +445,36 @@ fn second_derivative(op: Op, ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<T
         let __lifted = ::diff::__private::Dual::variable(#x);
         let (__value, __slope) = #value_and_slope;
         #out
+    }})
+}
+
+/// `jacobian!(at: x, of: f)` for an owned point: `f` in both modes, so that the runtime
+/// takes rows by reverse sweeps when the inputs outnumber twice the outputs, columns by
+/// forward mode otherwise (`jacobian_auto`).
+fn jacobian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
+    let [x] = ins else {
+        return Err(syn::Error::new_spanned(
+            of,
+            "jacobian! takes one input (a Vec or an array); pack several inputs into one",
+        ));
+    };
+    let x = typed_literal(x);
+    let point = |op| {
+        expand_args(
+            op,
+            Args {
+                at: syn::parse_quote!(__point),
+                of: of.clone(),
+            },
+        )
+    };
+    let (forward, reverse) = (
+        point(Op::ValueWithDifferential)?,
+        point(Op::ValueWithPullback)?,
+    );
+    Ok(quote! {{
+        let __point = #x;
+        ::diff::__private::jacobian_auto(&__point, |__point| #forward, |__point| #reverse)
     }})
 }
 
