@@ -300,6 +300,8 @@ pub struct Program {
     pub index: usize,
     /// Whether the struct `S` and its methods are part of the program.
     pub has_struct: bool,
+    /// Whether the `[f64; 3]` state is rendered as `Vec<f64>` (feature `vec`).
+    pub vecs: bool,
     /// Methods of `S`.
     pub methods: Vec<Func>,
     /// Free functions, the tested function `f` last.

@@ -39,6 +39,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     ),
     ("tuple", true, "`(f64, f64)` state"),
     ("array", true, "`[f64; 3]` state"),
+    (
+        "vec",
+        false,
+        "the `[f64; 3]` state as `Vec<f64>` (element writes in place, copies cloned)",
+    ),
     ("if", true, "`if` / `else if` / `else` statements"),
     ("ifexpr", true, "`let v = if c { .. } else { .. };`"),
     ("match", true, "`match i % 3 { .. }`"),

@@ -16,6 +16,8 @@ const P_ATOM: u8 = 5;
 
 struct R {
     dual: bool,
+    /// `Vec<f64>` for the `[f64; 3]` state.
+    vecs: bool,
 }
 
 fn fld(f: Fld) -> &'static str {
@@ -100,6 +102,7 @@ impl R {
         match t {
             Ty::F => f.to_string(),
             Ty::T2 => format!("({f}, {f})"),
+            Ty::A3 if self.vecs => format!("Vec<{f}>"),
             Ty::A3 => format!("[{f}; 3]"),
             Ty::S => "S".to_string(),
             Ty::I => "usize".to_string(),
@@ -290,12 +293,15 @@ impl R {
     fn agg(&self, a: &Agg) -> String {
         match a {
             Agg::Tuple(x, y) => format!("({}, {})", self.expr(x), self.expr(y)),
+            Agg::Array(xs) if self.vecs => format!("vec![{}]", self.exprs(xs)),
             Agg::Array(xs) => format!("[{}]", self.exprs(xs)),
+            Agg::Repeat(c) if self.vecs => format!("vec![{}; 3]", self.lit(*c).0),
             Agg::Repeat(c) => format!("[{}; 3]", self.lit(*c).0),
             Agg::Struct(a, b) => format!("S {{ a: {}, b: {} }}", self.expr(a), self.expr(b)),
             Agg::StructUpdate(f, e, base) => {
                 format!("S {{ {}: {}, ..{base} }}", fld(*f), self.expr(e))
             }
+            Agg::Copy(n) if self.vecs => format!("{n}.clone()"),
             Agg::Copy(n) => n.clone(),
         }
     }
@@ -330,6 +336,15 @@ impl R {
                 };
                 line(format!("let {m}{name}{t} = {init};"));
             }
+            Stmt::LetPat { names, from } if names.len() == 3 && self.vecs => {
+                // A `Vec` has no array pattern: the elements one by one.
+                let elems: Vec<String> = (0..3).map(|i| format!("{from}[{i}]")).collect();
+                line(format!(
+                    "let ({}) = ({});",
+                    names.join(", "),
+                    elems.join(", ")
+                ));
+            }
             Stmt::LetPat { names, from } => {
                 let (o, c) = if names.len() == 2 {
                     ("(", ")")
@@ -344,9 +359,11 @@ impl R {
                     None => line(format!("{p} = {};", self.expr(rhs))),
                     Some(op) => {
                         let o = binop(*op).0;
-                        if self.dual && has_effects(rhs) {
+                        let vec_elem = self.vecs && matches!(place, Place::Elem(..));
+                        if self.dual && (has_effects(rhs) || vec_elem) {
                             // For `f64`, the right side of `p += rhs` is evaluated first; an
-                            // overloaded `+=` would borrow `p` first.
+                            // overloaded `+=` would borrow `p` first (for a `Vec` element, the
+                            // whole vector).
                             line(format!("{{ let rhs = {}; {p} {o}= rhs; }}", self.expr(rhs)));
                         } else {
                             line(format!("{p} {o}= {};", self.expr(rhs)));
@@ -518,7 +535,12 @@ impl R {
 /// The program over `f64`, as a user writes it.
 pub fn source(p: &Program) -> String {
     let mut s = String::from("use diff::prelude::*;\n\n");
-    for l in (R { dual: false }).items(p) {
+    for l in (R {
+        dual: false,
+        vecs: p.vecs,
+    })
+    .items(p)
+    {
         s.push_str(&l);
         s.push('\n');
     }
@@ -527,7 +549,12 @@ pub fn source(p: &Program) -> String {
 
 fn dual_items(p: &Program) -> String {
     let mut s = String::new();
-    for l in (R { dual: true }).items(p) {
+    for l in (R {
+        dual: true,
+        vecs: p.vecs,
+    })
+    .items(p)
+    {
         if !l.is_empty() {
             s.push_str("    ");
         }

@@ -379,6 +379,7 @@ impl Gen<'_> {
             seed,
             index,
             has_struct: self.has_struct,
+            vecs: self.feats.has("vec"),
             methods,
             fns,
             points,
