@@ -54,73 +54,44 @@ fn nested(x: Vec<f64>) -> f64 {
     s
 }
 
-fn check(name: &str, f: impl Fn(Vec<f64>) -> f64 + Copy, g: Vec<f64>, d: Vec<f64>, x: &[f64]) {
-    let want = fd_grad(|p| f(p.to_vec()), x);
-    for i in 0..x.len() {
-        assert_close(g[i], want[i], 1e-6, &format!("{name} reverse [{i}]"));
-        assert_close(d[i], want[i], 1e-6, &format!("{name} forward [{i}]"));
-    }
-}
-
-/// The gradient by forward mode, one direction per coordinate.
-fn forward(f: impl Fn(Vec<f64>) -> (f64, f64), n: usize) -> Vec<f64> {
-    (0..n)
-        .map(|i| f((0..n).map(|k| if k == i { 1.0 } else { 0.0 }).collect()).1)
-        .collect()
+/// `of: $f` at `x` in both modes: the values against `plain`, the reverse gradient and
+/// the forward one (a differential per coordinate) against finite differences of `plain`.
+macro_rules! check_both_modes {
+    ($name:expr, $x:expr, $plain:expr, of: $($f:tt)+) => {{
+        let (name, x, plain): (&str, Vec<f64>, _) = ($name, $x, $plain);
+        let (v, g) = value_with_gradient!(at: x.clone(), of: $($f)+);
+        assert_eq!(v, plain(x.clone()), "{name} value");
+        let d: Vec<f64> = (0..x.len())
+            .map(|i| {
+                let (v, df) = value_with_differential!(at: x.clone(), of: $($f)+);
+                assert_eq!(v, plain(x.clone()), "{name} forward value");
+                df((0..x.len()).map(|k| if k == i { 1.0 } else { 0.0 }).collect())
+            })
+            .collect();
+        let want = fd_grad(|p| plain(p.to_vec()), &x);
+        for i in 0..x.len() {
+            assert_close(g[i], want[i], 1e-6, &format!("{name} reverse [{i}]"));
+            assert_close(d[i], want[i], 1e-6, &format!("{name} forward [{i}]"));
+        }
+    }};
 }
 
 #[test]
 fn recomputed_values_give_the_same_derivatives() {
     let x = vec![0.3, -0.7, 1.1, 0.4, -0.2];
-    let (v, g) = value_with_gradient!(at: x.clone(), of: reads_twice);
-    assert_eq!(v, reads_twice(x.clone()));
-    let d = forward(
-        |dx| {
-            let (v, df) = value_with_differential!(at: x.clone(), of: reads_twice);
-            (v, df(dx))
-        },
-        x.len(),
-    );
-    check("reads_twice", reads_twice, g, d, &x);
-
+    check_both_modes!("reads_twice", x.clone(), reads_twice, of: reads_twice);
     let x4 = vec![0.5, -1.2, 0.8, 2.0];
-    let (v, g) = value_with_gradient!(at: x4.clone(), of: signed_inclusive);
-    assert_eq!(v, signed_inclusive(x4.clone()));
-    let d = forward(
-        |dx| {
-            let (v, df) = value_with_differential!(at: x4.clone(), of: signed_inclusive);
-            (v, df(dx))
-        },
-        x4.len(),
-    );
-    check("signed_inclusive", signed_inclusive, g, d, &x4);
-
+    check_both_modes!("signed_inclusive", x4, signed_inclusive, of: signed_inclusive);
     let x6 = vec![0.9, 0.8, 0.7, 1.2, 1.5, 0.3];
     for limit in [0.5, 100.0] {
-        let f = move |p: Vec<f64>| stops_early(p, limit);
-        let (v, g) = value_with_gradient!(at: x6.clone(), of: |p| stops_early(p, limit));
-        assert_eq!(v, f(x6.clone()));
-        let d = forward(
-            |dx| {
-                let (v, df) =
-                    value_with_differential!(at: x6.clone(), of: |p| stops_early(p, limit));
-                (v, df(dx))
-            },
-            x6.len(),
+        check_both_modes!(
+            "stops_early",
+            x6.clone(),
+            |p: Vec<f64>| stops_early(p, limit),
+            of: |p| stops_early(p, limit)
         );
-        check("stops_early", f, g, d, &x6);
     }
-
-    let (v, g) = value_with_gradient!(at: x.clone(), of: nested);
-    assert_eq!(v, nested(x.clone()));
-    let d = forward(
-        |dx| {
-            let (v, df) = value_with_differential!(at: x.clone(), of: nested);
-            (v, df(dx))
-        },
-        x.len(),
-    );
-    check("nested", nested, g, d, &x);
+    check_both_modes!("nested", x, nested, of: nested);
 }
 
 /// `c` (not differentiated) and `x` (differentiated) are arrays only indexed: their
