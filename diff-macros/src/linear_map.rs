@@ -185,12 +185,15 @@ impl LinearMaps {
         for q in all_regions(func) {
             let r = q.0 as usize;
             let mut list = std::mem::take(&mut needed[r]);
+            // In order of definition (all are defined in `q`), parameters and what is not
+            // a value first.
             list.sort_by_key(|s| match s {
                 Saved::Value(v) => func.position(*v),
-                _ => (0, 0),
+                _ => (q.0, 0),
             });
             let mut cx = Rebuild {
                 func,
+                arrays: &arrays,
                 arithmetic: in_loop[r],
                 available: available_outside[r].clone(),
                 constants: std::mem::take(&mut maps.constants[r]),
@@ -282,6 +285,8 @@ impl Derived {
 /// What one region's linear map rebuilds instead of saving, as it is decided.
 struct Rebuild<'a> {
     func: &'a Function,
+    /// The array parameters only indexed ([`constant_arrays`]), saved whole on entry.
+    arrays: &'a [Value],
     /// Whether arithmetic is rebuilt (in a loop, where saving means a tape entry; outside
     /// one a saved value costs no more than the operation).
     arithmetic: bool,
@@ -332,9 +337,7 @@ impl Rebuild<'_> {
             return false;
         }
         let d = match self.func.def_inst(v) {
-            Some(Inst::Index(b, i)) if constant_arrays(self.func).contains(b) => {
-                Derived::Index(*b, *i)
-            }
+            Some(Inst::Index(b, i)) if self.arrays.contains(b) => Derived::Index(*b, *i),
             // Division is slower than a load.
             Some(Inst::Binary(op, a, b)) if !matches!(op, BinOp::Div | BinOp::Rem) => {
                 Derived::Binary(*op, *a, *b)

@@ -128,16 +128,7 @@ impl<'a> Emitter<'a> {
             return false;
         };
         let (r, k) = self.func.position(*res);
-        let home = match self.func.def(b) {
-            Some(_) => self.func.position(b).0,
-            None => match (0..self.func.regions.len())
-                .find(|q| self.func.regions[*q].params.contains(&b))
-            {
-                Some(q) => q as u32,
-                None => return false,
-            },
-        };
-        if home != r || self.is_place(b) {
+        if self.func.position(b).0 != r || self.is_place(b) {
             return false;
         }
         if matches!(self.def(b), Some(Inst::Param(i)) if self.func.by_ref.contains(i)) {

@@ -5,8 +5,8 @@
 use super::primal::Emitter;
 use crate::emit::fields::{self, Access};
 use crate::emit::names;
-use crate::ir::{RegionId, Stmt, Value};
-use crate::linear_map;
+use crate::ir::{Inst, RegionId, Stmt, Value};
+use crate::linear_map::{self, Saved};
 use crate::linearization::{self, Build, Part, Rule};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -53,8 +53,8 @@ impl Emitter<'_> {
                 let a = self.adj(*v);
                 // A parameter whose elements the body reads (its shape is saved) gets
                 // its zero now, rather than a check at every element's adjoint.
-                if matches!(self.def(*v), Some(crate::ir::Inst::Param(_)))
-                    && self.maps.reads(crate::linear_map::Saved::Shape(*v))
+                if matches!(self.def(*v), Some(Inst::Param(_)))
+                    && self.maps.reads(Saved::Shape(*v))
                 {
                     let shape = names::shape(self.func, *v);
                     quote! { let mut #a = ::core::option::Option::Some(::diff::__private::zero_of_shape(#shape)); }

@@ -293,12 +293,15 @@ impl Function {
         self.region(r).stmts.get(i)
     }
 
-    /// Where `v` is defined, as (region, statement index); region parameters come first
-    /// in their region.
+    /// Where `v` is defined, as (region, 1 + statement index); a region's parameters are
+    /// at 0 in it.
     pub fn position(&self, v: Value) -> (u32, usize) {
         match self.defs.get(v.0 as usize).copied().flatten() {
             Some((r, i)) => (r.0, i + 1),
-            None => (0, 0),
+            None => {
+                let r = self.regions.iter().position(|r| r.params.contains(&v));
+                (r.unwrap_or(0) as u32, 0)
+            }
         }
     }
 

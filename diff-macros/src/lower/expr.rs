@@ -827,15 +827,19 @@ fn typed_literal(local: &syn::Local, init: &Expr) -> Option<proc_macro2::TokenSt
     let syn::Pat::Type(t) = &local.pat else {
         return None;
     };
-    let literal = match peel(init) {
+    let ty = &t.ty;
+    is_literal(init).then(|| quote::quote!({ let __diff_typed: #ty = #init; __diff_typed }))
+}
+
+/// A literal, or a negated one.
+fn is_literal(e: &Expr) -> bool {
+    match peel(e) {
         Expr::Lit(_) => true,
         Expr::Unary(u) => {
             matches!(u.op, syn::UnOp::Neg(_)) && matches!(peel(&u.expr), Expr::Lit(_))
         }
         _ => false,
-    };
-    let ty = &t.ty;
-    literal.then(|| quote::quote!({ let __diff_typed: #ty = #init; __diff_typed }))
+    }
 }
 
 /// `e` with the literals in it given their part of the type `ty`: a literal becomes
@@ -846,41 +850,28 @@ fn typed_literals(ty: &syn::Type, e: &Expr) -> Option<Expr> {
         syn::Type::Paren(p) => &*p.elem,
         other => other,
     };
+    if is_literal(e) {
+        return Some(syn::parse_quote!({ let __diff_typed: #ty = #e; __diff_typed }));
+    }
+    // The elements with their types; `None` when none of them is given one.
+    let typed_elems = |pairs: Vec<(&syn::Type, &Expr)>| -> Option<Vec<Expr>> {
+        let typed: Vec<Option<Expr>> = pairs.iter().map(|(t, e)| typed_literals(t, e)).collect();
+        typed.iter().any(Option::is_some).then(|| {
+            typed
+                .into_iter()
+                .zip(&pairs)
+                .map(|(n, (_, e))| n.unwrap_or_else(|| (*e).clone()))
+                .collect()
+        })
+    };
     match (peel(e), ty) {
-        (Expr::Lit(_), _) => Some(syn::parse_quote!({ let __diff_typed: #ty = #e; __diff_typed })),
-        (Expr::Unary(u), _)
-            if matches!(u.op, syn::UnOp::Neg(_)) && matches!(peel(&u.expr), Expr::Lit(_)) =>
-        {
-            Some(syn::parse_quote!({ let __diff_typed: #ty = #e; __diff_typed }))
-        }
         (Expr::Tuple(t), syn::Type::Tuple(tt)) if t.elems.len() == tt.elems.len() => {
-            let elems: Vec<Option<Expr>> = t
-                .elems
-                .iter()
-                .zip(&tt.elems)
-                .map(|(e, ty)| typed_literals(ty, e))
-                .collect();
-            elems.iter().any(Option::is_some).then(|| {
-                let elems = elems
-                    .into_iter()
-                    .zip(&t.elems)
-                    .map(|(n, e)| n.unwrap_or_else(|| e.clone()));
-                syn::parse_quote!((#(#elems,)*))
-            })
+            let elems = typed_elems(tt.elems.iter().zip(&t.elems).collect())?;
+            Some(syn::parse_quote!((#(#elems,)*)))
         }
         (Expr::Array(a), syn::Type::Array(ta)) => {
-            let elems: Vec<Option<Expr>> = a
-                .elems
-                .iter()
-                .map(|e| typed_literals(&ta.elem, e))
-                .collect();
-            elems.iter().any(Option::is_some).then(|| {
-                let elems = elems
-                    .into_iter()
-                    .zip(&a.elems)
-                    .map(|(n, e)| n.unwrap_or_else(|| e.clone()));
-                syn::parse_quote!([#(#elems),*])
-            })
+            let elems = typed_elems(a.elems.iter().map(|e| (&*ta.elem, e)).collect())?;
+            Some(syn::parse_quote!([#(#elems),*]))
         }
         (Expr::Repeat(r), syn::Type::Array(ta)) => {
             let elem = typed_literals(&ta.elem, &r.expr)?;
