@@ -252,6 +252,9 @@ fn element_writes_in_a_loop_copy_nothing() {
     let short: Vec<f64> = (0..10).map(|i| i as f64 * 0.1).collect();
     let long: Vec<f64> = (0..10_000).map(|i| i as f64 * 1e-4).collect();
     let (g, small) = count(|| gradient!(at: &short[..], of: written_in_a_loop));
+    let (v, g2) = value_with_gradient!(at: &short[..], of: written_in_a_loop);
+    assert_eq!(v, written_in_a_loop(&short));
+    assert_eq!(g2, g);
     // d/dx (x^2 sin(x^2)) = 2x sin(x^2) + 2x^3 cos(x^2).
     for (i, x) in short.iter().enumerate() {
         let want = 2.0 * x * (x * x).sin() + 2.0 * x * x * x * (x * x).cos();
