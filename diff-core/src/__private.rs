@@ -7,11 +7,14 @@ pub use crate::conversions::*;
 pub use crate::dense::*;
 pub use crate::dual::Dual;
 pub use crate::fields::{zero_sized_place, ConstantField, FieldTangent, TupleField};
+pub use crate::lift::{Lift, LiftTo, Plain};
 pub use crate::option::{__jvp_some, __vjp_some, some, OptionRules};
 /// The partials of the arithmetic operators, for both modes.
 pub use crate::partial;
 pub use crate::support::*;
 pub use crate::vec_rules::*;
+/// The float methods of `Dual`, in scope in a dual companion's body.
+pub use num_traits::Float;
 
 /// Adds `v` into an adjoint slot. `None` means zero.
 #[inline(always)]

@@ -10,7 +10,9 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::iter::{Product, Sum};
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Rem, RemAssign};
-use core::ops::{Sub, SubAssign};
+use core::ops::{Neg, Sub, SubAssign};
+
+use crate::lift::Lift;
 
 use num_traits::{Float, FromPrimitive, Num, NumCast, One, ToPrimitive, Zero};
 
@@ -83,6 +85,41 @@ impl<T: PartialOrd> PartialOrd for Dual<T> {
     }
 }
 
+// Comparisons with a plain scalar on the right (`x.abs() < EPS` in a function written for
+// `f64`, run on dual numbers for second order): the values only, like comparisons between
+// dual numbers. (Not the other way round: `f64: PartialEq<Dual<f64>>` would make
+// comparisons of plain floats with an inferred right side ambiguous.)
+macro_rules! scalar_comparisons {
+    ($($s:ty),*) => {$(
+        impl PartialEq<$s> for Dual<$s> {
+            #[inline(always)]
+            fn eq(&self, other: &$s) -> bool {
+                self.re == *other
+            }
+        }
+        impl PartialOrd<$s> for Dual<$s> {
+            #[inline(always)]
+            fn partial_cmp(&self, other: &$s) -> Option<Ordering> {
+                self.re.partial_cmp(other)
+            }
+        }
+    )*};
+}
+scalar_comparisons!(f32, f64);
+
+macro_rules! total_order {
+    ($($s:ty),*) => {$(
+        impl Dual<$s> {
+            /// The total order of the values (`f64::total_cmp`), the dual parts ignored.
+            #[inline(always)]
+            pub fn total_cmp(&self, other: &Self) -> Ordering {
+                self.re.total_cmp(&other.re)
+            }
+        }
+    )*};
+}
+total_order!(f32, f64);
+
 // ---- arithmetic between dual numbers: `Neg`, `Add`, `Sub`, `Mul`, `Div` and `Rem` are
 // built from the rule table in `dual_float.rs` ----
 
@@ -131,6 +168,59 @@ macro_rules! scalar_ops {
     )*};
 }
 scalar_ops!(f32, f64);
+
+// ---- the same through references, as `f64` has them (`for x in xs { s += x - 1.0 }`
+// in a function written for `f64`, run on dual numbers for second order) ----
+
+macro_rules! reference_ops {
+    ($($s:ty),*) => {$(
+        reference_ops!(@ops $s: Add add, Sub sub, Mul mul, Div div, Rem rem);
+        reference_ops!(@assign $s: AddAssign add_assign +, SubAssign sub_assign -,
+            MulAssign mul_assign *, DivAssign div_assign /, RemAssign rem_assign %);
+        impl Neg for &Dual<$s> {
+            type Output = Dual<$s>;
+            #[inline(always)]
+            fn neg(self) -> Dual<$s> {
+                -*self
+            }
+        }
+    )*};
+    (@ops $s:ty: $($tr:ident $method:ident),*) => {$(
+        reference_ops!(@one $s, $tr $method, &Dual<$s>, Dual<$s>, *);
+        reference_ops!(@one $s, $tr $method, Dual<$s>, &Dual<$s>, +);
+        reference_ops!(@one $s, $tr $method, &Dual<$s>, &Dual<$s>, *);
+        reference_ops!(@one $s, $tr $method, &Dual<$s>, $s, *);
+        reference_ops!(@one $s, $tr $method, &Dual<$s>, &$s, *);
+        reference_ops!(@one $s, $tr $method, Dual<$s>, &$s, +);
+        reference_ops!(@one $s, $tr $method, &$s, Dual<$s>, *);
+        reference_ops!(@one $s, $tr $method, &$s, &Dual<$s>, *);
+        reference_ops!(@one $s, $tr $method, $s, &Dual<$s>, +);
+    )*};
+    (@assign $s:ty: $($tr:ident $method:ident $op:tt),*) => {$(
+        impl $tr<&Dual<$s>> for Dual<$s> {
+            #[inline(always)]
+            fn $method(&mut self, b: &Dual<$s>) {
+                *self = *self $op *b;
+            }
+        }
+        impl $tr<&$s> for Dual<$s> {
+            #[inline(always)]
+            fn $method(&mut self, b: &$s) {
+                *self = *self $op *b;
+            }
+        }
+    )*};
+    (@one $s:ty, $tr:ident $method:ident, $a:ty, $b:ty, $_m:tt) => {
+        impl $tr<$b> for $a {
+            type Output = Dual<$s>;
+            #[inline(always)]
+            fn $method(self, b: $b) -> Dual<$s> {
+                $tr::$method(Lift::<$s>::lift(self), Lift::<$s>::lift(b))
+            }
+        }
+    };
+}
+reference_ops!(f32, f64);
 
 impl<T: Float> Sum for Dual<T> {
     fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {

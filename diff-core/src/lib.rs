@@ -23,6 +23,7 @@ mod fields;
 #[doc(hidden)]
 pub mod float_rules;
 mod inner_product;
+mod lift;
 mod option;
 #[doc(hidden)]
 pub mod partial;

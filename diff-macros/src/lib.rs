@@ -12,6 +12,7 @@ mod differentiable;
 mod emit;
 mod errors;
 mod ir;
+mod lifting;
 mod linear_map;
 mod linearization;
 mod lower;

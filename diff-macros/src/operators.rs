@@ -385,6 +385,39 @@ fn on_duals(of: &syn::Expr) -> syn::Expr {
     of
 }
 
+/// `of:` naming a function (not a scalar method, not a closure): its dual companion runs
+/// the gradient on dual numbers (`emit/dual.rs`), with a generic function's scalar
+/// replaced by dual numbers (`f::<f64>` becomes `f::<Dual<f64>>`).
+fn dual_path(of: &syn::Expr) -> Option<syn::ExprPath> {
+    match on_duals(of) {
+        syn::Expr::Path(p) if !is_scalar_method(&p) => {
+            let mut companion = p.clone();
+            companion.path = names::companion_path(&p.path, p.qself.is_some(), Kind::VjpDual);
+            Some(companion)
+        }
+        _ => None,
+    }
+}
+
+/// `(value, gradient)` of the function whose dual companion is `companion`, at `arg`
+/// (dual numbers, or a reference to them), with the gradient in the user's shape.
+fn dual_gradient(companion: &syn::ExprPath, arg: TokenStream) -> TokenStream {
+    let rt = quote!(::diff::__private);
+    let reference = matches!(arg.clone().into_iter().next(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&');
+    let zero = if reference {
+        zero_later(quote!(__arg))
+    } else {
+        zero_later(quote!(&__arg))
+    };
+    quote! {{
+        let __arg = #arg;
+        let __zero = #zero;
+        let (__value, __pullback) = #companion(#rt::LiftTo::lift_to(__arg));
+        let (__slot,) = __pullback(#rt::Unit::unit(&__value));
+        (__value, #rt::ZeroLater::finish(__zero, __slot))
+    }}
+}
+
 /// The operators a differentiable body may call on its values.
 pub(crate) const NESTABLE: &[&str] = &["gradient", "first_derivative"];
 
@@ -429,13 +462,16 @@ fn second_derivative(op: Op, ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<T
             "second_derivative! takes one scalar input; for several inputs use hessian!",
         ));
     };
-    let value_and_slope = expand_args(
-        Op::ValueWithGradient,
-        Args {
-            at: syn::parse_quote!(__lifted),
-            of: on_duals(of),
-        },
-    )?;
+    let value_and_slope = match dual_path(of) {
+        Some(p) => dual_gradient(&p, quote!(__lifted)),
+        None => expand_args(
+            Op::ValueWithGradient,
+            Args {
+                at: syn::parse_quote!(__lifted),
+                of: on_duals(of),
+            },
+        )?,
+    };
     let out = if op == Op::SecondDerivative {
         quote!(__slope.eps)
     } else {
@@ -493,13 +529,19 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
         syn::Expr::Reference(_) => (syn::parse_quote!(&__lifted), quote!(__input)),
         _ => (syn::parse_quote!(__lifted), quote!(&__input)),
     };
-    let grad = expand_args(
-        Op::Gradient,
-        Args {
-            at: lifted,
-            of: on_duals(of),
-        },
-    )?;
+    let grad = match dual_path(of) {
+        Some(p) => {
+            let value_and_gradient = dual_gradient(&p, quote!(#lifted));
+            quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }}
+        }
+        None => expand_args(
+            Op::Gradient,
+            Args {
+                at: lifted,
+                of: on_duals(of),
+            },
+        )?,
+    };
     Ok(quote! {{
         let __input = #x;
         ::diff::__private::hessian(#input, |__lifted| #grad)

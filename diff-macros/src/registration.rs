@@ -18,6 +18,7 @@
 //! their parameters, calls and bodies are written in that form from the start; the group
 //! then writes it as a function, or as a trait method's declaration and implementation.
 use crate::emit::companion::Signatures;
+use crate::emit::dual::DualSig;
 use crate::emit::names::{self, Kind, Mode};
 use crate::parse::derivative_attr::DerivativeArgs;
 use crate::parse::signature::FnSig;
@@ -678,7 +679,7 @@ impl Reg<'_> {
                 let callee = g.path(&self.alias(kind));
                 let body = quote!(#callee(#(#args),*));
                 let c = match kind {
-                    Kind::Vjp | Kind::Jvp => self.slot_companion(kind.mode(), body),
+                    Kind::Vjp | Kind::Jvp | Kind::VjpDual => self.slot_companion(kind.mode(), body),
                     Kind::Pullback | Kind::Differential => self.user_companion(kind.mode(), body),
                 };
                 Companion {
@@ -894,6 +895,18 @@ impl Reg<'_> {
         let m = format_ident!("__diff_derived_{}", self.user_fn());
         let forwarders = self.forwarders(&g);
         let forwarders = forwarders.iter().map(|c| g.item(c, vis));
+        // Second order (emit/dual.rs): a registered derivative is first order only.
+        let dual = DualSig::of(&self.sig);
+        let why = format!("its derivative is registered (#[derivative(of = {name})]), which gives first order only; differentiate the body of `{name}` with #[differentiable] instead, or make the caller generic over `T: Float`");
+        let dual_item = |vis: &syn::Visibility, name: Ident| {
+            let header = dual.header(vis, name, &self.output_tangent);
+            let body = dual.stop(&why);
+            quote!(#header #body)
+        };
+        let (dual_assoc, dual_sibling) = (
+            dual_item(vis, Kind::VjpDual.short()),
+            dual_item(&public, Kind::VjpDual.long(name)),
+        );
         let carrier_attrs = quote! {
             #[doc(hidden)]
             #[allow(non_camel_case_types, dead_code)]
@@ -928,6 +941,7 @@ impl Reg<'_> {
                 pub use #other_aliases;
                 #glob_carrier
                 #(#derived)*
+                #dual_sibling
             }
             #[doc(hidden)]
             #[allow(unused_imports)]
@@ -935,6 +949,7 @@ impl Reg<'_> {
             #item_carrier
             impl #carrier {
                 #(#forwarders)*
+                #dual_assoc
             }
         }
     }

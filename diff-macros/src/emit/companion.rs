@@ -3,10 +3,12 @@
 //!   tangents) used by calls from other differentiable functions;
 //! - `__pullback_f` / `__differential_f`: the user's tangent types (tangents of the
 //!   differentiated parameters only, zeros filled in) used by the operators.
+use super::dual::DualSig;
 use super::names::{self, Kind, Mode};
 use super::primal::{Emitter, Recursion};
 use crate::analysis::activity::Activity;
 use crate::ir::{Function, Value};
+use crate::lifting;
 use crate::linear_map::{self, LinearMaps};
 use crate::parse::signature::FnSig;
 use proc_macro2::{Ident, TokenStream};
@@ -23,10 +25,11 @@ pub fn body_parts(
     slots: usize,
     items: &[syn::Item],
 ) -> (TokenStream, TokenStream) {
-    body_parts_with(func, (act, maps), mode, params, slots, items, None)
+    body_parts_with(func, (act, maps), mode, params, slots, items, |_| {})
 }
 
-/// [`body_parts`] for a function that may call itself.
+/// [`body_parts`] with the emitter set up by `configure` (a function that may call
+/// itself, a dual companion).
 pub fn body_parts_with(
     func: &Function,
     (act, maps): (&Activity, &LinearMaps),
@@ -34,10 +37,10 @@ pub fn body_parts_with(
     params: Vec<TokenStream>,
     slots: usize,
     items: &[syn::Item],
-    recursion: Option<Recursion>,
+    configure: impl FnOnce(&mut Emitter<'_>),
 ) -> (TokenStream, TokenStream) {
     let mut e = Emitter::new(func, act, maps, mode, params);
-    e.recursion = recursion;
+    configure(&mut e);
     let entry = func.entry();
     let defs = linear_map::definitions(func, maps, mode);
     let primal = e.primal_region(entry);
@@ -195,7 +198,7 @@ impl Companions<'_> {
             params.clone(),
             n,
             self.items,
-            rec(vjp_box),
+            |e| e.recursion = rec(vjp_box),
         );
         let original = sh.original();
         let vjp_body = quote! { { let _ = #original; #st #r } };
@@ -203,13 +206,60 @@ impl Companions<'_> {
             self.func,
             (self.act, self.maps),
             Mode::Jvp,
-            params,
+            params.clone(),
             n,
             self.items,
-            rec(jvp_box),
+            |e| e.recursion = rec(jvp_box),
         );
         let jvp_body = quote! { { #st #r } };
-        sh.items(output_tangent, vjp_body, jvp_body)
+        let dual_body = self.dual_body(&sh, params);
+        sh.items(output_tangent, [vjp_body, jvp_body, dual_body])
+    }
+
+    /// The body of the dual companion (`dual.rs`): the `__vjp` of a function generic over
+    /// its scalar; for one written for `f64`, the reverse sweep of the IR `lifting.rs`
+    /// rewrites to dual numbers, or a stop saying why there is none.
+    fn dual_body(&self, sh: &Signatures<'_>, params: Vec<TokenStream>) -> TokenStream {
+        let sig = self.sig;
+        if !sig.roles.scalars.is_empty() {
+            let (vjp, args) = (sh.callee(Mode::Vjp), sh.call_args());
+            return quote! {{ #vjp(#(#args),*) }};
+        }
+        let ds = DualSig::of(sig);
+        let Some(scalar) = ds.liftable() else {
+            return ds.stop(&ds.why_not());
+        };
+        let wrt = sig.wrt();
+        let lifted = lifting::lift(
+            self.func,
+            self.act,
+            &wrt,
+            &scalar.to_string(),
+            &sig.ident.to_string(),
+        );
+        let lifted = match lifted {
+            Ok(f) => f,
+            Err(why) => return ds.stop(&why),
+        };
+        let act = Activity::analyze(&lifted, &wrt);
+        let maps = LinearMaps::analyze(&lifted, &act);
+        let (st, r) = body_parts_with(
+            &lifted,
+            (&act, &maps),
+            Mode::Vjp,
+            params,
+            sig.params.len(),
+            self.items,
+            |e| e.dual = true,
+        );
+        let conversions = ds.conversions();
+        quote! {{
+            #conversions
+            #[allow(unused_imports)]
+            use ::diff::__private::Float as _;
+            #st
+            #r
+        }}
     }
 }
 
@@ -225,7 +275,10 @@ impl Companions<'_> {
         let stand_in = quote! {
             { (::core::unreachable!(), move |_| ::core::unreachable!()) }
         };
-        Signatures::of(sig, vis).items(output_tangent, stand_in.clone(), stand_in)
+        Signatures::of(sig, vis).items(
+            output_tangent,
+            [stand_in.clone(), stand_in.clone(), stand_in],
+        )
     }
 }
 
@@ -244,22 +297,40 @@ impl<'a> Signatures<'a> {
     /// two, then `__pullback_f` and `__differential_f` calling them. A function with
     /// `&mut` parameters is differentiated where it is called; the operators take
     /// values, so it has no user-shaped companions.
-    fn items(
-        &self,
-        output_tangent: &TokenStream,
-        vjp_body: TokenStream,
-        jvp_body: TokenStream,
-    ) -> TokenStream {
+    fn items(&self, output_tangent: &TokenStream, bodies: [TokenStream; 3]) -> TokenStream {
+        let [vjp_body, jvp_body, dual_body] = bodies;
         let vjp = self.header(self.name(Kind::Vjp), self.vjp_type(output_tangent));
         let jvp = self.header(self.name(Kind::Jvp), self.jvp_type(output_tangent));
+        let dual = self.header_of(
+            self.vis,
+            self.name(Kind::VjpDual),
+            Kind::VjpDual,
+            output_tangent,
+        );
         let mutates = !self.sig.mutated().is_empty();
         let pullback = (!mutates).then(|| self.user_pullback(output_tangent));
         let differential = (!mutates).then(|| self.user_differential(output_tangent));
         quote! {
             #vjp #vjp_body
             #jvp #jvp_body
+            #dual #dual_body
             #pullback
             #differential
+        }
+    }
+
+    /// The header of companion `kind` named `name`.
+    fn header_of(
+        &self,
+        vis: &syn::Visibility,
+        name: Ident,
+        kind: Kind,
+        output_tangent: &TokenStream,
+    ) -> TokenStream {
+        if kind == Kind::VjpDual && self.sig.roles.scalars.is_empty() {
+            DualSig::of(self.sig).header(vis, name, output_tangent)
+        } else {
+            self.header_with(vis, name, self.return_type(kind, output_tangent))
         }
     }
 
@@ -281,23 +352,32 @@ impl<'a> Signatures<'a> {
             let () = Unmarked::<Self>::ERROR;
             (::core::unreachable!(), move |_| ::core::unreachable!())
         }};
-        self.items(output_tangent, unmarked.clone(), unmarked)
+        self.items(
+            output_tangent,
+            [unmarked.clone(), unmarked.clone(), unmarked],
+        )
     }
 
     /// The kinds of companions the function has: a function with `&mut` parameters has
     /// no user-shaped ones.
     fn kinds(&self) -> Vec<Kind> {
         if self.sig.mutated().is_empty() {
-            vec![Kind::Vjp, Kind::Jvp, Kind::Pullback, Kind::Differential]
+            vec![
+                Kind::Vjp,
+                Kind::Jvp,
+                Kind::VjpDual,
+                Kind::Pullback,
+                Kind::Differential,
+            ]
         } else {
-            vec![Kind::Vjp, Kind::Jvp]
+            vec![Kind::Vjp, Kind::Jvp, Kind::VjpDual]
         }
     }
 
     /// The return type of companion `kind`.
     fn return_type(&self, kind: Kind, output_tangent: &TokenStream) -> TokenStream {
         match kind {
-            Kind::Vjp => self.vjp_type(output_tangent),
+            Kind::Vjp | Kind::VjpDual => self.vjp_type(output_tangent),
             Kind::Jvp => self.jvp_type(output_tangent),
             Kind::Pullback => self.user_pullback_type(output_tangent, &self.user_tangents().1),
             Kind::Differential => {
@@ -328,11 +408,7 @@ impl<'a> Signatures<'a> {
         self.kinds()
             .into_iter()
             .map(|kind| {
-                let header = self.header_with(
-                    &public,
-                    kind.long(name),
-                    self.return_type(kind, output_tangent),
-                );
+                let header = self.header_of(&public, kind.long(name), kind, output_tangent);
                 let short = kind.short();
                 quote! { #header { #name::#short #turbofish(#(#args),*) } }
             })
@@ -529,8 +605,16 @@ impl<'a> Signatures<'a> {
     }
 
     fn turbofish(&self) -> TokenStream {
-        let tys: Vec<TokenStream> = self
-            .sig
+        let tys = self.own_type_args();
+        if tys.is_empty() {
+            TokenStream::new()
+        } else {
+            quote!(::<#(#tys),*>)
+        }
+    }
+
+    fn own_type_args(&self) -> Vec<TokenStream> {
+        self.sig
             .generics
             .params
             .iter()
@@ -545,12 +629,7 @@ impl<'a> Signatures<'a> {
                 }
                 syn::GenericParam::Lifetime(_) => None,
             })
-            .collect();
-        if tys.is_empty() {
-            TokenStream::new()
-        } else {
-            quote!(::<#(#tys),*>)
-        }
+            .collect()
     }
 }
 

@@ -110,6 +110,9 @@ pub enum Kind {
     Pullback,
     /// Forward mode in the user's tangent types.
     Differential,
+    /// Reverse mode run on dual numbers, for second order (`lifting.rs`): not one of
+    /// [`Kind::ALL`], which a registration provides.
+    VjpDual,
 }
 
 impl Kind {
@@ -121,6 +124,7 @@ impl Kind {
             Kind::Jvp => "__jvp",
             Kind::Pullback => "__pullback",
             Kind::Differential => "__differential",
+            Kind::VjpDual => "__vjp_dual",
         })
     }
 
@@ -142,7 +146,7 @@ impl Kind {
     /// The mode the companion computes.
     pub fn mode(self) -> Mode {
         match self {
-            Kind::Vjp | Kind::Pullback => Mode::Vjp,
+            Kind::Vjp | Kind::Pullback | Kind::VjpDual => Mode::Vjp,
             Kind::Jvp | Kind::Differential => Mode::Jvp,
         }
     }

@@ -21,6 +21,9 @@ pub struct Emitter<'a> {
     pub recursion: Option<Recursion>,
     /// What each region's linear map holds.
     pub maps: &'a LinearMaps,
+    /// Whether the companion runs on dual numbers (`lifting.rs`): its calls are to the
+    /// callees' dual companions.
+    pub dual: bool,
 }
 
 /// A function calling itself: its companion's opaque return type would contain itself, so
@@ -51,6 +54,7 @@ impl<'a> Emitter<'a> {
             params,
             recursion: None,
             maps,
+            dual: false,
         }
     }
 
@@ -480,11 +484,24 @@ impl<'a> Emitter<'a> {
         let call = match callee {
             Callee::Path(p) => {
                 let mut p = p.clone();
-                if active {
-                    let kind = names::Kind::of(self.mode);
+                // The library's own rules (`::diff::__private::vec_repeat`) are generic.
+                let library = p.path.leading_colon.is_some()
+                    && p.path.segments.first().is_some_and(|s| s.ident == "diff");
+                if active && self.dual && !library {
+                    // A dual companion's parameters take what `LiftTo` converts to.
+                    let kind = names::Kind::VjpDual;
                     p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
+                    let argv = argv
+                        .iter()
+                        .map(|a| quote!(::diff::__private::LiftTo::lift_to(#a)));
+                    quote_spanned! {stmt.span=> #p(#(#argv),*) }
+                } else {
+                    if active {
+                        let kind = names::Kind::of(self.mode);
+                        p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
+                    }
+                    quote_spanned! {stmt.span=> #p(#(#argv),*) }
                 }
-                quote_spanned! {stmt.span=> #p(#(#argv),*) }
             }
             Callee::Method { method, turbofish } => {
                 let m = if active {

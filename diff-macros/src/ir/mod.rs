@@ -287,6 +287,19 @@ impl Function {
         self.region_mut(r).stmts.push(stmt);
     }
 
+    /// Recomputes where each value is defined, after statements were inserted into
+    /// regions directly.
+    pub fn reindex(&mut self) {
+        self.defs = vec![None; self.values.len()];
+        for (r, region) in self.regions.iter().enumerate() {
+            for (i, stmt) in region.stmts.iter().enumerate() {
+                for v in &stmt.results {
+                    self.defs[v.0 as usize] = Some((RegionId(r as u32), i));
+                }
+            }
+        }
+    }
+
     /// The statement defining `v` (`None` for a region parameter).
     pub fn def(&self, v: Value) -> Option<&Stmt> {
         let (r, i) = (*self.defs.get(v.0 as usize)?)?;

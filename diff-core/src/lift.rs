@@ -1,0 +1,371 @@
+//! Second order on functions written for `f64` or `f32`: the *dual companion* of such a
+//! function (`__vjp_dual`, emitted by `#[differentiable]`, see docs/ARCHITECTURE.md
+//! "Second order") runs the same reverse sweep on [`Dual`] numbers. These traits convert
+//! into it:
+//! - [`LiftTo`] takes the companion's arguments, lifted or not (`f64` or `Dual<f64>`,
+//!   `&[f64]` or `&[Dual<f64>]`), to the types its body reads;
+//! - [`Lift`] turns a constant of the body that meets a dual number where Rust needs
+//!   one type (`let mut s = 0.0;` later assigned `s + x`) into a dual constant.
+
+use crate::Dual;
+use std::borrow::Cow;
+
+/// A value of the body converted to the dual numbers over the scalar `S`: floats become
+/// dual constants, dual numbers, integers and booleans stay as they are; arrays, `Vec`s,
+/// slices and tuples convert their elements.
+pub trait Lift<S> {
+    /// The converted type.
+    type Lifted;
+    /// Converts.
+    fn lift(self) -> Self::Lifted;
+}
+
+macro_rules! lift_float {
+    ($($s:ty),*) => {$(
+        impl Lift<$s> for $s {
+            type Lifted = Dual<$s>;
+            #[inline(always)]
+            fn lift(self) -> Dual<$s> {
+                Dual::constant(self)
+            }
+        }
+        impl Lift<$s> for &$s {
+            type Lifted = Dual<$s>;
+            #[inline(always)]
+            fn lift(self) -> Dual<$s> {
+                Dual::constant(*self)
+            }
+        }
+    )*};
+}
+lift_float!(f32, f64);
+
+macro_rules! lift_same {
+    ($($t:ty),*) => {$(
+        impl<S> Lift<S> for $t {
+            type Lifted = $t;
+            #[inline(always)]
+            fn lift(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+lift_same!(bool, usize, isize, u8, u16, u32, u64, i8, i16, i32, i64);
+
+impl<S> Lift<S> for Dual<S> {
+    type Lifted = Dual<S>;
+    #[inline(always)]
+    fn lift(self) -> Dual<S> {
+        self
+    }
+}
+
+impl<S: Copy> Lift<S> for &Dual<S> {
+    type Lifted = Dual<S>;
+    #[inline(always)]
+    fn lift(self) -> Dual<S> {
+        *self
+    }
+}
+
+impl<S, T: Lift<S>, const N: usize> Lift<S> for [T; N] {
+    type Lifted = [T::Lifted; N];
+    fn lift(self) -> Self::Lifted {
+        self.map(Lift::lift)
+    }
+}
+
+impl<S, T: Lift<S>> Lift<S> for Vec<T> {
+    type Lifted = Vec<T::Lifted>;
+    fn lift(self) -> Self::Lifted {
+        self.into_iter().map(Lift::lift).collect()
+    }
+}
+
+impl<S, T: Lift<S> + Clone> Lift<S> for &[T] {
+    type Lifted = Vec<T::Lifted>;
+    fn lift(self) -> Self::Lifted {
+        self.iter().cloned().map(Lift::lift).collect()
+    }
+}
+
+impl<S, T: Lift<S> + Clone> Lift<S> for &Vec<T> {
+    type Lifted = Vec<T::Lifted>;
+    fn lift(self) -> Self::Lifted {
+        self.iter().cloned().map(Lift::lift).collect()
+    }
+}
+
+impl<S, T: Lift<S> + Clone, const N: usize> Lift<S> for &[T; N] {
+    type Lifted = [T::Lifted; N];
+    fn lift(self) -> Self::Lifted {
+        self.clone().map(Lift::lift)
+    }
+}
+
+impl<S, T: Lift<S>> Lift<S> for Option<T> {
+    type Lifted = Option<T::Lifted>;
+    fn lift(self) -> Self::Lifted {
+        self.map(Lift::lift)
+    }
+}
+
+macro_rules! lift_tuple {
+    ($($t:ident $i:tt),*) => {
+        impl<S, $($t: Lift<S>),*> Lift<S> for ($($t,)*) {
+            type Lifted = ($($t::Lifted,)*);
+            fn lift(self) -> Self::Lifted {
+                ($(self.$i.lift(),)*)
+            }
+        }
+    };
+}
+lift_tuple!(A 0);
+lift_tuple!(A 0, B 1);
+lift_tuple!(A 0, B 1, C 2);
+lift_tuple!(A 0, B 1, C 2, D 3);
+lift_tuple!(A 0, B 1, C 2, D 3, E 4);
+lift_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+
+/// An argument of a call in a dual companion converted to the parameter's type `T`,
+/// inferred from the callee (`emit/dual.rs`): as it is where the parameter is not
+/// converted, plain floats as dual constants, a reference to dual numbers borrowed (a
+/// `Cow`) where the parameter takes a reference to floats.
+pub trait LiftTo<T> {
+    /// Converts.
+    fn lift_to(self) -> T;
+}
+
+macro_rules! lift_to {
+    ($($s:ty),*) => {$(
+        impl LiftTo<Dual<$s>> for $s {
+            #[inline(always)]
+            fn lift_to(self) -> Dual<$s> {
+                Dual::constant(self)
+            }
+        }
+        impl LiftTo<Vec<Dual<$s>>> for Vec<$s> {
+            fn lift_to(self) -> Vec<Dual<$s>> {
+                self.lift()
+            }
+        }
+        impl<const N: usize> LiftTo<[Dual<$s>; N]> for [$s; N] {
+            fn lift_to(self) -> [Dual<$s>; N] {
+                self.lift()
+            }
+        }
+        impl<'a> LiftTo<Cow<'a, Dual<$s>>> for &'a $s {
+            fn lift_to(self) -> Cow<'a, Dual<$s>> {
+                Cow::Owned(Dual::constant(*self))
+            }
+        }
+        impl<'a> LiftTo<Cow<'a, [Dual<$s>]>> for &'a [$s] {
+            fn lift_to(self) -> Cow<'a, [Dual<$s>]> {
+                Cow::Owned(self.lift())
+            }
+        }
+        impl<'a> LiftTo<Cow<'a, [Dual<$s>]>> for &'a Vec<$s> {
+            fn lift_to(self) -> Cow<'a, [Dual<$s>]> {
+                Cow::Owned(self.lift())
+            }
+        }
+        impl<'a, const N: usize> LiftTo<Cow<'a, [Dual<$s>]>> for &'a [$s; N] {
+            fn lift_to(self) -> Cow<'a, [Dual<$s>]> {
+                Cow::Owned(self[..].lift())
+            }
+        }
+        impl<'a> LiftTo<Cow<'a, Vec<Dual<$s>>>> for &'a Vec<$s> {
+            fn lift_to(self) -> Cow<'a, Vec<Dual<$s>>> {
+                Cow::Owned(self.lift())
+            }
+        }
+        impl<'a, const N: usize> LiftTo<Cow<'a, [Dual<$s>; N]>> for &'a [$s; N] {
+            fn lift_to(self) -> Cow<'a, [Dual<$s>; N]> {
+                Cow::Owned(self.lift())
+            }
+        }
+    )*};
+}
+lift_to!(f32, f64);
+
+/// Every argument as it is (a parameter the dual companion does not convert, an argument
+/// already dual).
+impl<T> LiftTo<T> for T {
+    #[inline(always)]
+    fn lift_to(self) -> T {
+        self
+    }
+}
+
+/// A `&Vec<T>` where the parameter is `&[T]` (the coercion of a call).
+impl<'a, T> LiftTo<&'a [T]> for &'a Vec<T> {
+    #[inline(always)]
+    fn lift_to(self) -> &'a [T] {
+        self
+    }
+}
+
+/// A `&[T; N]` where the parameter is `&[T]` (the coercion of a call).
+impl<'a, T, const N: usize> LiftTo<&'a [T]> for &'a [T; N] {
+    #[inline(always)]
+    fn lift_to(self) -> &'a [T] {
+        self
+    }
+}
+
+impl<'a, S: Clone> LiftTo<Cow<'a, Dual<S>>> for &'a Dual<S> {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, Dual<S>> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<'a, S: Clone> LiftTo<Cow<'a, [Dual<S>]>> for &'a [Dual<S>] {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<'a, S: Clone> LiftTo<Cow<'a, [Dual<S>]>> for &'a Vec<Dual<S>> {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+        Cow::Borrowed(&self[..])
+    }
+}
+
+impl<'a, S: Clone, const N: usize> LiftTo<Cow<'a, [Dual<S>]>> for &'a [Dual<S>; N] {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+        Cow::Borrowed(&self[..])
+    }
+}
+
+impl<'a, S: Clone> LiftTo<Cow<'a, Vec<Dual<S>>>> for &'a Vec<Dual<S>> {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, Vec<Dual<S>>> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<'a, S: Clone, const N: usize> LiftTo<Cow<'a, [Dual<S>; N]>> for &'a [Dual<S>; N] {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, [Dual<S>; N]> {
+        Cow::Borrowed(self)
+    }
+}
+
+/// The plain value of a lifted one, for code that reads values only (a comparison, an
+/// integer cast, printing, `total_cmp`): dual numbers give their value, collections and
+/// tuples their elements' values; plain values are copied as they are.
+pub trait Plain {
+    /// The plain type.
+    type Out;
+    /// The plain value.
+    fn plain(&self) -> Self::Out;
+}
+
+macro_rules! plain_same {
+    ($($t:ty),*) => {$(
+        impl Plain for $t {
+            type Out = $t;
+            #[inline(always)]
+            fn plain(&self) -> $t {
+                *self
+            }
+        }
+    )*};
+}
+plain_same!(f32, f64, bool, usize, isize, u8, u16, u32, u64, i8, i16, i32, i64);
+
+impl<S: Copy> Plain for Dual<S> {
+    type Out = S;
+    #[inline(always)]
+    fn plain(&self) -> S {
+        self.re
+    }
+}
+
+impl<T: Plain + ?Sized> Plain for &T {
+    type Out = T::Out;
+    #[inline(always)]
+    fn plain(&self) -> T::Out {
+        (**self).plain()
+    }
+}
+
+impl<T: Plain, const N: usize> Plain for [T; N] {
+    type Out = [T::Out; N];
+    fn plain(&self) -> Self::Out {
+        core::array::from_fn(|i| self[i].plain())
+    }
+}
+
+impl<T: Plain> Plain for [T] {
+    type Out = Vec<T::Out>;
+    fn plain(&self) -> Self::Out {
+        self.iter().map(Plain::plain).collect()
+    }
+}
+
+impl<T: Plain> Plain for Vec<T> {
+    type Out = Vec<T::Out>;
+    fn plain(&self) -> Self::Out {
+        self.iter().map(Plain::plain).collect()
+    }
+}
+
+impl<T: Plain> Plain for Option<T> {
+    type Out = Option<T::Out>;
+    fn plain(&self) -> Self::Out {
+        self.as_ref().map(Plain::plain)
+    }
+}
+
+macro_rules! plain_tuple {
+    ($($t:ident $i:tt),*) => {
+        impl<$($t: Plain),*> Plain for ($($t,)*) {
+            type Out = ($($t::Out,)*);
+            fn plain(&self) -> Self::Out {
+                ($(self.$i.plain(),)*)
+            }
+        }
+    };
+}
+plain_tuple!(A 0);
+plain_tuple!(A 0, B 1);
+plain_tuple!(A 0, B 1, C 2);
+plain_tuple!(A 0, B 1, C 2, D 3);
+plain_tuple!(A 0, B 1, C 2, D 3, E 4);
+plain_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_become_dual_constants() {
+        let d: Dual<f64> = Lift::<f64>::lift(2.5);
+        assert_eq!((d.re, d.eps), (2.5, 0.0));
+        let a: [Dual<f64>; 2] = Lift::<f64>::lift([1.0, 2.0]);
+        assert_eq!((a[1].re, a[1].eps), (2.0, 0.0));
+        let (x, n): (Dual<f32>, usize) = Lift::<f32>::lift((1.5f32, 3usize));
+        assert_eq!((x.re, n), (1.5, 3));
+        let v = Dual::new(1.0, 1.0);
+        assert_eq!(Lift::<f64>::lift(v).eps, 1.0);
+    }
+
+    #[test]
+    fn arguments_are_borrowed_when_already_dual() {
+        let xs = vec![Dual::new(1.0, 1.0), Dual::new(2.0, 0.0)];
+        let c: Cow<[Dual<f64>]> = LiftTo::lift_to(&xs);
+        assert!(matches!(c, Cow::Borrowed(_)));
+        let plain = [1.0, 2.0];
+        let c: Cow<[Dual<f64>]> = LiftTo::lift_to(&plain[..]);
+        assert_eq!(c[1].re, 2.0);
+        assert_eq!(c[1].eps, 0.0);
+        let d: Dual<f64> = LiftTo::lift_to(3.0);
+        assert_eq!(d.re, 3.0);
+    }
+}

@@ -1,0 +1,267 @@
+//! The dual companion `__vjp_dual` (docs/ARCHITECTURE.md, "Second order"): the reverse
+//! sweep run on dual numbers, which `hessian!`, `second_derivative!` and a caller's own
+//! dual companion call.
+//!
+//! - A function generic over its scalar (`T: Float`) runs on dual numbers as it is: its
+//!   dual companion is its `__vjp`, under the other name.
+//! - A function written for `f64` (or `f32`) takes its differentiated parameters as
+//!   anything [`LiftTo`](diff-core `lift.rs`) converts to the dual type (`f64` or
+//!   `Dual<f64>`, `&[f64]` or `&[Dual<f64>]`), converts them, and runs the body's IR
+//!   rewritten by `lifting.rs`.
+//! - Where that is not possible (a parameter of another type, a construct `lifting.rs`
+//!   refuses), the companion keeps the same signature and stops the build where it is
+//!   instantiated, with the reason: only a use of second order fails, never the crate.
+use crate::parse::signature::FnSig;
+use proc_macro2::{Ident, TokenStream, TokenTree};
+use quote::{format_ident, quote};
+
+/// How the dual companion takes one parameter.
+enum Taken {
+    /// As the function does (not differentiated).
+    AsIs,
+    /// By value, converted to the lifted type (`f64`, `Vec<f64>`, `[f64; N]`).
+    Value(TokenStream),
+    /// By reference, converted to a `Cow` of the lifted referent (`&[f64]`, `&Vec<f64>`,
+    /// `&[f64; N]`, `&f64`).
+    Ref(syn::Lifetime, TokenStream),
+    /// As the function does, though differentiated: a type the companion cannot lift.
+    Any,
+}
+
+/// The dual companion's signature for a function written for a float type.
+pub struct DualSig<'a> {
+    sig: &'a FnSig,
+    /// `f64` or `f32`; `None` when the parameters mix them or have neither.
+    scalar: Option<Ident>,
+    taken: Vec<Taken>,
+}
+
+/// `ts` with the float type `scalar` replaced by its dual numbers.
+pub fn lift_tokens(ts: &TokenStream, scalar: &Ident) -> TokenStream {
+    ts.clone()
+        .into_iter()
+        .flat_map(|tt| -> Vec<TokenTree> {
+            match tt {
+                TokenTree::Ident(i) if i == *scalar => quote!(::diff::__private::Dual<#scalar>)
+                    .into_iter()
+                    .collect(),
+                TokenTree::Group(g) => {
+                    let mut ng =
+                        proc_macro2::Group::new(g.delimiter(), lift_tokens(&g.stream(), scalar));
+                    ng.set_span(g.span());
+                    vec![TokenTree::Group(ng)]
+                }
+                other => vec![other],
+            }
+        })
+        .collect()
+}
+
+fn mentions(ts: &TokenStream, name: &str) -> bool {
+    ts.clone().into_iter().any(|tt| match tt {
+        TokenTree::Ident(i) => i == name,
+        TokenTree::Group(g) => mentions(&g.stream(), name),
+        _ => false,
+    })
+}
+
+/// The type of a parameter declared `pat: Type`.
+fn declared_type(decl: &TokenStream) -> Option<syn::Type> {
+    let tokens: Vec<TokenTree> = decl.clone().into_iter().collect();
+    let colon = tokens
+        .iter()
+        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ':'))?;
+    let ty: TokenStream = tokens[colon + 1..].iter().cloned().collect();
+    syn::parse2(ty).ok()
+}
+
+/// Whether `ty` is the scalar, a `Vec` of it or an array of it.
+fn is_floats(ty: &syn::Type, scalar: &Ident) -> bool {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            if p.path.is_ident(scalar) {
+                return true;
+            }
+            let last = p.path.segments.last();
+            match last.map(|s| (&s.ident, &s.arguments)) {
+                Some((id, syn::PathArguments::AngleBracketed(a))) if id == "Vec" => {
+                    matches!(a.args.first(), Some(syn::GenericArgument::Type(syn::Type::Path(t))) if t.path.is_ident(scalar))
+                        && a.args.len() == 1
+                }
+                _ => false,
+            }
+        }
+        syn::Type::Array(a) => matches!(&*a.elem, syn::Type::Path(t) if t.path.is_ident(scalar)),
+        syn::Type::Paren(p) => is_floats(&p.elem, scalar),
+        _ => false,
+    }
+}
+
+impl<'a> DualSig<'a> {
+    pub fn of(sig: &'a FnSig) -> Self {
+        let wrt = sig.wrt();
+        let decl_of = |i: usize| &sig.params[i].decl;
+        let has = |s: &str| wrt.iter().any(|i| mentions(decl_of(*i), s));
+        let scalar = match (has("f64"), has("f32")) {
+            (true, false) => Some(format_ident!("f64")),
+            (false, true) => Some(format_ident!("f32")),
+            _ => None,
+        };
+        let taken = (0..sig.params.len())
+            .map(|i| {
+                let p = &sig.params[i];
+                if !wrt.contains(&i) || is_receiver(p) {
+                    return Taken::AsIs;
+                }
+                let (Some(s), Some(ty)) = (&scalar, declared_type(&p.decl)) else {
+                    return Taken::Any;
+                };
+                match &ty {
+                    syn::Type::Reference(r) if r.mutability.is_none() => {
+                        let inner = &*r.elem;
+                        let ok = is_floats(inner, s)
+                            || matches!(inner, syn::Type::Slice(sl) if matches!(&*sl.elem, syn::Type::Path(t) if t.path.is_ident(s)));
+                        match (&r.lifetime, ok) {
+                            (Some(lt), true) => {
+                                Taken::Ref(lt.clone(), lift_tokens(&quote!(#inner), s))
+                            }
+                            _ => Taken::Any,
+                        }
+                    }
+                    t if is_floats(t, s) => Taken::Value(lift_tokens(&quote!(#t), s)),
+                    _ => Taken::Any,
+                }
+            })
+            .collect();
+        DualSig { sig, scalar, taken }
+    }
+
+    /// The scalar, when every differentiated parameter can be lifted and the function
+    /// has neither `&mut` parameters nor a receiver among them.
+    pub fn liftable(&self) -> Option<&Ident> {
+        let receiver = self.sig.has_receiver() && self.sig.wrt().contains(&0);
+        let all = !receiver && self.taken.iter().all(|t| !matches!(t, Taken::Any));
+        let out_ok = self.scalar.as_ref().is_some_and(|s| {
+            let out: TokenStream = self.sig.output.clone();
+            syn::parse2::<syn::Type>(out).is_ok_and(|t| output_liftable(&t, s))
+        });
+        (all && out_ok && self.sig.mutated().is_empty())
+            .then_some(self.scalar.as_ref())
+            .flatten()
+    }
+
+    fn lift(&self, ts: &TokenStream) -> TokenStream {
+        match &self.scalar {
+            Some(s) => lift_tokens(ts, s),
+            None => ts.clone(),
+        }
+    }
+
+    /// The companion's header (`vis fn name<..>(..) -> (value, impl FnOnce(..) -> ..)`):
+    /// a converted parameter takes the lifted type (a `Cow` of it for a reference), which
+    /// callers convert their arguments to ([`LiftTo`](diff-core `lift.rs`), inferred).
+    pub fn header(
+        &self,
+        vis: &syn::Visibility,
+        name: Ident,
+        output_tangent: &TokenStream,
+    ) -> TokenStream {
+        let sig = self.sig;
+        let (gen, _, wher) = sig.generics.split_for_impl();
+        let decls = sig.params.iter().zip(&self.taken).map(|(p, t)| {
+            let id = &p.ident;
+            match t {
+                Taken::AsIs | Taken::Any => p.decl.clone(),
+                Taken::Value(ty) => quote!(#id: #ty),
+                Taken::Ref(lt, ty) => quote!(#id: ::std::borrow::Cow<#lt, #ty>),
+            }
+        });
+        let caps = sig.captures();
+        let out = self.lift(&sig.output);
+        let seed = self.lift(output_tangent);
+        let slots = sig.slots().iter().map(|s| self.lift(s)).collect::<Vec<_>>();
+        let mutated = sig.mutated_slots();
+        let seed = if mutated.is_empty() {
+            seed
+        } else {
+            let m = mutated.iter().map(|s| self.lift(s));
+            quote!((::core::option::Option<#seed>, #(#m,)*))
+        };
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(dead_code, unreachable_code, unused_mut, unused_variables, unused_parens, non_snake_case, clippy::all, clippy::pedantic)]
+            #vis fn #name #gen (#(#decls),*) -> (#out, impl ::core::ops::FnOnce(#seed) -> (#(#slots,)*) #caps) #wher
+        }
+    }
+
+    /// The statements giving a parameter taken as a `Cow` the reference the body reads.
+    pub fn conversions(&self) -> TokenStream {
+        self.sig
+            .params
+            .iter()
+            .zip(&self.taken)
+            .map(|(p, t)| {
+                let id = &p.ident;
+                match t {
+                    Taken::Ref(_, ty) => {
+                        let owner = format_ident!("__lifted_{}", id.to_string());
+                        quote! {
+                            let #owner = #id;
+                            let #id: &#ty = &*#owner;
+                        }
+                    }
+                    Taken::AsIs | Taken::Value(_) | Taken::Any => TokenStream::new(),
+                }
+            })
+            .collect()
+    }
+
+    /// A body that stops, saying why there is no second order of the function. (At run
+    /// time: the companion of a function that is not generic would be compiled, and a
+    /// compile-time stop would fire, wherever the function is, used or not.)
+    pub fn stop(&self, why: &str) -> TokenStream {
+        let message = format!(
+            "diff: second order (hessian!, second_derivative!) of `{}` is not available: {}",
+            self.sig.ident, why
+        );
+        quote! {{
+            #[allow(unreachable_code)]
+            (::core::panic!(#message), move |_| ::core::unreachable!())
+        }}
+    }
+
+    /// Why the signature cannot be lifted.
+    pub fn why_not(&self) -> String {
+        if self.scalar.is_none() {
+            return "its differentiated parameters are not all of one float type, f64 or f32"
+                .into();
+        }
+        if !self.sig.mutated().is_empty() {
+            return "it takes `&mut` parameters".into();
+        }
+        if self.sig.has_receiver() && self.sig.wrt().contains(&0) {
+            return "it is differentiated with respect to its receiver".into();
+        }
+        match self.taken.iter().position(|t| matches!(t, Taken::Any)) {
+            Some(i) => format!(
+                "its parameter `{}` is not a float, a Vec or array of floats, or a reference to one",
+                self.sig.params[i].ident
+            ),
+            None => "its result is not a float, a Vec, array or tuple of floats".into(),
+        }
+    }
+}
+
+fn is_receiver(p: &crate::parse::signature::Param) -> bool {
+    matches!(&p.pat, syn::Pat::Ident(i) if i.ident == "self")
+}
+
+fn output_liftable(t: &syn::Type, s: &Ident) -> bool {
+    match t {
+        syn::Type::Tuple(tt) => {
+            !tt.elems.is_empty() && tt.elems.iter().all(|e| output_liftable(e, s))
+        }
+        other => is_floats(other, s),
+    }
+}

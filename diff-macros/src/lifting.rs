@@ -1,0 +1,544 @@
+//! Second order on functions written for `f64` or `f32` (docs/ARCHITECTURE.md, "Second
+//! order"): the IR of a function's *dual companion*, the same reverse sweep run on dual
+//! numbers (`Dual<f64>`), so that `hessian!` and `second_derivative!` take a forward
+//! derivative of the gradient without the user rewriting the function over `T: Float`.
+//!
+//! The differentiated parameters become dual numbers; so does every value computed from
+//! them (the *lifted* values, found like activity's varied ones but through
+//! `no_derivative` too). A plain value stays plain (`f64` and `Dual<f64>` mix in
+//! arithmetic) except where Rust needs one type: a variable joined or carried with a
+//! lifted value (`let mut s = 0.0; for .. { s += x }`), an element written into a lifted
+//! array, an operand of a lifted operation or argument of a lifted call. There a
+//! statement converting it (`Lift`, diff-core `lift.rs`) is inserted.
+//!
+//! The companion must type-check wherever the function does, used or not, so anything
+//! whose lifted type the macro cannot be sure of is refused (a cast of a lifted value,
+//! a struct holding one, a call that is not differentiated): the companion is then a
+//! stand-in that stops the build with the reason, only where second order is asked of
+//! the function.
+use crate::analysis::activity::Activity;
+use crate::ir::{
+    is_inactive_method, placeholder, Callee, Function, Inst, Opaque, RegionId, Stmt, Value,
+};
+use proc_macro2::{Ident, Span, TokenTree};
+use quote::quote;
+use std::collections::BTreeSet;
+
+/// Rules of diff-core generic over the element type, so that they run on dual numbers
+/// (`push`, `to_vec`, ..), besides the float methods' table.
+const GENERIC_RULES: &[&str] = &[
+    "clone",
+    "concat",
+    "expect",
+    "extend_from_slice",
+    "insert",
+    "pop",
+    "push",
+    "some",
+    "sub_slice",
+    "to_owned",
+    "to_vec",
+    "truncate",
+    "unwrap",
+    "unwrap_or",
+    "vec_repeat",
+];
+
+/// Methods whose result carries no derivative that dual numbers (and collections of them)
+/// have too, with the same signature; the other such methods (`to_bits`) read the plain
+/// values.
+const ON_DUALS: &[&str] = &[
+    "len",
+    "is_empty",
+    "is_some",
+    "is_none",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_normal",
+    "is_sign_positive",
+    "is_sign_negative",
+    "partial_cmp",
+    "total_cmp",
+    "classify",
+    "count",
+    "to_string",
+];
+
+/// Macros whose result holds no value of the body (printing, assertions).
+const PLAIN_MACROS: &[&str] = &[
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "unreachable",
+    "dbg",
+];
+
+/// The IR of the dual companion of `func`, whose scalar is `scalar` (`f64` or `f32`),
+/// or why there is none.
+pub fn lift(
+    func: &Function,
+    act: &Activity,
+    lifted_params: &[usize],
+    scalar: &str,
+    own: &str,
+) -> Result<Function, String> {
+    let mut l = Lifting {
+        func,
+        act,
+        lifted_params,
+        lifted: BTreeSet::new(),
+        scalar: Ident::new(scalar, Span::call_site()),
+        own: own.to_string(),
+        refusal: None,
+    };
+    l.classify_region(func.entry());
+    if let Some(why) = l.refusal.take() {
+        return Err(why);
+    }
+    let out = l.rewrite();
+    match l.refusal {
+        Some(why) => Err(why),
+        None => Ok(out),
+    }
+}
+
+struct Lifting<'a> {
+    func: &'a Function,
+    act: &'a Activity,
+    /// The differentiated parameters: dual numbers in the companion.
+    lifted_params: &'a [usize],
+    /// Values whose type holds dual numbers.
+    lifted: BTreeSet<Value>,
+    scalar: Ident,
+    /// The function's name (a call of itself is refused).
+    own: String,
+    refusal: Option<String>,
+}
+
+/// How an opaque expression reading a lifted value is taken.
+enum OpaqueKind {
+    /// A comparison or logical operator: a `bool`; its float literals become dual.
+    Comparison,
+    /// `[x; n]`, `vec![..]`: a collection of the lifted value.
+    Collection,
+    /// Printing, assertions: nothing of the body's values comes out.
+    Plain,
+    /// Anything else: refused.
+    Unknown,
+}
+
+fn opaque_kind(o: &Opaque) -> OpaqueKind {
+    let first = o.tokens.clone().into_iter().next();
+    match o.what.as_str() {
+        "comparison or logical operator" | "`!` operator" => OpaqueKind::Comparison,
+        "array expression" => OpaqueKind::Collection,
+        "macro call" => match first {
+            Some(TokenTree::Ident(i)) if i == "vec" => OpaqueKind::Collection,
+            Some(TokenTree::Ident(i)) if PLAIN_MACROS.iter().any(|m| i == m) => OpaqueKind::Plain,
+            _ => OpaqueKind::Unknown,
+        },
+        _ => OpaqueKind::Unknown,
+    }
+}
+
+fn is_rule(method: &Ident) -> bool {
+    diff_core::float_rules::METHODS.iter().any(|m| method == m)
+        || GENERIC_RULES.iter().any(|m| method == m)
+}
+
+impl Lifting<'_> {
+    fn refuse(&mut self, why: impl Into<String>) {
+        if self.refusal.is_none() {
+            self.refusal = Some(why.into());
+        }
+    }
+
+    fn is_lifted(&self, v: Value) -> bool {
+        self.lifted.contains(&v)
+    }
+
+    fn any_lifted(&self, vs: &[Value]) -> bool {
+        vs.iter().any(|v| self.is_lifted(*v))
+    }
+
+    fn classify_region(&mut self, r: RegionId) {
+        let func = self.func;
+        for stmt in &func.region(r).stmts {
+            self.classify_stmt(stmt);
+        }
+    }
+
+    fn classify_stmt(&mut self, stmt: &Stmt) {
+        let func = self.func;
+        let lifted = match &stmt.inst {
+            Inst::Param(i) => self.lifted_params.contains(i),
+            Inst::Const(_) => false,
+            Inst::Opaque(o) => {
+                if !self.any_lifted(&o.uses) {
+                    false
+                } else {
+                    match opaque_kind(o) {
+                        // Read the plain values (`plain_reader`).
+                        _ if o.inactive => false,
+                        OpaqueKind::Comparison | OpaqueKind::Plain => false,
+                        OpaqueKind::Collection => true,
+                        OpaqueKind::Unknown => {
+                            self.refuse(format!(
+                                "a {} reading a value that carries a derivative",
+                                o.what
+                            ));
+                            false
+                        }
+                    }
+                }
+            }
+            Inst::Binary(_, a, b) => self.any_lifted(&[*a, *b]),
+            Inst::Neg(a)
+            | Inst::Field(a, _)
+            | Inst::Index(a, _)
+            | Inst::Ref(a, _)
+            | Inst::Deref(a)
+            | Inst::Load(a)
+            | Inst::NoDerivative(a) => self.is_lifted(*a),
+            Inst::Call(Callee::Method { method, .. }, args) => {
+                if !self.any_lifted(args) || is_inactive_method(method) {
+                    // Runs on dual numbers (`ON_DUALS`), or reads the plain values.
+                    false
+                } else {
+                    if !is_rule(method) {
+                        self.refuse(format!(
+                            "the method `{method}` called on a value that carries a derivative"
+                        ));
+                    }
+                    true
+                }
+            }
+            Inst::Call(Callee::Path(p), args) => {
+                if !self.any_lifted(args) {
+                    false
+                } else {
+                    let name = p.path.segments.last().map(|s| s.ident.to_string());
+                    let n = p.path.segments.len();
+                    let through_type = p.qself.is_some()
+                        || p.path.segments.iter().take(n - 1).any(|s| {
+                            s.ident
+                                .to_string()
+                                .starts_with(|c: char| c.is_ascii_uppercase())
+                        });
+                    let constructor = name
+                        .as_deref()
+                        .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase()));
+                    if constructor {
+                        self.refuse(
+                            "a tuple struct or variant holding a value that carries a derivative",
+                        );
+                    } else if through_type {
+                        // A registered derivative of an associated function has no dual
+                        // companion where this call could find it.
+                        self.refuse("a call of an associated function (`Type::f`) of a value that carries a derivative");
+                    } else if name.as_deref() == Some(self.own.as_str()) {
+                        self.refuse("a call of the function itself");
+                    } else if !self.act.is_active(stmt.results[0]) {
+                        self.refuse(
+                            "a call whose result carries no derivative, of a value that does",
+                        );
+                    }
+                    true
+                }
+            }
+            Inst::CallMut(_, args, _) => {
+                let any = self.any_lifted(args);
+                if any {
+                    self.refuse("a call updating `&mut` arguments");
+                }
+                any
+            }
+            Inst::Tuple(vs) | Inst::Array(vs, _) => self.any_lifted(vs),
+            Inst::Struct(_, fields) => {
+                let vs: Vec<Value> = fields.iter().map(|(_, v)| *v).collect();
+                let any = self.any_lifted(&vs);
+                if any {
+                    self.refuse("a struct literal holding a value that carries a derivative");
+                }
+                any
+            }
+            Inst::SetField(b, _, v) => {
+                let tuple = matches!(func.def(*b).map(|s| &s.inst), Some(Inst::Tuple(_)));
+                if self.is_lifted(*v) && !self.is_lifted(*b) && !tuple {
+                    self.refuse(
+                        "a field of a struct written with a value that carries a derivative",
+                    );
+                }
+                self.any_lifted(&[*b, *v])
+            }
+            Inst::SetIndex(b, _, v) => self.any_lifted(&[*b, *v]),
+            Inst::Cast(a, _) => {
+                if self.is_lifted(*a) {
+                    self.refuse("an `as` cast of a value that carries a derivative");
+                }
+                false
+            }
+            Inst::Nested(n) => {
+                if self.is_lifted(n.at) {
+                    self.refuse("an operator called in the body");
+                }
+                false
+            }
+            Inst::If { .. } | Inst::Match { .. } => {
+                if let Inst::Match { scrutinee, .. } = &stmt.inst {
+                    if self.is_lifted(*scrutinee) {
+                        self.refuse("a `match` on a value that carries a derivative");
+                    }
+                }
+                let branches = stmt.inst.branches().expect("a branching instruction");
+                for r in &branches {
+                    self.classify_region(*r);
+                }
+                for (i, res) in stmt.results.iter().enumerate() {
+                    if branches
+                        .iter()
+                        .any(|r| self.is_lifted(func.region(*r).yields[i]))
+                    {
+                        self.lifted.insert(*res);
+                    }
+                }
+                return;
+            }
+            Inst::For {
+                iter, init, body, ..
+            } => {
+                if self.is_lifted(*iter) {
+                    self.refuse("a loop over values that carry a derivative");
+                }
+                let region = func.region(*body);
+                loop {
+                    let before = self.lifted.len();
+                    for (i, p) in region.params.iter().take(init.len()).enumerate() {
+                        if self.is_lifted(init[i]) || self.is_lifted(region.yields[i]) {
+                            self.lifted.insert(*p);
+                        }
+                    }
+                    self.classify_region(*body);
+                    if self.lifted.len() == before {
+                        break;
+                    }
+                }
+                for (i, r) in stmt.results.iter().enumerate() {
+                    if self.is_lifted(region.params[i]) {
+                        self.lifted.insert(*r);
+                    }
+                }
+                return;
+            }
+        };
+        if lifted {
+            self.lifted.extend(stmt.results.iter().copied());
+        }
+    }
+
+    /// Whether `v` is the placeholder of a variable declared before its value
+    /// (`Default::default()`, typed by what it is joined with) or `None`: dual where
+    /// what it is joined with is.
+    fn placeholder(&self, v: Value) -> bool {
+        match self.func.def(v).map(|s| &s.inst) {
+            // `None` is typed by what it is joined with, too.
+            Some(Inst::Const(t)) => {
+                let last = t.clone().into_iter().last();
+                matches!(last, Some(TokenTree::Ident(i)) if i == "None")
+            }
+            Some(Inst::Call(Callee::Path(p), args)) => {
+                args.is_empty() && p.path.segments.last().is_some_and(|s| s.ident == "default")
+            }
+            _ => false,
+        }
+    }
+
+    /// A statement converting the plain value `v` to dual numbers, and its result.
+    fn lift_stmt(&self, out: &mut Function, v: Value, span: Span) -> (Value, Stmt) {
+        let w = out.new_value(None, span);
+        let (s, ph) = (&self.scalar, Ident::new(&placeholder(0), Span::call_site()));
+        let tokens = quote!(::diff::__private::Lift::<#s>::lift(::core::clone::Clone::clone(&#ph)));
+        let stmt = Stmt {
+            results: vec![w],
+            inst: Inst::Opaque(Opaque {
+                tokens,
+                uses: vec![v],
+                what: "conversion to dual numbers".into(),
+                inactive: true,
+            }),
+            span,
+        };
+        (w, stmt)
+    }
+
+    /// Replaces a lifted operand `*v` of code that reads values only (a comparison, an
+    /// integer cast, `total_cmp`, printing) by its plain value, computed before it: that
+    /// code then runs as the user wrote it, on plain floats.
+    fn plain_view(&self, out: &mut Function, before: &mut Vec<Stmt>, v: &mut Value, span: Span) {
+        if !self.is_lifted(*v) {
+            return;
+        }
+        // A tuple holding references (an `enumerate` or `zip` item) has no plain view
+        // that keeps them: it stays dual (`a.1.total_cmp(b.1)` runs on dual numbers).
+        if let Some(Inst::Tuple(vs)) = self.func.def(*v).map(|s| &s.inst) {
+            if vs.iter().any(|e| self.is_reference(*e)) {
+                return;
+            }
+        }
+        let w = out.new_value(None, span);
+        let ph = Ident::new(&placeholder(0), Span::call_site());
+        // A reference stays one (`|a: &&f64, b| ..` of `min_by` reads `&&f64`).
+        let reference = self.is_reference(*v);
+        let plain = quote!(::diff::__private::Plain::plain(&#ph));
+        let tokens = if reference { quote!(&#plain) } else { plain };
+        before.push(Stmt {
+            results: vec![w],
+            inst: Inst::Opaque(Opaque {
+                tokens,
+                uses: vec![*v],
+                what: "value of a dual number".into(),
+                inactive: true,
+            }),
+            span,
+        });
+        *v = w;
+    }
+
+    /// Whether `v` is a reference (a borrow, a parameter taken by reference).
+    fn is_reference(&self, v: Value) -> bool {
+        match self.func.def(v).map(|s| &s.inst) {
+            Some(Inst::Ref(..)) => true,
+            Some(Inst::Param(i)) => self.func.by_ref.contains(i),
+            _ => false,
+        }
+    }
+
+    /// Converts the plain operand `*v` to dual numbers before the statement (pushed to
+    /// `before`). Where the statement needs it, the operand's type is that of a lifted
+    /// value, which is built of floats (`Lift` converts it): a struct holding a lifted
+    /// value is refused.
+    fn convert(&mut self, out: &mut Function, before: &mut Vec<Stmt>, v: &mut Value, span: Span) {
+        if self.is_lifted(*v) || self.placeholder(*v) {
+            return;
+        }
+        let (w, s) = self.lift_stmt(out, *v, span);
+        before.push(s);
+        *v = w;
+    }
+
+    /// The function with the conversions inserted.
+    fn rewrite(&mut self) -> Function {
+        let func = self.func;
+        let mut out = func.clone();
+        for (r, region) in func.regions.iter().enumerate() {
+            let mut stmts = Vec::with_capacity(region.stmts.len());
+            for stmt in &region.stmts {
+                let mut stmt = stmt.clone();
+                let mut before = Vec::new();
+                self.rewrite_stmt(&mut out, &mut stmt, &mut before);
+                stmts.extend(before);
+                stmts.push(stmt);
+            }
+            out.regions[r].stmts = stmts;
+        }
+        // The result, dual even where no derivative reaches it.
+        let entry = func.entry();
+        if let Some(mut y) = out.region(entry).yields.first().copied() {
+            let mut after = Vec::new();
+            self.convert(&mut out, &mut after, &mut y, Span::call_site());
+            out.region_mut(entry).stmts.extend(after);
+            out.region_mut(entry).yields[0] = y;
+        }
+        // The yields joined with lifted values: converted at the end of their region.
+        for region in &func.regions {
+            for stmt in &region.stmts {
+                let subs: Vec<(RegionId, usize)> = match &stmt.inst {
+                    Inst::If { .. } | Inst::Match { .. } => {
+                        let bs = stmt.inst.branches().unwrap_or_default();
+                        (0..stmt.results.len())
+                            .filter(|i| self.is_lifted(stmt.results[*i]))
+                            .flat_map(|i| bs.iter().map(move |b| (*b, i)))
+                            .collect()
+                    }
+                    Inst::For { init, body, .. } => (0..init.len())
+                        .filter(|i| self.is_lifted(func.region(*body).params[*i]))
+                        .map(|i| (*body, i))
+                        .collect(),
+                    _ => continue,
+                };
+                for (sub, i) in subs {
+                    let mut y = out.region(sub).yields[i];
+                    let mut after = Vec::new();
+                    self.convert(&mut out, &mut after, &mut y, stmt.span);
+                    out.region_mut(sub).stmts.extend(after);
+                    out.region_mut(sub).yields[i] = y;
+                }
+            }
+        }
+        out.reindex();
+        out
+    }
+
+    fn rewrite_stmt(&mut self, out: &mut Function, stmt: &mut Stmt, before: &mut Vec<Stmt>) {
+        let span = stmt.span;
+        let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));
+        match &mut stmt.inst {
+            Inst::Binary(_, a, b) if lifted => {
+                self.convert(out, before, a, span);
+                self.convert(out, before, b, span);
+            }
+            Inst::Call(Callee::Method { .. }, args) if lifted => {
+                for a in args.iter_mut() {
+                    self.convert(out, before, a, span);
+                }
+            }
+            Inst::Tuple(vs) if lifted => {
+                for v in vs.iter_mut() {
+                    self.convert(out, before, v, span);
+                }
+            }
+            Inst::Array(vs, _) if lifted => {
+                for v in vs.iter_mut() {
+                    self.convert(out, before, v, span);
+                }
+            }
+            Inst::SetField(b, _, v) | Inst::SetIndex(b, _, v) if lifted => {
+                self.convert(out, before, b, span);
+                self.convert(out, before, v, span);
+            }
+            Inst::Opaque(o) if !lifted && self.any_lifted(&o.uses) => {
+                for u in o.uses.iter_mut() {
+                    self.plain_view(out, before, u, span);
+                }
+            }
+            Inst::Call(Callee::Method { method, .. }, args)
+                if !lifted
+                    && is_inactive_method(method)
+                    && !ON_DUALS.iter().any(|m| method == m) =>
+            {
+                for a in args.iter_mut() {
+                    self.plain_view(out, before, a, span);
+                }
+            }
+            Inst::For { init, body, .. } => {
+                let params = self.func.region(*body).params.clone();
+                for (i, v) in init.iter_mut().enumerate() {
+                    if self.is_lifted(params[i]) {
+                        self.convert(out, before, v, span);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

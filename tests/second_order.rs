@@ -1,0 +1,311 @@
+//! Second order of functions written for `f64` (or `f32`) only, as a user writes them for
+//! the first derivative: `hessian!`, `second_derivative!` and
+//! `value_with_second_derivative!` run their gradient on dual numbers through the dual
+//! companion (docs/ARCHITECTURE.md, "Second order"). Each is checked against a
+//! hand-written second derivative or central differences of the gradient.
+#![allow(clippy::needless_range_loop, clippy::ptr_arg)]
+use diff::prelude::*;
+
+fn assert_close(a: f64, b: f64, tol: f64) {
+    assert!(
+        (a - b).abs() <= tol * (1.0 + b.abs()),
+        "{a} differs from {b} (tolerance {tol})"
+    );
+}
+
+fn assert_matrix(h: &[Vec<f64>], want: &[Vec<f64>], tol: f64) {
+    assert_eq!(h.len(), want.len());
+    for (row, wrow) in h.iter().zip(want) {
+        for (a, b) in row.iter().zip(wrow) {
+            assert_close(*a, *b, tol);
+        }
+    }
+}
+
+fn assert_symmetric(h: &[Vec<f64>]) {
+    for i in 0..h.len() {
+        for j in 0..h.len() {
+            assert!((h[i][j] - h[j][i]).abs() <= 1e-12 * (1.0 + h[i][j].abs()));
+        }
+    }
+}
+
+/// Central differences of a gradient: column j is (g(x + h e_j) - g(x - h e_j)) / 2h.
+fn hessian_by_differences(x: &[f64], grad: impl Fn(&[f64]) -> Vec<f64>) -> Vec<Vec<f64>> {
+    let n = x.len();
+    let h = 1e-6;
+    let mut out = vec![vec![0.0; n]; n];
+    for j in 0..n {
+        let (mut up, mut down) = (x.to_vec(), x.to_vec());
+        up[j] += h;
+        down[j] -= h;
+        let (gu, gd) = (grad(&up), grad(&down));
+        for i in 0..n {
+            out[i][j] = (gu[i] - gd[i]) / (2.0 * h);
+        }
+    }
+    out
+}
+
+#[differentiable]
+fn rosenbrock(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = x[i + 1] - x[i] * x[i];
+        let b = 1.0 - x[i];
+        sum += 100.0 * a * a + b * b;
+    }
+    sum
+}
+
+fn rosenbrock_hessian(x: &[f64]) -> Vec<Vec<f64>> {
+    let n = x.len();
+    let mut h = vec![vec![0.0; n]; n];
+    for i in 0..n - 1 {
+        h[i][i] += 1200.0 * x[i] * x[i] - 400.0 * x[i + 1] + 2.0;
+        h[i][i + 1] -= 400.0 * x[i];
+        h[i + 1][i] -= 400.0 * x[i];
+        h[i + 1][i + 1] += 200.0;
+    }
+    h
+}
+
+#[test]
+fn hessian_of_rosenbrock_written_for_f64() {
+    for x in [vec![0.5, -0.3], vec![1.2, 0.7, -0.4, 2.0], vec![-1.0; 6]] {
+        let h = hessian!(at: &x, of: rosenbrock);
+        assert_symmetric(&h);
+        assert_matrix(&h, &rosenbrock_hessian(&x), 1e-12);
+        let fd = hessian_by_differences(&x, |p| gradient!(at: p, of: rosenbrock));
+        assert_matrix(&h, &fd, 1e-5);
+    }
+}
+
+#[differentiable]
+fn himmelblau(p: &[f64; 2]) -> f64 {
+    let [x, y] = *p;
+    (x * x + y - 11.0).powi(2) + (x + y * y - 7.0).powi(2)
+}
+
+#[test]
+fn hessian_of_himmelblau_taking_an_array_reference() {
+    let p = [1.5, -0.5];
+    let h = hessian!(at: &p, of: himmelblau);
+    let (x, y) = (p[0], p[1]);
+    let want = vec![
+        vec![12.0 * x * x + 4.0 * y - 42.0, 4.0 * (x + y)],
+        vec![4.0 * (x + y), 12.0 * y * y + 4.0 * x - 26.0],
+    ];
+    assert_matrix(&h, &want, 1e-12);
+}
+
+/// A helper written for `f64`, called by the differentiated function: followed through
+/// its own dual companion.
+#[differentiable]
+fn weighted(a: f64, w: f64) -> f64 {
+    w * a.sin()
+}
+
+#[differentiable]
+fn calls_a_helper(x: Vec<f64>) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        total += weighted(x[i], 2.0) * x[(i + 1) % x.len()];
+    }
+    total
+}
+
+#[test]
+fn hessian_follows_calls_to_other_functions() {
+    let x = vec![0.3, -1.1, 0.8];
+    let h = hessian!(at: x.clone(), of: calls_a_helper);
+    assert_symmetric(&h);
+    let fd = hessian_by_differences(&x, |p| gradient!(at: p.to_vec(), of: calls_a_helper));
+    assert_matrix(&h, &fd, 1e-5);
+    // By hand: f = 2 Σ sin(x_i) x_{i+1}.
+    let n = x.len();
+    let mut want = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        let j = (i + 1) % n;
+        want[i][i] += -2.0 * x[i].sin() * x[j];
+        want[i][j] += 2.0 * x[i].cos();
+        want[j][i] += 2.0 * x[i].cos();
+    }
+    assert_matrix(&h, &want, 1e-12);
+}
+
+/// Branches on the value, constants joined with active values, `max`, a literal on the
+/// left of a comparison.
+#[differentiable]
+fn piecewise(x: f64) -> f64 {
+    let mut y = 0.0;
+    if 0.0 < x {
+        y = x * x * x;
+    } else {
+        y += x.exp();
+    }
+    let floor = f64::max(y, -1.0);
+    if floor.abs() < 1e-300 {
+        return 0.0;
+    }
+    floor * 2.0
+}
+
+#[test]
+fn second_derivatives_through_branches() {
+    assert_close(
+        second_derivative!(at: 0.7, of: piecewise),
+        12.0 * 0.7,
+        1e-12,
+    );
+    assert_close(
+        second_derivative!(at: -0.4, of: piecewise),
+        2.0 * (-0.4f64).exp(),
+        1e-12,
+    );
+    let (v, d1, d2) = value_with_second_derivative!(at: 1.5, of: piecewise);
+    assert_close(v, piecewise(1.5), 0.0);
+    assert_close(d1, 6.0 * 2.25, 1e-12);
+    assert_close(d2, 12.0 * 1.5, 1e-12);
+}
+
+/// Black-Scholes written for `f64`, helpers included: the gamma is the second derivative
+/// in the spot.
+#[differentiable]
+fn norm_cdf(x: f64) -> f64 {
+    // Abramowitz-Stegun 7.1.26 through erf, accurate to 1e-7.
+    let z = x / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.3275911 * z.abs());
+    let poly = t
+        * (0.254829592
+            + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+    let erf = 1.0 - poly * (-z * z).exp();
+    if z >= 0.0 {
+        0.5 * (1.0 + erf)
+    } else {
+        0.5 * (1.0 - erf)
+    }
+}
+
+#[differentiable]
+fn call_price(spot: f64) -> f64 {
+    let (strike, rate, vol, time) = (100.0, 0.03, 0.2, 0.5);
+    let d1 = ((spot / strike).ln() + (rate + 0.5 * vol * vol) * time) / (vol * time.sqrt());
+    let d2 = d1 - vol * time.sqrt();
+    spot * norm_cdf(d1) - strike * (-rate * time).exp() * norm_cdf(d2)
+}
+
+#[test]
+fn gamma_of_a_call_written_for_f64() {
+    let spot = 105.0;
+    let gamma = second_derivative!(at: spot, of: call_price);
+    // Central differences of the first derivative, taken in forward mode.
+    let h = 1e-3;
+    let d = |s: f64| first_derivative!(at: s, of: call_price);
+    let fd = (d(spot + h) - d(spot - h)) / (2.0 * h);
+    assert_close(gamma, fd, 1e-6);
+    // The closed form, up to the approximation of the normal distribution.
+    let (vol, time) = (0.2f64, 0.5f64);
+    let d1 = ((spot / 100.0f64).ln() + (0.03 + 0.5 * vol * vol) * time) / (vol * time.sqrt());
+    let pdf = (-0.5 * d1 * d1).exp() / (2.0 * std::f64::consts::PI).sqrt();
+    assert_close(gamma, pdf / (spot * vol * time.sqrt()), 1e-5);
+}
+
+#[differentiable]
+fn quartic(x: [f64; 3]) -> f64 {
+    let mut acc = [0.0; 3];
+    for i in 0..3 {
+        acc[i] = x[i] * x[i];
+    }
+    acc[0] * acc[1] + acc[2] * acc[2] + x[0] * x[2]
+}
+
+#[test]
+fn hessian_of_an_array_taken_by_value_with_an_array_of_constants_written_in_place() {
+    let x = [0.5, -1.5, 2.0];
+    let h = hessian!(at: x, of: quartic);
+    let want = vec![
+        vec![2.0 * x[1] * x[1], 4.0 * x[0] * x[1], 1.0],
+        vec![4.0 * x[0] * x[1], 2.0 * x[0] * x[0], 0.0],
+        vec![1.0, 0.0, 12.0 * x[2] * x[2]],
+    ];
+    assert_matrix(&h, &want, 1e-12);
+}
+
+#[differentiable]
+fn cubic32(x: f32) -> f32 {
+    x * x * x - 2.0 * x
+}
+
+#[test]
+fn second_derivative_of_a_function_written_for_f32() {
+    let d2: f32 = second_derivative!(at: 1.5f32, of: cubic32);
+    assert!((d2 - 9.0).abs() < 1e-5);
+}
+
+#[differentiable]
+fn generic_square<T: num_traits::Float>(x: T) -> T {
+    x * x
+}
+
+#[differentiable]
+fn calls_a_generic_helper(x: f64) -> f64 {
+    generic_square(x) * x
+}
+
+#[test]
+fn a_function_written_for_f64_calling_a_generic_one() {
+    assert_close(
+        second_derivative!(at: 2.0, of: calls_a_generic_helper),
+        12.0,
+        1e-12,
+    );
+    // And the generic one named with its scalar.
+    assert_close(
+        second_derivative!(at: 2.0, of: generic_square::<f64>),
+        2.0,
+        0.0,
+    );
+}
+
+/// A parameter that is not differentiated stays as it is.
+#[differentiable(wrt = x)]
+fn scaled(x: &[f64], scale: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        s += scale * x[i] * x[i] * x[i];
+    }
+    s
+}
+
+#[differentiable]
+fn scaled_at_two(x: &[f64]) -> f64 {
+    scaled(x, 2.0, x.len())
+}
+
+#[test]
+fn parameters_left_out_of_the_derivative() {
+    let x = vec![1.0, -2.0];
+    let h = hessian!(at: &x, of: scaled_at_two);
+    assert_matrix(&h, &[vec![12.0, 0.0], vec![0.0, -24.0]], 1e-12);
+}
+
+mod model {
+    use diff::prelude::*;
+
+    #[differentiable]
+    pub fn loss(p: &Vec<f64>) -> f64 {
+        p.iter().map(|v| v * v * v).sum::<f64>() + p[0] * p[1]
+    }
+}
+
+use model::loss;
+
+#[test]
+fn hessian_of_a_function_imported_by_name() {
+    let p = vec![1.0, 3.0];
+    let h = hessian!(at: &p, of: loss);
+    assert_matrix(&h, &[vec![6.0, 1.0], vec![1.0, 18.0]], 1e-12);
+    let h = hessian!(at: &p, of: model::loss);
+    assert_matrix(&h, &[vec![6.0, 1.0], vec![1.0, 18.0]], 1e-12);
+}
