@@ -309,3 +309,40 @@ fn hessian_of_a_function_imported_by_name() {
     let h = hessian!(at: &p, of: model::loss);
     assert_matrix(&h, &[vec![6.0, 1.0], vec![1.0, 18.0]], 1e-12);
 }
+
+#[test]
+fn closures_calling_functions_written_for_f64() {
+    let x = vec![0.7, -0.2, 1.1];
+    let h = hessian!(at: x.clone(), of: |p| rosenbrock(&p) + calls_a_helper(p));
+    let want_a = rosenbrock_hessian(&x);
+    let want_b = hessian!(at: x.clone(), of: calls_a_helper);
+    for i in 0..3 {
+        for j in 0..3 {
+            assert_close(h[i][j], want_a[i][j] + want_b[i][j], 1e-12);
+        }
+    }
+    let d2 = second_derivative!(at: 0.3, of: |t| piecewise(t) * t);
+    // (t^4 * 2)'' = 24 t^2 for t > 0.
+    assert_close(d2, 24.0 * 0.09, 1e-12);
+}
+
+#[test]
+fn closures_accumulating_from_a_float_literal() {
+    let x = [0.5, 2.0, -1.0];
+    let h = hessian!(at: x, of: |p| {
+        let mut s = 0.0;
+        for i in 0..3 {
+            s += p[i] * p[i] * p[i];
+        }
+        s
+    });
+    assert_matrix(
+        &h,
+        &[
+            vec![3.0, 0.0, 0.0],
+            vec![0.0, 12.0, 0.0],
+            vec![0.0, 0.0, -6.0],
+        ],
+        1e-12,
+    );
+}

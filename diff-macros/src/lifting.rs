@@ -17,6 +17,7 @@
 //! stand-in that stops the build with the reason, only where second order is asked of
 //! the function.
 use crate::analysis::activity::Activity;
+use crate::emit::names::{self, Kind};
 use crate::ir::{
     is_inactive_method, placeholder, Callee, Function, Inst, Opaque, RegionId, Stmt, Value,
 };
@@ -248,11 +249,9 @@ impl Lifting<'_> {
                         self.refuse("a call of an associated function (`Type::f`) of a value that carries a derivative");
                     } else if name.as_deref() == Some(self.own.as_str()) {
                         self.refuse("a call of the function itself");
-                    } else if !self.act.is_active(stmt.results[0]) {
-                        self.refuse(
-                            "a call whose result carries no derivative, of a value that does",
-                        );
                     }
+                    // A call whose result carries no derivative is rewritten to the value
+                    // of its dual companion (`rewrite_stmt`).
                     true
                 }
             }
@@ -492,6 +491,28 @@ impl Lifting<'_> {
     fn rewrite_stmt(&mut self, out: &mut Function, stmt: &mut Stmt, before: &mut Vec<Stmt>) {
         let span = stmt.span;
         let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));
+        // A call of a lifted value whose result carries no derivative (read by a
+        // comparison only): the value of the callee's dual companion, which takes the
+        // dual arguments, where the original function would not.
+        if let Inst::Call(Callee::Path(p), args) = &stmt.inst {
+            let library = p.path.leading_colon.is_some()
+                && p.path.segments.first().is_some_and(|s| s.ident == "diff");
+            if lifted && !library && !self.act.is_active(stmt.results[0]) {
+                let mut companion = p.clone();
+                companion.path = names::companion_path(&p.path, p.qself.is_some(), Kind::VjpDual);
+                let phs = (0..args.len()).map(|i| {
+                    let ph = Ident::new(&placeholder(i), Span::call_site());
+                    quote!(::diff::__private::LiftTo::lift_to(#ph))
+                });
+                stmt.inst = Inst::Opaque(Opaque {
+                    tokens: quote!(#companion(#(#phs),*).0),
+                    uses: args.clone(),
+                    what: "call".into(),
+                    inactive: false,
+                });
+                return;
+            }
+        }
         match &mut stmt.inst {
             Inst::Binary(_, a, b) if lifted => {
                 self.convert(out, before, a, span);

@@ -3,9 +3,12 @@
 //! `of:` is a path to a differentiable function (its user-shaped companions
 //! `__pullback_f` / `__differential_f` are called), or a closure literal, which is
 //! lowered and differentiated in place like a function body.
-use crate::emit::companion::{body_parts, zero_later};
+use crate::analysis::activity::Activity;
+use crate::emit::companion::{body_parts, body_parts_with, zero_later};
 use crate::emit::names::{self, ident, Kind, Mode};
 use crate::errors::Errors;
+use crate::lifting;
+use crate::linear_map::LinearMaps;
 use crate::pipeline::{self, Body};
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
@@ -105,10 +108,10 @@ fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
         return second_derivative(op, &ins, &args.of);
     }
     match &args.of {
-        syn::Expr::Closure(c) => closure(op, &ins, c),
+        syn::Expr::Closure(c) => closure(op, &ins, c, false),
         syn::Expr::Path(p) if is_scalar_method(p) => {
             let c = method_as_closure(p, ins.len());
-            closure(op, &ins, &c)
+            closure(op, &ins, &c, false)
         }
         syn::Expr::Path(p) => Ok(path(op, &ins, p)),
         other => Err(syn::Error::new_spanned(
@@ -194,8 +197,17 @@ fn finish(
     }
 }
 
-/// A closure literal, lowered and differentiated in place.
-fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<TokenStream> {
+/// A closure literal, lowered and differentiated in place; with `dual`, run on dual
+/// numbers (its inputs are), for second order: its IR is lifted as a function's dual
+/// companion's (`lifting.rs`), so that constants joined with its values become dual and
+/// the functions it calls are called through their dual companions. A closure that cannot
+/// be lifted runs as it is (which works where its code is generic enough).
+fn closure(
+    op: Op,
+    ins: &[syn::Expr],
+    c: &syn::ExprClosure,
+    dual: bool,
+) -> syn::Result<TokenStream> {
     if c.inputs.len() != ins.len() {
         return Err(syn::Error::new_spanned(
             &c.inputs,
@@ -242,15 +254,45 @@ fn closure(op: Op, ins: &[syn::Expr], c: &syn::ExprClosure) -> syn::Result<Token
         .collect();
     let params: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
     let mode = op.mode();
-    let (stmts, inner) = body_parts(
-        &analyzed.func,
-        &analyzed.act,
-        &analyzed.maps,
-        mode,
-        params,
-        ins.len(),
-        &analyzed.items,
-    );
+    let scalar = if quote!(#(#ins)*).to_string().contains("f32") {
+        "f32"
+    } else {
+        "f64"
+    };
+    let all: Vec<usize> = (0..ins.len()).collect();
+    let lifted = dual
+        .then(|| lifting::lift(&analyzed.func, &analyzed.act, &all, scalar, ""))
+        .and_then(Result::ok);
+    let (stmts, inner) = match &lifted {
+        Some(func) => {
+            let act = Activity::analyze(func, &all);
+            let maps = LinearMaps::analyze(func, &act);
+            let (stmts, inner) = body_parts_with(
+                func,
+                (&act, &maps),
+                mode,
+                params,
+                ins.len(),
+                &analyzed.items,
+                |e| e.dual = true,
+            );
+            let stmts = quote! {
+                #[allow(unused_imports)]
+                use ::diff::__private::Float as _;
+                #stmts
+            };
+            (stmts, inner)
+        }
+        None => body_parts(
+            &analyzed.func,
+            &analyzed.act,
+            &analyzed.maps,
+            mode,
+            params,
+            ins.len(),
+            &analyzed.items,
+        ),
+    };
     let rt = quote!(::diff::__private);
     // The inputs' zeros: in reverse mode built only if the adjoint lacks their shape, in
     // forward mode naming the tangent types.
@@ -462,9 +504,15 @@ fn second_derivative(op: Op, ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<T
             "second_derivative! takes one scalar input; for several inputs use hessian!",
         ));
     };
-    let value_and_slope = match dual_path(of) {
-        Some(p) => dual_gradient(&p, quote!(__lifted)),
-        None => expand_args(
+    let value_and_slope = match (dual_path(of), of) {
+        (Some(p), _) => dual_gradient(&p, quote!(__lifted)),
+        (None, syn::Expr::Closure(c)) => closure(
+            Op::ValueWithGradient,
+            &[syn::parse_quote!(__lifted)],
+            c,
+            true,
+        )?,
+        (None, _) => expand_args(
             Op::ValueWithGradient,
             Args {
                 at: syn::parse_quote!(__lifted),
@@ -529,12 +577,13 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
         syn::Expr::Reference(_) => (syn::parse_quote!(&__lifted), quote!(__input)),
         _ => (syn::parse_quote!(__lifted), quote!(&__input)),
     };
-    let grad = match dual_path(of) {
-        Some(p) => {
+    let grad = match (dual_path(of), of) {
+        (Some(p), _) => {
             let value_and_gradient = dual_gradient(&p, quote!(#lifted));
             quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }}
         }
-        None => expand_args(
+        (None, syn::Expr::Closure(c)) => closure(Op::Gradient, &[lifted.clone()], c, true)?,
+        (None, _) => expand_args(
             Op::Gradient,
             Args {
                 at: lifted,

@@ -310,6 +310,8 @@ pub struct Program {
     /// How the operators are called: with a path (`of: f`, `n` in `at:`) or a closure.
     pub reverse_by_path: bool,
     pub forward_by_path: bool,
+    /// Whether second order is checked (feature `second`).
+    pub second: bool,
 }
 
 impl Program {

@@ -3,6 +3,11 @@
 
 /// `(name, on by default, what it generates)`.
 pub const FEATURES: &[(&str, bool, &str)] = &[
+    (
+        "second",
+        true,
+        "second order: `second_derivative!` / `hessian!` against a hyper-dual oracle",
+    ),
     ("shadow", true, "`let x = x * 2.0;`, also in inner blocks"),
     ("alias", true, "`let b = a;`"),
     ("mutcopy", true, "`let mut c = a; c += ..;` then both used"),

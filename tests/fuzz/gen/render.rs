@@ -663,6 +663,39 @@ fn check(p: &Program) -> String {
         s,
         "        verify(&Observed {{ at: &at, want, oracle: &oracle, reverse: (rv, &rg), forward: &forward }})?;"
     );
+    if p.second {
+        // Second order: by path for one input, else a closure over an array (which calls
+        // `f` through its dual companion too); the oracle seeded along inputs i and j.
+        let op = if k == 1 && !has_n {
+            "vec![vec![second_derivative!(at: x0, of: f)]]".to_string()
+        } else {
+            let ps: Vec<String> = (0..k).map(|i| format!("p[{i}]")).collect();
+            let mut args = ps.clone();
+            if has_n {
+                args.push("n".into());
+            }
+            format!("hessian!(at: [{xs_list}], of: |p| f({}))", args.join(", "))
+        };
+        let _ = writeln!(
+            s,
+            "        let second = diff_fuzz::second_order(move || {op})?;"
+        );
+        let mut hargs: Vec<String> = (0..k)
+            .map(|i| format!("H::seeded2(x{i}, ti[{i}], tj[{i}])"))
+            .collect();
+        if has_n {
+            hargs.push("n".into());
+        }
+        let _ = writeln!(
+            s,
+            "        let hyper_h: Vec<Vec<H>> = (0..{k}).map(|i| (0..{k}).map(|j| {{ let (ti, tj) = (unit::<{k}>(i), unit::<{k}>(j)); hyper::f({}) }}).collect()).collect();",
+            hargs.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "        diff_fuzz::verify_second(&at, second, &hyper_h)?;"
+        );
+    }
     let _ = writeln!(s, "    }}");
     s.push_str("    Ok(())\n}\n");
     s
@@ -680,13 +713,18 @@ pub fn program_file(p: &Program, features: &str) -> String {
     );
     s.push_str(
         "#![allow(warnings, clippy::all)]\n\
-         use diff_fuzz::{unit, verify, Observed, D};\n\n",
+         use diff_fuzz::{unit, verify, Observed, D, H};\n\n",
     );
     let _ = writeln!(s, "pub const SOURCE: &str = r#\"{src}\"#;\n");
     s.push_str(&src);
     s.push_str("\nmod dual {\n    use diff_fuzz::D;\n\n");
     s.push_str(&dual_items(p));
     s.push_str("}\n\n");
+    if p.second {
+        s.push_str("mod hyper {\n    use diff_fuzz::H as D;\n\n");
+        s.push_str(&dual_items(p));
+        s.push_str("}\n\n");
+    }
     s.push_str(&check(p));
     s
 }

@@ -7,6 +7,10 @@
 //! `D::v` equals the plain function's result bit for bit, and `D::d` is the forward-mode
 //! derivative along the seeded input.
 
+mod hyper;
+
+pub use hyper::H;
+
 use std::cmp::Ordering;
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 use std::panic;
@@ -262,6 +266,71 @@ pub fn verify(o: &Observed) -> Result<(), String> {
     }
 }
 
+/// How many programs' second order was checked against the hyper-dual oracle.
+pub static SECOND_CHECKED: AtomicUsize = AtomicUsize::new(0);
+/// How many programs' second order the library declined (its dual companion stopped with
+/// "second order ... is not available": a construct it does not lift).
+pub static SECOND_DECLINED: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs a second-order operator: `Ok(None)` when the library declines it with its
+/// message, `Err` for any other panic.
+pub fn second_order(
+    run: impl FnOnce() -> Vec<Vec<f64>> + panic::UnwindSafe,
+) -> Result<Option<Vec<Vec<f64>>>, String> {
+    match panic::catch_unwind(run) {
+        Ok(h) => Ok(Some(h)),
+        Err(p) => {
+            let m = panic_message(&*p);
+            if m.starts_with("diff: second order") {
+                SECOND_DECLINED.fetch_add(1, AtomicOrdering::Relaxed);
+                if std::env::var_os("DIFF_FUZZ_SECOND_REASONS").is_some() {
+                    println!("declined: {m}");
+                }
+                Ok(None)
+            } else {
+                Err(format!("second order panicked: {m}"))
+            }
+        }
+    }
+}
+
+/// Compares a Hessian (or `[[f'']]`) with the hyper-dual oracle's, at a point where the
+/// first order was checked (the oracle finite).
+pub fn verify_second(
+    at: &[f64],
+    got: Option<Vec<Vec<f64>>>,
+    oracle: &[Vec<H>],
+) -> Result<(), String> {
+    let Some(got) = got else {
+        return Ok(());
+    };
+    if oracle.iter().flatten().any(|h| !h.ab.is_finite()) {
+        return Ok(());
+    }
+    SECOND_CHECKED.fetch_add(1, AtomicOrdering::Relaxed);
+    let mut errs = Vec::new();
+    for (i, row) in oracle.iter().enumerate() {
+        for (j, h) in row.iter().enumerate() {
+            let g = got
+                .get(i)
+                .and_then(|r| r.get(j))
+                .copied()
+                .unwrap_or(f64::NAN);
+            if !close(g, h.ab) {
+                errs.push(format!(
+                    "second derivative d/d(input {i}) d/d(input {j}) {g:?} != oracle {:?}",
+                    h.ab
+                ));
+            }
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("at {at:?}: {}", errs.join("; ")))
+    }
+}
+
 /// One generated program: its index, its `check` and its `f64` source.
 pub type Program = (usize, fn() -> Result<(), String>, &'static str);
 
@@ -300,11 +369,13 @@ pub fn run_programs(seed: u64, features: &str, left_out: &[usize], programs: &[P
         format!(", programs left out: {left_out:?}")
     };
     println!(
-        "random programs: {} passed, {} failed (seed {seed}, {} points checked, {} skipped as not finite{left_out})",
+        "random programs: {} passed, {} failed (seed {seed}, {} points checked, {} skipped as not finite; second order: {} points checked, {} declined{left_out})",
         programs.len() - failed.len(),
         failed.len(),
         CHECKED_POINTS.load(AtomicOrdering::Relaxed),
         SKIPPED_POINTS.load(AtomicOrdering::Relaxed),
+        SECOND_CHECKED.load(AtomicOrdering::Relaxed),
+        SECOND_DECLINED.load(AtomicOrdering::Relaxed),
     );
     println!("features: {features}");
     assert!(

@@ -385,6 +385,7 @@ impl Gen<'_> {
             points,
             reverse_by_path: self.rng.chance(0.5),
             forward_by_path: self.rng.chance(0.5),
+            second: self.feats.has("second"),
         };
         prune(&mut p);
         p
