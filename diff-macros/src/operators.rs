@@ -582,7 +582,9 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
             let value_and_gradient = dual_gradient(&p, quote!(#lifted));
             quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }}
         }
-        (None, syn::Expr::Closure(c)) => closure(Op::Gradient, &[lifted.clone()], c, true)?,
+        (None, syn::Expr::Closure(c)) => {
+            closure(Op::Gradient, std::slice::from_ref(&lifted), c, true)?
+        }
         (None, _) => expand_args(
             Op::Gradient,
             Args {
