@@ -346,3 +346,31 @@ fn closures_accumulating_from_a_float_literal() {
         1e-12,
     );
 }
+
+/// A gradient penalty over a function written for `f64`: the gradient inside the body is
+/// differentiated through the function's dual companion.
+#[differentiable]
+fn penalized(p: &[f64]) -> f64 {
+    let g = gradient!(at: p, of: himmelblau_slice);
+    himmelblau_slice(p) + 0.5 * (g[0] * g[0] + g[1] * g[1])
+}
+
+#[differentiable]
+fn himmelblau_slice(p: &[f64]) -> f64 {
+    (p[0] * p[0] + p[1] - 11.0).powi(2) + (p[0] + p[1] * p[1] - 7.0).powi(2)
+}
+
+#[test]
+fn operators_nested_over_functions_written_for_f64() {
+    let p = vec![1.2, -0.7];
+    let g = gradient!(at: &p, of: penalized);
+    // By hand: ∇(f + ½|∇f|²) = ∇f + H ∇f.
+    let gf = gradient!(at: &p, of: himmelblau_slice);
+    let h = hessian!(at: &p, of: himmelblau_slice);
+    for i in 0..2 {
+        let want = gf[i] + h[i][0] * gf[0] + h[i][1] * gf[1];
+        assert_close(g[i], want, 1e-12);
+    }
+    let d2 = first_derivative!(at: 0.4, of: |t| gradient!(at: t, of: piecewise));
+    assert_close(d2, 12.0 * 0.4, 1e-12);
+}

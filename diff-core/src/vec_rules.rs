@@ -562,6 +562,13 @@ mod sub_slice_tests {
     }
 }
 
+/// An adjoint slot in the shape of `zero` (an array's for an array given where a slice
+/// is taken), or `zero` when it is empty.
+#[inline(always)]
+pub fn slot_or<S: SlotInto<Option<Z>>, Z>(slot: S, zero: Z) -> Z {
+    slot.slot_into().unwrap_or(zero)
+}
+
 /// Converts a derivative slot between the types a borrowed collection has as an argument
 /// and as the parameter it is given for: an array or `Vec` (`&arr`) given for a slice
 /// (`&[T]`, whose tangent is a `Vec`), and back; any other slot as it is.

@@ -446,17 +446,19 @@ fn dual_path(of: &syn::Expr) -> Option<syn::ExprPath> {
 fn dual_gradient(companion: &syn::ExprPath, arg: TokenStream) -> TokenStream {
     let rt = quote!(::diff::__private);
     let reference = matches!(arg.clone().into_iter().next(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&');
+    // The zero is built eagerly: the point's type may not be known yet where this is
+    // expanded (a gradient nested in a body), which the lazy zero's probe needs.
     let zero = if reference {
-        zero_later(quote!(__arg))
+        quote!(#rt::zero_of(__arg))
     } else {
-        zero_later(quote!(&__arg))
+        quote!(#rt::zero_of(&__arg))
     };
     quote! {{
         let __arg = #arg;
         let __zero = #zero;
         let (__value, __pullback) = #companion(#rt::LiftTo::lift_to(__arg));
         let (__slot,) = __pullback(#rt::Unit::unit(&__value));
-        (__value, #rt::ZeroLater::finish(__zero, __slot))
+        (__value, #rt::slot_or(__slot, __zero))
     }}
 }
 
@@ -490,6 +492,14 @@ pub(crate) fn nested_on_duals(n: &crate::ir::Nested) -> TokenStream {
     } else {
         quote!(__lifted)
     };
+    // A gradient of a named function runs through its dual companion (also for one
+    // written for `f64`).
+    if op == "gradient" {
+        if let Some(p) = dual_path(&n.of) {
+            let value_and_gradient = dual_gradient(&p, at);
+            return quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }};
+        }
+    }
     quote!(::diff::#op!(at: #at, of: #of))
 }
 
