@@ -51,7 +51,7 @@ macro_rules! lift_same {
         }
     )*};
 }
-lift_same!(bool, usize, isize, u8, u16, u32, u64, i8, i16, i32, i64);
+lift_same!(bool, usize, isize, u8, u16, u32, u64, i8, i16, i32, i64, ());
 
 impl<S> Lift<S> for Dual<S> {
     type Lifted = Dual<S>;

@@ -255,10 +255,21 @@ impl Lifting<'_> {
                     true
                 }
             }
-            Inst::CallMut(_, args, _) => {
+            Inst::CallMut(callee, args, _) => {
                 let any = self.any_lifted(args);
                 if any {
-                    self.refuse("a call updating `&mut` arguments");
+                    // A function updating `&mut` floats: its dual companion takes them
+                    // dual (`rewrite_stmt` converts the others).
+                    match callee {
+                        Callee::Path(p) if self.plain_function(p) => {
+                            if !self.act.is_active(stmt.results[0])
+                                && !stmt.results.iter().any(|r| self.act.is_active(*r))
+                            {
+                                self.refuse("a call updating `&mut` arguments that carries no derivative");
+                            }
+                        }
+                        _ => self.refuse("a method updating `&mut` arguments, of a value that carries a derivative"),
+                    }
                 }
                 any
             }
@@ -413,6 +424,18 @@ impl Lifting<'_> {
         *v = w;
     }
 
+    /// Whether a call by `p` is of a free function (`f`, `m::f`): not an associated
+    /// function (`Type::f`), a constructor (`Some`, a tuple struct) or the library's.
+    fn plain_function(&self, p: &syn::ExprPath) -> bool {
+        let n = p.path.segments.len();
+        let upper = |s: &syn::PathSegment| {
+            s.ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        p.qself.is_none() && !p.path.segments.iter().take(n).any(upper)
+    }
+
     /// Whether `v` is a reference (a borrow, a parameter taken by reference).
     fn is_reference(&self, v: Value) -> bool {
         match self.func.def(v).map(|s| &s.inst) {
@@ -450,13 +473,24 @@ impl Lifting<'_> {
             }
             out.regions[r].stmts = stmts;
         }
-        // The result, dual even where no derivative reaches it.
+        // The result, and the final values of the `&mut` parameters taken dual: dual
+        // even where no derivative reaches them.
         let entry = func.entry();
-        if let Some(mut y) = out.region(entry).yields.first().copied() {
+        let n = out.region(entry).yields.len();
+        for k in 0..n {
+            let dual = k == 0
+                || func
+                    .mutated
+                    .get(k - 1)
+                    .is_some_and(|i| self.lifted_params.contains(i));
+            if !dual {
+                continue;
+            }
+            let mut y = out.region(entry).yields[k];
             let mut after = Vec::new();
             self.convert(&mut out, &mut after, &mut y, Span::call_site());
             out.region_mut(entry).stmts.extend(after);
-            out.region_mut(entry).yields[0] = y;
+            out.region_mut(entry).yields[k] = y;
         }
         // The yields joined with lifted values: converted at the end of their region.
         for region in &func.regions {
@@ -521,6 +555,11 @@ impl Lifting<'_> {
             Inst::Call(Callee::Method { .. }, args) if lifted => {
                 for a in args.iter_mut() {
                     self.convert(out, before, a, span);
+                }
+            }
+            Inst::CallMut(_, args, mutated) if lifted => {
+                for i in mutated.iter() {
+                    self.convert(out, before, &mut args[*i], span);
                 }
             }
             Inst::Tuple(vs) if lifted => {

@@ -24,6 +24,9 @@ enum Taken {
     /// By reference, converted to a `Cow` of the lifted referent (`&[f64]`, `&Vec<f64>`,
     /// `&[f64; N]`, `&f64`).
     Ref(syn::Lifetime, TokenStream),
+    /// `&mut` to the lifted referent (`&mut f64`, `&mut [f64; N]`, `&mut Vec<f64>`): the
+    /// caller passes a dual one.
+    Mut(syn::Lifetime, TokenStream),
     /// As the function does, though differentiated: a type the companion cannot lift.
     Any,
 }
@@ -117,7 +120,16 @@ impl<'a> DualSig<'a> {
                     return Taken::Any;
                 };
                 match &ty {
-                    syn::Type::Reference(r) if r.mutability.is_none() => {
+                    syn::Type::Reference(r) if r.mutability.is_some() => {
+                        match (&r.lifetime, is_floats(&r.elem, s)) {
+                            (Some(lt), true) => {
+                                let inner = &*r.elem;
+                                Taken::Mut(lt.clone(), lift_tokens(&quote!(#inner), s))
+                            }
+                            _ => Taken::Any,
+                        }
+                    }
+                    syn::Type::Reference(r) => {
                         let inner = &*r.elem;
                         let ok = is_floats(inner, s)
                             || matches!(inner, syn::Type::Slice(sl) if matches!(&*sl.elem, syn::Type::Path(t) if t.path.is_ident(s)));
@@ -136,18 +148,20 @@ impl<'a> DualSig<'a> {
         DualSig { sig, scalar, taken }
     }
 
-    /// The scalar, when every differentiated parameter can be lifted and the function
-    /// has neither `&mut` parameters nor a receiver among them.
+    /// The scalar, when every differentiated parameter can be lifted (not the receiver)
+    /// and so can the result (`()` for a function with `&mut` parameters).
     pub fn liftable(&self) -> Option<&Ident> {
         let receiver = self.sig.has_receiver() && self.sig.wrt().contains(&0);
         let all = !receiver && self.taken.iter().all(|t| !matches!(t, Taken::Any));
         let out_ok = self.scalar.as_ref().is_some_and(|s| {
             let out: TokenStream = self.sig.output.clone();
-            syn::parse2::<syn::Type>(out).is_ok_and(|t| output_liftable(&t, s))
+            syn::parse2::<syn::Type>(out).is_ok_and(|t| {
+                output_liftable(&t, s)
+                    || (!self.sig.mutated().is_empty()
+                        && matches!(&t, syn::Type::Tuple(tt) if tt.elems.is_empty()))
+            })
         });
-        (all && out_ok && self.sig.mutated().is_empty())
-            .then_some(self.scalar.as_ref())
-            .flatten()
+        (all && out_ok).then_some(self.scalar.as_ref()).flatten()
     }
 
     fn lift(&self, ts: &TokenStream) -> TokenStream {
@@ -174,6 +188,7 @@ impl<'a> DualSig<'a> {
                 Taken::AsIs | Taken::Any => p.decl.clone(),
                 Taken::Value(ty) => quote!(#id: #ty),
                 Taken::Ref(lt, ty) => quote!(#id: ::std::borrow::Cow<#lt, #ty>),
+                Taken::Mut(lt, ty) => quote!(#id: &#lt mut #ty),
             }
         });
         let caps = sig.captures();
@@ -211,7 +226,9 @@ impl<'a> DualSig<'a> {
                             let #id: &#ty = &*#owner;
                         }
                     }
-                    Taken::AsIs | Taken::Value(_) | Taken::Any => TokenStream::new(),
+                    Taken::AsIs | Taken::Value(_) | Taken::Mut(..) | Taken::Any => {
+                        TokenStream::new()
+                    }
                 }
             })
             .collect()
@@ -236,9 +253,6 @@ impl<'a> DualSig<'a> {
         if self.scalar.is_none() {
             return "its differentiated parameters are not all of one float type, f64 or f32"
                 .into();
-        }
-        if !self.sig.mutated().is_empty() {
-            return "it takes `&mut` parameters".into();
         }
         if self.sig.has_receiver() && self.sig.wrt().contains(&0) {
             return "it is differentiated with respect to its receiver".into();
