@@ -206,6 +206,22 @@ impl<'a, T> LiftTo<&'a [T]> for &'a Vec<T> {
     }
 }
 
+/// A `&mut Vec<T>` where the parameter is `&mut [T]` (the coercion of a call).
+impl<'a, T> LiftTo<&'a mut [T]> for &'a mut Vec<T> {
+    #[inline(always)]
+    fn lift_to(self) -> &'a mut [T] {
+        self
+    }
+}
+
+/// A `&mut [T; N]` where the parameter is `&mut [T]` (the coercion of a call).
+impl<'a, T, const N: usize> LiftTo<&'a mut [T]> for &'a mut [T; N] {
+    #[inline(always)]
+    fn lift_to(self) -> &'a mut [T] {
+        self
+    }
+}
+
 /// A `&[T; N]` where the parameter is `&[T]` (the coercion of a call).
 impl<'a, T, const N: usize> LiftTo<&'a [T]> for &'a [T; N] {
     #[inline(always)]

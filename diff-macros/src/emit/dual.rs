@@ -121,7 +121,7 @@ impl<'a> DualSig<'a> {
                 };
                 match &ty {
                     syn::Type::Reference(r) if r.mutability.is_some() => {
-                        match (&r.lifetime, is_floats(&r.elem, s)) {
+                        match (&r.lifetime, is_floats(&r.elem, s) || is_slice_of(&r.elem, s)) {
                             (Some(lt), true) => {
                                 let inner = &*r.elem;
                                 Taken::Mut(lt.clone(), lift_tokens(&quote!(#inner), s))
@@ -131,8 +131,7 @@ impl<'a> DualSig<'a> {
                     }
                     syn::Type::Reference(r) => {
                         let inner = &*r.elem;
-                        let ok = is_floats(inner, s)
-                            || matches!(inner, syn::Type::Slice(sl) if matches!(&*sl.elem, syn::Type::Path(t) if t.path.is_ident(s)));
+                        let ok = is_floats(inner, s) || is_slice_of(inner, s);
                         match (&r.lifetime, ok) {
                             (Some(lt), true) => {
                                 Taken::Ref(lt.clone(), lift_tokens(&quote!(#inner), s))
@@ -265,6 +264,11 @@ impl<'a> DualSig<'a> {
             None => "its result is not a float, a Vec, array or tuple of floats".into(),
         }
     }
+}
+
+/// Whether `ty` is `[scalar]`.
+fn is_slice_of(ty: &syn::Type, scalar: &Ident) -> bool {
+    matches!(ty, syn::Type::Slice(sl) if matches!(&*sl.elem, syn::Type::Path(t) if t.path.is_ident(scalar)))
 }
 
 fn is_receiver(p: &crate::parse::signature::Param) -> bool {
