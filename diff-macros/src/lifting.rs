@@ -90,6 +90,7 @@ pub fn lift(
     func: &Function,
     act: &Activity,
     lifted_params: &[usize],
+    float_params: &[usize],
     scalar: &str,
     own: &str,
 ) -> Result<Function, String> {
@@ -97,6 +98,8 @@ pub fn lift(
         func,
         act,
         lifted_params,
+        float_params,
+        user_types: names_user_types(func),
         lifted: BTreeSet::new(),
         scalar: Ident::new(scalar, Span::call_site()),
         own: own.to_string(),
@@ -118,6 +121,10 @@ struct Lifting<'a> {
     act: &'a Activity,
     /// The differentiated parameters: dual numbers in the companion.
     lifted_params: &'a [usize],
+    /// The parameters whose type is built of floats (`f64`, `&[f64]`, `[f64; N]`, ..).
+    float_params: &'a [usize],
+    /// Whether the body names a type other than the standard library's few.
+    user_types: bool,
     /// Values whose type holds dual numbers.
     lifted: BTreeSet<Value>,
     scalar: Ident,
@@ -150,6 +157,115 @@ fn opaque_kind(o: &Opaque) -> OpaqueKind {
         },
         _ => OpaqueKind::Unknown,
     }
+}
+
+/// Whether the body names a type of its own (`Vec3::new`, `S { .. }`, `T::ZERO`): any
+/// capitalized name but those the language and the lowering use.
+fn names_user_types(func: &Function) -> bool {
+    const KNOWN: &[&str] = &[
+        "Some",
+        "None",
+        "Ok",
+        "Err",
+        "Option",
+        "Result",
+        "Vec",
+        "Default",
+        "Ordering",
+        "Iterator",
+        "IntoIterator",
+        "Clone",
+        "Float",
+        "Zero",
+        "One",
+        "Less",
+        "Greater",
+        "Equal",
+        "Sum",
+        "Product",
+        "Box",
+        "FromPrimitive",
+        "NumCast",
+        "ToPrimitive",
+        "Real",
+        "Differentiable",
+        "Pointee",
+        "MarkerOf",
+        "Tape",
+        "Lift",
+        "LiftTo",
+        "Plain",
+        "RangeItem",
+    ];
+    fn tokens(ts: &proc_macro2::TokenStream) -> bool {
+        ts.clone().into_iter().any(|tt| match tt {
+            TokenTree::Ident(i) => {
+                let t = i.to_string();
+                t.starts_with(|c: char| c.is_ascii_uppercase())
+                    && t.chars().any(|c| c.is_ascii_lowercase())
+                    && !KNOWN.contains(&t.as_str())
+            }
+            TokenTree::Group(g) => tokens(&g.stream()),
+            _ => false,
+        })
+    }
+    let path = |p: &syn::Path| tokens(&quote!(#p));
+    func.regions
+        .iter()
+        .flat_map(|r| &r.stmts)
+        .any(|s| match &s.inst {
+            Inst::Const(t) => tokens(t),
+            Inst::Opaque(o) => tokens(&o.tokens),
+            Inst::Call(Callee::Path(p), _) | Inst::CallMut(Callee::Path(p), _, _) => {
+                p.qself.is_some() || path(&p.path)
+            }
+            Inst::Struct(..) => true,
+            Inst::Cast(_, ty) => tokens(&quote!(#ty)),
+            Inst::Match { arms, .. } => arms.iter().any(|a| {
+                let pat = &a.pat;
+                tokens(&quote!(#pat)) || a.guard.as_ref().is_some_and(|g| tokens(&g.tokens))
+            }),
+            _ => false,
+        })
+}
+
+/// Whether constant tokens are a number, a float constant (`f64::EPSILON`,
+/// `std::f64::consts::PI`), a typed literal, or an array of them: no user type.
+fn numeric_tokens(ts: &proc_macro2::TokenStream) -> bool {
+    let mut any = false;
+    for tt in ts.clone() {
+        match tt {
+            TokenTree::Literal(l) => {
+                let t = l.to_string();
+                if t.starts_with('"') || t.starts_with('\'') || t.starts_with('b') {
+                    return false;
+                }
+                any = true;
+            }
+            TokenTree::Ident(i) => {
+                let t = i.to_string();
+                if t.starts_with(|c: char| c.is_ascii_uppercase())
+                    && t.chars().any(|c| c.is_ascii_lowercase())
+                {
+                    // A type or variant name (`Vec3`, `Some`): not a number.
+                    return false;
+                }
+                // `f64`, `f32`, and constants named in capitals (`const SCALE: f64`).
+                any |= t == "f64"
+                    || t == "f32"
+                    || t.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            }
+            TokenTree::Group(g) => {
+                if !numeric_tokens(&g.stream()) {
+                    return false;
+                }
+                any = true;
+            }
+            TokenTree::Punct(_) => {}
+        }
+    }
+    any
 }
 
 fn is_rule(method: &Ident) -> bool {
@@ -424,6 +540,80 @@ impl Lifting<'_> {
         *v = w;
     }
 
+    /// Whether the plain value `v` is surely a float, an integer, or built of them
+    /// (`Lift` converts it, and dual numbers have arithmetic with it).
+    fn floaty(&self, v: Value, depth: usize) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        let func = self.func;
+        let f = |w: Value| self.floaty(w, depth + 1);
+        let Some(stmt) = func.def(v) else {
+            // A loop-carried variable has its initial value's type.
+            return func
+                .regions
+                .iter()
+                .flat_map(|r| &r.stmts)
+                .any(|s| match &s.inst {
+                    Inst::For { init, body, .. } => func
+                        .region(*body)
+                        .params
+                        .iter()
+                        .take(init.len())
+                        .position(|p| *p == v)
+                        .is_some_and(|i| f(init[i])),
+                    _ => false,
+                });
+        };
+        let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
+        match &stmt.inst {
+            Inst::Const(t) => numeric_tokens(t),
+            Inst::Param(i) => self.float_params.contains(i),
+            Inst::Cast(..) => true,
+            Inst::Binary(_, a, b) => f(*a) && f(*b),
+            Inst::Neg(a) | Inst::NoDerivative(a) | Inst::Index(a, _) | Inst::Field(a, _) => f(*a),
+            Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a) => f(*a),
+            Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),
+            Inst::Call(Callee::Method { method, .. }, args) => {
+                diff_core::float_rules::METHODS.iter().any(|m| method == m)
+                    || (["unwrap", "expect", "unwrap_or", "clone"]
+                        .iter()
+                        .any(|m| method == m)
+                        && args.first().is_some_and(|a| f(*a)))
+            }
+            // A call of a function: a float unless the body names types of its own (a
+            // helper returning a user's vector type would have no arithmetic with dual
+            // numbers).
+            Inst::Call(Callee::Path(p), args) => {
+                let some = p
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "some" || s.ident == "Some");
+                if some {
+                    args.iter().all(|a| f(*a))
+                } else {
+                    !self.user_types
+                }
+            }
+            Inst::Opaque(o) => {
+                o.inactive
+                    || matches!(opaque_kind(o), OpaqueKind::Collection) && numeric_tokens(&o.tokens)
+            }
+            Inst::For { init, .. } => init.get(k).is_some_and(|i| f(*i)),
+            Inst::If { .. } | Inst::Match { .. } => {
+                let branches = stmt.inst.branches().unwrap_or_default();
+                branches.iter().all(|r| {
+                    func.region(*r)
+                        .yields
+                        .get(k)
+                        .is_some_and(|y| self.is_lifted(*y) || f(*y))
+                })
+            }
+            _ => self.is_lifted(v),
+        }
+    }
+
     /// Whether a call by `p` is of a free function (`f`, `m::f`): not an associated
     /// function (`Type::f`), a constructor (`Some`, a tuple struct) or the library's.
     fn plain_function(&self, p: &syn::ExprPath) -> bool {
@@ -549,6 +739,14 @@ impl Lifting<'_> {
         }
         match &mut stmt.inst {
             Inst::Binary(_, a, b) if lifted => {
+                // A dual number meets only floats (or other dual numbers): a value of a
+                // type the macro does not know (a user's vector type with `Mul<f64>`) has
+                // no arithmetic with dual numbers.
+                for v in [*a, *b] {
+                    if !self.is_lifted(v) && !self.floaty(v, 0) {
+                        self.refuse("arithmetic between a value that carries a derivative and one whose type is not known to be a float");
+                    }
+                }
                 self.convert(out, before, a, span);
                 self.convert(out, before, b, span);
             }
@@ -559,6 +757,9 @@ impl Lifting<'_> {
             }
             Inst::CallMut(_, args, mutated) if lifted => {
                 for i in mutated.iter() {
+                    if !self.is_lifted(args[*i]) && !self.floaty(args[*i], 0) {
+                        self.refuse("a `&mut` argument whose type is not known to be built of floats, beside a value that carries a derivative");
+                    }
                     self.convert(out, before, &mut args[*i], span);
                 }
             }

@@ -261,7 +261,7 @@ fn closure(
     };
     let all: Vec<usize> = (0..ins.len()).collect();
     let lifted = dual
-        .then(|| lifting::lift(&analyzed.func, &analyzed.act, &all, scalar, ""))
+        .then(|| lifting::lift(&analyzed.func, &analyzed.act, &all, &all, scalar, ""))
         .and_then(Result::ok);
     let (stmts, inner) = match &lifted {
         Some(func) => {

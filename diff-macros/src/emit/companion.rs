@@ -234,6 +234,7 @@ impl Companions<'_> {
             self.func,
             self.act,
             &wrt,
+            &ds.float_params(),
             &scalar.to_string(),
             &sig.ident.to_string(),
         );

@@ -121,7 +121,10 @@ impl<'a> DualSig<'a> {
                 };
                 match &ty {
                     syn::Type::Reference(r) if r.mutability.is_some() => {
-                        match (&r.lifetime, is_floats(&r.elem, s) || is_slice_of(&r.elem, s)) {
+                        match (
+                            &r.lifetime,
+                            is_floats(&r.elem, s) || is_slice_of(&r.elem, s),
+                        ) {
                             (Some(lt), true) => {
                                 let inner = &*r.elem;
                                 Taken::Mut(lt.clone(), lift_tokens(&quote!(#inner), s))
@@ -161,6 +164,23 @@ impl<'a> DualSig<'a> {
             })
         });
         (all && out_ok).then_some(self.scalar.as_ref()).flatten()
+    }
+
+    /// The parameters whose type is built of floats: the converted ones, and the others
+    /// of such a type (`scale: f64` left out with `wrt`).
+    pub fn float_params(&self) -> Vec<usize> {
+        let Some(s) = &self.scalar else {
+            return Vec::new();
+        };
+        (0..self.sig.params.len())
+            .filter(|i| {
+                !matches!(self.taken[*i], Taken::AsIs | Taken::Any)
+                    || declared_type(&self.sig.params[*i].decl).is_some_and(|t| match &t {
+                        syn::Type::Reference(r) => is_floats(&r.elem, s) || is_slice_of(&r.elem, s),
+                        t => is_floats(t, s),
+                    })
+            })
+            .collect()
     }
 
     fn lift(&self, ts: &TokenStream) -> TokenStream {
@@ -243,7 +263,7 @@ impl<'a> DualSig<'a> {
         );
         quote! {{
             #[allow(unreachable_code)]
-            (::core::panic!(#message), move |_| ::core::unreachable!())
+            (::core::panic!("{}", #message), move |_| ::core::unreachable!())
         }}
     }
 
