@@ -374,3 +374,26 @@ fn operators_nested_over_functions_written_for_f64() {
     let d2 = first_derivative!(at: 0.4, of: |t| gradient!(at: t, of: piecewise));
     assert_close(d2, 12.0 * 0.4, 1e-12);
 }
+
+mod readme {
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn rosenbrock(x: &[f64]) -> f64 {
+        let mut sum = 0.0;
+        for i in 0..x.len() - 1 {
+            let (a, b) = (x[i + 1] - x[i] * x[i], 1.0 - x[i]);
+            sum += 100.0 * a * a + b * b;
+        }
+        sum
+    }
+
+    /// The README's example of second order, as written there.
+    #[test]
+    fn readme_example() {
+        let h = hessian!(at: &vec![1.0, 2.0], of: rosenbrock); // [[402, -400], [-400, 200]]
+        assert_eq!(h, vec![vec![402.0, -400.0], vec![-400.0, 200.0]]);
+        let d2 = second_derivative!(at: 0.5, of: |t| rosenbrock(&[t, 0.3])); // a closure, too
+        assert!((d2 - (1200.0 * 0.25 - 400.0 * 0.3 + 2.0)).abs() < 1e-12);
+    }
+}
