@@ -206,6 +206,43 @@ impl<'a, T> LiftTo<&'a [T]> for &'a Vec<T> {
     }
 }
 
+/// An owned point where the parameter is a reference (`hessian!(at: black_box(&x), ..)`
+/// gives the lifted point by value): owned by the `Cow`.
+impl<'a, S: Clone> LiftTo<Cow<'a, [Dual<S>]>> for Vec<Dual<S>> {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+        Cow::Owned(self)
+    }
+}
+
+impl<'a, S: Clone> LiftTo<Cow<'a, Vec<Dual<S>>>> for Vec<Dual<S>> {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, Vec<Dual<S>>> {
+        Cow::Owned(self)
+    }
+}
+
+impl<'a, S: Clone, const N: usize> LiftTo<Cow<'a, [Dual<S>]>> for [Dual<S>; N] {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+        Cow::Owned(self.to_vec())
+    }
+}
+
+impl<'a, S: Clone, const N: usize> LiftTo<Cow<'a, [Dual<S>; N]>> for [Dual<S>; N] {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, [Dual<S>; N]> {
+        Cow::Owned(self)
+    }
+}
+
+impl<'a, S: Clone> LiftTo<Cow<'a, Dual<S>>> for Dual<S> {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, Dual<S>> {
+        Cow::Owned(self)
+    }
+}
+
 /// A `&mut Vec<T>` where the parameter is `&mut [T]` (the coercion of a call).
 impl<'a, T> LiftTo<&'a mut [T]> for &'a mut Vec<T> {
     #[inline(always)]
