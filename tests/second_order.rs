@@ -397,3 +397,63 @@ mod readme {
         assert!((d2 - (1200.0 * 0.25 - 400.0 * 0.3 + 2.0)).abs() < 1e-12);
     }
 }
+
+mod registered {
+    use diff::prelude::*;
+    use diff::InnerProduct;
+
+    fn cube<T: Float>(x: T) -> T {
+        x * x * x
+    }
+
+    /// A derivative registered generically: followed by second order.
+    #[derivative(of = cube)]
+    fn cube_vjp<T: Float + InnerProduct>(x: T) -> (T, impl FnOnce(T) -> T) {
+        let three = T::from(3.0).unwrap();
+        (cube(x), move |dy| dy * three * x * x)
+    }
+
+    fn softplus(x: f64) -> f64 {
+        x.exp().ln_1p()
+    }
+
+    /// A derivative registered for `f64` only: first order only.
+    #[derivative(of = softplus)]
+    fn softplus_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+        let s = 1.0 / (1.0 + (-x).exp());
+        (softplus(x), move |dy| dy * s)
+    }
+
+    #[differentiable]
+    fn uses_cube(x: f64) -> f64 {
+        cube(x) * x
+    }
+
+    #[differentiable]
+    fn uses_softplus(x: f64) -> f64 {
+        softplus(x) * x
+    }
+
+    #[test]
+    fn registered_derivatives_under_second_order() {
+        // (x^4)'' = 12 x^2.
+        let d2 = second_derivative!(at: 1.5, of: uses_cube);
+        assert!((d2 - 27.0).abs() < 1e-12, "{d2}");
+        // First order through the f64-only registration works; second order says why not.
+        assert!(
+            (gradient!(at: 0.5, of: uses_softplus)
+                - (softplus(0.5) + 0.5 / (1.0 + (-0.5f64).exp())))
+            .abs()
+                < 1e-12
+        );
+        let stop = std::panic::catch_unwind(|| second_derivative!(at: 0.5, of: uses_softplus));
+        let message = stop
+            .expect_err("declined")
+            .downcast::<String>()
+            .expect("a message");
+        assert!(
+            message.contains("second order") && message.contains("softplus"),
+            "{message}"
+        );
+    }
+}

@@ -903,10 +903,32 @@ impl Reg<'_> {
             let body = dual.stop(&why);
             quote!(#header #body)
         };
-        let (dual_assoc, dual_sibling) = (
-            dual_item(vis, Kind::VjpDual.short()),
-            dual_item(&public, Kind::VjpDual.long(name)),
-        );
+        let (dual_assoc, dual_sibling) = if self.sig.roles.scalars.is_empty() {
+            (
+                dual_item(vis, Kind::VjpDual.short()),
+                dual_item(&public, Kind::VjpDual.long(name)),
+            )
+        } else {
+            // A derivative registered generically runs on dual numbers as it is: the dual
+            // companion is the reverse mode's.
+            let args = g.own_args();
+            let forward = |kind_name: Ident, callee: TokenStream, vis: &syn::Visibility| {
+                let c = Companion {
+                    name: kind_name,
+                    gate: Some(self.gate(Mode::Vjp)),
+                    ..self.slot_companion(Mode::Vjp, quote!(#callee(#(#args),*)))
+                };
+                g.item(&c, vis)
+            };
+            (
+                forward(Kind::VjpDual.short(), g.path(&self.alias(Kind::Vjp)), vis),
+                forward(
+                    Kind::VjpDual.long(name),
+                    g.path(&self.alias(Kind::Vjp)),
+                    &public,
+                ),
+            )
+        };
         let carrier_attrs = quote! {
             #[doc(hidden)]
             #[allow(non_camel_case_types, dead_code)]
