@@ -457,3 +457,45 @@ mod registered {
         );
     }
 }
+
+/// A struct of the user's joined with a function's result: the crate compiles, first
+/// order works, and second order declines with the reason (a struct of `f64` fields cannot
+/// hold dual numbers).
+mod user_struct {
+    use diff::prelude::*;
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct P {
+        pub a: f64,
+        pub b: f64,
+    }
+
+    #[differentiable]
+    fn make(x: f64) -> P {
+        P { a: x, b: x * x }
+    }
+
+    #[differentiable]
+    fn uses(x: f64) -> f64 {
+        let mut p = P { a: 1.0, b: 2.0 };
+        if x > 0.0 {
+            p = make(x);
+        }
+        p.a + p.b * x
+    }
+
+    #[test]
+    fn declined_not_refused() {
+        // x + x^3 for x > 0.
+        assert!((gradient!(at: 0.5, of: uses) - (1.0 + 3.0 * 0.25)).abs() < 1e-12);
+        let stop = std::panic::catch_unwind(|| second_derivative!(at: 0.5, of: uses));
+        let message = stop
+            .expect_err("declined")
+            .downcast::<String>()
+            .expect("a message");
+        assert!(
+            message.contains("second order") && message.contains("uses"),
+            "{message}"
+        );
+    }
+}

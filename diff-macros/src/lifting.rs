@@ -209,7 +209,6 @@ fn names_user_types(func: &Function) -> bool {
             _ => false,
         })
     }
-    let path = |p: &syn::Path| tokens(&quote!(#p));
     func.regions
         .iter()
         .flat_map(|r| &r.stmts)
@@ -217,7 +216,7 @@ fn names_user_types(func: &Function) -> bool {
             Inst::Const(t) => tokens(t),
             Inst::Opaque(o) => tokens(&o.tokens),
             Inst::Call(Callee::Path(p), _) | Inst::CallMut(Callee::Path(p), _, _) => {
-                p.qself.is_some() || path(&p.path)
+                tokens(&quote!(#p))
             }
             Inst::Struct(..) => true,
             Inst::Cast(_, ty) => tokens(&quote!(#ty)),
@@ -643,6 +642,27 @@ impl Lifting<'_> {
         if self.is_lifted(*v) || self.placeholder(*v) {
             return;
         }
+        if !self.floaty(*v, 0) {
+            // `Lift` would not compile on a type of the user's (a struct joined with a
+            // call's result the macro took for dual).
+            self.refuse("a value whose type is not known to be built of floats, joined with one that carries a derivative");
+            return;
+        }
+        self.convert_float(out, before, v, span);
+    }
+
+    /// [`Lifting::convert`] of a value known to be a float or an integer (an argument of a
+    /// float method).
+    fn convert_float(
+        &mut self,
+        out: &mut Function,
+        before: &mut Vec<Stmt>,
+        v: &mut Value,
+        span: Span,
+    ) {
+        if self.is_lifted(*v) {
+            return;
+        }
         let (w, s) = self.lift_stmt(out, *v, span);
         before.push(s);
         *v = w;
@@ -752,7 +772,7 @@ impl Lifting<'_> {
             }
             Inst::Call(Callee::Method { .. }, args) if lifted => {
                 for a in args.iter_mut() {
-                    self.convert(out, before, a, span);
+                    self.convert_float(out, before, a, span);
                 }
             }
             Inst::CallMut(_, args, mutated) if lifted => {
