@@ -231,6 +231,10 @@ fn names_user_types(func: &Function) -> bool {
 /// Whether constant tokens are a number, a float constant (`f64::EPSILON`,
 /// `std::f64::consts::PI`), a typed literal, or an array of them: no user type.
 fn numeric_tokens(ts: &proc_macro2::TokenStream) -> bool {
+    // `()`, the value of a statement.
+    if ts.to_string().replace(' ', "") == "()" {
+        return true;
+    }
     let mut any = false;
     for tt in ts.clone() {
         match tt {
