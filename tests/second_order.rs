@@ -499,3 +499,31 @@ mod user_struct {
         );
     }
 }
+
+/// An associated function of a type, named by its path.
+mod associated {
+    use diff::prelude::*;
+
+    pub struct Model;
+
+    #[differentiable]
+    impl Model {
+        #[differentiable]
+        pub fn energy(x: &[f64]) -> f64 {
+            x[0] * x[0] * x[1] + (x[1] * 2.0).sin()
+        }
+    }
+
+    #[test]
+    fn hessian_of_an_associated_function() {
+        let x = vec![0.5, 0.25];
+        let h = hessian!(at: &x, of: Model::energy);
+        let s = (2.0 * x[1]).sin();
+        let want = [[2.0 * x[1], 2.0 * x[0]], [2.0 * x[0], -4.0 * s]];
+        for i in 0..2 {
+            for j in 0..2 {
+                assert!((h[i][j] - want[i][j]).abs() < 1e-12, "{h:?}");
+            }
+        }
+    }
+}
