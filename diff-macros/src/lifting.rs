@@ -743,8 +743,7 @@ impl Lifting<'_> {
         // comparison only): the value of the callee's dual companion, which takes the
         // dual arguments, where the original function would not.
         if let Inst::Call(Callee::Path(p), args) = &stmt.inst {
-            let library = p.path.leading_colon.is_some()
-                && p.path.segments.first().is_some_and(|s| s.ident == "diff");
+            let library = crate::ir::is_library_path(p);
             if lifted && !library && !self.act.is_active(stmt.results[0]) {
                 let mut companion = p.clone();
                 companion.path = names::companion_path(&p.path, p.qself.is_some(), Kind::VjpDual);

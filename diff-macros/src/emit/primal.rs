@@ -485,8 +485,7 @@ impl<'a> Emitter<'a> {
             Callee::Path(p) => {
                 let mut p = p.clone();
                 // The library's own rules (`::diff::__private::vec_repeat`) are generic.
-                let library = p.path.leading_colon.is_some()
-                    && p.path.segments.first().is_some_and(|s| s.ident == "diff");
+                let library = crate::ir::is_library_path(&p);
                 if active && self.dual && !library {
                     // A dual companion's parameters take what `LiftTo` converts to.
                     let kind = names::Kind::VjpDual;

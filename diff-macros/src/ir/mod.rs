@@ -70,6 +70,12 @@ pub enum Callee {
     },
 }
 
+/// Whether a call by `p` is of the library's own rules (`::diff::__private::vec_repeat`),
+/// generic over the element type, so that they run on dual numbers as they are.
+pub fn is_library_path(p: &syn::ExprPath) -> bool {
+    p.path.leading_colon.is_some() && p.path.segments.first().is_some_and(|s| s.ident == "diff")
+}
+
 /// Methods whose result never carries a derivative (integers, booleans, strings), so a
 /// call of them on an active value is just primal code.
 const INACTIVE_METHODS: &[&str] = &[
