@@ -527,3 +527,26 @@ mod associated {
         }
     }
 }
+
+#[differentiable]
+fn smaller_squared(a: f64, b: f64) -> f64 {
+    let m = match (if a < b { Some(a) } else { None }) {
+        Some(w) => w * w * w,
+        None => b * b,
+    };
+    m * a
+}
+
+#[differentiable]
+fn smaller_squared_at(p: [f64; 2]) -> f64 {
+    smaller_squared(p[0], p[1])
+}
+
+#[test]
+fn match_on_an_option_of_a_value_with_a_derivative() {
+    // a < b: a^4, Hessian [[12 a^2, 0], [0, 0]]; else b^2 a: [[0, 2b], [2b, 2a]].
+    let h = hessian!(at: [0.5, 2.0], of: smaller_squared_at);
+    assert_matrix(&h, &[vec![3.0, 0.0], vec![0.0, 0.0]], 1e-12);
+    let h = hessian!(at: [1.5, 0.5], of: smaller_squared_at);
+    assert_matrix(&h, &[vec![0.0, 1.0], vec![1.0, 3.0]], 1e-12);
+}

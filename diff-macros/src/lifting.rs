@@ -271,6 +271,21 @@ fn numeric_tokens(ts: &proc_macro2::TokenStream) -> bool {
     any
 }
 
+/// `Some(name)`, `None` or `_`.
+fn option_pattern(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Ident(i) => i.ident == "None" && i.subpat.is_none(),
+        syn::Pat::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "None"),
+        syn::Pat::TupleStruct(t) => {
+            t.path.segments.last().is_some_and(|s| s.ident == "Some")
+                && t.elems.len() == 1
+                && matches!(t.elems.first(), Some(syn::Pat::Ident(i)) if i.subpat.is_none())
+        }
+        _ => false,
+    }
+}
+
 fn is_rule(method: &Ident) -> bool {
     diff_core::float_rules::METHODS.iter().any(|m| method == m)
         || GENERIC_RULES.iter().any(|m| method == m)
@@ -424,9 +439,20 @@ impl Lifting<'_> {
                 false
             }
             Inst::If { .. } | Inst::Match { .. } => {
-                if let Inst::Match { scrutinee, .. } = &stmt.inst {
+                if let Inst::Match { scrutinee, arms } = &stmt.inst {
                     if self.is_lifted(*scrutinee) {
-                        self.refuse("a `match` on a value that carries a derivative");
+                        // `Some(w)` / `None` / `_` of an `Option` of a dual value: the
+                        // binding is dual. Any other pattern could bind an integer or
+                        // compare with a float literal.
+                        let option = arms.iter().all(|a| option_pattern(&a.pat));
+                        if option {
+                            for a in arms {
+                                self.lifted
+                                    .extend(func.region(a.region).params.iter().copied());
+                            }
+                        } else {
+                            self.refuse("a `match` on a value that carries a derivative");
+                        }
                     }
                 }
                 let branches = stmt.inst.branches().expect("a branching instruction");
