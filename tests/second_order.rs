@@ -530,7 +530,7 @@ mod associated {
 
 #[differentiable]
 fn smaller_squared(a: f64, b: f64) -> f64 {
-    let m = match (if a < b { Some(a) } else { None }) {
+    let m = match if a < b { Some(a) } else { None } {
         Some(w) => w * w * w,
         None => b * b,
     };
