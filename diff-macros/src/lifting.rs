@@ -8,14 +8,15 @@
 //! `no_derivative` too). A plain value stays plain (`f64` and `Dual<f64>` mix in
 //! arithmetic) except where Rust needs one type: a variable joined or carried with a
 //! lifted value (`let mut s = 0.0; for .. { s += x }`), an element written into a lifted
-//! array, an operand of a lifted operation or argument of a lifted call. There a
-//! statement converting it (`Lift`, diff-core `lift.rs`) is inserted.
+//! array, an operand of a lifted operation, the result. There a statement converting it
+//! (`Lift`, diff-core `lift.rs`) is inserted. Code that reads values only (a comparison,
+//! an integer cast) reads plain views (`Plain`). A call's arguments are converted where
+//! it is emitted (`LiftTo`, to the callee's parameter types).
 //!
 //! The companion must type-check wherever the function does, used or not, so anything
-//! whose lifted type the macro cannot be sure of is refused (a cast of a lifted value,
-//! a struct holding one, a call that is not differentiated): the companion is then a
-//! stand-in that stops the build with the reason, only where second order is asked of
-//! the function.
+//! whose lifted type the macro cannot be sure of is refused (a cast of a lifted value, a
+//! struct holding one, a value of unknown type meeting one): the companion then panics
+//! with the reason (`emit/dual.rs`), only where second order is asked of the function.
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Kind};
 use crate::ir::{
