@@ -426,13 +426,7 @@ fn is_differentiable_attr(attr: &syn::Attribute) -> bool {
 /// a receiver is the module path `self::g`, which free functions use too. Such companions
 /// are emitted as associated functions.
 fn looks_like_method(func: &syn::ImplItemFn) -> bool {
-    fn mentions_self(ts: proc_macro2::TokenStream) -> bool {
-        ts.into_iter().any(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) => i == "Self",
-            proc_macro2::TokenTree::Group(g) => mentions_self(g.stream()),
-            _ => false,
-        })
-    }
+    let mentions_self = |ts: proc_macro2::TokenStream| crate::parse::types::mentions(&ts, "Self");
     // Items nested in the body (a local `impl` naming its own `Self`) do not count.
     let statements = func
         .block

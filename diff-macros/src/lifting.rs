@@ -46,26 +46,10 @@ const GENERIC_RULES: &[&str] = &[
     "vec_repeat",
 ];
 
-/// Methods whose result carries no derivative that dual numbers (and collections of them)
-/// have too, with the same signature; the other such methods (`to_bits`) read the plain
-/// values.
-const ON_DUALS: &[&str] = &[
-    "len",
-    "is_empty",
-    "is_some",
-    "is_none",
-    "is_nan",
-    "is_finite",
-    "is_infinite",
-    "is_normal",
-    "is_sign_positive",
-    "is_sign_negative",
-    "partial_cmp",
-    "total_cmp",
-    "classify",
-    "count",
-    "to_string",
-];
+/// Of the methods whose result carries no derivative (`ir::is_inactive_method`), those
+/// dual numbers lack: they read the plain values. The others (`len`, `is_nan`,
+/// `total_cmp`, ..) run on dual numbers as they are.
+const PLAIN_ONLY: &[&str] = &["to_bits"];
 
 /// Macros whose result holds no value of the body (printing, assertions).
 const PLAIN_MACROS: &[&str] = &[
@@ -272,6 +256,25 @@ fn numeric_tokens(ts: &proc_macro2::TokenStream) -> bool {
     any
 }
 
+/// Why a call by `p` has no dual companion to call: a constructor (`Some(x)`, a tuple
+/// struct) or an associated function (`Type::f`, whose derivative may be registered
+/// where the call cannot find a dual companion); `None` for a function (`f`, `m::f`).
+fn not_a_function(p: &syn::ExprPath) -> Option<&'static str> {
+    let upper = |s: &syn::PathSegment| {
+        s.ident
+            .to_string()
+            .starts_with(|c: char| c.is_ascii_uppercase())
+    };
+    let segments = &p.path.segments;
+    if segments.last().is_some_and(upper) {
+        Some("a tuple struct or variant holding a value that carries a derivative")
+    } else if p.qself.is_some() || segments.iter().any(upper) {
+        Some("a call of an associated function (`Type::f`) of a value that carries a derivative")
+    } else {
+        None
+    }
+}
+
 /// `Some(name)`, `None` or `_`.
 fn option_pattern(pat: &syn::Pat) -> bool {
     match pat {
@@ -348,7 +351,7 @@ impl Lifting<'_> {
             | Inst::NoDerivative(a) => self.is_lifted(*a),
             Inst::Call(Callee::Method { method, .. }, args) => {
                 if !self.any_lifted(args) || is_inactive_method(method) {
-                    // Runs on dual numbers (`ON_DUALS`), or reads the plain values.
+                    // Runs on dual numbers, or reads the plain values (`PLAIN_ONLY`).
                     false
                 } else {
                     if !is_rule(method) {
@@ -364,24 +367,8 @@ impl Lifting<'_> {
                     false
                 } else {
                     let name = p.path.segments.last().map(|s| s.ident.to_string());
-                    let n = p.path.segments.len();
-                    let through_type = p.qself.is_some()
-                        || p.path.segments.iter().take(n - 1).any(|s| {
-                            s.ident
-                                .to_string()
-                                .starts_with(|c: char| c.is_ascii_uppercase())
-                        });
-                    let constructor = name
-                        .as_deref()
-                        .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase()));
-                    if constructor {
-                        self.refuse(
-                            "a tuple struct or variant holding a value that carries a derivative",
-                        );
-                    } else if through_type {
-                        // A registered derivative of an associated function has no dual
-                        // companion where this call could find it.
-                        self.refuse("a call of an associated function (`Type::f`) of a value that carries a derivative");
+                    if let Some(why) = not_a_function(p) {
+                        self.refuse(why);
                     } else if name.as_deref() == Some(self.own.as_str()) {
                         self.refuse("a call of the function itself");
                     }
@@ -396,7 +383,7 @@ impl Lifting<'_> {
                     // A function updating `&mut` floats: its dual companion takes them
                     // dual (`rewrite_stmt` converts the others).
                     match callee {
-                        Callee::Path(p) if self.plain_function(p) => {
+                        Callee::Path(p) if not_a_function(p).is_none() => {
                             if !self.act.is_active(stmt.results[0])
                                 && !stmt.results.iter().any(|r| self.act.is_active(*r))
                             {
@@ -644,18 +631,6 @@ impl Lifting<'_> {
         }
     }
 
-    /// Whether a call by `p` is of a free function (`f`, `m::f`): not an associated
-    /// function (`Type::f`), a constructor (`Some`, a tuple struct) or the library's.
-    fn plain_function(&self, p: &syn::ExprPath) -> bool {
-        let n = p.path.segments.len();
-        let upper = |s: &syn::PathSegment| {
-            s.ident
-                .to_string()
-                .starts_with(|c: char| c.is_ascii_uppercase())
-        };
-        p.qself.is_none() && !p.path.segments.iter().take(n).any(upper)
-    }
-
     /// Whether `v` is a reference (a borrow, a parameter taken by reference).
     fn is_reference(&self, v: Value) -> bool {
         match self.func.def(v).map(|s| &s.inst) {
@@ -835,7 +810,7 @@ impl Lifting<'_> {
             Inst::Call(Callee::Method { method, .. }, args)
                 if !lifted
                     && is_inactive_method(method)
-                    && !ON_DUALS.iter().any(|m| method == m) =>
+                    && PLAIN_ONLY.iter().any(|m| method == m) =>
             {
                 for a in args.iter_mut() {
                     self.plain_view(out, before, a, span);

@@ -12,6 +12,7 @@
 //!   refuses), the companion keeps the same signature and stops the build where it is
 //!   instantiated, with the reason: only a use of second order fails, never the crate.
 use crate::parse::signature::FnSig;
+use crate::parse::types::mentions;
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
@@ -58,14 +59,6 @@ pub fn lift_tokens(ts: &TokenStream, scalar: &Ident) -> TokenStream {
             }
         })
         .collect()
-}
-
-fn mentions(ts: &TokenStream, name: &str) -> bool {
-    ts.clone().into_iter().any(|tt| match tt {
-        TokenTree::Ident(i) => i == name,
-        TokenTree::Group(g) => mentions(&g.stream(), name),
-        _ => false,
-    })
 }
 
 /// The type of a parameter declared `pat: Type`.

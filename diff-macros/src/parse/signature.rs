@@ -374,13 +374,7 @@ impl FnSig {
     /// `Self` is not known to be. (An impl does not repeat it: a where clause would keep
     /// rustc from normalizing `<P<T> as Differentiable>::TangentVector` in its body.)
     pub fn bound_self(&mut self, in_trait: bool) {
-        fn names_self(ts: &TokenStream) -> bool {
-            ts.clone().into_iter().any(|tt| match tt {
-                proc_macro2::TokenTree::Ident(i) => i == "Self",
-                proc_macro2::TokenTree::Group(g) => names_self(&g.stream()),
-                _ => false,
-            })
-        }
+        let names_self = |ts: &TokenStream| types::mentions(ts, "Self");
         let tangents = self
             .params
             .iter()

@@ -4,6 +4,15 @@ use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::Type;
 
+/// Whether tokens name the identifier `name` anywhere, groups included (`Self`, `f64`).
+pub fn mentions(ts: &TokenStream, name: &str) -> bool {
+    ts.clone().into_iter().any(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) => i == name,
+        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), name),
+        _ => false,
+    })
+}
+
 /// Generic parameters of the function, by role.
 #[derive(Clone, Debug, Default)]
 pub struct Generics {
