@@ -111,23 +111,6 @@ impl<S, T: Lift<S>> Lift<S> for Option<T> {
     }
 }
 
-macro_rules! lift_tuple {
-    ($($t:ident $i:tt),*) => {
-        impl<S, $($t: Lift<S>),*> Lift<S> for ($($t,)*) {
-            type Lifted = ($($t::Lifted,)*);
-            fn lift(self) -> Self::Lifted {
-                ($(self.$i.lift(),)*)
-            }
-        }
-    };
-}
-lift_tuple!(A 0);
-lift_tuple!(A 0, B 1);
-lift_tuple!(A 0, B 1, C 2);
-lift_tuple!(A 0, B 1, C 2, D 3);
-lift_tuple!(A 0, B 1, C 2, D 3, E 4);
-lift_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-
 /// An argument of a call in a dual companion converted to the parameter's type `T`,
 /// inferred from the callee (`emit/dual.rs`): as it is where the parameter is not
 /// converted, plain floats as dual constants, a reference to dual numbers borrowed (a
@@ -376,22 +359,33 @@ impl<T: Plain> Plain for Option<T> {
     }
 }
 
-macro_rules! plain_tuple {
-    ($($t:ident $i:tt),*) => {
-        impl<$($t: Plain),*> Plain for ($($t,)*) {
-            type Out = ($($t::Out,)*);
-            fn plain(&self) -> Self::Out {
-                ($(self.$i.plain(),)*)
+// Tuples: `Lift` and `Plain` element by element.
+macro_rules! tuple_impls {
+    ($( ( $($t:ident $i:tt),+ ) )*) => {$(
+        impl<S, $($t: Lift<S>),+> Lift<S> for ($($t,)+) {
+            type Lifted = ($($t::Lifted,)+);
+            fn lift(self) -> Self::Lifted {
+                ($(self.$i.lift(),)+)
             }
         }
-    };
+
+        impl<$($t: Plain),+> Plain for ($($t,)+) {
+            type Out = ($($t::Out,)+);
+            fn plain(&self) -> Self::Out {
+                ($(self.$i.plain(),)+)
+            }
+        }
+    )*};
 }
-plain_tuple!(A 0);
-plain_tuple!(A 0, B 1);
-plain_tuple!(A 0, B 1, C 2);
-plain_tuple!(A 0, B 1, C 2, D 3);
-plain_tuple!(A 0, B 1, C 2, D 3, E 4);
-plain_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
+
+tuple_impls! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+}
 
 #[cfg(test)]
 mod tests {
