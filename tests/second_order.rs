@@ -30,6 +30,19 @@ fn assert_symmetric(h: &[Vec<f64>]) {
     }
 }
 
+/// Asserts that a second-order operator declines, with a message naming `function`.
+fn assert_declined(run: impl FnOnce() -> f64 + std::panic::UnwindSafe, function: &str) {
+    let stop = std::panic::catch_unwind(run);
+    let message = stop
+        .expect_err("declined")
+        .downcast::<String>()
+        .expect("a message");
+    assert!(
+        message.contains("second order") && message.contains(function),
+        "{message}"
+    );
+}
+
 /// Central differences of a gradient: column j is (g(x + h e_j) - g(x - h e_j)) / 2h.
 fn hessian_by_differences(x: &[f64], grad: impl Fn(&[f64]) -> Vec<f64>) -> Vec<Vec<f64>> {
     let n = x.len();
@@ -446,14 +459,9 @@ mod registered {
             .abs()
                 < 1e-12
         );
-        let stop = std::panic::catch_unwind(|| second_derivative!(at: 0.5, of: uses_softplus));
-        let message = stop
-            .expect_err("declined")
-            .downcast::<String>()
-            .expect("a message");
-        assert!(
-            message.contains("second order") && message.contains("softplus"),
-            "{message}"
+        super::assert_declined(
+            || second_derivative!(at: 0.5, of: uses_softplus),
+            "softplus",
         );
     }
 }
@@ -488,15 +496,7 @@ mod user_struct {
     fn declined_not_refused() {
         // x + x^3 for x > 0.
         assert!((gradient!(at: 0.5, of: uses) - (1.0 + 3.0 * 0.25)).abs() < 1e-12);
-        let stop = std::panic::catch_unwind(|| second_derivative!(at: 0.5, of: uses));
-        let message = stop
-            .expect_err("declined")
-            .downcast::<String>()
-            .expect("a message");
-        assert!(
-            message.contains("second order") && message.contains("uses"),
-            "{message}"
-        );
+        super::assert_declined(|| second_derivative!(at: 0.5, of: uses), "uses");
     }
 }
 

@@ -77,18 +77,6 @@ impl H {
         let g2 = nf * (nf - 1.0) * self.v.powi(n - 2);
         self.chain(self.v.powi(n), g1, g2)
     }
-    /// `f64::max`'s rule in the library: the first operand unless the second is larger.
-    pub fn max(self, o: H) -> H {
-        if o.v.is_nan() || self.v >= o.v {
-            self
-        } else {
-            o
-        }
-    }
-    /// Orders by value, as `f64::total_cmp`.
-    pub fn total_cmp(&self, o: &H) -> Ordering {
-        self.v.total_cmp(&o.v)
-    }
 }
 
 impl Add for H {
@@ -150,42 +138,7 @@ impl Neg for H {
     }
 }
 
-impl AddAssign for H {
-    fn add_assign(&mut self, o: H) {
-        *self = *self + o;
-    }
-}
-
-impl SubAssign for H {
-    fn sub_assign(&mut self, o: H) {
-        *self = *self - o;
-    }
-}
-
-impl MulAssign for H {
-    fn mul_assign(&mut self, o: H) {
-        *self = *self * o;
-    }
-}
-
-impl DivAssign for H {
-    fn div_assign(&mut self, o: H) {
-        *self = *self / o;
-    }
-}
-
-/// Comparisons look at the value only, as the plain program does.
-impl PartialEq for H {
-    fn eq(&self, o: &H) -> bool {
-        self.v == o.v
-    }
-}
-
-impl PartialOrd for H {
-    fn partial_cmp(&self, o: &H) -> Option<Ordering> {
-        self.v.partial_cmp(&o.v)
-    }
-}
+by_value!(H);
 
 #[cfg(test)]
 mod tests {

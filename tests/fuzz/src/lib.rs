@@ -7,6 +7,65 @@
 //! `D::v` equals the plain function's result bit for bit, and `D::d` is the forward-mode
 //! derivative along the seeded input.
 
+/// What an oracle number (`D`, `H`) does by its value `v` alone, as the plain program
+/// does, and its compound assignments.
+macro_rules! by_value {
+    ($t:ident) => {
+        impl AddAssign for $t {
+            fn add_assign(&mut self, o: $t) {
+                *self = *self + o;
+            }
+        }
+
+        impl SubAssign for $t {
+            fn sub_assign(&mut self, o: $t) {
+                *self = *self - o;
+            }
+        }
+
+        impl MulAssign for $t {
+            fn mul_assign(&mut self, o: $t) {
+                *self = *self * o;
+            }
+        }
+
+        impl DivAssign for $t {
+            fn div_assign(&mut self, o: $t) {
+                *self = *self / o;
+            }
+        }
+
+        /// Comparisons look at the value only, as the plain program does.
+        impl PartialEq for $t {
+            fn eq(&self, o: &$t) -> bool {
+                self.v == o.v
+            }
+        }
+
+        impl PartialOrd for $t {
+            fn partial_cmp(&self, o: &$t) -> Option<Ordering> {
+                self.v.partial_cmp(&o.v)
+            }
+        }
+
+        impl $t {
+            /// `f64::max`'s rule in the library: the first operand unless the second is
+            /// larger.
+            pub fn max(self, o: $t) -> $t {
+                if o.v.is_nan() || self.v >= o.v {
+                    self
+                } else {
+                    o
+                }
+            }
+            /// Orders by value, as `f64::total_cmp`.
+            pub fn total_cmp(&self, o: &$t) -> Ordering {
+                self.v.total_cmp(&o.v)
+            }
+        }
+    };
+}
+
 mod hyper;
 
 pub use hyper::H;
@@ -131,57 +190,7 @@ impl Neg for D {
     }
 }
 
-impl AddAssign for D {
-    fn add_assign(&mut self, o: D) {
-        *self = *self + o;
-    }
-}
-
-impl SubAssign for D {
-    fn sub_assign(&mut self, o: D) {
-        *self = *self - o;
-    }
-}
-
-impl MulAssign for D {
-    fn mul_assign(&mut self, o: D) {
-        *self = *self * o;
-    }
-}
-
-impl DivAssign for D {
-    fn div_assign(&mut self, o: D) {
-        *self = *self / o;
-    }
-}
-
-/// Comparisons look at the value only, as the plain program does.
-impl PartialEq for D {
-    fn eq(&self, o: &D) -> bool {
-        self.v == o.v
-    }
-}
-
-impl D {
-    /// `f64::max`'s rule in the library: the first operand unless the second is larger.
-    pub fn max(self, o: D) -> D {
-        if o.v.is_nan() || self.v >= o.v {
-            self
-        } else {
-            o
-        }
-    }
-    /// Orders by value, as `f64::total_cmp`.
-    pub fn total_cmp(&self, o: &D) -> Ordering {
-        self.v.total_cmp(&o.v)
-    }
-}
-
-impl PartialOrd for D {
-    fn partial_cmp(&self, o: &D) -> Option<Ordering> {
-        self.v.partial_cmp(&o.v)
-    }
-}
+by_value!(D);
 
 /// How many points were skipped because the plain value or the oracle was not finite.
 pub static SKIPPED_POINTS: AtomicUsize = AtomicUsize::new(0);
