@@ -843,3 +843,31 @@ fn literals_in_typed_aggregates_keep_their_type() {
         assert!((fwd - want).abs() < 1e-12, "forward {fwd} vs {want}");
     }
 }
+
+/// A loop's join yields both a `Vec` and an element of it (`break arr[2]` beside the
+/// carried `arr`): the element is read before the vector moves (was E0382).
+#[differentiable]
+fn break_with_an_element_of_a_carried_vec(x: f64) -> f64 {
+    let mut arr = vec![x, 2.0 * x, 3.0];
+    let mut k = 0;
+    let v = loop {
+        k += 1;
+        if k > 2 {
+            break arr[2];
+        }
+        arr[2] += x.sin();
+    };
+    v * arr[0]
+}
+
+#[test]
+fn element_of_a_carried_vec_read_before_it_moves() {
+    let x = 0.7;
+    let (v, d) = value_with_derivative!(at: x, of: break_with_an_element_of_a_carried_vec);
+    assert_eq!(v, break_with_an_element_of_a_carried_vec(x));
+    // (3 + 2 sin x) x
+    let expected = 3.0 + 2.0 * x.sin() + 2.0 * x * x.cos();
+    assert!((d - expected).abs() < 1e-12, "{d} vs {expected}");
+    let g = gradient!(at: x, of: break_with_an_element_of_a_carried_vec);
+    assert!((g - expected).abs() < 1e-12, "{g} vs {expected}");
+}

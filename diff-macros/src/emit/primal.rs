@@ -151,6 +151,28 @@ impl<'a> Emitter<'a> {
             && !region.yields.iter().any(|y| self.based_on(*y, b))
     }
 
+    /// The expressions of `values`, yielded together (one tuple, or assignments in order),
+    /// and the bindings to emit before them. Yielding a value moves it, so a place in
+    /// another of them (`arr[i]` beside `arr`, as a loop's join may yield) is read first.
+    pub fn yielded(&self, values: &[Value]) -> (TokenStream, Vec<TokenStream>) {
+        let mut early = TokenStream::new();
+        let exprs = values
+            .iter()
+            .map(|&v| {
+                let moved_base = values
+                    .iter()
+                    .any(|&w| w != v && !self.is_place(w) && self.based_on(v, w));
+                if !(self.is_place(v) && moved_base) {
+                    return self.expr(v);
+                }
+                let (e, name) = (self.expr(v), names::ident(&format!("read_{}", v.0)));
+                early.extend(quote! { let #name = #e; });
+                quote!(#name)
+            })
+            .collect();
+        (early, exprs)
+    }
+
     /// The local holding `v` (for a place: the name it has in structs).
     pub fn name(&self, v: Value) -> Ident {
         names::value(self.func, v)
@@ -305,13 +327,7 @@ impl<'a> Emitter<'a> {
         tail: impl FnOnce(TokenStream) -> TokenStream,
     ) -> TokenStream {
         let body = self.primal_region(r);
-        let yields: Vec<TokenStream> = self
-            .func
-            .region(r)
-            .yields
-            .iter()
-            .map(|v| self.expr(*v))
-            .collect();
+        let (early, yields) = self.yielded(&self.func.region(r).yields);
         let built = linear_map::construct(self.func, self.maps, r, self.mode, |v, saved| {
             if saved {
                 self.saved_expr(v)
@@ -322,9 +338,9 @@ impl<'a> Emitter<'a> {
         if active {
             // The struct first: it reads places of values the yields may then move.
             let t = tail(quote!(linear_map));
-            quote! { { #body let linear_map = #built; (#(#yields,)* #t) } }
+            quote! { { #body let linear_map = #built; #early (#(#yields,)* #t) } }
         } else {
-            quote! { { #body (#(#yields,)*) } }
+            quote! { { #body #early (#(#yields,)*) } }
         }
     }
 
@@ -613,16 +629,13 @@ impl<'a> Emitter<'a> {
         let region = self.func.region(body);
         let it = self.expr(iter);
         let cursors: Vec<Ident> = stmt.results.iter().map(|v| self.name(*v)).collect();
-        let inits = init.iter().map(|v| self.expr(*v));
+        let (early_inits, inits) = self.yielded(init);
         let params: Vec<Ident> = region.params[..init.len()]
             .iter()
             .map(|v| self.name(*v))
             .collect();
         let item = self.name(region.params[init.len()]);
-        let yields: Vec<TokenStream> = region.yields[..init.len()]
-            .iter()
-            .map(|v| self.expr(*v))
-            .collect();
+        let (early, yields) = self.yielded(&region.yields[..init.len()]);
         let label = syn::Lifetime::new(&format!("'__diff_loop_{}", body.0), Span::call_site());
         let stop = stop.then(|| {
             let flag = self.expr(region.yields[init.len()]);
@@ -637,12 +650,14 @@ impl<'a> Emitter<'a> {
         let iter_name = names::ident(&format!("iter_{}", body.0));
         if !active {
             return quote! {
+                #early_inits
                 #(let mut #cursors = #inits;)*
                 let #iter_name = ::core::iter::IntoIterator::into_iter(#it);
                 for #item in #iter_name {
                     #(let #params = #cursors;)*
                     #param_parts
                     #stmts
+                    #early
                     #(#cursors = #yields;)*
                     #stop
                 }
@@ -662,6 +677,7 @@ impl<'a> Emitter<'a> {
         // exact trip count never does.
         let next = names::ident(&format!("next_{}", body.0));
         quote! {
+            #early_inits
             #(let mut #cursors = #inits;)*
             let mut #iter_name = ::core::iter::IntoIterator::into_iter(#it);
             let mut #tape = ::diff::__private::Tape::with_capacity(::diff::__private::tape_capacity(&#iter_name));
@@ -677,6 +693,7 @@ impl<'a> Emitter<'a> {
                     #param_parts
                     #stmts
                     #tape.push_within(#built);
+                    #early
                     #(#cursors = #yields;)*
                     #stop
                     #next = ::core::iter::Iterator::next(&mut #iter_name);
