@@ -304,3 +304,56 @@ fn extend_with_chains() {
     let dy = first_derivative!(at: 0.7, of: |y| extended_from_chains(&[0.5, -1.5, 2.0], y));
     assert_close(dy, gy, 1e-12, "forward d/dy");
 }
+
+#[differentiable]
+fn swapped_elements(x: &[f64]) -> f64 {
+    let mut w = x.to_vec();
+    w.swap(0, 2);
+    let mut pair = [w[1], w[2] * w[2]];
+    pair.swap(0, 1);
+    w[1] = pair[0] * 3.0;
+    w[0] * 2.0 + w[1] + w[2].sin() * pair[1]
+}
+
+#[differentiable]
+fn swapped_through_mem(x: &[f64]) -> f64 {
+    let (mut a, mut b) = (x[0], x[1] * 2.0);
+    std::mem::swap(&mut a, &mut b);
+    let mut w = x.to_vec();
+    std::mem::swap(&mut w[0], &mut a);
+    let old = std::mem::replace(&mut w[2], b * b);
+    a * 3.0 + b + w[0] * old + w[2]
+}
+
+#[differentiable]
+fn largest_after_the_first(x: &[f64]) -> f64 {
+    let mut best = x[0];
+    for &t in &x[1..] {
+        if t > best {
+            best = t;
+        }
+    }
+    best * best
+}
+
+#[test]
+fn swaps_in_both_modes() {
+    let x = vec![0.3, -1.2, 0.7];
+    let (v, g) = value_with_gradient!(at: &x, of: swapped_elements);
+    assert_eq!(v, swapped_elements(&x));
+    check_slice_fn("Vec::swap and array swap", swapped_elements, &x, g);
+    let (v, g) = value_with_gradient!(at: &x, of: swapped_through_mem);
+    assert_eq!(v, swapped_through_mem(&x));
+    check_slice_fn("mem::swap and mem::replace", swapped_through_mem, &x, g);
+    check_forward!(swapped_elements);
+    check_forward!(swapped_through_mem);
+}
+
+#[test]
+fn loop_over_a_sub_slice() {
+    let x = vec![0.3, -1.2, 2.5, 0.7];
+    let (v, g) = value_with_gradient!(at: &x, of: largest_after_the_first);
+    assert_eq!(v, largest_after_the_first(&x));
+    assert_vec_close(&g, &[0.0, 0.0, 5.0, 0.0], 1e-12, "largest after the first");
+    check_forward!(largest_after_the_first);
+}

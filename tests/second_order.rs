@@ -550,3 +550,32 @@ fn match_on_an_option_of_a_value_with_a_derivative() {
     let h = hessian!(at: [1.5, 0.5], of: smaller_squared_at);
     assert_matrix(&h, &[vec![0.0, 1.0], vec![1.0, 3.0]], 1e-12);
 }
+
+#[differentiable]
+fn swapping(x: &[f64]) -> f64 {
+    let (mut a, mut b) = (x[0], x[1] * 2.0);
+    std::mem::swap(&mut a, &mut b);
+    let mut w = x.to_vec();
+    w.swap(1, 2);
+    std::mem::swap(&mut w[0], &mut a);
+    let old = std::mem::replace(&mut w[2], b * b);
+    a * 3.0 + b + w[0] * old + w[2] * w[1]
+}
+
+#[test]
+fn hessian_through_swaps() {
+    // After the swaps a = x0, b = x0, w = [2 x1, x2, x0^2], old = x1:
+    // f = 4 x0 + 2 x1^2 + x0^2 x2
+    let x = vec![0.3, -1.2, 0.7];
+    let h = hessian!(at: &x, of: swapping);
+    let expected = [
+        [2.0 * x[2], 0.0, 2.0 * x[0]],
+        [0.0, 4.0, 0.0],
+        [2.0 * x[0], 0.0, 0.0],
+    ];
+    for i in 0..3 {
+        for j in 0..3 {
+            assert!((h[i][j] - expected[i][j]).abs() < 1e-12, "{h:?}");
+        }
+    }
+}

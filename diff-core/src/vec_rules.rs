@@ -1,6 +1,7 @@
 //! Derivative rules of the `Vec` operations that build collections: `push`,
 //! `extend_from_slice`, `insert`, `pop`, `truncate` (methods of [`VecRules`], in the `&mut self`
-//! convention of generated code), and `vec![x; n]` ([`vec_repeat`]).
+//! convention of generated code), `vec![x; n]` ([`vec_repeat`]), and `swap` on a `Vec` or an
+//! array ([`SwapRule`]).
 //!
 //! A `&mut self` method's reverse mode returns a pullback from `(result tangent, the
 //! adjoint of `self` after)` to `(the adjoint of `self` before, the arguments' adjoints)`;
@@ -377,6 +378,107 @@ impl<T: Differentiable + Clone> VecRules<T> for Vec<T> {
                 d
             });
             (None, after)
+        })
+    }
+}
+
+/// Derivative rules of `xs.swap(i, j)` on a `Vec` or an array: the elements' adjoints
+/// (tangents) trade places as the elements do.
+#[allow(clippy::type_complexity)]
+pub trait SwapRule: Differentiable {
+    /// Reverse mode of `xs.swap(i, j)`.
+    fn __vjp_swap(
+        &mut self,
+        i: usize,
+        j: usize,
+    ) -> (
+        (),
+        impl FnOnce((Unit, Option<Self::TangentVector>)) -> (Option<Self::TangentVector>, (), ())
+            + use<Self>,
+    );
+    /// Forward mode of `xs.swap(i, j)`.
+    fn __jvp_swap(
+        &mut self,
+        i: usize,
+        j: usize,
+    ) -> (
+        (),
+        impl FnOnce((Option<Self::TangentVector>, (), ())) -> (Unit, Option<Self::TangentVector>)
+            + use<Self>,
+    );
+}
+
+/// Swaps two elements of a tangent; an empty `Vec` (zero) has none to swap.
+fn swapped<D: AsMut<[E]>, E>(mut d: D, i: usize, j: usize) -> D {
+    let elements = d.as_mut();
+    if !elements.is_empty() {
+        elements.swap(i, j);
+    }
+    d
+}
+
+impl<T: Differentiable + Clone> SwapRule for Vec<T> {
+    #[inline]
+    fn __vjp_swap(
+        &mut self,
+        i: usize,
+        j: usize,
+    ) -> (
+        (),
+        impl FnOnce((Unit, Option<Vec<T::TangentVector>>)) -> (Option<Vec<T::TangentVector>>, (), ())
+            + use<T>,
+    ) {
+        self.swap(i, j);
+        ((), move |(_, after)| {
+            (after.map(|a| swapped(a, i, j)), (), ())
+        })
+    }
+    #[inline]
+    fn __jvp_swap(
+        &mut self,
+        i: usize,
+        j: usize,
+    ) -> (
+        (),
+        impl FnOnce((Option<Vec<T::TangentVector>>, (), ())) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        self.swap(i, j);
+        ((), move |(before, (), ())| {
+            (None, before.map(|d| swapped(d, i, j)))
+        })
+    }
+}
+
+impl<T: Differentiable, const N: usize> SwapRule for [T; N] {
+    #[inline]
+    fn __vjp_swap(
+        &mut self,
+        i: usize,
+        j: usize,
+    ) -> (
+        (),
+        impl FnOnce((Unit, Option<[T::TangentVector; N]>)) -> (Option<[T::TangentVector; N]>, (), ())
+            + use<T, N>,
+    ) {
+        self.swap(i, j);
+        ((), move |(_, after)| {
+            (after.map(|a| swapped(a, i, j)), (), ())
+        })
+    }
+    #[inline]
+    fn __jvp_swap(
+        &mut self,
+        i: usize,
+        j: usize,
+    ) -> (
+        (),
+        impl FnOnce((Option<[T::TangentVector; N]>, (), ())) -> (Unit, Option<[T::TangentVector; N]>)
+            + use<T, N>,
+    ) {
+        self.swap(i, j);
+        ((), move |(before, (), ())| {
+            (None, before.map(|d| swapped(d, i, j)))
         })
     }
 }

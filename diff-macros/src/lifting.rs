@@ -38,6 +38,7 @@ const GENERIC_RULES: &[&str] = &[
     "push",
     "some",
     "sub_slice",
+    "swap",
     "to_owned",
     "to_vec",
     "truncate",
@@ -390,6 +391,8 @@ impl Lifting<'_> {
                                 self.refuse("a call updating `&mut` arguments that carries no derivative");
                             }
                         }
+                        // A rule of diff-core generic over the element (`push`, `swap`).
+                        Callee::Method { method, .. } if is_rule(method) => {}
                         _ => self.refuse("a method updating `&mut` arguments, of a value that carries a derivative"),
                     }
                 }
@@ -489,18 +492,29 @@ impl Lifting<'_> {
         }
     }
 
-    /// Whether `v` is the placeholder of a variable declared before its value
-    /// (`Default::default()`, typed by what it is joined with) or `None`: dual where
-    /// what it is joined with is.
+    /// Whether `v` is a value typed by its uses, not converted: the placeholder of a
+    /// variable declared before its value (`Default::default()`, typed by what it is
+    /// joined with), `None`, and an empty `Vec` (`Vec::new()`, `Vec::with_capacity(n)`,
+    /// typed by what is pushed into it). Each is dual where what meets it is.
     fn placeholder(&self, v: Value) -> bool {
         match self.func.def(v).map(|s| &s.inst) {
-            // `None` is typed by what it is joined with, too.
             Some(Inst::Const(t)) => {
                 let last = t.clone().into_iter().last();
                 matches!(last, Some(TokenTree::Ident(i)) if i == "None")
             }
             Some(Inst::Call(Callee::Path(p), args)) => {
-                args.is_empty() && p.path.segments.last().is_some_and(|s| s.ident == "default")
+                let names: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                    [.., "default"] => args.is_empty(),
+                    [.., "Vec", "new"] => args.is_empty(),
+                    [.., "Vec", "with_capacity"] => args.len() == 1,
+                    _ => false,
+                }
             }
             _ => false,
         }
@@ -777,15 +791,30 @@ impl Lifting<'_> {
             }
             Inst::Call(Callee::Method { .. }, args) if lifted => {
                 for a in args.iter_mut() {
-                    self.convert_float(out, before, a, span);
+                    // A message (`expect("..")`) is no number.
+                    let text = matches!(self.func.def(*a).map(|s| &s.inst),
+                        Some(Inst::Const(t)) if !numeric_tokens(t));
+                    if !text {
+                        self.convert_float(out, before, a, span);
+                    }
                 }
             }
-            Inst::CallMut(_, args, mutated) if lifted => {
+            Inst::CallMut(callee, args, mutated) if lifted => {
                 for i in mutated.iter() {
                     if !self.is_lifted(args[*i]) && !self.floaty(args[*i], 0) {
                         self.refuse("a `&mut` argument whose type is not known to be built of floats, beside a value that carries a derivative");
                     }
                     self.convert(out, before, &mut args[*i], span);
+                }
+                if matches!(callee, Callee::Method { .. }) {
+                    for (i, a) in args.iter_mut().enumerate() {
+                        // An index (`v.swap(0, 1)`) keeps its integer type.
+                        let integer = matches!(self.func.def(*a).map(|s| &s.inst),
+                            Some(Inst::Const(t)) if syn::parse2::<syn::LitInt>(t.clone()).is_ok());
+                        if !mutated.contains(&i) && !integer && self.floaty(*a, 0) {
+                            self.convert_float(out, before, a, span);
+                        }
+                    }
                 }
             }
             Inst::Tuple(vs) if lifted => {

@@ -304,6 +304,8 @@ impl Lowerer {
                 syn::Expr::Reference(r) => cur = &r.expr,
                 syn::Expr::Paren(p) => cur = &p.expr,
                 syn::Expr::Field(f) => cur = &f.base,
+                // A sub-slice (`&xs[1..]`): the collection it is part of.
+                syn::Expr::Index(ix) => cur = &ix.expr,
                 // Indices mapped to values (`parse_chain` takes only those).
                 syn::Expr::Range(_) => return true,
                 syn::Expr::Path(p) => {

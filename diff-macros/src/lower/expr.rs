@@ -455,6 +455,9 @@ impl Lowerer {
             let call: Expr = syn::parse_quote_spanned!(c.span()=> ::diff::__private::some(#arg));
             return self.lower_expr(&call);
         }
+        if let Some(e) = mem_swap_or_replace(c, func) {
+            return self.lower_expr(&e);
+        }
         if let Some(id) = func.path.get_ident() {
             if self.lookup(&id.to_string()).is_some() {
                 // Calling a closure bound in the body: inline its body.
@@ -897,6 +900,71 @@ fn float_conversion(local: &syn::Local, init: &Expr) -> Option<Expr> {
             Some(syn::parse_quote_spanned!(m.method.span()=> #ty::from(#x)))
         }
         _ => None,
+    }
+}
+
+/// `std::mem::swap(&mut a, &mut b)` and `std::mem::replace(&mut a, v)` (also through
+/// `core::mem` or an imported `mem`) on places of the body, as the reads and writes they
+/// are: `{ let t = a; a = b; b = t; }`, `{ let new = v; let old = a; a = new; old }`.
+/// `None` for other calls, and for places whose index is computed by a call (it would be
+/// evaluated twice).
+fn mem_swap_or_replace(c: &syn::ExprCall, func: &syn::ExprPath) -> Option<Expr> {
+    let segs: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let op = match segs.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [.., "mem", op] if func.qself.is_none() => op.to_owned(),
+        _ => return None,
+    };
+    let place = |e: &Expr| match peel(e) {
+        Expr::Reference(r) if r.mutability.is_some() && simple_place(&r.expr) => {
+            Some((*r.expr).clone())
+        }
+        _ => None,
+    };
+    let args: Vec<&Expr> = c.args.iter().collect();
+    match (op.as_str(), &args[..]) {
+        ("swap", [a, b]) => {
+            let (a, b) = (place(a)?, place(b)?);
+            Some(syn::parse_quote_spanned!(c.span()=> {
+                let __diff_swapped = #a;
+                #a = #b;
+                #b = __diff_swapped;
+            }))
+        }
+        ("replace", [a, v]) => {
+            let a = place(a)?;
+            Some(syn::parse_quote_spanned!(c.span()=> {
+                let __diff_new = #v;
+                let __diff_old = #a;
+                #a = __diff_new;
+                __diff_old
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// A place that reads the same when evaluated twice: variables, fields, `*p`, and
+/// indices that are variables, literals or arithmetic on them.
+fn simple_place(e: &Expr) -> bool {
+    fn pure_index(e: &Expr) -> bool {
+        match peel(e) {
+            Expr::Path(_) | Expr::Lit(_) => true,
+            Expr::Binary(b) => pure_index(&b.left) && pure_index(&b.right),
+            Expr::Field(f) => pure_index(&f.base),
+            _ => false,
+        }
+    }
+    match peel(e) {
+        Expr::Path(p) => p.path.get_ident().is_some(),
+        Expr::Field(f) => simple_place(&f.base),
+        Expr::Index(ix) => simple_place(&ix.expr) && pure_index(&ix.index),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => simple_place(&u.expr),
+        _ => false,
     }
 }
 
