@@ -871,3 +871,29 @@ fn element_of_a_carried_vec_read_before_it_moves() {
     let g = gradient!(at: x, of: break_with_an_element_of_a_carried_vec);
     assert!((g - expected).abs() < 1e-12, "{g} vs {expected}");
 }
+
+/// A tuple holding an element of a `Vec` (`t = (arr[0], x)`) read after the `Vec` moved
+/// through a branch: the element is copied when the tuple is built (was E0382; seed 12001,
+/// program 209).
+#[differentiable]
+fn tuple_of_an_element_read_after_a_branch(x: f64) -> f64 {
+    let mut arr = vec![x * x, x.cos()];
+    let t: (f64, f64) = (arr[0], x);
+    if x > 0.0 {
+        arr[0] -= 2.0 * x;
+    }
+    arr[0] + arr[1] + t.0 * t.1
+}
+
+#[test]
+fn element_in_a_tuple_copied_when_built() {
+    for x in [0.4, -0.3] {
+        let (v, d) = value_with_derivative!(at: x, of: tuple_of_an_element_read_after_a_branch);
+        assert_eq!(v, tuple_of_an_element_read_after_a_branch(x));
+        let branch = if x > 0.0 { 2.0 * x - 2.0 } else { 2.0 * x };
+        let expected = branch - x.sin() + 3.0 * x * x;
+        assert!((d - expected).abs() < 1e-12, "{d} vs {expected}");
+        let g = gradient!(at: x, of: tuple_of_an_element_read_after_a_branch);
+        assert!((g - expected).abs() < 1e-12, "{g} vs {expected}");
+    }
+}

@@ -111,3 +111,58 @@ fn iterator_chains_over_slices_vecs_and_arrays() {
     ];
     assert_vec_close(&g, &expect, 1e-12, "weighted");
 }
+
+/// A linear model whose `predict` takes a slice, and a data set of `(features, label)`.
+#[derive(Differentiable, Clone, Debug)]
+struct Linear {
+    w: Vec<f64>,
+    b: f64,
+}
+
+impl Linear {
+    #[differentiable]
+    fn predict(&self, x: &[f64]) -> f64 {
+        self.w.iter().zip(x).map(|(w, x)| w * x).sum::<f64>() + self.b
+    }
+}
+
+/// `for (x, y) in data` binds `x: &Vec<f64>` and `y: &f64`, as Rust does: `x` is passed
+/// on as a slice, `y` used in arithmetic through the reference.
+#[differentiable]
+fn cross_entropy(m: &Linear, data: &[(Vec<f64>, f64)]) -> f64 {
+    let mut total = 0.0;
+    for (x, y) in data {
+        let p = 1.0 / (1.0 + (-m.predict(x)).exp());
+        total += -(y * p.ln() + (1.0 - y) * (1.0 - p).ln());
+    }
+    let (first, label) = &data[0];
+    total / data.len() as f64 + 0.01 * m.predict(first) * label
+}
+
+#[test]
+fn tuple_patterns_on_references_bind_references() {
+    let m = Linear {
+        w: vec![0.5, -0.3],
+        b: 0.1,
+    };
+    let data = vec![(vec![1.0, 2.0], 1.0), (vec![-0.5, 0.3], 0.0)];
+    let (v, g) = value_with_gradient!(at: &m, of: |m: &Linear| cross_entropy(m, &data));
+    assert_eq!(v, cross_entropy(&m, &data));
+    // d/dw = mean of (p - y) x, d/db = mean of (p - y); plus the 0.01 w . x0 term.
+    let (mut gw, mut gb) = (vec![0.0, 0.0], 0.0);
+    for (x, y) in &data {
+        let p = 1.0 / (1.0 + (-m.predict(x)).exp());
+        for j in 0..2 {
+            gw[j] += (p - y) * x[j] / 2.0;
+        }
+        gb += (p - y) / 2.0;
+    }
+    for j in 0..2 {
+        gw[j] += 0.01 * data[0].0[j] * data[0].1;
+    }
+    gb += 0.01 * data[0].1;
+    assert_vec_close(&g.w, &gw, 1e-12, "d/dw");
+    assert_vec_close(&[g.b], &[gb], 1e-12, "d/db");
+    let d = first_derivative!(at: 0.1, of: |b: f64| cross_entropy(&Linear { w: m.w.clone(), b }, &data));
+    assert_vec_close(&[d], &[gb], 1e-12, "forward d/db");
+}

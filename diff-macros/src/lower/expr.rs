@@ -147,11 +147,7 @@ impl Lowerer {
             }
             Expr::MethodCall(m) => self.lower_method_call(m),
             Expr::Tuple(t) => {
-                let vs = t
-                    .elems
-                    .iter()
-                    .map(|e| self.lower_expr(e))
-                    .collect::<syn::Result<Vec<_>>>()?;
+                let vs = self.lower_elements(t.elems.iter())?;
                 Ok(self.emit(Inst::Tuple(vs), span, None))
             }
             Expr::Field(f) => {
@@ -179,21 +175,14 @@ impl Lowerer {
                 Ok(self.emit(Inst::Cast(v, (*c.ty).clone()), span, None))
             }
             Expr::Array(a) => {
-                let vs = a
-                    .elems
-                    .iter()
-                    .map(|e| self.lower_expr(e))
-                    .collect::<syn::Result<Vec<_>>>()?;
+                let vs = self.lower_elements(a.elems.iter())?;
                 Ok(self.emit(Inst::Array(vs, Sequence::Array), span, None))
             }
             Expr::Macro(m) if m.mac.path.is_ident("vec") => match m.mac.parse_body_with(
                 syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
             ) {
                 Ok(elems) => {
-                    let vs = elems
-                        .iter()
-                        .map(|e| self.lower_expr(e))
-                        .collect::<syn::Result<Vec<_>>>()?;
+                    let vs = self.lower_elements(elems.iter())?;
                     Ok(self.emit(Inst::Array(vs, Sequence::Vec), span, None))
                 }
                 Err(_) => self
@@ -216,12 +205,26 @@ impl Lowerer {
         }
     }
 
+    /// The elements of a tuple, array or `vec![..]`, each a value of its own (a place
+    /// copied now, [`Lowerer::copied_now`]).
+    fn lower_elements<'e>(
+        &mut self,
+        elems: impl Iterator<Item = &'e Expr>,
+    ) -> syn::Result<Vec<Value>> {
+        elems
+            .map(|e| {
+                let v = self.lower_expr(e)?;
+                Ok(self.copied_now(v, e.span()))
+            })
+            .collect()
+    }
+
     /// `S { a: x, b }`, or `S { a: x, ..rest }` as `rest` with fields replaced.
     fn lower_struct(&mut self, s: &syn::ExprStruct) -> syn::Result<Value> {
         let mut fields = Vec::new();
         for f in &s.fields {
             let v = self.lower_expr(&f.expr)?;
-            fields.push((f.member.clone(), v));
+            fields.push((f.member.clone(), self.copied_now(v, f.span())));
         }
         match &s.rest {
             Some(rest) => {

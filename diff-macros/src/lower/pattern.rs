@@ -15,6 +15,38 @@ impl Lowerer {
         )
     }
 
+    /// Whether `v` is certainly a reference (`&data[i]`, a parameter taken by reference):
+    /// a tuple or array pattern matched against it binds references to the parts, as
+    /// Rust's default binding mode does (`for (x, y) in data` gives `x: &Vec<f64>`).
+    fn is_reference(&self, v: Value) -> bool {
+        match self.func.def_inst(v) {
+            Some(Inst::Ref(..)) => true,
+            Some(Inst::Param(i)) => self.func.by_ref.contains(i),
+            _ => false,
+        }
+    }
+
+    /// Binds `pat` to the part `part` of `whole`: to a reference to it when `whole` is a
+    /// reference.
+    fn bind_part(&mut self, pat: &Pat, whole: Value, part: Value) -> syn::Result<()> {
+        if self.is_reference(whole) {
+            let r = self.emit(Inst::Ref(part, Borrow::Shared), pat.span(), None);
+            return self.bind_pattern(pat, r);
+        }
+        self.bind_pattern(pat, part)
+    }
+
+    /// `v`, or for a place (`w[1]`, `p.x`) a copy of it read now: a place is read where it
+    /// is used, and the value it is in may be updated or moved before (`let b = w[1];`,
+    /// and the elements of tuples, arrays and structs, whose parts later reads fold to).
+    pub(crate) fn copied_now(&mut self, v: Value, span: proc_macro2::Span) -> Value {
+        if !self.is_place_value(v) {
+            return v;
+        }
+        let r = self.emit(Inst::Ref(v, Borrow::Shared), span, None);
+        self.emit(Inst::Load(r), span, None)
+    }
+
     pub(crate) fn tuple_parts(&self, v: Value) -> Option<Vec<Value>> {
         match self.func.def_inst(v) {
             Some(Inst::Tuple(vs)) => Some(vs.clone()),
@@ -31,12 +63,7 @@ impl Lowerer {
                     return Err(syn::Error::new_spanned(sub, "`name @ pattern` is not supported in a #[differentiable] body"));
                 }
                 // `let b = w[1];` copies the element now: `w` may be updated or moved later.
-                let v = if self.is_place_value(v) {
-                    let r = self.emit(Inst::Ref(v, Borrow::Shared), p.ident.span(), None);
-                    self.emit(Inst::Load(r), p.ident.span(), None)
-                } else {
-                    v
-                };
+                let v = self.copied_now(v, p.ident.span());
                 self.bind(p.ident.to_string(), v);
                 Ok(())
             }
@@ -59,7 +86,7 @@ impl Lowerer {
                     }
                     let member = syn::Member::Unnamed(syn::Index { index: i as u32, span: elem.span() });
                     let part = self.emit(Inst::Field(v, member), elem.span(), None);
-                    self.bind_pattern(elem, part)?;
+                    self.bind_part(elem, v, part)?;
                 }
                 Ok(())
             }
@@ -71,7 +98,7 @@ impl Lowerer {
                     let lit = syn::LitInt::new(&format!("{i}usize"), elem.span());
                     let index = self.emit(Inst::Const(quote::quote!(#lit)), elem.span(), None);
                     let part = self.emit(Inst::Index(v, index), elem.span(), None);
-                    self.bind_pattern(elem, part)?;
+                    self.bind_part(elem, v, part)?;
                 }
                 Ok(())
             }
