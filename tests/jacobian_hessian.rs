@@ -510,3 +510,21 @@ fn wide_jacobians_by_rows_match_columns_and_finite_differences() {
     );
     assert_mat_close(&j, &fd, 1e-6, "wide array jacobian");
 }
+
+#[differentiable]
+fn polar_pair(p: [f64; 2]) -> (f64, f64) {
+    let [r, theta] = p;
+    (r * theta.cos(), r * theta.sin())
+}
+
+#[test]
+fn jacobian_of_a_function_returning_a_tuple() {
+    let (r, t) = (1.5, 0.4);
+    let j = jacobian!(at: [r, t], of: polar_pair);
+    let expected = [[t.cos(), -r * t.sin()], [t.sin(), r * t.cos()]];
+    for i in 0..2 {
+        for k in 0..2 {
+            assert!((j[i][k] - expected[i][k]).abs() < 1e-12, "{j:?}");
+        }
+    }
+}

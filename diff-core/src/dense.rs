@@ -30,19 +30,21 @@ impl<T: Coordinates + VectorSpace> Coordinates for Vec<T> {
         self.iter().flat_map(|t| t.coordinates()).collect()
     }
     fn unit_vector(&self, i: usize) -> Self {
-        let mut out: Vec<T> = Vec::with_capacity(self.len());
         let mut offset = 0;
-        for t in self {
-            let n = t.coordinates().len();
-            let z = if i >= offset && i < offset + n {
-                t.unit_vector(i - offset)
-            } else {
-                t.unit_vector(0).scale(0.0)
-            };
-            out.push(z);
-            offset += n;
-        }
-        out
+        self.iter().map(|t| unit_part(t, i, &mut offset)).collect()
+    }
+}
+
+/// The part `t` of the `i`-th unit vector of a space built of parts, `t`'s coordinates
+/// starting at `offset` (moved past them): a unit vector of `t`'s space when `i` is
+/// among them, else zero.
+fn unit_part<T: Coordinates + VectorSpace>(t: &T, i: usize, offset: &mut usize) -> T {
+    let start = *offset;
+    *offset += t.coordinates().len();
+    if (start..*offset).contains(&i) {
+        t.unit_vector(i - start)
+    } else {
+        t.unit_vector(0).scale(0.0)
     }
 }
 
@@ -58,6 +60,36 @@ impl<T: Coordinates + VectorSpace, const N: usize> Coordinates for [T; N] {
             Err(_) => unreachable!("same length"),
         }
     }
+}
+
+/// A tuple's coordinates are its elements', in order (a function returning `(f64, f64)`
+/// has a Jacobian of two rows).
+macro_rules! tuple_coordinates {
+    ($( ( $A:ident $a:tt $(, $T:ident $i:tt)* ) )*) => {$(
+        impl<$A: Coordinates + VectorSpace $(, $T: Coordinates<Scalar = $A::Scalar> + VectorSpace)*>
+            Coordinates for ($A, $($T,)*)
+        {
+            type Scalar = $A::Scalar;
+            fn coordinates(&self) -> Vec<Self::Scalar> {
+                let mut out = self.$a.coordinates();
+                $(out.extend(self.$i.coordinates());)*
+                out
+            }
+            fn unit_vector(&self, i: usize) -> Self {
+                let mut offset = 0;
+                (
+                    unit_part(&self.$a, i, &mut offset),
+                    $(unit_part(&self.$i, i, &mut offset),)*
+                )
+            }
+        }
+    )*};
+}
+
+tuple_coordinates! {
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
 }
 
 /// The dense Jacobian `J[i][j] = d f_i / d x_j` of `f` at `x`, column by column in
