@@ -357,3 +357,31 @@ fn loop_over_a_sub_slice() {
     assert_vec_close(&g, &[0.0, 0.0, 5.0, 0.0], 1e-12, "largest after the first");
     check_forward!(largest_after_the_first);
 }
+
+#[differentiable]
+fn updated_through_iter_mut(x: &[f64]) -> f64 {
+    let mut w = x.to_vec();
+    for v in w.iter_mut() {
+        *v *= 2.0;
+        *v = v.sin();
+    }
+    for (i, v) in w.iter_mut().enumerate() {
+        *v += i as f64 * *v;
+    }
+    w[0] + w[1] * w[2]
+}
+
+#[test]
+fn iter_mut_loops_in_both_modes() {
+    let x = vec![0.3, -1.2, 0.7];
+    let (v, g) = value_with_gradient!(at: &x, of: updated_through_iter_mut);
+    assert_eq!(v, updated_through_iter_mut(&x));
+    // w = [sin 2x0, 2 sin 2x1, 3 sin 2x2]
+    let expected = [
+        2.0 * (2.0 * x[0]).cos(),
+        4.0 * (2.0 * x[1]).cos() * 3.0 * (2.0 * x[2]).sin(),
+        2.0 * (2.0 * x[1]).sin() * 6.0 * (2.0 * x[2]).cos(),
+    ];
+    assert_vec_close(&g, &expected, 1e-12, "iter_mut");
+    check_forward!(updated_through_iter_mut);
+}

@@ -327,3 +327,66 @@ fn consuming_method_returning_a_struct() {
     assert_close(tp.mass, 3.0, 1e-15, "scaled dmass (passed through ..self)");
     assert_close(ts, p.pos + 2.0 * p.vel, 1e-15, "scaled ds");
 }
+
+#[derive(Differentiable, Clone, Debug)]
+struct Particle2 {
+    pos: [f64; 2],
+    vel: [f64; 2],
+}
+
+impl Particle2 {
+    #[differentiable]
+    fn drift(&mut self, dt: f64) {
+        for k in 0..2 {
+            self.pos[k] += self.vel[k] * dt;
+        }
+    }
+}
+
+/// `&mut self` methods called on elements of a `Vec` (`ps[i].drift(dt)`, and through
+/// `iter_mut`), in a copy of a parameter that shadows it.
+#[allow(clippy::ptr_arg, clippy::needless_range_loop)]
+#[differentiable]
+fn fall(ps: &Vec<Particle2>, dt: f64) -> f64 {
+    let mut ps = ps.clone();
+    for _ in 0..3 {
+        for p in ps.iter_mut() {
+            p.vel[1] -= 9.8 * dt;
+            p.drift(dt);
+        }
+        for i in 0..ps.len() {
+            ps[i].drift(0.5 * dt);
+        }
+    }
+    ps.iter().map(|p| p.pos[1]).sum::<f64>()
+}
+
+#[test]
+fn methods_updating_elements_of_a_vec() {
+    let ps = vec![
+        Particle2 {
+            pos: [0.0, 1.0],
+            vel: [1.0, 0.0],
+        },
+        Particle2 {
+            pos: [1.0, 2.0],
+            vel: [0.0, 0.5],
+        },
+    ];
+    let dt = 0.1;
+    let (v, (gp, gdt)) = value_with_gradient!(at: (&ps, dt), of: fall);
+    assert_eq!(v, fall(&ps, dt));
+    // Each step adds 1.5 dt v_y to y, after v_y -= 9.8 dt: y0 + 4.5 dt v0 - 9.8 * 1.5 * 6 dt^2.
+    for p in &gp {
+        assert!(
+            (p.pos[1] - 1.0).abs() < 1e-12 && (p.vel[1] - 4.5 * dt).abs() < 1e-12,
+            "{p:?}"
+        );
+        assert!(p.pos[0].abs() < 1e-12 && p.vel[0].abs() < 1e-12);
+    }
+    let expected_dt: f64 = ps
+        .iter()
+        .map(|p| 4.5 * p.vel[1] - 2.0 * 9.8 * 9.0 * dt)
+        .sum();
+    assert!((gdt - expected_dt).abs() < 1e-9, "{gdt} vs {expected_dt}");
+}

@@ -488,7 +488,13 @@ impl<'a> Emitter<'a> {
         }
         for (k, i) in mutated.iter().enumerate() {
             let (n, cur) = (self.name(stmt.results[k + 1]), &argv[*i]);
-            lets.extend(quote! { let mut #n = #cur; });
+            // A place (`bodies[i].step(dt)`) is updated in a copy, which the lowering
+            // writes back into its owner.
+            if self.is_place(args[*i]) {
+                lets.extend(quote! { let mut #n = ::core::clone::Clone::clone(&#cur); });
+            } else {
+                lets.extend(quote! { let mut #n = #cur; });
+            }
             // A method's receiver is borrowed by the call itself.
             let is_receiver = *i == 0 && matches!(callee, Callee::Method { .. });
             argv[*i] = if is_receiver {

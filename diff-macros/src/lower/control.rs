@@ -169,13 +169,16 @@ impl Lowerer {
         if let syn::Expr::Path(p) = &*f.expr {
             if p.path
                 .get_ident()
-                .is_some_and(|i| self.ref_params.contains(&i.to_string()))
+                .is_some_and(|i| self.is_ref_param(&i.to_string()))
             {
                 let mut f = f.clone();
                 let xs = &p.path;
                 f.expr = syn::parse_quote!(#xs.iter());
                 return self.lower_for(&f);
             }
+        }
+        if let Some(rewritten) = super::iterators::iter_mut_loop(f) {
+            return self.lower_for(&rewritten);
         }
         if let Some(chain) = self.chain(&f.expr) {
             if self.is_collection(&f.expr) {

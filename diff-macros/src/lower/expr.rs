@@ -19,11 +19,20 @@ impl Lowerer {
 }
 
 impl Lowerer {
+    /// Whether `name` stands for a parameter taken by reference (not for a local that
+    /// shadows it: `let xs = xs.to_vec();`).
+    pub(crate) fn is_ref_param(&self, name: &str) -> bool {
+        self.ref_params.iter().any(|p| p == name)
+            && self
+                .lookup(name)
+                .is_some_and(|v| matches!(self.func.def_inst(v), Some(Inst::Param(_))))
+    }
+
     /// `e` as an iterator chain over collections ([`super::iterators::parse_chain`]), with
     /// the reference parameters it iterates marked as such.
     pub(crate) fn chain(&self, e: &Expr) -> Option<super::iterators::Chain> {
         let mut chain = super::iterators::parse_chain(e)?;
-        chain.mark_references(|name| self.ref_params.iter().any(|p| p == name));
+        chain.mark_references(|name| self.is_ref_param(name));
         Some(chain)
     }
 }
@@ -597,8 +606,7 @@ impl Lowerer {
             self.lower_place(&m.receiver)?
         };
         // A shared reference cannot be updated through.
-        let Some(place) = place.filter(|p| p.root != "self" && !self.ref_params.contains(&p.root))
-        else {
+        let Some(place) = place.filter(|p| p.root != "self" && !self.is_ref_param(&p.root)) else {
             return self.lower_method_call(m);
         };
         let recv = self.read_place(&place);
@@ -635,7 +643,7 @@ impl Lowerer {
             Expr::Path(p) => p
                 .path
                 .get_ident()
-                .is_some_and(|i| self.ref_params.contains(&i.to_string())),
+                .is_some_and(|i| self.is_ref_param(&i.to_string())),
             _ => false,
         };
         let at = if by_ref {

@@ -515,3 +515,99 @@ fn replace_root(e: Expr, root: &Expr) -> Expr {
         other => other,
     }
 }
+
+/// `for x in xs.iter_mut() { .. }` (also `.enumerate()`, `for (i, x) in ..`) as an index
+/// loop in which `x` is the element itself: `*x` and `x` become `xs[i]`, so updates through
+/// `x` are element writes. `None` for other loops, and when the body binds the name again
+/// (a shadowing `let`, a closure parameter).
+pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
+    let (collection, enumerated) = match &*f.expr {
+        Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
+            (iter_mut_receiver(&m.receiver)?, true)
+        }
+        e => (iter_mut_receiver(e)?, false),
+    };
+    let (index, name): (syn::Pat, syn::Ident) = match (&*f.pat, enumerated) {
+        (syn::Pat::Ident(p), false) if p.subpat.is_none() && p.by_ref.is_none() => {
+            (parse_quote!(__diff_i), p.ident.clone())
+        }
+        (syn::Pat::Tuple(t), true) if t.elems.len() == 2 => match &t.elems[1] {
+            syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                let i = &t.elems[0];
+                (parse_quote!(#i), p.ident.clone())
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    if binds(&f.body, &name) {
+        return None;
+    }
+    let i: Expr = match &index {
+        syn::Pat::Ident(p) => {
+            let id = &p.ident;
+            parse_quote!(#id)
+        }
+        // `(_, x)`: the index is still needed.
+        _ => return None,
+    };
+    let element: Expr = parse_quote!(#collection[#i]);
+    let mut body = f.body.clone();
+    let mut replace = ElementOf {
+        name: &name,
+        element: &element,
+    };
+    syn::visit_mut::VisitMut::visit_block_mut(&mut replace, &mut body);
+    let stmts = &body.stmts;
+    Some(parse_quote!(for #index in 0..#collection.len() { #(#stmts)* }))
+}
+
+/// `xs` of `xs.iter_mut()` (`xs` a variable or a field of one).
+fn iter_mut_receiver(e: &Expr) -> Option<Expr> {
+    match e {
+        Expr::MethodCall(m) if m.method == "iter_mut" && m.args.is_empty() => {
+            matches!(&*m.receiver, Expr::Path(_) | Expr::Field(_)).then(|| (*m.receiver).clone())
+        }
+        _ => None,
+    }
+}
+
+/// Whether `block` binds `name` anywhere (a `let`, a pattern, a closure parameter).
+fn binds(block: &syn::Block, name: &syn::Ident) -> bool {
+    struct Binds<'a> {
+        name: &'a syn::Ident,
+        found: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Binds<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.found |= p.ident == *self.name;
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut b = Binds { name, found: false };
+    syn::visit::Visit::visit_block(&mut b, block);
+    b.found
+}
+
+/// Replaces `*x` and `x` by the element they stand for.
+struct ElementOf<'a> {
+    name: &'a syn::Ident,
+    element: &'a Expr,
+}
+
+impl syn::visit_mut::VisitMut for ElementOf<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let is_name = |e: &Expr| matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name));
+        match e {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && is_name(&u.expr) => {
+                let el = self.element;
+                *e = parse_quote!(#el);
+            }
+            _ if is_name(e) => {
+                let el = self.element;
+                *e = parse_quote!((#el));
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}
