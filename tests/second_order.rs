@@ -579,3 +579,35 @@ fn hessian_through_swaps() {
         }
     }
 }
+
+/// Two loops returning from the function: the returned value's placeholder is one
+/// variable, dual in the first loop and plain in the second, so dual in both (was a type
+/// mismatch in the dual companion; random tester, seed 12101).
+#[differentiable]
+fn returns_from_two_loops(x: f64, n: usize) -> f64 {
+    if n == 0 {
+        let mut k = 0;
+        loop {
+            k += 1;
+            if k > 2 {
+                return x * x * x;
+            }
+        }
+    }
+    let mut k = 0;
+    loop {
+        k += 1;
+        if k % 3 == 0 {
+            return (k as f64).cos();
+        }
+    }
+}
+
+#[test]
+fn placeholder_of_a_return_shared_by_two_loops() {
+    let x = 0.7;
+    let d2 = second_derivative!(at: x, of: |x| returns_from_two_loops(x, 0));
+    assert!((d2 - 6.0 * x).abs() < 1e-12, "{d2}");
+    let d2 = second_derivative!(at: x, of: |x| returns_from_two_loops(x, 1));
+    assert_eq!(d2, 0.0);
+}

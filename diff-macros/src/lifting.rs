@@ -91,7 +91,17 @@ pub fn lift(
         own: own.to_string(),
         refusal: None,
     };
-    l.classify_region(func.entry());
+    // A placeholder is one variable of the generated code, whatever paths it takes: once
+    // it meets a dual value anywhere, it is dual everywhere, and classifying again
+    // follows that.
+    loop {
+        l.classify_region(func.entry());
+        let met = l.placeholders_meeting_lifted();
+        if met.is_empty() {
+            break;
+        }
+        l.lifted.extend(met);
+    }
     if let Some(why) = l.refusal.take() {
         return Err(why);
     }
@@ -492,12 +502,54 @@ impl Lifting<'_> {
         }
     }
 
+    /// The placeholders ([`Lifting::placeholder`]) not yet dual that share a type with a
+    /// dual value: a loop's initial value whose variable is dual, a branch's yield whose
+    /// result is, the collection a rule method updates with a dual value (`v.push(x)`).
+    fn placeholders_meeting_lifted(&self) -> Vec<Value> {
+        let mut met = Vec::new();
+        let mut meet = |v: Value, dual: bool| {
+            if dual && !self.is_lifted(v) && self.placeholder(v) {
+                met.push(v);
+            }
+        };
+        for stmt in self.func.regions.iter().flat_map(|r| &r.stmts) {
+            match &stmt.inst {
+                Inst::For { init, body, .. } => {
+                    let params = &self.func.region(*body).params;
+                    for (i, v) in init.iter().enumerate() {
+                        meet(*v, self.is_lifted(params[i]));
+                    }
+                }
+                Inst::CallMut(_, args, mutated) => {
+                    let dual = self.any_lifted(&stmt.results);
+                    for i in mutated {
+                        meet(args[*i], dual);
+                    }
+                }
+                inst => {
+                    for r in inst.branches().unwrap_or_default() {
+                        let yields = &self.func.region(r).yields;
+                        for (i, res) in stmt.results.iter().enumerate() {
+                            meet(yields[i], self.is_lifted(*res));
+                        }
+                    }
+                }
+            }
+        }
+        met
+    }
+
     /// Whether `v` is a value typed by its uses, not converted: the placeholder of a
     /// variable declared before its value (`Default::default()`, typed by what it is
-    /// joined with), `None`, and an empty `Vec` (`Vec::new()`, `Vec::with_capacity(n)`,
-    /// typed by what is pushed into it). Each is dual where what meets it is.
+    /// joined with), `None`, an empty `Vec` (`Vec::new()`, `Vec::with_capacity(n)`,
+    /// typed by what is pushed into it), and the never-read value after a loop left only
+    /// by `return` (`unreachable!()`). Each is dual where what meets it is.
     fn placeholder(&self, v: Value) -> bool {
         match self.func.def(v).map(|s| &s.inst) {
+            Some(Inst::Opaque(o)) => {
+                o.uses.is_empty()
+                    && o.tokens.to_string().replace(' ', "") == "::core::unreachable!()"
+            }
             Some(Inst::Const(t)) => {
                 let last = t.clone().into_iter().last();
                 matches!(last, Some(TokenTree::Ident(i)) if i == "None")
@@ -754,6 +806,10 @@ impl Lifting<'_> {
 
     fn rewrite_stmt(&mut self, out: &mut Function, stmt: &mut Stmt, before: &mut Vec<Stmt>) {
         let span = stmt.span;
+        // A placeholder (`Default::default()`) takes its type from its uses as written.
+        if stmt.results.first().is_some_and(|r| self.placeholder(*r)) {
+            return;
+        }
         let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));
         // A call of a lifted value whose result carries no derivative (read by a
         // comparison only): the value of the callee's dual companion, which takes the

@@ -65,49 +65,68 @@ pub(crate) fn spliced(
 
 /// Whether `e` contains a `return`, or a `break`/`continue` of the enclosing loop.
 pub(crate) fn may_exit(e: &Expr) -> bool {
-    struct Finder {
-        found: bool,
-        loop_depth: usize,
-    }
-    impl<'a> Visit<'a> for Finder {
-        fn visit_expr_return(&mut self, _: &'a syn::ExprReturn) {
-            self.found = true;
-        }
-        fn visit_expr_break(&mut self, _: &'a syn::ExprBreak) {
-            if self.loop_depth == 0 {
-                self.found = true;
-            }
-        }
-        fn visit_expr_continue(&mut self, _: &'a syn::ExprContinue) {
-            if self.loop_depth == 0 {
-                self.found = true;
-            }
-        }
-        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
-        fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
-            self.visit_expr(&f.expr);
-            self.loop_depth += 1;
-            self.visit_block(&f.body);
-            self.loop_depth -= 1;
-        }
-        fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
-            self.visit_expr(&w.cond);
-            self.loop_depth += 1;
-            self.visit_block(&w.body);
-            self.loop_depth -= 1;
-        }
-        fn visit_expr_loop(&mut self, l: &'a syn::ExprLoop) {
-            self.loop_depth += 1;
-            self.visit_block(&l.body);
-            self.loop_depth -= 1;
-        }
-    }
     let mut f = Finder {
         found: false,
         loop_depth: 0,
+        only_breaks: false,
     };
     f.visit_expr(e);
     f.found
+}
+
+/// Whether the body of a `loop` never leaves it by a `break` (its only ways out are
+/// `return` and panics): the loop's value, of type `!`, is never read.
+pub(crate) fn never_breaks(body: &syn::Block) -> bool {
+    let mut f = Finder {
+        found: false,
+        loop_depth: 0,
+        only_breaks: true,
+    };
+    f.visit_block(body);
+    !f.found
+}
+
+/// Searches for exits out of the code it visits, not counting those of nested loops
+/// and closures. A labelled `break` counts wherever it is.
+struct Finder {
+    found: bool,
+    loop_depth: usize,
+    /// Count `break` alone (not `return` and `continue`).
+    only_breaks: bool,
+}
+
+impl<'a> Visit<'a> for Finder {
+    fn visit_expr_return(&mut self, _: &'a syn::ExprReturn) {
+        self.found |= !self.only_breaks;
+    }
+    fn visit_expr_break(&mut self, b: &'a syn::ExprBreak) {
+        if self.loop_depth == 0 || (self.only_breaks && b.label.is_some()) {
+            self.found = true;
+        }
+    }
+    fn visit_expr_continue(&mut self, _: &'a syn::ExprContinue) {
+        if self.loop_depth == 0 {
+            self.found |= !self.only_breaks;
+        }
+    }
+    fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+    fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        self.loop_depth += 1;
+        self.visit_block(&f.body);
+        self.loop_depth -= 1;
+    }
+    fn visit_expr_while(&mut self, w: &'a syn::ExprWhile) {
+        self.visit_expr(&w.cond);
+        self.loop_depth += 1;
+        self.visit_block(&w.body);
+        self.loop_depth -= 1;
+    }
+    fn visit_expr_loop(&mut self, l: &'a syn::ExprLoop) {
+        self.loop_depth += 1;
+        self.visit_block(&l.body);
+        self.loop_depth -= 1;
+    }
 }
 
 impl Lowerer {

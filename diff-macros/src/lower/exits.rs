@@ -177,13 +177,20 @@ impl Rewriter {
                     out.push(Stmt::Expr(value, None));
                 }
                 Stmt::Expr(mut e, semi) => {
+                    // A `loop` left only by exits this module rewrites (`return`): after
+                    // its dispatch nothing is reached, as the loop's type `!` says.
+                    let never =
+                        matches!(&e, Expr::Loop(l) if super::diverge::never_breaks(&l.body));
                     let dispatch = self.expr(&mut e, stack);
                     let semi = match (&dispatch, semi) {
                         (Some(_), None) if !tail => Some(Default::default()),
                         (_, s) => s,
                     };
+                    let unreachable = (tail && never && dispatch.is_some() && semi.is_none())
+                        .then(|| Stmt::Expr(parse_quote!(::core::unreachable!()), None));
                     out.push(Stmt::Expr(e, semi));
                     out.extend(dispatch);
+                    out.extend(unreachable);
                 }
                 Stmt::Macro(m) => out.push(Stmt::Macro(m)),
                 Stmt::Item(i) => out.push(Stmt::Item(i)),
