@@ -166,3 +166,38 @@ fn tuple_patterns_on_references_bind_references() {
     let d = first_derivative!(at: 0.1, of: |b: f64| cross_entropy(&Linear { w: m.w.clone(), b }, &data));
     assert_vec_close(&[d], &[gb], 1e-12, "forward d/db");
 }
+
+/// `.sum()` over items that are not floats (tuples, structs), its type given by the
+/// function's result or a typed `let`, as Rust infers it.
+#[differentiable]
+fn squared_residuals(w: f64, data: &[(f64, f64)]) -> f64 {
+    let first: f64 = data.iter().take(1).map(|(x, y)| x * w - y).sum();
+    first * 0.0 + data.iter().map(|(x, y)| (x * w - y).powi(2)).sum::<f64>() + {
+        let tail: f64 = data.iter().map(|&(x, _)| x * w).product();
+        tail
+    }
+}
+
+#[differentiable]
+fn mean_of_predictions(m: &Linear, data: &[(Vec<f64>, f64)]) -> f64 {
+    data.iter().map(|(x, _)| m.predict(x)).sum()
+}
+
+#[test]
+fn sums_over_tuples_typed_by_where_they_go() {
+    let data = vec![(1.0, 2.0), (2.0, 3.5), (-1.0, 0.5)];
+    let w = 1.3;
+    let (v, g) = value_with_gradient!(at: w, of: |w| squared_residuals(w, &data));
+    assert_eq!(v, squared_residuals(w, &data));
+    let expected: f64 = data.iter().map(|(x, y)| 2.0 * (x * w - y) * x).sum::<f64>()
+        + 3.0 * w * w * data.iter().map(|(x, _)| x).product::<f64>();
+    assert_vec_close(&[g], &[expected], 1e-12, "d/dw");
+    let m = Linear {
+        w: vec![0.5, -0.3],
+        b: 0.1,
+    };
+    let d = vec![(vec![1.0, 2.0], 1.0), (vec![-0.5, 0.3], 0.0)];
+    let g = gradient!(at: &m, of: |m: &Linear| mean_of_predictions(m, &d));
+    assert_vec_close(&g.w, &[0.5, 2.3], 1e-12, "d/dw");
+    assert_vec_close(&[g.b], &[2.0], 1e-12, "d/db");
+}

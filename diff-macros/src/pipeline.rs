@@ -43,6 +43,8 @@ pub struct Body<'a> {
     pub arrays: Vec<usize>,
     /// The parameters whose type is an array taken by value.
     pub arrays_by_value: Vec<usize>,
+    /// The result type, when the function has one.
+    pub output: Option<syn::Type>,
 }
 
 impl<'a> Body<'a> {
@@ -59,6 +61,9 @@ impl<'a> Body<'a> {
                 .map(|p| p.ident.to_string())
                 .collect(),
             mutated: sig.mutated(),
+            output: syn::parse2::<syn::Type>(sig.output.clone())
+                .ok()
+                .filter(|t| !matches!(t, syn::Type::Tuple(t) if t.elems.is_empty())),
             wrt: sig.wrt(),
             undecided: sig.undecided(),
             arrays: (0..sig.params.len())
@@ -99,9 +104,10 @@ fn inert(func: &Function, candidates: &[usize]) -> Vec<usize> {
 /// Runs the stages on the body of `name` (for `DIFF_DEBUG_IR`); every refusal goes to `errors`, at the user's span, and then there
 /// is nothing to emit.
 pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyzed> {
+    let annotated = lower::typed_reductions(body.block, body.output.as_ref());
     let mut lowered = lower::lower_body(
         &body.params,
-        body.block,
+        annotated.as_ref().unwrap_or(body.block),
         body.scalars,
         body.by_ref,
         body.mutated,

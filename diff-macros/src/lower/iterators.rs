@@ -611,3 +611,76 @@ impl syn::visit_mut::VisitMut for ElementOf<'_> {
         }
     }
 }
+
+/// The body with `.sum()` and `.product()` given the type Rust takes from where their
+/// value goes (a `let` with a type, the function's result, `return`) as a turbofish, so
+/// that the loop they become starts from that type's zero or one whatever the
+/// collection holds (`data.iter().map(|(x, y)| ..).sum()` over tuples). `None` when
+/// nothing changes.
+pub(crate) fn typed_reductions(
+    block: &syn::Block,
+    output: Option<&syn::Type>,
+) -> Option<syn::Block> {
+    let mut t = TypedReductions {
+        output: output.filter(|t| concrete(t)),
+        closures: 0,
+        changed: false,
+    };
+    let mut block = block.clone();
+    if let (Some(syn::Stmt::Expr(e, None)), Some(ty)) = (block.stmts.last_mut(), t.output) {
+        t.changed |= give_type(e, ty);
+    }
+    syn::visit_mut::VisitMut::visit_block_mut(&mut t, &mut block);
+    t.changed.then_some(block)
+}
+
+/// A type written out (no `_`, no `impl Trait`).
+fn concrete(ty: &syn::Type) -> bool {
+    let ts = quote::ToTokens::to_token_stream(ty).to_string();
+    !ts.contains('_') && !ts.contains("impl")
+}
+
+/// Gives `e`, if it is `.sum()` or `.product()` without a turbofish, the type `ty`.
+fn give_type(e: &mut Expr, ty: &syn::Type) -> bool {
+    match e {
+        Expr::Paren(p) => give_type(&mut p.expr, ty),
+        Expr::MethodCall(m)
+            if (m.method == "sum" || m.method == "product")
+                && m.args.is_empty()
+                && m.turbofish.is_none() =>
+        {
+            m.turbofish = Some(parse_quote!(::<#ty>));
+            true
+        }
+        _ => false,
+    }
+}
+
+struct TypedReductions<'a> {
+    output: Option<&'a syn::Type>,
+    /// Closures entered: a `return` there is the closure's.
+    closures: usize,
+    changed: bool,
+}
+
+impl syn::visit_mut::VisitMut for TypedReductions<'_> {
+    fn visit_local_mut(&mut self, l: &mut syn::Local) {
+        if let (syn::Pat::Type(t), Some(init)) = (&l.pat, &mut l.init) {
+            if concrete(&t.ty) {
+                self.changed |= give_type(&mut init.expr, &t.ty);
+            }
+        }
+        syn::visit_mut::visit_local_mut(self, l);
+    }
+    fn visit_expr_return_mut(&mut self, r: &mut syn::ExprReturn) {
+        if let (Some(e), Some(ty), 0) = (&mut r.expr, self.output, self.closures) {
+            self.changed |= give_type(e, ty);
+        }
+        syn::visit_mut::visit_expr_return_mut(self, r);
+    }
+    fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+        self.closures += 1;
+        syn::visit_mut::visit_expr_closure_mut(self, c);
+        self.closures -= 1;
+    }
+}

@@ -11,6 +11,7 @@ mod diverge;
 mod env;
 mod exits;
 mod iterators;
+pub(crate) use iterators::typed_reductions;
 mod matching;
 pub(crate) use crate::ir::placeholder;
 mod expr;
