@@ -897,3 +897,34 @@ fn element_in_a_tuple_copied_when_built() {
         assert!((g - expected).abs() < 1e-12, "{g} vs {expected}");
     }
 }
+
+/// A variable assigned an element (`y = arr[0]`) in a branch whose join also yields the
+/// `Vec`: the element is copied when assigned, as `let` copies it (was E0382; seed
+/// 12200, program 193).
+#[differentiable]
+fn variable_assigned_an_element(x: f64, y: f64, k: usize) -> f64 {
+    let mut y = y;
+    let mut arr = vec![y.sin(), x, x.cos()];
+    if k > 1 {
+        y = arr[0];
+        if k > 2 {
+            arr[1] += 1.0;
+        }
+    }
+    x * y + arr[1] * arr[2]
+}
+
+#[test]
+fn element_assigned_to_a_variable_copied_when_assigned() {
+    let (x, y) = (0.3, 0.4);
+    for k in [0, 2] {
+        let (v, (gx, gy)) =
+            value_with_gradient!(at: (x, y), of: |x, y| variable_assigned_an_element(x, y, k));
+        assert_eq!(v, variable_assigned_an_element(x, y, k));
+        let ey = if k > 1 { y.sin() } else { y };
+        let dey = if k > 1 { y.cos() } else { 1.0 };
+        let gx_expected = ey + x.cos() - x * x.sin();
+        assert!((gx - gx_expected).abs() < 1e-12, "{gx} vs {gx_expected}");
+        assert!((gy - x * dey).abs() < 1e-12, "{gy}");
+    }
+}

@@ -438,6 +438,8 @@ impl Lowerer {
         };
         let typed = declared.and_then(|ty| typed_literals(ty, &a.right));
         let v = self.lower_expr(typed.as_ref().unwrap_or(&a.right))?;
+        // `y = arr[0];` copies the element now, as `let` does.
+        let v = self.copied_now(v, a.right.span());
         let place = self.assigned_place(&a.left)?;
         self.write_place(&place, v);
         Ok(self.unit(a.span()))
