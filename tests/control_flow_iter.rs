@@ -450,3 +450,50 @@ fn slice_parameters_iterated_by_reference() {
         "{gxs:?}"
     );
 }
+
+/// `filter` before maps and reductions: only the kept items carry derivatives.
+#[differentiable]
+fn positive_squares(xs: &[f64]) -> f64 {
+    let s: f64 = xs.iter().filter(|&&v| v > 0.0).map(|v| v * v).sum();
+    let kept: Vec<f64> = xs.iter().copied().filter(|v| v.abs() < 1.0).collect();
+    let mut t = 0.0;
+    for v in xs.iter().filter(|v| **v < 0.0) {
+        t += v.sin();
+    }
+    s + kept.iter().sum::<f64>() + t
+}
+
+/// A method given a closure (`any`) is kept as written: its result carries no derivative.
+#[differentiable]
+fn guarded_by_any(xs: &[f64]) -> f64 {
+    if xs.iter().any(|v| v.is_nan()) {
+        return 0.0;
+    }
+    let n = xs.iter().filter(|v| v.is_finite()).count() as f64;
+    xs.iter().map(|v| v * n).sum()
+}
+
+#[test]
+fn filter_and_methods_given_closures() {
+    for xs in inputs() {
+        let e = xs
+            .iter()
+            .map(|&v| {
+                let mut d = 0.0;
+                if v > 0.0 {
+                    d += 2.0 * v;
+                }
+                if v.abs() < 1.0 {
+                    d += 1.0;
+                }
+                if v < 0.0 {
+                    d += v.cos();
+                }
+                d
+            })
+            .collect();
+        check_slice!(positive_squares, xs.clone(), e);
+        let n = xs.len() as f64;
+        check_slice!(guarded_by_any, xs.clone(), vec![n; xs.len()]);
+    }
+}

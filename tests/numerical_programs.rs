@@ -747,3 +747,29 @@ fn chains_of_differentiable_calls() {
         );
     }
 }
+
+/// `sin_cos`, a constant raised to a power (`2f64.powf(x)`) and the less common float
+/// methods, against finite differences in both modes.
+#[differentiable]
+fn trig_and_friends(x: f64) -> f64 {
+    let (s, c) = x.sin_cos();
+    s * c
+        + 2f64.powf(x)
+        + x.exp_m1()
+        + x.ln_1p()
+        + x.cbrt()
+        + x.recip()
+        + x.to_radians()
+        + x.log10()
+}
+
+#[test]
+fn sin_cos_and_rarer_float_methods() {
+    for x in [0.3, 0.7, 1.9] {
+        let (v, d) = value_with_derivative!(at: x, of: trig_and_friends);
+        assert_eq!(v, trig_and_friends(x));
+        assert_close(d, fd(trig_and_friends, x), 1e-6, "forward");
+        let g = gradient!(at: x, of: trig_and_friends);
+        assert_close(g, d, 1e-12, "reverse against forward");
+    }
+}

@@ -104,6 +104,9 @@ impl Activity {
             }
             match &stmt.inst {
                 Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => {}
+                // A result that never carries a derivative needs none of its operands'.
+                Inst::Opaque(o) if o.inactive => {}
+                Inst::Call(Callee::Method { method, .. }, _) if is_inactive_method(method) => {}
                 Inst::Index(base, _) => {
                     self.useful.insert(*base);
                 }

@@ -702,6 +702,21 @@ impl Lowerer {
             });
             return self.lower_expr(&pair);
         }
+        // `x.sin_cos()`: the pair of the two rules.
+        if m.method == "sin_cos" && m.args.is_empty() {
+            let x = &m.receiver;
+            let pair: Expr = syn::parse_quote_spanned!(m.method.span()=> {
+                let __diff_angle = #x;
+                (__diff_angle.sin(), __diff_angle.cos())
+            });
+            return self.lower_expr(&pair);
+        }
+        // A closure argument stays written in the call (`xs.iter().any(|v| v.is_nan())`):
+        // rustc infers its parameter's type there only. Such a call is kept as written
+        // (refused if a derivative would flow through it).
+        if m.args.iter().any(|a| matches!(peel(a), Expr::Closure(_))) {
+            return Ok(self.opaque(&Expr::MethodCall(m.clone())));
+        }
         // `xs[a..].iter()`: the receiver is the sub-slice.
         let recv = match sub_slice(&m.receiver) {
             Some(call) => self.lower_expr(&call)?,

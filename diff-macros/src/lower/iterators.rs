@@ -13,6 +13,8 @@ enum Adapter {
     Zip(Box<Base>),
     Copied,
     Map(Func),
+    /// `filter(p)`: only the items `p(&item)` keeps.
+    Filter(Func),
 }
 
 /// A function applied to items: a closure literal or a path (`f64::sin`, `g`).
@@ -156,6 +158,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
                 ("copied", 0) | ("cloned", 0) => Some(Adapter::Copied),
                 ("zip", 1) => Some(Adapter::Zip(Box::new(zipped(&args[0])?))),
                 ("map", 1) => Some(Adapter::Map(func(&args[0])?)),
+                ("filter", 1) => Some(Adapter::Filter(func(&args[0])?)),
                 _ => None,
             };
             if let Some(a) = adapter {
@@ -177,6 +180,18 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     }
     // A plain variable with no adapter is not a chain worth rewriting unless iterated.
     adapters.reverse();
+    // After a filter the items are renumbered, which the adapters of the index iterator
+    // (`enumerate`, `skip`, `zip`, ..) would not see: only maps and filters may follow.
+    let filtered = adapters
+        .iter()
+        .position(|a| matches!(a, Adapter::Filter(_)));
+    if filtered.is_some_and(|k| {
+        adapters[k..]
+            .iter()
+            .any(|a| !matches!(a, Adapter::Filter(_) | Adapter::Map(_) | Adapter::Copied))
+    }) {
+        return None;
+    }
     Some(Chain { base, adapters })
 }
 
@@ -215,6 +230,11 @@ fn apply(f: &Func, item: Expr) -> Expr {
     }
 }
 
+/// `p(&item)`, the test of `filter(p)`.
+fn test(p: &Func, item: &Expr) -> Expr {
+    apply(p, parse_quote!(&#item))
+}
+
 impl Chain {
     /// Marks the collections named by a variable holding a reference (`ys` of a parameter
     /// `ys: &[f64]`) as iterated by reference: their items are `&ys[i]`, as `ys.into_iter()`
@@ -239,8 +259,8 @@ impl Chain {
         }
     }
 
-    /// `(index pattern, index iterator, item expression)`.
-    fn parts(&self) -> (syn::Pat, Expr, Expr) {
+    /// `(index pattern, index iterator, item expression, whether the item is kept)`.
+    fn parts(&self) -> (syn::Pat, Expr, Expr, Expr) {
         let i: syn::Ident = parse_quote!(__diff_i);
         let p: syn::Ident = parse_quote!(__diff_p);
         let xs = &self.base.expr;
@@ -256,6 +276,7 @@ impl Chain {
         let mut item = element(&self.base, &i);
         let mut index: Expr = parse_quote!((0..#len));
         let mut enumerated = false;
+        let mut kept: Expr = parse_quote!(true);
         for a in &self.adapters {
             match a {
                 Adapter::Index(m, args) => index = parse_quote!(#index.#m(#(#args),*)),
@@ -279,6 +300,10 @@ impl Chain {
                     }
                 }
                 Adapter::Map(f) => item = apply(f, item),
+                Adapter::Filter(p) => {
+                    let t = test(p, &item);
+                    kept = parse_quote!(#kept && #t);
+                }
             }
         }
         // The zip length only becomes known at the end: rebuild the range with it (a
@@ -294,20 +319,38 @@ impl Chain {
         } else {
             parse_quote!(#i)
         };
-        (pat, index, item)
+        (pat, index, item, kept)
+    }
+
+    /// Whether the chain filters its items.
+    fn filters(&self) -> bool {
+        self.adapters
+            .iter()
+            .any(|a| matches!(a, Adapter::Filter(_)))
+    }
+
+    /// `each` (what a loop does with an item), for the kept items only when the chain
+    /// filters (no branch otherwise).
+    fn kept_only(&self, kept: &Expr, each: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+        if self.filters() {
+            quote::quote!(if #kept { #each })
+        } else {
+            each
+        }
     }
 
     /// `for pat in chain { body }` as an index loop.
     pub(crate) fn for_loop(&self, f: &syn::ExprForLoop) -> syn::ExprForLoop {
-        let (ipat, index, item) = self.parts();
+        let (ipat, index, item, kept) = self.parts();
         let (pat, stmts) = (&f.pat, &f.body.stmts);
-        parse_quote!(for #ipat in #index { let #pat = #item; #(#stmts)* })
+        let each = self.kept_only(&kept, quote::quote!(let #pat = #item; #(#stmts)*));
+        parse_quote!(for #ipat in #index { #each })
     }
 
     /// `chain.sum()` / `.product()` / `.fold(init, f)` as a loop, `.collect()` (into a
     /// `Vec`) as a loop pushing the items; `None` for other methods.
     pub(crate) fn reduce(&self, method: &syn::ExprMethodCall) -> Option<Expr> {
-        let (ipat, index, item) = self.parts();
+        let (ipat, index, item, kept) = self.parts();
         if method.method == "collect" && method.args.is_empty() {
             let into_vec = match &method.turbofish {
                 None => true,
@@ -321,9 +364,10 @@ impl Chain {
                 return None;
             }
             let out: syn::Ident = parse_quote!(__diff_collected);
+            let each = self.kept_only(&kept, quote::quote!(#out.push(#item);));
             return Some(parse_quote!({
                 let mut #out = ::std::vec::Vec::new();
-                for #ipat in #index { #out.push(#item); }
+                for #ipat in #index { #each }
                 #out
             }));
         }
@@ -353,9 +397,10 @@ impl Chain {
                 }
                 _ => return None,
             };
+        let each = self.kept_only(&kept, quote::quote!(#acc = #step;));
         Some(parse_quote!({
             let mut #acc = #init;
-            for #ipat in #index { #acc = #step; }
+            for #ipat in #index { #each }
             #acc
         }))
     }
@@ -363,12 +408,13 @@ impl Chain {
     /// `v.extend(chain)` as a loop pushing the items (by copy where the chain yields
     /// references, as `Extend<&T>` does).
     pub(crate) fn extend_into(&self, v: &Expr) -> Expr {
-        let (ipat, index, item) = self.parts();
+        let (ipat, index, item, kept) = self.parts();
         let item = match item {
             Expr::Reference(r) => *r.expr,
             item => item,
         };
-        parse_quote!(for #ipat in #index { #v.push(#item); })
+        let each = self.kept_only(&kept, quote::quote!(#v.push(#item);));
+        parse_quote!(for #ipat in #index { #each })
     }
 
     /// `chain.min_by(cmp).unwrap()` (also `max_by`, `min_by_key`, `max_by_key`, and
@@ -403,7 +449,10 @@ impl Chain {
         } else {
             parse_quote!((#ordering) != ::core::cmp::Ordering::Less)
         };
-        let (ipat, index, item) = self.parts();
+        if self.filters() {
+            return None;
+        }
+        let (ipat, index, item, _) = self.parts();
         let (unwrap_name, unwrap_args) = (&unwrap.method, &unwrap.args);
         let best: syn::Ident = parse_quote!(__diff_best);
         // The first index starts as the best (typed by the iterator, so that the
