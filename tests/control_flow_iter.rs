@@ -497,3 +497,20 @@ fn filter_and_methods_given_closures() {
         check_slice!(guarded_by_any, xs.clone(), vec![n; xs.len()]);
     }
 }
+
+/// Iterator chains held in variables and consumed once later.
+#[differentiable]
+fn chains_in_variables(xs: &[f64]) -> f64 {
+    let squares = xs.iter().map(|v| v * v);
+    let shifted = xs.iter().map(|v| v - 1.0);
+    let s: f64 = shifted.map(|d| d * d).sum();
+    squares.sum::<f64>() + s
+}
+
+#[test]
+fn iterators_held_in_variables() {
+    for xs in inputs() {
+        let e = xs.iter().map(|v| 2.0 * v + 2.0 * (v - 1.0)).collect();
+        check_slice!(chains_in_variables, xs.clone(), e);
+    }
+}

@@ -104,10 +104,10 @@ fn inert(func: &Function, candidates: &[usize]) -> Vec<usize> {
 /// Runs the stages on the body of `name` (for `DIFF_DEBUG_IR`); every refusal goes to `errors`, at the user's span, and then there
 /// is nothing to emit.
 pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyzed> {
-    let annotated = lower::typed_reductions(body.block, body.output.as_ref());
+    let prepared = lower::prepare(body.block, body.output.as_ref());
     let mut lowered = lower::lower_body(
         &body.params,
-        annotated.as_ref().unwrap_or(body.block),
+        prepared.as_ref().unwrap_or(body.block),
         body.scalars,
         body.by_ref,
         body.mutated,

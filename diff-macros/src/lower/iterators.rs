@@ -733,3 +733,154 @@ impl syn::visit_mut::VisitMut for TypedReductions<'_> {
         self.closures -= 1;
     }
 }
+
+/// The body with iterators held in variables written where they are consumed:
+/// `let it = xs.iter().map(f); .. it.sum()` becomes `xs.iter().map(f).sum()`, which the
+/// chain rewriting then sees whole. Only for a variable used once, in the same block,
+/// with no name the chain reads bound again in between; `None` when nothing changes.
+pub(crate) fn inline_iterator_variables(block: &syn::Block) -> Option<syn::Block> {
+    let mut inliner = Inliner { changed: false };
+    let mut block = block.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut inliner, &mut block);
+    inliner.changed.then_some(block)
+}
+
+struct Inliner {
+    changed: bool,
+}
+
+impl syn::visit_mut::VisitMut for Inliner {
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        let mut k = 0;
+        while k < b.stmts.len() {
+            if let Some((name, chain)) = iterator_let(&b.stmts[k]) {
+                let rest = &b.stmts[k + 1..];
+                let reads = names_in(&chain);
+                if uses_of(rest, &name) == 1 && !rebinds(rest, &name, &reads) {
+                    let mut replace = ReplaceName {
+                        name: &name,
+                        by: &chain,
+                    };
+                    for st in &mut b.stmts[k + 1..] {
+                        syn::visit_mut::VisitMut::visit_stmt_mut(&mut replace, st);
+                    }
+                    b.stmts.remove(k);
+                    self.changed = true;
+                    continue;
+                }
+            }
+            k += 1;
+        }
+        syn::visit_mut::visit_block_mut(self, b);
+    }
+}
+
+/// `let name = chain;` where `chain` is an iterator chain over a collection that is not
+/// the collection itself (`xs.iter().map(f)`, not `xs`).
+fn iterator_let(st: &syn::Stmt) -> Option<(syn::Ident, Expr)> {
+    let syn::Stmt::Local(l) = st else { return None };
+    let syn::Pat::Ident(p) = &l.pat else {
+        return None;
+    };
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    if p.by_ref.is_some() || p.mutability.is_some() || p.subpat.is_some() {
+        return None;
+    }
+    let is_iterator =
+        matches!(&*init.expr, Expr::MethodCall(_)) && parse_chain(&init.expr).is_some();
+    is_iterator.then(|| (p.ident.clone(), (*init.expr).clone()))
+}
+
+/// The identifiers `e` mentions.
+fn names_in(e: &Expr) -> Vec<String> {
+    fn walk(ts: proc_macro2::TokenStream, out: &mut Vec<String>) {
+        for tt in ts {
+            match tt {
+                proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(quote::ToTokens::to_token_stream(e), &mut out);
+    out
+}
+
+/// How many times `stmts` read the variable `name`.
+fn uses_of(stmts: &[syn::Stmt], name: &syn::Ident) -> usize {
+    struct Count<'a> {
+        name: &'a syn::Ident,
+        n: usize,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Count<'_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if p.qself.is_none() && p.path.is_ident(self.name) {
+                self.n += 1;
+            }
+        }
+        // Nor is one inside a closure (whose parameters could shadow what the chain reads).
+        fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+            if names_in(&parse_quote!(#c)).iter().any(|n| self.name == n) {
+                self.n += 2;
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            // A name inside a macro's tokens is not replaced: the variable stays.
+            if names_in(&parse_quote!(#m))
+                .iter()
+                .any(|n| self.name == n)
+            {
+                self.n += 2;
+            }
+        }
+    }
+    let mut c = Count { name, n: 0 };
+    for st in stmts {
+        syn::visit::Visit::visit_stmt(&mut c, st);
+    }
+    c.n
+}
+
+/// Whether `stmts` bind `name` again, or one of the names the chain reads.
+fn rebinds(stmts: &[syn::Stmt], name: &syn::Ident, reads: &[String]) -> bool {
+    struct Binds<'a> {
+        name: &'a syn::Ident,
+        reads: &'a [String],
+        found: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Binds<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            let id = p.ident.to_string();
+            self.found |= p.ident == *self.name || self.reads.contains(&id);
+        }
+        // What a closure binds is its own.
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut b = Binds {
+        name,
+        reads,
+        found: false,
+    };
+    for st in stmts {
+        syn::visit::Visit::visit_stmt(&mut b, st);
+    }
+    b.found
+}
+
+/// Replaces the variable `name` by the method chain `by` (which needs no parentheses).
+struct ReplaceName<'a> {
+    name: &'a syn::Ident,
+    by: &'a Expr,
+}
+
+impl syn::visit_mut::VisitMut for ReplaceName<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name) => {
+                *e = self.by.clone();
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}

@@ -11,7 +11,6 @@ mod diverge;
 mod env;
 mod exits;
 mod iterators;
-pub(crate) use iterators::typed_reductions;
 mod matching;
 pub(crate) use crate::ir::placeholder;
 mod expr;
@@ -95,6 +94,15 @@ pub fn lower_body(
     let entry = cx.func.entry();
     cx.func.region_mut(entry).yields = yields;
     cx.finish(errors)
+}
+
+/// The body as the lowering reads it: iterators held in variables written where they
+/// are consumed, and sums and products given the type their value takes
+/// (`iterators.rs`). `None` when the body is read as written.
+pub(crate) fn prepare(block: &syn::Block, output: Option<&syn::Type>) -> Option<syn::Block> {
+    let inlined = iterators::inline_iterator_variables(block);
+    let block = inlined.as_ref().unwrap_or(block);
+    iterators::typed_reductions(block, output).or(inlined)
 }
 
 fn pat_span(p: &syn::Pat) -> Span {
