@@ -25,6 +25,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 // A method declared in a trait, without a body.
                 let mut errors = Errors::default();
                 let declarations = declarations(args, &decl.sig, Context::Trait(None), &mut errors);
+                let mut decl = decl;
+                mark_signature(&mut decl.sig);
                 let errors = errors.to_compile_errors();
                 return quote! { #decl #errors #declarations };
             }
@@ -61,8 +63,31 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             crate::debug::dump(companions);
         }
     }
+    // A method that may implement a trait's (an inherent method with a visibility
+    // cannot) carries the trait's mark.
+    let mut func = func;
+    if matches!(context, Context::Impl(None)) && matches!(func.vis, syn::Visibility::Inherited) {
+        mark_signature(&mut func.sig);
+    }
     let errors = errors.to_compile_errors();
     quote! { #func #errors #companions }
+}
+
+/// Marks the signature of a method a trait declares #[differentiable], and of its
+/// implementations: an early-bound lifetime `'differentiable`, bounded by itself, which
+/// callers never see (they infer it). The trait's declaration and an implementation
+/// must agree on it, so an implementation or override written without
+/// `#[differentiable]` stops the build at itself (rustc: "lifetime parameters or bounds
+/// on method do not match the trait declaration", E0195) instead of keeping derivatives
+/// that are not its own (a provided body's).
+fn mark_signature(sig: &mut syn::Signature) {
+    sig.generics
+        .params
+        .insert(0, syn::parse_quote!('differentiable));
+    sig.generics
+        .make_where_clause()
+        .predicates
+        .push(syn::parse_quote!('differentiable: 'differentiable));
 }
 
 /// The primitive types, whose names a free differentiable function cannot take: its
@@ -297,6 +322,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     let mut companions = TokenStream::new();
     let mut marked = 0;
     let generics = block.generics.clone();
+    let of_trait = block.trait_.is_some();
     for item in &mut block.items {
         let syn::ImplItem::Fn(func) = item else {
             continue;
@@ -307,6 +333,9 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let context = Context::Impl(Some(&generics));
         if let Some(c) = self::companions(args, func, context, &mut errors) {
             companions.extend(c);
+        }
+        if of_trait {
+            mark_signature(&mut func.sig);
         }
     }
     if marked == 0 {
@@ -398,6 +427,7 @@ fn expand_trait(args: TokenStream, mut block: syn::ItemTrait) -> TokenStream {
                 self::companions(args, &provided, context, &mut errors)
             }
         };
+        mark_signature(&mut func.sig);
         companions.extend(made);
     }
     if marked == 0 {

@@ -827,10 +827,7 @@ fn uses_of(stmts: &[syn::Stmt], name: &syn::Ident) -> usize {
         }
         fn visit_macro(&mut self, m: &'ast syn::Macro) {
             // A name inside a macro's tokens is not replaced: the variable stays.
-            if names_in(&parse_quote!(#m))
-                .iter()
-                .any(|n| self.name == n)
-            {
+            if names_in(&parse_quote!(#m)).iter().any(|n| self.name == n) {
                 self.n += 2;
             }
         }
