@@ -514,3 +514,51 @@ fn iterators_held_in_variables() {
         check_slice!(chains_in_variables, xs.clone(), e);
     }
 }
+
+/// `skip` before `zip` skips the collection's items, not the zipped one's:
+/// `t.iter().skip(1).zip(y)` pairs `t[i + 1]` with `y[i]` (the value and the derivative
+/// once paired `t[i]` with `y[i]`).
+#[differentiable]
+fn skipped_then_zipped(t: &[f64], y: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for (k, (a, b)) in t.iter().skip(1).zip(y.iter()).enumerate() {
+        s += a * b * (k + 1) as f64;
+    }
+    s + t
+        .iter()
+        .skip(1)
+        .skip(1)
+        .zip(y)
+        .map(|(a, b)| a - b)
+        .sum::<f64>()
+}
+
+#[test]
+fn skip_before_zip_pairs_the_right_items() {
+    let t = vec![1.0, 2.0, 3.0, 4.0];
+    let y = vec![0.5, 0.25, 2.0];
+    let (v, (gt, gy)) = value_with_gradient!(at: (&t, y.clone()), of: skipped_then_zipped);
+    // s = 1 t1 y0 + 2 t2 y1 + 3 t3 y2; then (t2 - y0) + (t3 - y1).
+    let expected =
+        t[1] * y[0] + 2.0 * t[2] * y[1] + 3.0 * t[3] * y[2] + (t[2] - y[0]) + (t[3] - y[1]);
+    assert_eq!(v, skipped_then_zipped(&t, y.clone()));
+    assert!(close(v, expected, 1e-12), "{v} vs {expected}");
+    let et = [0.0, y[0], 2.0 * y[1] + 1.0, 3.0 * y[2] + 1.0];
+    let ey = [t[1] - 1.0, 2.0 * t[2] - 1.0, 3.0 * t[3]];
+    for k in 0..4 {
+        assert!(
+            close(gt[k], et[k], 1e-12),
+            "d/dt{k}: {} vs {}",
+            gt[k],
+            et[k]
+        );
+    }
+    for k in 0..3 {
+        assert!(
+            close(gy[k], ey[k], 1e-12),
+            "d/dy{k}: {} vs {}",
+            gy[k],
+            ey[k]
+        );
+    }
+}

@@ -169,7 +169,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
         }
         break;
     }
-    let base = base(cur)?;
+    let mut base = base(cur)?;
     // A range is a chain to rewrite only when it maps the indices to values, and is
     // zipped with nothing (whose items are indexed from 0).
     if base.range
@@ -191,6 +191,37 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
             .any(|a| !matches!(a, Adapter::Filter(_) | Adapter::Map(_) | Adapter::Copied))
     }) {
         return None;
+    }
+    // The index iterator's adapters number the collection's items, and a zipped
+    // collection's items from 0: one that renumbers before a `zip` would pair the wrong
+    // items. Leading `skip`s become the collection's offset (`t.iter().skip(1).zip(y)`
+    // pairs `t[i + 1]` with `y[i]`); `rev`, `step_by` or another `skip` before a zip is
+    // not rewritten (`take` only shortens).
+    let leading = adapters
+        .iter()
+        .take_while(|a| matches!(a, Adapter::Index(m, _) if m == "skip"))
+        .count();
+    if let Some(last_zip) = adapters.iter().rposition(|a| matches!(a, Adapter::Zip(_))) {
+        let renumbers = |a: &Adapter| matches!(a, Adapter::Index(m, _) if m != "take");
+        if adapters[leading..last_zip].iter().any(renumbers) {
+            return None;
+        }
+        if leading > 0 {
+            if base.offset.is_some() || base.range || base.window.is_some() {
+                return None;
+            }
+            let skips: Vec<Expr> = adapters
+                .drain(..leading)
+                .map(|a| match a {
+                    Adapter::Index(_, mut args) => args.remove(0),
+                    _ => unreachable!("taken while skips"),
+                })
+                .collect();
+            base.offset = Some(match &skips[..] {
+                [k] => k.clone(),
+                _ => parse_quote!(0 #(+ (#skips))*),
+            });
+        }
     }
     Some(Chain { base, adapters })
 }
@@ -271,7 +302,10 @@ impl Chain {
                 parse_quote!((#xs.len() + 1).saturating_sub(#k))
             }
             Some((_, k)) => parse_quote!(#xs.len().div_ceil(#k)),
-            None => parse_quote!(#xs.len()),
+            None => match &self.base.offset {
+                Some(k) => parse_quote!(#xs.len().saturating_sub(#k)),
+                None => parse_quote!(#xs.len()),
+            },
         };
         let mut item = element(&self.base, &i);
         let mut index: Expr = parse_quote!((0..#len));
