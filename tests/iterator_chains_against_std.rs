@@ -1,0 +1,236 @@
+//! Iterator chains as the macro rewrites them (index loops) against the same chains run
+//! by std: for each form, the value the operator returns equals the original function's
+//! (std's semantics: which items, in which order, paired how), and the gradient and the
+//! forward derivative agree with finite differences. One wrong pairing (`skip` before
+//! `zip`) once gave a wrong value and derivative.
+// Every chain takes `y`; most do not read it.
+#![allow(clippy::useless_vec, unused_variables)]
+mod common;
+use common::fd_grad;
+use diff::prelude::*;
+
+#[differentiable]
+fn rev_then_enumerate(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .rev()
+        .enumerate()
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn enumerate_then_rev(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .enumerate()
+        .rev()
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn skip_then_enumerate(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .skip(1)
+        .enumerate()
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn enumerate_then_skip(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .enumerate()
+        .skip(1)
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn step_by_then_enumerate(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .step_by(2)
+        .enumerate()
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn take_then_rev(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .take(3)
+        .rev()
+        .map(|v| v * v)
+        .fold(0.0, |a, b| a * 0.5 + b)
+}
+
+#[differentiable]
+fn rev_then_take(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .rev()
+        .take(3)
+        .map(|v| v * v)
+        .fold(0.0, |a, b| a * 0.5 + b)
+}
+
+#[differentiable]
+fn zip_with_skipped(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.iter().skip(2))
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn skip_then_zip(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .skip(2)
+        .zip(y.iter())
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn zip_then_rev(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.iter())
+        .rev()
+        .map(|(a, b)| a * b)
+        .fold(0.0, |s, t| s * 0.5 + t)
+}
+
+#[differentiable]
+fn zip_skip_step_by(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.iter())
+        .skip(1)
+        .step_by(2)
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn windows_rev(x: &[f64], y: &[f64]) -> f64 {
+    x.windows(2)
+        .rev()
+        .map(|w| w[0] * w[1])
+        .fold(0.0, |s, t| s * 0.5 + t)
+}
+
+#[differentiable]
+fn chunks_enumerate(x: &[f64], y: &[f64]) -> f64 {
+    x.chunks(3)
+        .enumerate()
+        .map(|(i, c)| c[0] * (i as f64 + 1.0))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn skip_take_product(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().skip(1).take(2).map(|v| v.sin()).product::<f64>()
+}
+
+#[differentiable]
+fn enumerate_then_zip(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .enumerate()
+        .zip(y.iter())
+        .map(|((i, a), b)| a * b * i as f64)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn take_then_zip(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .take(2)
+        .zip(y.iter())
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn copied_rev_skip_fold(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .copied()
+        .rev()
+        .skip(1)
+        .map(|v| v * 3.0)
+        .fold(1.0, |s, t| s * t)
+}
+
+#[differentiable]
+fn sub_slices_zipped(x: &[f64], y: &[f64]) -> f64 {
+    x[1..]
+        .iter()
+        .zip(&x[..x.len() - 1])
+        .map(|(a, b)| (a - b).powi(2))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn filter_map_sum(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().filter(|v| **v > 0.0).map(|v| v.exp()).sum::<f64>()
+}
+
+#[differentiable]
+fn range_rev_fold(x: &[f64], y: &[f64]) -> f64 {
+    (0..x.len())
+        .rev()
+        .map(|i| x[i] * i as f64)
+        .fold(0.0, |s, t| s * 0.5 + t)
+}
+
+#[differentiable]
+fn range_step_by(x: &[f64], y: &[f64]) -> f64 {
+    (1..x.len())
+        .step_by(2)
+        .map(|i| x[i] * x[i - 1])
+        .sum::<f64>()
+}
+
+macro_rules! check_against_std {
+    ($($f:ident),* $(,)?) => {$({
+        let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
+        let y = vec![1.1, 0.4, -0.7, 2.0, 0.6];
+        let name = stringify!($f);
+        let (v, g) = value_with_gradient!(at: &x, of: |x: &[f64]| $f(x, &y));
+        assert_eq!(v, $f(&x, &y), "{name}: value");
+        let fd = fd_grad(|x| $f(x, &y), &x);
+        for k in 0..x.len() {
+            assert!((g[k] - fd[k]).abs() < 1e-5, "{name}: d/dx{k} {} vs {}", g[k], fd[k]);
+        }
+        // Forward mode along the direction (1, 2, 3, ..).
+        let d = first_derivative!(at: 0.0, of: |s: f64| {
+            let moved: Vec<f64> = x.iter().enumerate().map(|(i, v)| v + s * (i as f64 + 1.0)).collect();
+            $f(&moved, &y)
+        });
+        let expected: f64 = fd.iter().enumerate().map(|(i, g)| g * (i as f64 + 1.0)).sum();
+        assert!((d - expected).abs() < 1e-5, "{name}: forward {d} vs {expected}");
+    })*};
+}
+
+#[test]
+fn chains_compute_what_std_computes() {
+    check_against_std!(
+        rev_then_enumerate,
+        enumerate_then_rev,
+        skip_then_enumerate,
+        enumerate_then_skip,
+        step_by_then_enumerate,
+        take_then_rev,
+        rev_then_take,
+        zip_with_skipped,
+        skip_then_zip,
+        zip_then_rev,
+        zip_skip_step_by,
+        windows_rev,
+        chunks_enumerate,
+        skip_take_product,
+        enumerate_then_zip,
+        take_then_zip,
+        copied_rev_skip_fold,
+        sub_slices_zipped,
+        filter_map_sum,
+        range_rev_fold,
+        range_step_by,
+    );
+}
