@@ -10,6 +10,16 @@ use common::fd_grad;
 use diff::prelude::*;
 
 #[differentiable]
+fn zip_with_open_range(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().zip(1..).map(|(a, k)| a * k as f64).sum::<f64>()
+}
+
+#[differentiable]
+fn zip_with_closed_range(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().zip(2..=3).map(|(a, k)| a * k as f64).sum::<f64>()
+}
+
+#[differentiable]
 fn rev_then_enumerate(x: &[f64], y: &[f64]) -> f64 {
     x.iter()
         .rev()
@@ -211,6 +221,8 @@ macro_rules! check_against_std {
 #[test]
 fn chains_compute_what_std_computes() {
     check_against_std!(
+        zip_with_open_range,
+        zip_with_closed_range,
         rev_then_enumerate,
         enumerate_then_rev,
         skip_then_enumerate,

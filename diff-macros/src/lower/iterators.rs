@@ -319,6 +319,25 @@ impl Chain {
                     item = parse_quote!((#p, #item));
                     enumerated = true;
                 }
+                Adapter::Zip(b) if b.range => {
+                    // A range of numbers zipped (`xs.iter().zip(1..)`): its `i`-th item is
+                    // `start + i`, and it ends the pairs where it ends.
+                    let Expr::Range(r) = peeled(&b.expr) else {
+                        unreachable!("a range base is a range")
+                    };
+                    let start: Expr = match &r.start {
+                        Some(a) => (**a).clone(),
+                        None => parse_quote!(0),
+                    };
+                    if let Some(end) = &r.end {
+                        let past: Expr = match r.limits {
+                            syn::RangeLimits::HalfOpen(_) => (**end).clone(),
+                            syn::RangeLimits::Closed(_) => parse_quote!((#end) + 1),
+                        };
+                        len = parse_quote!(#len.min(((#past) as usize).saturating_sub((#start) as usize)));
+                    }
+                    item = parse_quote!((#item, (#start) + #i));
+                }
                 Adapter::Zip(b) => {
                     let ys = &b.expr;
                     len = match &b.offset {
@@ -913,5 +932,13 @@ impl syn::visit_mut::VisitMut for ReplaceName<'_> {
             }
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }
+    }
+}
+
+/// `e` without parentheses.
+fn peeled(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => peeled(&p.expr),
+        _ => e,
     }
 }
