@@ -539,6 +539,17 @@ impl Lifting<'_> {
         met
     }
 
+    /// Whether `v` is a constant a rule's argument keeps as written: a message
+    /// (`expect("..")`) or an integer (`v.swap(0, 1)`, `x.powi(2)`), which no conversion
+    /// to dual numbers concerns.
+    fn kept_constant(&self, v: Value) -> bool {
+        let integer = |t: &proc_macro2::TokenStream| {
+            syn::parse2::<syn::LitInt>(t.clone()).is_ok_and(|l| !l.suffix().starts_with('f'))
+        };
+        matches!(self.func.def(v).map(|s| &s.inst),
+            Some(Inst::Const(t)) if !numeric_tokens(t) || integer(t))
+    }
+
     /// Whether `v` is a value typed by its uses, not converted: the placeholder of a
     /// variable declared before its value (`Default::default()`, typed by what it is
     /// joined with), `None`, an empty `Vec` (`Vec::new()`, `Vec::with_capacity(n)`,
@@ -847,10 +858,7 @@ impl Lifting<'_> {
             }
             Inst::Call(Callee::Method { .. }, args) if lifted => {
                 for a in args.iter_mut() {
-                    // A message (`expect("..")`) is no number.
-                    let text = matches!(self.func.def(*a).map(|s| &s.inst),
-                        Some(Inst::Const(t)) if !numeric_tokens(t));
-                    if !text {
+                    if !self.kept_constant(*a) {
                         self.convert_float(out, before, a, span);
                     }
                 }
@@ -864,10 +872,7 @@ impl Lifting<'_> {
                 }
                 if matches!(callee, Callee::Method { .. }) {
                     for (i, a) in args.iter_mut().enumerate() {
-                        // An index (`v.swap(0, 1)`) keeps its integer type.
-                        let integer = matches!(self.func.def(*a).map(|s| &s.inst),
-                            Some(Inst::Const(t)) if syn::parse2::<syn::LitInt>(t.clone()).is_ok());
-                        if !mutated.contains(&i) && !integer && self.floaty(*a, 0) {
+                        if !mutated.contains(&i) && !self.kept_constant(*a) && self.floaty(*a, 0) {
                             self.convert_float(out, before, a, span);
                         }
                     }
