@@ -566,12 +566,7 @@ impl Lifting<'_> {
                 matches!(last, Some(TokenTree::Ident(i)) if i == "None")
             }
             Some(Inst::Call(Callee::Path(p), args)) => {
-                let names: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let names = crate::ir::segment_names(&p.path);
                 match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
                     [.., "default"] => args.is_empty(),
                     [.., "Vec", "new"] => args.is_empty(),

@@ -76,6 +76,12 @@ pub fn is_library_path(p: &syn::ExprPath) -> bool {
     p.path.leading_colon.is_some() && p.path.segments.first().is_some_and(|s| s.ident == "diff")
 }
 
+/// The names along a path (`std::mem::swap` is `["std", "mem", "swap"]`), to match
+/// its ending as a slice pattern.
+pub fn segment_names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 /// Methods whose result never carries a derivative (integers, booleans, strings), so a
 /// call of them on an active value is just primal code.
 const INACTIVE_METHODS: &[&str] = &[

@@ -937,12 +937,7 @@ fn float_conversion(local: &syn::Local, init: &Expr) -> Option<Expr> {
 /// `None` for other calls, and for places whose index is computed by a call (it would be
 /// evaluated twice).
 fn mem_swap_or_replace(c: &syn::ExprCall, func: &syn::ExprPath) -> Option<Expr> {
-    let segs: Vec<String> = func
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs = crate::ir::segment_names(&func.path);
     let op = match segs.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [.., "mem", op] if func.qself.is_none() => op.to_owned(),
         _ => return None,
