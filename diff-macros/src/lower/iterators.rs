@@ -642,7 +642,7 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
         },
         _ => return None,
     };
-    if binds(&f.body, &name) {
+    if binds_any(&f.body.stmts, &[name.to_string()], true) {
         return None;
     }
     let i: Expr = match &index {
@@ -674,20 +674,33 @@ fn iter_mut_receiver(e: &Expr) -> Option<Expr> {
     }
 }
 
-/// Whether `block` binds `name` anywhere (a `let`, a pattern, a closure parameter).
-fn binds(block: &syn::Block, name: &syn::Ident) -> bool {
+/// Whether `stmts` bind any of `names` (a `let`, a pattern; inside closures too, their
+/// parameters included, when `in_closures`).
+fn binds_any(stmts: &[syn::Stmt], names: &[String], in_closures: bool) -> bool {
     struct Binds<'a> {
-        name: &'a syn::Ident,
+        names: &'a [String],
+        in_closures: bool,
         found: bool,
     }
     impl<'ast> syn::visit::Visit<'ast> for Binds<'_> {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.found |= p.ident == *self.name;
+            self.found |= self.names.iter().any(|n| p.ident == n);
             syn::visit::visit_pat_ident(self, p);
         }
+        fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+            if self.in_closures {
+                syn::visit::visit_expr_closure(self, c);
+            }
+        }
     }
-    let mut b = Binds { name, found: false };
-    syn::visit::Visit::visit_block(&mut b, block);
+    let mut b = Binds {
+        names,
+        in_closures,
+        found: false,
+    };
+    for st in stmts {
+        syn::visit::Visit::visit_stmt(&mut b, st);
+    }
     b.found
 }
 
@@ -808,8 +821,11 @@ impl syn::visit_mut::VisitMut for Inliner {
         while k < b.stmts.len() {
             if let Some((name, chain)) = iterator_let(&b.stmts[k]) {
                 let rest = &b.stmts[k + 1..];
-                let reads = names_in(&chain);
-                if uses_of(rest, &name) == 1 && !rebinds(rest, &name, &reads) {
+                // Neither the variable nor what the chain reads may be bound again
+                // (what a closure binds is its own).
+                let mut names = names_in(&chain);
+                names.push(name.to_string());
+                if uses_of(rest, &name) == 1 && !binds_any(rest, &names, false) {
                     let mut replace = ReplaceName {
                         name: &name,
                         by: &chain,
@@ -890,32 +906,6 @@ fn uses_of(stmts: &[syn::Stmt], name: &syn::Ident) -> usize {
         syn::visit::Visit::visit_stmt(&mut c, st);
     }
     c.n
-}
-
-/// Whether `stmts` bind `name` again, or one of the names the chain reads.
-fn rebinds(stmts: &[syn::Stmt], name: &syn::Ident, reads: &[String]) -> bool {
-    struct Binds<'a> {
-        name: &'a syn::Ident,
-        reads: &'a [String],
-        found: bool,
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Binds<'_> {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            let id = p.ident.to_string();
-            self.found |= p.ident == *self.name || self.reads.contains(&id);
-        }
-        // What a closure binds is its own.
-        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-    }
-    let mut b = Binds {
-        name,
-        reads,
-        found: false,
-    };
-    for st in stmts {
-        syn::visit::Visit::visit_stmt(&mut b, st);
-    }
-    b.found
 }
 
 /// Replaces the variable `name` by the method chain `by` (which needs no parentheses).
