@@ -197,7 +197,8 @@ fn sums_over_tuples_typed_by_where_they_go() {
         b: 0.1,
     };
     let d = vec![(vec![1.0, 2.0], 1.0), (vec![-0.5, 0.3], 0.0)];
-    let g = gradient!(at: &m, of: |m: &Linear| mean_of_predictions(m, &d));
+    let (v, g) = value_with_gradient!(at: &m, of: |m: &Linear| mean_of_predictions(m, &d));
+    assert_eq!(v, mean_of_predictions(&m, &d));
     assert_vec_close(&g.w, &[0.5, 2.3], 1e-12, "d/dw");
     assert_vec_close(&[g.b], &[2.0], 1e-12, "d/db");
 }
