@@ -1,33 +1,49 @@
 //! The dense operators: `jacobian!` (forward mode, column by column) and `hessian!`
 //! (forward over reverse, on dual numbers).
-use crate::{Differentiable, VectorSpace};
+use crate::Differentiable;
 
 /// Tangents with coordinates: the dense operators (`jacobian!`, `hessian!`) read and
 /// build them coordinate by coordinate.
 pub trait Coordinates: Sized {
     /// The scalar of a coordinate.
     type Scalar: Copy;
-    /// The coordinates, in order.
-    fn coordinates(&self) -> Vec<Self::Scalar>;
-    /// The `i`-th unit vector of the space `self` lies in.
+    /// The number of coordinates.
+    fn dimension(&self) -> usize;
+    /// Appends the coordinates, in order, to `out`.
+    fn extend_coordinates(&self, out: &mut Vec<Self::Scalar>);
+    /// The `i`-th unit vector of the space `self` lies in: zero when `i` is not below
+    /// its dimension.
     fn unit_vector(&self, i: usize) -> Self;
+    /// The coordinates, in order.
+    fn coordinates(&self) -> Vec<Self::Scalar> {
+        let mut out = Vec::with_capacity(self.dimension());
+        self.extend_coordinates(&mut out);
+        out
+    }
 }
 
 macro_rules! scalar_coordinates {
     ($($t:ty),*) => {$(
         impl Coordinates for $t {
             type Scalar = $t;
-            fn coordinates(&self) -> Vec<$t> { vec![*self] }
-            fn unit_vector(&self, _: usize) -> $t { 1.0 }
+            #[inline]
+            fn dimension(&self) -> usize { 1 }
+            #[inline]
+            fn extend_coordinates(&self, out: &mut Vec<$t>) { out.push(*self) }
+            #[inline]
+            fn unit_vector(&self, i: usize) -> $t { if i == 0 { 1.0 } else { 0.0 } }
         }
     )*};
 }
 scalar_coordinates!(f32, f64);
 
-impl<T: Coordinates + VectorSpace> Coordinates for Vec<T> {
+impl<T: Coordinates> Coordinates for Vec<T> {
     type Scalar = T::Scalar;
-    fn coordinates(&self) -> Vec<T::Scalar> {
-        self.iter().flat_map(|t| t.coordinates()).collect()
+    fn dimension(&self) -> usize {
+        self.iter().map(T::dimension).sum()
+    }
+    fn extend_coordinates(&self, out: &mut Vec<T::Scalar>) {
+        self.iter().for_each(|t| t.extend_coordinates(out));
     }
     fn unit_vector(&self, i: usize) -> Self {
         let mut offset = 0;
@@ -38,27 +54,25 @@ impl<T: Coordinates + VectorSpace> Coordinates for Vec<T> {
 /// The part `t` of the `i`-th unit vector of a space built of parts, `t`'s coordinates
 /// starting at `offset` (moved past them): a unit vector of `t`'s space when `i` is
 /// among them, else zero.
-fn unit_part<T: Coordinates + VectorSpace>(t: &T, i: usize, offset: &mut usize) -> T {
+fn unit_part<T: Coordinates>(t: &T, i: usize, offset: &mut usize) -> T {
     let start = *offset;
-    *offset += t.coordinates().len();
-    if (start..*offset).contains(&i) {
-        t.unit_vector(i - start)
-    } else {
-        t.unit_vector(0).scale(0.0)
-    }
+    *offset += t.dimension();
+    // Below `start` the index wraps past every dimension: zero.
+    t.unit_vector(i.wrapping_sub(start))
 }
 
-impl<T: Coordinates + VectorSpace, const N: usize> Coordinates for [T; N] {
+impl<T: Coordinates, const N: usize> Coordinates for [T; N] {
     type Scalar = T::Scalar;
-    fn coordinates(&self) -> Vec<T::Scalar> {
-        self.iter().flat_map(|t| t.coordinates()).collect()
+    fn dimension(&self) -> usize {
+        self.iter().map(T::dimension).sum()
+    }
+    fn extend_coordinates(&self, out: &mut Vec<T::Scalar>) {
+        self.iter().for_each(|t| t.extend_coordinates(out));
     }
     fn unit_vector(&self, i: usize) -> Self {
-        let v: Vec<T> = self.to_vec().unit_vector(i);
-        match v.try_into() {
-            Ok(a) => a,
-            Err(_) => unreachable!("same length"),
-        }
+        let mut offset = 0;
+        // `from_fn` builds the elements in order, so the offsets add up.
+        core::array::from_fn(|k| unit_part(&self[k], i, &mut offset))
     }
 }
 
@@ -66,14 +80,16 @@ impl<T: Coordinates + VectorSpace, const N: usize> Coordinates for [T; N] {
 /// has a Jacobian of two rows).
 macro_rules! tuple_coordinates {
     ($( ( $A:ident $a:tt $(, $T:ident $i:tt)* ) )*) => {$(
-        impl<$A: Coordinates + VectorSpace $(, $T: Coordinates<Scalar = $A::Scalar> + VectorSpace)*>
+        impl<$A: Coordinates $(, $T: Coordinates<Scalar = $A::Scalar>)*>
             Coordinates for ($A, $($T,)*)
         {
             type Scalar = $A::Scalar;
-            fn coordinates(&self) -> Vec<Self::Scalar> {
-                let mut out = self.$a.coordinates();
-                $(out.extend(self.$i.coordinates());)*
-                out
+            fn dimension(&self) -> usize {
+                self.$a.dimension() $(+ self.$i.dimension())*
+            }
+            fn extend_coordinates(&self, out: &mut Vec<Self::Scalar>) {
+                self.$a.extend_coordinates(out);
+                $(self.$i.extend_coordinates(out);)*
             }
             fn unit_vector(&self, i: usize) -> Self {
                 let mut offset = 0;
@@ -102,7 +118,7 @@ where
     D: Copy,
 {
     let zero = x.zero_tangent();
-    let n = zero.coordinates().len();
+    let n = zero.dimension();
     let columns: Vec<Vec<D>> = (0..n)
         .map(|j| jvp(x.clone(), zero.unit_vector(j)).coordinates())
         .collect();
@@ -112,11 +128,12 @@ where
         .collect()
 }
 
-/// The dense Jacobian of `f` at `x` by whichever mode needs fewer passes: the first
-/// column in forward mode tells the number of outputs `m`; when the inputs outnumber
-/// twice the outputs, the rows come from `m` reverse sweeps (`reverse(x)` returns the
-/// value and its pullback), else the other columns from forward mode (`forward(x)`
-/// returns the value and its differential).
+/// The dense Jacobian of `f` at `x` by whichever mode needs fewer passes: `m` reverse
+/// sweeps for the rows (`reverse(x)` returns the value and its pullback) when the inputs
+/// outnumber twice the outputs, else `n` forward passes for the columns (`forward(x)`
+/// returns the value and its differential). The number of outputs `m` is known from the
+/// first pass's value: a reverse sweep when there are more than two inputs (its pullback
+/// gives the first row when rows are taken; a pass lost otherwise), else a forward pass.
 pub fn jacobian_auto<X, Y, D, F, P>(
     x: &X,
     mut forward: impl FnMut(X) -> (Y, F),
@@ -132,30 +149,55 @@ where
     D: Copy,
 {
     let zero = x.zero_tangent();
-    let n = zero.coordinates().len();
+    let n = zero.dimension();
     if n == 0 {
         return Vec::new();
     }
-    let (y, differential) = forward(x.clone());
-    let first = differential(zero.unit_vector(0)).coordinates();
-    let m = first.len();
+    let mut first_column = None;
+    let mut first_row = None;
+    let y = if n > 2 {
+        let (y, pullback) = reverse(x.clone());
+        first_row = Some(pullback);
+        y
+    } else {
+        let (y, differential) = forward(x.clone());
+        first_column = Some(differential);
+        y
+    };
+    let y_zero = y.zero_tangent();
+    let m = y_zero.dimension();
     if 2 * m < n {
-        let y_zero = y.zero_tangent();
-        return (0..m)
-            .map(|i| {
-                let (_, pullback) = reverse(x.clone());
-                pullback(y_zero.unit_vector(i)).coordinates()
-            })
-            .collect();
+        let mut rows = Vec::with_capacity(m);
+        for i in 0..m {
+            let pullback = match first_row.take() {
+                Some(pullback) => pullback,
+                None => reverse(x.clone()).1,
+            };
+            rows.push(dense(pullback(y_zero.unit_vector(i)), &zero));
+        }
+        return rows;
     }
-    let mut columns = vec![first];
-    for j in 1..n {
-        let (_, differential) = forward(x.clone());
-        columns.push(differential(zero.unit_vector(j)).coordinates());
+    let mut columns = Vec::with_capacity(n);
+    for j in 0..n {
+        let differential = match first_column.take() {
+            Some(differential) => differential,
+            None => forward(x.clone()).1,
+        };
+        columns.push(dense(differential(zero.unit_vector(j)), &y_zero));
     }
     (0..m)
         .map(|i| columns.iter().map(|c| c[i]).collect())
         .collect()
+}
+
+/// The coordinates of a tangent in the space of `zero`, where a tangent may also be
+/// written shorter (an empty `Vec` is zero).
+fn dense<T: Coordinates>(t: T, zero: &T) -> Vec<T::Scalar> {
+    if t.dimension() == zero.dimension() {
+        t.coordinates()
+    } else {
+        zero.coordinates()
+    }
 }
 
 /// [`Dual`](crate::Dual), for generated code (`::diff::__private::Dual`).
@@ -513,4 +555,78 @@ where
     (0..n)
         .map(|i| columns.iter().map(|c| c[i]).collect())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_vectors_of_nested_spaces() {
+        let t: (f64, Vec<[f64; 2]>) = (0.0, vec![[0.0; 2]; 2]);
+        assert_eq!(t.dimension(), 5);
+        assert_eq!(t.unit_vector(0), (1.0, vec![[0.0; 2]; 2]));
+        assert_eq!(t.unit_vector(3), (0.0, vec![[0.0, 0.0], [1.0, 0.0]]));
+        assert_eq!(t.unit_vector(7), (0.0, vec![[0.0; 2]; 2]));
+        let mut out = vec![9.0];
+        (2.0, vec![[3.0, 4.0]]).extend_coordinates(&mut out);
+        assert_eq!(out, [9.0, 2.0, 3.0, 4.0]);
+    }
+
+    /// `f(x) = A x` in both modes, with the passes counted: the Jacobian is `A` whichever
+    /// mode is taken, and the mode is the one with fewer passes (one lost at most).
+    fn linear(a: Vec<Vec<f64>>) -> (Vec<Vec<f64>>, usize, usize) {
+        let n = a[0].len();
+        let x = vec![0.5; n];
+        let (mut forward_passes, mut reverse_passes) = (0, 0);
+        let times = |a: &Vec<Vec<f64>>, v: &[f64]| -> Vec<f64> {
+            a.iter()
+                .map(|r| r.iter().zip(v).map(|(p, q)| p * q).sum())
+                .collect()
+        };
+        let j = jacobian_auto(
+            &x,
+            |x: Vec<f64>| {
+                forward_passes += 1;
+                let a = a.clone();
+                (times(&a, &x), move |dx: Vec<f64>| times(&a, &dx))
+            },
+            |x: Vec<f64>| {
+                reverse_passes += 1;
+                let a = a.clone();
+                let transposed: Vec<Vec<f64>> =
+                    (0..n).map(|j| a.iter().map(|r| r[j]).collect()).collect();
+                (times(&a, &x), move |s: Vec<f64>| {
+                    // A zero adjoint may come back empty.
+                    if s.iter().all(|v| *v == 0.0) {
+                        Vec::new()
+                    } else {
+                        times(&transposed, &s)
+                    }
+                })
+            },
+        );
+        (j, forward_passes, reverse_passes)
+    }
+
+    #[test]
+    fn jacobians_take_the_mode_with_fewer_passes() {
+        let wide = vec![
+            vec![1.0, 2.0, 3.0, 4.0, 5.0],
+            vec![0.0, -1.0, 0.0, 2.0, 0.0],
+        ];
+        assert_eq!(linear(wide.clone()), (wide, 0, 2));
+        let square = vec![
+            vec![1.0, 2.0, 0.0],
+            vec![0.0, 3.0, 1.0],
+            vec![4.0, 0.0, 1.0],
+        ];
+        assert_eq!(linear(square.clone()), (square, 3, 1));
+        let small = vec![vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0, 6.0]];
+        assert_eq!(linear(small.clone()), (small, 2, 0));
+        let one = vec![vec![7.0]];
+        assert_eq!(linear(one.clone()), (one, 1, 0));
+        let zero_row = vec![vec![0.0; 5]];
+        assert_eq!(linear(zero_row.clone()), (zero_row, 0, 1));
+    }
 }
