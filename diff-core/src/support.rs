@@ -120,6 +120,191 @@ impl<T> IntoIterator for Tape<T> {
     }
 }
 
+/// The tapes of every run of a loop nested in another, one after another: what a
+/// nested loop pushes its iterations on, so that a run does not allocate a tape of its
+/// own. Made of chunks of at most about 32 KiB, never moved, so that growing copies
+/// nothing and the memory comes from the allocator's reusable small blocks.
+///
+/// Used like a [`Tape`] (an inner loop while [`has_room`](Self::has_room)); the
+/// enclosing iteration keeps the run's length.
+pub struct Stack<T> {
+    full: Vec<Vec<T>>,
+    /// The number of iterations in `full`.
+    before: usize,
+    current: Vec<T>,
+}
+
+impl<T> Default for Stack<T> {
+    fn default() -> Self {
+        Stack::new()
+    }
+}
+
+impl<T> Stack<T> {
+    /// An empty stack; it allocates at the first push.
+    #[inline(always)]
+    pub fn new() -> Self {
+        Stack {
+            full: Vec::new(),
+            before: 0,
+            current: Vec::new(),
+        }
+    }
+
+    /// The number of iterations on the stack.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.before + self.current.len()
+    }
+
+    /// Whether the stack holds no iteration.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether one more iteration fits without a new chunk.
+    #[inline(always)]
+    pub fn has_room(&self) -> bool {
+        self.current.len() < self.current.capacity()
+    }
+
+    /// Starts a new chunk if the current one is full.
+    #[inline(always)]
+    pub fn make_room(&mut self) {
+        if !self.has_room() {
+            self.grow();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let size = core::mem::size_of::<T>().max(1);
+        let capacity = (2 * self.current.capacity()).clamp(8, (32 * 1024 / size).max(8));
+        let full = core::mem::replace(&mut self.current, Vec::with_capacity(capacity));
+        if !full.is_empty() {
+            self.before += full.len();
+            self.full.push(full);
+        }
+    }
+
+    /// Appends an iteration's struct, in the room [`has_room`](Self::has_room) saw.
+    ///
+    /// # Panics
+    /// If the current chunk is full (the loop checks [`has_room`](Self::has_room) first).
+    #[inline(always)]
+    pub fn push_within(&mut self, x: T) {
+        assert!(self.has_room(), "tape full");
+        self.current.push(x);
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<T> {
+        if self.current.is_empty() {
+            self.current = self.full.pop()?;
+            self.before -= self.current.len();
+        }
+        self.current.pop()
+    }
+
+    /// Takes the last `n` iterations off the stack, last first, each with its position
+    /// in its run (`n - 1` down to `0`): a nested loop's last run, walked backwards by
+    /// the pullback.
+    #[inline(always)]
+    pub fn pop_run(&mut self, n: usize) -> PopRun<'_, T> {
+        PopRun {
+            stack: self,
+            left: n,
+        }
+    }
+
+    /// The iterations from the first on, for [`StackFront::take_first`]: a nested
+    /// loop's runs, walked forwards by the differential.
+    pub fn into_front(mut self) -> StackFront<T> {
+        self.full.push(self.current);
+        StackFront(self.full.into_iter().flatten())
+    }
+}
+
+/// The last run of a nested loop, taken off its [`Stack`] by [`Stack::pop_run`].
+pub struct PopRun<'a, T> {
+    stack: &'a mut Stack<T>,
+    left: usize,
+}
+
+impl<T> Iterator for PopRun<'_, T> {
+    type Item = (usize, T);
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, T)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let x = self
+            .stack
+            .pop()
+            .expect("a run of a nested loop is on its stack");
+        Some((self.left, x))
+    }
+}
+
+/// A [`Stack`] read from the front (see [`Stack::into_front`]).
+pub struct StackFront<T>(core::iter::Flatten<std::vec::IntoIter<Vec<T>>>);
+
+impl<T> StackFront<T> {
+    /// The next `n` iterations: the next run of the loop.
+    #[inline(always)]
+    pub fn take_first(
+        &mut self,
+        n: usize,
+    ) -> core::iter::Take<&mut core::iter::Flatten<std::vec::IntoIter<Vec<T>>>> {
+        self.0.by_ref().take(n)
+    }
+}
+
+#[cfg(test)]
+mod stack_tests {
+    use super::Stack;
+
+    /// Runs of the given lengths pushed one after another, as a nested loop pushes them:
+    /// iteration `k` of run `r` is `(r, k)`.
+    fn pushed(runs: &[usize]) -> Stack<(usize, usize)> {
+        let mut stack = Stack::new();
+        for (r, n) in runs.iter().enumerate() {
+            let start = stack.len();
+            let mut k = 0;
+            while k < *n {
+                stack.make_room();
+                while stack.has_room() && k < *n {
+                    stack.push_within((r, k));
+                    k += 1;
+                }
+            }
+            assert_eq!(stack.len() - start, *n);
+        }
+        stack
+    }
+
+    /// Runs come back whole across chunk boundaries: the last run first from the back
+    /// (each backwards, with its positions), the first run first from the front.
+    #[test]
+    fn runs_come_back_in_order() {
+        let runs: Vec<usize> = (0..200).map(|i| (i * 7) % 41).collect();
+        let mut front = pushed(&runs).into_front();
+        for (r, n) in runs.iter().enumerate() {
+            let run: Vec<_> = front.take_first(*n).collect();
+            assert_eq!(run, (0..*n).map(|k| (r, k)).collect::<Vec<_>>());
+        }
+        let mut back = pushed(&runs);
+        for (r, n) in runs.iter().enumerate().rev() {
+            let run: Vec<_> = back.pop_run(*n).collect();
+            assert_eq!(run, (0..*n).rev().map(|k| (k, (r, k))).collect::<Vec<_>>());
+        }
+        assert!(back.is_empty());
+    }
+}
+
 /// The `k`-th item of a range starting at `start` (`start + k`), recomputed in a linear
 /// map instead of saved.
 #[inline(always)]

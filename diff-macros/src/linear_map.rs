@@ -18,8 +18,12 @@ pub enum Saved {
     Callee(Value),
     /// The predecessor enum value of the `if` whose then-region this is.
     Pred(RegionId),
-    /// The tape of the loop whose body this is.
+    /// The tape of the loop whose body this is; for a loop nested in another, the number
+    /// of iterations this run left on its [`Saved::Stack`].
     Tape(RegionId),
+    /// The tapes of all runs of a nested loop (whose body this is), one after another:
+    /// held by the entry's struct, so that a run of the loop does not allocate its own.
+    Stack(RegionId),
     /// The shape of a value (a collection's length), enough to build its zero tangent.
     Shape(Value),
     /// A zero-sized marker of a value's tangent type.
@@ -34,6 +38,7 @@ impl Saved {
             Saved::Callee(v) => names::handle(func, v, mode),
             Saved::Pred(r) => names::pred(r),
             Saved::Tape(r) => names::tape(r),
+            Saved::Stack(r) => names::stack(r),
             Saved::Shape(v) => names::shape(func, v),
             Saved::Marker(v) => names::marker(func, v),
         }
@@ -71,6 +76,8 @@ pub struct LinearMaps {
     derived: Vec<Vec<(Value, Derived)>>,
     /// Every shape, marker and value saved anywhere.
     parts: Vec<Saved>,
+    /// The bodies of the loops nested in other loops, whose tapes are on a stack.
+    stacked: Vec<RegionId>,
 }
 
 impl LinearMaps {
@@ -102,7 +109,7 @@ impl LinearMaps {
                         Saved::Value(v) | Saved::Callee(v) | Saved::Shape(v) | Saved::Marker(v) => {
                             defined_in.get(&v).copied()
                         }
-                        Saved::Pred(_) | Saved::Tape(_) => Some(q),
+                        Saved::Pred(_) | Saved::Tape(_) | Saved::Stack(_) => Some(q),
                     };
                     if let Some(home) = home {
                         let list = &mut needed[home.0 as usize];
@@ -118,6 +125,7 @@ impl LinearMaps {
             constants: vec![Vec::new(); n],
             derived: vec![Vec::new(); n],
             parts: Vec::new(),
+            stacked: Vec::new(),
         };
         // The variable of a loop over a range is not saved: it is the range's start plus
         // the position on the tape, and the start is saved (or recomputed) once instead.
@@ -177,6 +185,21 @@ impl LinearMaps {
                 let looped = in_loop[q.0 as usize] || matches!(stmt.inst, Inst::For { .. });
                 for sub in stmt.inst.regions() {
                     in_loop[sub.0 as usize] = looped;
+                }
+            }
+        }
+        // A loop run once per iteration of another pushes its iterations on a stack that
+        // the entry's struct holds, and saves only their number.
+        for q in all_regions(func) {
+            if !in_loop[q.0 as usize] {
+                continue;
+            }
+            for stmt in &func.region(q).stmts {
+                if let Inst::For { body, .. } = &stmt.inst {
+                    if needed[q.0 as usize].contains(&Saved::Tape(*body)) {
+                        maps.stacked.push(*body);
+                        needed[entry].push(Saved::Stack(*body));
+                    }
                 }
             }
         }
@@ -259,6 +282,16 @@ impl LinearMaps {
     /// in `r`: they are not saved but evaluated again where the linear map starts `r`.
     pub fn rematerialized(&self, r: RegionId) -> &[(Value, TokenStream)] {
         &self.constants[r.0 as usize]
+    }
+
+    /// Whether the tapes of the loop whose body is `r` are on a stack ([`Saved::Stack`]).
+    pub fn stacked(&self, r: RegionId) -> bool {
+        self.stacked.contains(&r)
+    }
+
+    /// The bodies of the loops whose tapes are on a stack.
+    pub fn stacks(&self) -> &[RegionId] {
+        &self.stacked
     }
 
     /// Whether some linear map reads `part` (a shape, a marker or a value).

@@ -39,6 +39,7 @@ fn saved(s: &Saved) -> String {
         Saved::Callee(v) => format!("linear map of {v}"),
         Saved::Pred(r) => format!("branch taken at r{}", r.0),
         Saved::Tape(r) => format!("tape of r{}", r.0),
+        Saved::Stack(r) => format!("stack of the tapes of r{}", r.0),
         Saved::Shape(v) => format!("shape of {v}"),
         Saved::Marker(v) => format!("type of {v}"),
     }

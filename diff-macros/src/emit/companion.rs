@@ -55,6 +55,15 @@ pub fn body_parts_with(
     let ret = func.region(entry).yields[0];
     let ret_expr = e.expr(ret);
     let lin = names::ident("linear_map");
+    // The stacks of nested loops' tapes: made before the primal, read by the linear map
+    // from the back (reverse) or the front (forward).
+    let stacks: Vec<Ident> = maps.stacks().iter().map(|r| names::stack(*r)).collect();
+    let readers = match mode {
+        Mode::Vjp => quote! { #(let mut #stacks = #stacks;)* },
+        Mode::Jvp => {
+            quote! { #(let mut #stacks = ::diff::__private::Stack::into_front(#stacks);)* }
+        }
+    };
     // `&mut` parameters: their final pointees follow the result in the entry's yields.
     let finals: Vec<Value> = func.region(entry).yields[1..].to_vec();
     let closure = match mode {
@@ -67,7 +76,7 @@ pub fn body_parts_with(
             };
             let code = e.reverse_region(entry, seed);
             let outs = (0..slots).map(|i| param_slot(func, act, i));
-            quote! { move |seed| { let #pat = #lin; #code (#(#outs,)*) } }
+            quote! { move |seed| { let #pat = #lin; #readers #code (#(#outs,)*) } }
         }
         Mode::Vjp => {
             let ms: Vec<Ident> = (0..finals.len())
@@ -85,7 +94,7 @@ pub fn body_parts_with(
             }
             let code = e.reverse_region(entry, seed);
             let outs = (0..slots).map(|i| param_slot(func, act, i));
-            quote! { move |(seed, #(#ms,)*)| { let #pat = #lin; #code (#(#outs,)*) } }
+            quote! { move |(seed, #(#ms,)*)| { let #pat = #lin; #readers #code (#(#outs,)*) } }
         }
         Mode::Jvp => {
             let ins: Vec<Ident> = (0..slots)
@@ -99,7 +108,7 @@ pub fn body_parts_with(
                 let fs = finals.iter().map(|v| e.tan(*v));
                 quote! { (#out, #(#fs,)*) }
             };
-            quote! { move |(#(#ins,)*)| { let #pat = #lin; #code #out } }
+            quote! { move |(#(#ins,)*)| { let #pat = #lin; #readers #code #out } }
         }
     };
     // Write the final pointees back through the `&mut` parameters.
@@ -119,6 +128,7 @@ pub fn body_parts_with(
         use ::diff::__private::rules::*;
         #(#items)*
         #defs
+        #(let mut #stacks = ::diff::__private::Stack::new();)*
         #primal
         let #lin = #built;
         #(#write_back)*

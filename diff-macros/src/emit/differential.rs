@@ -275,9 +275,16 @@ impl Emitter<'_> {
             });
         let code = self.tangent_region(body);
         let (walk, enumerate) = linear_map::walk(self.maps, body, pat);
+        // A nested loop's run is the next `tape` entries of its stack.
+        let entries = if self.maps.stacked(body) {
+            let stack = names::stack(body);
+            quote! { #stack.take_first(#tape) }
+        } else {
+            quote! { #tape.into_iter() }
+        };
         quote! {
             #(let mut #cur = #inits;)*
-            for #walk in #tape.into_iter()#enumerate {
+            for #walk in #entries #enumerate {
                 #(let #params = #cur;)*
                 #code
                 #(#cur = #ys;)*

@@ -90,6 +90,12 @@ pub fn tape(r: RegionId) -> Ident {
     ident(&format!("tape_{}", r.0))
 }
 
+/// The stack holding the tapes of every run of the loop whose body is `r`, when that
+/// loop is nested in another (one allocation per call, not one per run).
+pub fn stack(r: RegionId) -> Ident {
+    ident(&format!("stack_{}", r.0))
+}
+
 /// The linear-map struct of region `r` (pullback or differential struct).
 pub fn region_struct(r: RegionId, mode: Mode) -> Ident {
     match mode {

@@ -682,15 +682,34 @@ impl<'a> Emitter<'a> {
         // The next item is taken before the tape grows, so that a tape reserved for the
         // exact trip count never does.
         let next = names::ident(&format!("next_{}", body.0));
+        // A nested loop's iterations go on the function's stack for it, and its tape is
+        // their number (see `Saved::Stack`).
+        let (on, open, close) = if self.maps.stacked(body) {
+            let stack = names::stack(body);
+            let start = names::ident(&format!("start_{}", body.0));
+            (
+                stack.clone(),
+                quote! { let #start = #stack.len(); },
+                quote! { let #tape = #stack.len() - #start; },
+            )
+        } else {
+            (
+                tape.clone(),
+                quote! {
+                    let mut #tape = ::diff::__private::Tape::with_capacity(::diff::__private::tape_capacity(&#iter_name));
+                },
+                TokenStream::new(),
+            )
+        };
         quote! {
             #early_inits
             #(let mut #cursors = #inits;)*
             let mut #iter_name = ::core::iter::IntoIterator::into_iter(#it);
-            let mut #tape = ::diff::__private::Tape::with_capacity(::diff::__private::tape_capacity(&#iter_name));
+            #open
             let mut #next = ::core::iter::Iterator::next(&mut #iter_name);
             #label: while #next.is_some() {
-                #tape.make_room();
-                while #tape.has_room() {
+                #on.make_room();
+                while #on.has_room() {
                     let #item = match #next.take() {
                         ::core::option::Option::Some(item) => item,
                         ::core::option::Option::None => break #label,
@@ -698,13 +717,14 @@ impl<'a> Emitter<'a> {
                     #(let #params = #cursors;)*
                     #param_parts
                     #stmts
-                    #tape.push_within(#built);
+                    #on.push_within(#built);
                     #early
                     #(#cursors = #yields;)*
                     #stop
                     #next = ::core::iter::Iterator::next(&mut #iter_name);
                 }
             }
+            #close
         }
     }
 
