@@ -399,6 +399,54 @@ impl Rebuild<'_> {
     }
 }
 
+/// The value whose shape (a collection's length) `v` has, taken once where that value
+/// is made: an element write keeps its base's shape, and a collection a loop carries
+/// and only writes elements of keeps its initial value's, so the versions of a vector
+/// updated in a loop share one shape instead of saving one per iteration.
+pub fn shape_source(func: &Function, v: Value) -> Value {
+    let mut v = v;
+    // Each step goes to a value defined earlier; the bound only guards against a cycle.
+    for _ in 0..func.regions.len() + 64 {
+        let next = match func.def_inst(v) {
+            Some(Inst::SetIndex(b, _, _)) => Some(*b),
+            _ => carried_unchanged(func, v),
+        };
+        match next {
+            Some(n) => v = n,
+            None => return v,
+        }
+    }
+    v
+}
+
+/// The initial value of a loop's carried value `v` (its parameter in the body, or the
+/// loop's result) when every iteration yields it back with only elements written.
+fn carried_unchanged(func: &Function, v: Value) -> Option<Value> {
+    for region in &func.regions {
+        for stmt in &region.stmts {
+            let Inst::For { init, body, .. } = &stmt.inst else {
+                continue;
+            };
+            let b = func.region(*body);
+            let Some(i) = (b.params.iter().position(|p| *p == v))
+                .or_else(|| stmt.results.iter().position(|r| *r == v))
+            else {
+                continue;
+            };
+            if i >= init.len() {
+                return None;
+            }
+            // The yield, followed through element writes only, is the parameter.
+            let mut y = b.yields[i];
+            while let Some(Inst::SetIndex(base, _, _)) = func.def_inst(y) {
+                y = *base;
+            }
+            return (y == b.params[i]).then_some(init[i]);
+        }
+    }
+    None
+}
+
 /// The array parameters taken by value that the body only indexes (so never updates).
 fn constant_arrays(func: &Function) -> Vec<Value> {
     let params: Vec<Value> = func.regions[func.entry().0 as usize]

@@ -8,7 +8,7 @@
 //! See docs/ARCHITECTURE.md, "Linearization".
 use crate::analysis::activity::Activity;
 use crate::ir::{BinOp, Function, Inst, RegionId, Sequence, Stmt, Value};
-use crate::linear_map::Saved;
+use crate::linear_map::{shape_source, Saved};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
@@ -204,9 +204,14 @@ impl<'a> Rule<'a> {
             // The base's derivative is built from a zero of its type (a field) or shape
             // (an element) when only the part is active.
             Rule::Read(base, Part::Field(_)) => vec![Saved::Marker(*base)],
-            Rule::Read(base, Part::Element(i)) => vec![Saved::Shape(*base), Saved::Value(*i)],
+            // Shapes are taken where the collection is made (see `shape_source`).
+            Rule::Read(base, Part::Element(i)) => {
+                vec![Saved::Shape(shape_source(func, *base)), Saved::Value(*i)]
+            }
             Rule::Write(_, Part::Field(_), _) => vec![Saved::Marker(res)],
-            Rule::Write(_, Part::Element(i), _) => vec![Saved::Value(*i), Saved::Shape(res)],
+            Rule::Write(_, Part::Element(i), _) => {
+                vec![Saved::Value(*i), Saved::Shape(shape_source(func, res))]
+            }
             Rule::Build(Build::Tuple(_) | Build::Struct(_)) => vec![Saved::Marker(res)],
             Rule::Build(Build::Array(_) | Build::Vec(_)) => vec![],
             Rule::Call(_) => vec![Saved::Callee(res)],

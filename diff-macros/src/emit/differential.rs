@@ -115,7 +115,7 @@ impl Emitter<'_> {
                     self.tan(b),
                     self.tan(v),
                     self.name(i),
-                    names::shape(self.func, res),
+                    names::shape(self.func, linear_map::shape_source(self.func, res)),
                 );
                 quote! { ::core::option::Option::Some(::diff::__private::set_at(#tb, #shape, #ni, #tv)) }
             }

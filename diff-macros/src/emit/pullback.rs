@@ -220,7 +220,8 @@ impl Emitter<'_> {
         if !self.act.is_active(base) {
             return TokenStream::new();
         }
-        let (a, shape, rt) = (self.adj(base), names::shape(self.func, base), rt());
+        let shape = names::shape(self.func, linear_map::shape_source(self.func, base));
+        let (a, rt) = (self.adj(base), rt());
         quote! {
             let whole = #a.get_or_insert_with(|| #rt::zero_of_shape(#shape));
             #rt::accumulate_into(&mut whole #part, s);
