@@ -203,6 +203,15 @@ impl LinearMaps {
                 }
             }
         }
+        // Integer parameters (`n: usize`) are saved once on entry when a loop's linear map
+        // rebuilds an index from them (`i * n + j`) rather than saving it per iteration.
+        let integers: Vec<Value> = func.regions[entry]
+            .stmts
+            .iter()
+            .filter(|s| matches!(&s.inst, Inst::Param(i) if func.integers.contains(i)))
+            .map(|s| s.results[0])
+            .collect();
+        let mut pulled: Vec<Value> = Vec::new();
         // Parents before children, so that what an enclosing region saves is known.
         let mut available_outside: Vec<Vec<Value>> = vec![Vec::new(); n];
         for q in all_regions(func) {
@@ -217,6 +226,8 @@ impl LinearMaps {
             let mut cx = Rebuild {
                 func,
                 arrays: &arrays,
+                integers: &integers,
+                pulled: Vec::new(),
                 arithmetic: in_loop[r],
                 available: available_outside[r].clone(),
                 constants: std::mem::take(&mut maps.constants[r]),
@@ -254,10 +265,20 @@ impl LinearMaps {
             }
             maps.constants[r] = cx.constants;
             maps.derived[r] = cx.derived;
+            pulled.extend(cx.pulled);
             for stmt in &func.region(q).stmts {
                 for sub in stmt.inst.regions() {
                     available_outside[sub.0 as usize] = cx.available.clone();
                 }
+            }
+        }
+        for v in pulled {
+            let read = Saved::Value(v);
+            if !maps.saved[entry].contains(&read) {
+                maps.saved[entry].push(read);
+            }
+            if !maps.parts.contains(&read) {
+                maps.parts.push(read);
             }
         }
         maps
@@ -320,6 +341,10 @@ struct Rebuild<'a> {
     func: &'a Function,
     /// The array parameters only indexed ([`constant_arrays`]), saved whole on entry.
     arrays: &'a [Value],
+    /// The integer parameters, which a loop's linear map may have saved on entry.
+    integers: &'a [Value],
+    /// The integer parameters it uses, to be saved on entry.
+    pulled: Vec<Value>,
     /// Whether arithmetic is rebuilt (in a loop, where saving means a tape entry; outside
     /// one a saved value costs no more than the operation).
     arithmetic: bool,
@@ -366,6 +391,11 @@ impl Rebuild<'_> {
             }
             return true;
         }
+        if self.arithmetic && self.integers.contains(&v) {
+            self.pulled.push(v);
+            self.available.push(v);
+            return true;
+        }
         if depth == 0 || !self.arithmetic {
             return false;
         }
@@ -387,13 +417,20 @@ impl Rebuild<'_> {
         if d.operands().iter().any(by_ref) {
             return false;
         }
-        let (nc, nd) = (self.constants.len(), self.derived.len());
+        let (nc, nd, np, na) = (
+            self.constants.len(),
+            self.derived.len(),
+            self.pulled.len(),
+            self.available.len(),
+        );
         if d.operands().iter().all(|a| self.derivable(*a, depth - 1)) {
             self.derived.push((v, d));
             true
         } else {
             self.constants.truncate(nc);
             self.derived.truncate(nd);
+            self.pulled.truncate(np);
+            self.available.truncate(na);
             false
         }
     }
@@ -402,26 +439,42 @@ impl Rebuild<'_> {
 /// The value whose shape (a collection's length) `v` has, taken once where that value
 /// is made: an element write keeps its base's shape, and a collection a loop carries
 /// and only writes elements of keeps its initial value's, so the versions of a vector
-/// updated in a loop share one shape instead of saving one per iteration.
+/// updated in loops share one shape instead of saving one per iteration.
 pub fn shape_source(func: &Function, v: Value) -> Value {
-    let mut v = v;
-    // Each step goes to a value defined earlier; the bound only guards against a cycle.
-    for _ in 0..func.regions.len() + 64 {
-        let next = match func.def_inst(v) {
-            Some(Inst::SetIndex(b, _, _)) => Some(*b),
-            _ => carried_unchanged(func, v),
-        };
-        match next {
-            Some(n) => v = n,
-            None => return v,
+    let mut v = written_from(func, v);
+    // Each step goes to a value defined before the loop; the bound guards a cycle.
+    for _ in 0..func.regions.len() {
+        match carried(func, v) {
+            Some((param, yielded, init)) if param == v && written_from(func, yielded) == v => {
+                v = written_from(func, init);
+            }
+            _ => break,
         }
     }
     v
 }
 
-/// The initial value of a loop's carried value `v` (its parameter in the body, or the
-/// loop's result) when every iteration yields it back with only elements written.
-fn carried_unchanged(func: &Function, v: Value) -> Option<Value> {
+/// What `v` is made from by element writes (`v = base` with `[i]` set), through loops
+/// that carry it with only element writes, back to where that stops.
+fn written_from(func: &Function, v: Value) -> Value {
+    let mut v = v;
+    loop {
+        // Any result of a loop (`def_inst` gives only a statement's first).
+        let inst = func.def(v).map(|s| &s.inst);
+        match inst {
+            Some(Inst::SetIndex(base, _, _)) => v = *base,
+            Some(Inst::For { .. }) => match carried(func, v) {
+                Some((param, yielded, init)) if written_from(func, yielded) == param => v = init,
+                _ => return v,
+            },
+            _ => return v,
+        }
+    }
+}
+
+/// For a value a loop carries (its parameter in the body, or the loop's result): the
+/// body's parameter, what the body yields for it, and its initial value.
+fn carried(func: &Function, v: Value) -> Option<(Value, Value, Value)> {
     for region in &func.regions {
         for stmt in &region.stmts {
             let Inst::For { init, body, .. } = &stmt.inst else {
@@ -433,15 +486,7 @@ fn carried_unchanged(func: &Function, v: Value) -> Option<Value> {
             else {
                 continue;
             };
-            if i >= init.len() {
-                return None;
-            }
-            // The yield, followed through element writes only, is the parameter.
-            let mut y = b.yields[i];
-            while let Some(Inst::SetIndex(base, _, _)) = func.def_inst(y) {
-                y = *base;
-            }
-            return (y == b.params[i]).then_some(init[i]);
+            return (i < init.len()).then(|| (b.params[i], b.yields[i], init[i]));
         }
     }
     None

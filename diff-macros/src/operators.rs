@@ -236,6 +236,7 @@ fn closure(
         undecided: Vec::new(),
         arrays: Vec::new(),
         arrays_by_value: Vec::new(),
+        integers: Vec::new(),
         output: match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,

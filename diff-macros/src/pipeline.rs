@@ -43,6 +43,8 @@ pub struct Body<'a> {
     pub arrays: Vec<usize>,
     /// The parameters whose type is an array taken by value.
     pub arrays_by_value: Vec<usize>,
+    /// The parameters whose type is a primitive integer taken by value.
+    pub integers: Vec<usize>,
     /// The result type, when the function has one.
     pub output: Option<syn::Type>,
 }
@@ -83,6 +85,13 @@ impl<'a> Body<'a> {
                             .is_some_and(|(_, ty)| ty.trim_start().starts_with('['))
                 })
                 .collect(),
+            integers: (0..sig.params.len())
+                .filter(|i| {
+                    let decl = sig.params[*i].decl.to_string();
+                    decl.split_once(':')
+                        .is_some_and(|(_, ty)| crate::ir::INTEGER_TYPES.contains(&ty.trim()))
+                })
+                .collect(),
         }
     }
 }
@@ -115,6 +124,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
     )?;
     lowered.func.arrays = body.arrays;
     lowered.func.arrays_by_value = body.arrays_by_value;
+    lowered.func.integers = body.integers;
     let left_out = inert(&lowered.func, &body.undecided);
     let wrt: Vec<usize> = body
         .wrt

@@ -228,6 +228,11 @@ pub struct Opaque {
     pub inactive: bool,
 }
 
+/// The primitive integer types.
+pub const INTEGER_TYPES: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+];
+
 /// The placeholder identifier for the n-th use of an opaque expression.
 pub fn placeholder(n: usize) -> String {
     format!("__diff_use_{n}")
@@ -274,6 +279,8 @@ pub struct Function {
     /// The parameters whose type is an array taken by value (`x: [f64; 8]`), whether
     /// differentiated or not.
     pub arrays_by_value: Vec<usize>,
+    /// The parameters whose type is a primitive integer taken by value (`n: usize`).
+    pub integers: Vec<usize>,
     /// Where each value is defined: the region and the statement's index in it, indexed
     /// by value (`None` for region parameters).
     defs: Vec<Option<(RegionId, usize)>>,

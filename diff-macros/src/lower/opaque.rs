@@ -179,7 +179,7 @@ fn never_active(e: &syn::Expr) -> bool {
         syn::Expr::Cast(c) => {
             matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| {
                 let s = i.to_string();
-                matches!(s.as_str(), "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "bool" | "char")
+                crate::ir::INTEGER_TYPES.contains(&s.as_str()) || s == "bool" || s == "char"
             }))
         }
         syn::Expr::Binary(b) => matches!(
