@@ -269,3 +269,45 @@ fn element_writes_in_a_loop_copy_nothing() {
         "{small} allocations for 10 elements, {large} for 10_000"
     );
 }
+
+/// A loop nested in another: every run of the inner loop pushes its iterations on one
+/// stack per call, so the allocations grow with the total iterations by chunks, not
+/// with the number of runs.
+#[differentiable]
+fn nested(x: f64, rows: usize, cols: usize) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..rows {
+        let mut row = x * i as f64;
+        for j in 0..cols {
+            row = (row * 0.5 + x * j as f64).sin();
+        }
+        acc += row;
+    }
+    acc
+}
+
+#[test]
+fn the_runs_of_a_nested_loop_share_one_stack() {
+    let runs = |rows: usize, cols: usize| {
+        let ((v, g), n) = count(|| {
+            let (v, pb) = value_with_pullback!(
+                at: (black_box(0.3), black_box(rows), black_box(cols)),
+                of: nested
+            );
+            (v, pb(1.0))
+        });
+        assert_eq!(v, nested(0.3, rows, cols));
+        let h = 1e-6;
+        let fd = (nested(0.3 + h, rows, cols) - nested(0.3 - h, rows, cols)) / (2.0 * h);
+        assert!((g - fd).abs() <= 1e-6 * (1.0 + fd.abs()), "{g} vs {fd}");
+        n
+    };
+    // 1000 runs of 3 iterations: a tape for the outer loop and a few chunks of the
+    // stack (their sizes doubling), not a thousand tapes.
+    let many_runs = runs(1000, 3);
+    assert!(
+        many_runs <= 12,
+        "{many_runs} allocations for 1000 runs of 3 iterations"
+    );
+    assert_eq!(runs(10, 3), runs(10, 3));
+}

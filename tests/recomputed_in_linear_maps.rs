@@ -138,3 +138,90 @@ fn array_parameters_read_in_loops() {
         );
     }
 }
+
+/// `y = A x` with `A` stored by rows: the indices `i * cols + j` are rebuilt from the
+/// integer parameters (saved once) and the loop variables, and `y`, written element by
+/// element in nested loops, has one shape.
+#[differentiable(wrt = (a, x))]
+fn matvec_norm(a: &[f64], x: &[f64], rows: usize, cols: usize) -> f64 {
+    let mut y = vec![0.0; rows];
+    for i in 0..rows {
+        for j in 0..cols {
+            y[i] += a[i * cols + j] * x[j];
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..rows {
+        s += y[i] * y[i];
+    }
+    s.sqrt()
+}
+
+/// A loop inside a branch inside a loop, beside a nested loop with a counter carried
+/// across its runs: the runs of both inner loops go on stacks.
+#[differentiable]
+fn triangular(x: Vec<f64>, n: usize) -> f64 {
+    let mut acc = vec![0.0; n];
+    let mut k = 0;
+    for i in 0..n {
+        for j in (i + 1)..n {
+            acc[j] += x[k % x.len()] * x[i];
+            k += 1;
+        }
+        if i % 2 == 0 {
+            for j in 0..i {
+                acc[i] -= 0.1 * acc[j] * x[j];
+            }
+        }
+    }
+    acc.iter().map(|v| v * v).sum()
+}
+
+/// A vector replaced every step by one built in a nested loop (its shape is not the
+/// first one's only by what the loop writes).
+#[differentiable]
+fn smoothed(x: Vec<f64>, steps: usize) -> f64 {
+    let mut v = x.clone();
+    for _ in 0..steps {
+        let mut next = vec![0.0; v.len() + 1];
+        for i in 0..v.len() {
+            let l = if i > 0 { v[i - 1] } else { 0.0 };
+            let r = if i + 1 < v.len() { v[i + 1] } else { 0.0 };
+            next[i] = 0.5 * v[i] + 0.25 * (l + r);
+        }
+        next[v.len()] = v[0];
+        v = next;
+    }
+    v.iter().zip(&x).map(|(a, b)| a * b).sum::<f64>() + v[v.len() - 1]
+}
+
+#[test]
+fn nested_loops_with_integer_parameters_and_vectors_written_in_place() {
+    let a: Vec<f64> = (0..12).map(|i| (i as f64 * 0.37).sin()).collect();
+    let x = vec![0.3, -0.7, 1.1, 0.4];
+    check_both_modes!(
+        "matvec a",
+        a.clone(),
+        |p: Vec<f64>| matvec_norm(&p, &x, 3, 4),
+        of: |p| matvec_norm(&p, &x, 3, 4)
+    );
+    check_both_modes!(
+        "matvec x",
+        x.clone(),
+        |p: Vec<f64>| matvec_norm(&a, &p, 3, 4),
+        of: |p| matvec_norm(&a, &p, 3, 4)
+    );
+    let t = vec![0.5, -0.3, 0.8, 1.2, -0.4];
+    check_both_modes!(
+        "triangular",
+        t.clone(),
+        |p: Vec<f64>| triangular(p, 5),
+        of: |p| triangular(p, 5)
+    );
+    check_both_modes!(
+        "smoothed",
+        t,
+        |p: Vec<f64>| smoothed(p, 3),
+        of: |p| smoothed(p, 3)
+    );
+}
