@@ -122,16 +122,18 @@ impl<T> IntoIterator for Tape<T> {
 
 /// The tapes of every run of a loop nested in another, one after another: what a
 /// nested loop pushes its iterations on, so that a run does not allocate a tape of its
-/// own. Made of chunks of at most about 32 KiB, never moved, so that growing copies
-/// nothing and the memory comes from the allocator's reusable small blocks.
+/// own. Made of chunks (about 32 KiB, more for a longer run) that are never moved, so
+/// that growing copies at most the open run and the memory comes from the allocator's
+/// reusable blocks; a run lies within one chunk, so the pullback walks it as a slice.
 ///
-/// Used like a [`Tape`] (an inner loop while [`has_room`](Self::has_room)); the
-/// enclosing iteration keeps the run's length.
+/// A run is [`begin_run`](Self::begin_run), iterations pushed like a [`Tape`]'s (an inner
+/// loop while [`has_room`](Self::has_room)), then [`end_run`](Self::end_run), whose
+/// length the enclosing iteration keeps.
 pub struct Stack<T> {
     full: Vec<Vec<T>>,
-    /// The number of iterations in `full`.
-    before: usize,
     current: Vec<T>,
+    /// Where the open run starts in `current`.
+    run: usize,
 }
 
 impl<T> Default for Stack<T> {
@@ -141,52 +143,71 @@ impl<T> Default for Stack<T> {
 }
 
 impl<T> Stack<T> {
-    /// An empty stack; it allocates at the first push.
+    /// An empty stack; it allocates at the first run.
     #[inline(always)]
     pub fn new() -> Self {
         Stack {
             full: Vec::new(),
-            before: 0,
             current: Vec::new(),
+            run: 0,
         }
     }
 
     /// The number of iterations on the stack.
-    #[inline(always)]
     pub fn len(&self) -> usize {
-        self.before + self.current.len()
+        self.full.iter().map(Vec::len).sum::<usize>() + self.current.len()
     }
 
     /// Whether the stack holds no iteration.
-    #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.current.is_empty() && self.full.iter().all(Vec::is_empty)
     }
 
-    /// Whether one more iteration fits without a new chunk.
+    /// Opens a run of about `expected` iterations (a hint; see [`tape_capacity`]).
+    #[inline(always)]
+    pub fn begin_run(&mut self, expected: usize) {
+        if self.current.capacity() - self.current.len() < expected {
+            self.new_chunk(expected);
+        }
+        self.run = self.current.len();
+    }
+
+    /// Closes the open run: its number of iterations.
+    #[inline(always)]
+    pub fn end_run(&mut self) -> usize {
+        self.current.len() - self.run
+    }
+
+    /// Whether one more iteration fits in the current chunk.
     #[inline(always)]
     pub fn has_room(&self) -> bool {
         self.current.len() < self.current.capacity()
     }
 
-    /// Starts a new chunk if the current one is full.
+    /// Starts a new chunk, with the open run moved into it, if the current one is full.
     #[inline(always)]
     pub fn make_room(&mut self) {
         if !self.has_room() {
-            self.grow();
+            self.new_chunk(0);
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn grow(&mut self) {
+    fn new_chunk(&mut self, expected: usize) {
+        let open = self.current.len() - self.run;
         let size = core::mem::size_of::<T>().max(1);
-        let capacity = (2 * self.current.capacity()).clamp(8, (32 * 1024 / size).max(8));
-        let full = core::mem::replace(&mut self.current, Vec::with_capacity(capacity));
+        let capacity = (2 * self.current.capacity())
+            .clamp(8, (32 * 1024 / size).max(8))
+            .max(2 * open)
+            .max(open + expected);
+        let mut next = Vec::with_capacity(capacity);
+        next.extend(self.current.drain(self.run..));
+        let full = core::mem::replace(&mut self.current, next);
         if !full.is_empty() {
-            self.before += full.len();
             self.full.push(full);
         }
+        self.run = 0;
     }
 
     /// Appends an iteration's struct, in the room [`has_room`](Self::has_room) saw.
@@ -199,24 +220,22 @@ impl<T> Stack<T> {
         self.current.push(x);
     }
 
+    /// Takes the last run, of `n` iterations, off the stack, in the order they were
+    /// pushed: a nested loop's last run, walked backwards by the pullback.
+    ///
+    /// # Panics
+    /// If the stack's last run is shorter than `n`.
     #[inline(always)]
-    fn pop(&mut self) -> Option<T> {
-        if self.current.is_empty() {
-            self.current = self.full.pop()?;
-            self.before -= self.current.len();
+    pub fn pop_run(&mut self, n: usize) -> std::vec::Drain<'_, T> {
+        if self.current.len() < n {
+            // The current chunk is used up (a run never spans two).
+            self.current = self
+                .full
+                .pop()
+                .expect("a nested loop's run is on its stack");
         }
-        self.current.pop()
-    }
-
-    /// Takes the last `n` iterations off the stack, last first, each with its position
-    /// in its run (`n - 1` down to `0`): a nested loop's last run, walked backwards by
-    /// the pullback.
-    #[inline(always)]
-    pub fn pop_run(&mut self, n: usize) -> PopRun<'_, T> {
-        PopRun {
-            stack: self,
-            left: n,
-        }
+        let start = self.current.len() - n;
+        self.current.drain(start..)
     }
 
     /// The iterations from the first on, for [`StackFront::take_first`]: a nested
@@ -224,28 +243,6 @@ impl<T> Stack<T> {
     pub fn into_front(mut self) -> StackFront<T> {
         self.full.push(self.current);
         StackFront(self.full.into_iter().flatten())
-    }
-}
-
-/// The last run of a nested loop, taken off its [`Stack`] by [`Stack::pop_run`].
-pub struct PopRun<'a, T> {
-    stack: &'a mut Stack<T>,
-    left: usize,
-}
-
-impl<T> Iterator for PopRun<'_, T> {
-    type Item = (usize, T);
-    #[inline(always)]
-    fn next(&mut self) -> Option<(usize, T)> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let x = self
-            .stack
-            .pop()
-            .expect("a run of a nested loop is on its stack");
-        Some((self.left, x))
     }
 }
 
@@ -272,7 +269,8 @@ mod stack_tests {
     fn pushed(runs: &[usize]) -> Stack<(usize, usize)> {
         let mut stack = Stack::new();
         for (r, n) in runs.iter().enumerate() {
-            let start = stack.len();
+            // A hint below, at or above the run's length.
+            stack.begin_run(r % 3 * n / 2);
             let mut k = 0;
             while k < *n {
                 stack.make_room();
@@ -281,7 +279,7 @@ mod stack_tests {
                     k += 1;
                 }
             }
-            assert_eq!(stack.len() - start, *n);
+            assert_eq!(stack.end_run(), *n);
         }
         stack
     }
@@ -290,7 +288,7 @@ mod stack_tests {
     /// (each backwards, with its positions), the first run first from the front.
     #[test]
     fn runs_come_back_in_order() {
-        let runs: Vec<usize> = (0..200).map(|i| (i * 7) % 41).collect();
+        let runs: Vec<usize> = (0..300).map(|i| (i * 7) % 41 + i / 100 * 3000).collect();
         let mut front = pushed(&runs).into_front();
         for (r, n) in runs.iter().enumerate() {
             let run: Vec<_> = front.take_first(*n).collect();
@@ -298,7 +296,7 @@ mod stack_tests {
         }
         let mut back = pushed(&runs);
         for (r, n) in runs.iter().enumerate().rev() {
-            let run: Vec<_> = back.pop_run(*n).collect();
+            let run: Vec<_> = back.pop_run(*n).enumerate().rev().collect();
             assert_eq!(run, (0..*n).rev().map(|k| (k, (r, k))).collect::<Vec<_>>());
         }
         assert!(back.is_empty());

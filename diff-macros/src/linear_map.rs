@@ -188,21 +188,6 @@ impl LinearMaps {
                 }
             }
         }
-        // A loop run once per iteration of another pushes its iterations on a stack that
-        // the entry's struct holds, and saves only their number.
-        for q in all_regions(func) {
-            if !in_loop[q.0 as usize] {
-                continue;
-            }
-            for stmt in &func.region(q).stmts {
-                if let Inst::For { body, .. } = &stmt.inst {
-                    if needed[q.0 as usize].contains(&Saved::Tape(*body)) {
-                        maps.stacked.push(*body);
-                        needed[entry].push(Saved::Stack(*body));
-                    }
-                }
-            }
-        }
         // Integer parameters (`n: usize`) are saved once on entry when a loop's linear map
         // rebuilds an index from them (`i * n + j`) rather than saving it per iteration.
         let integers: Vec<Value> = func.regions[entry]
@@ -269,6 +254,24 @@ impl LinearMaps {
             for stmt in &func.region(q).stmts {
                 for sub in stmt.inst.regions() {
                     available_outside[sub.0 as usize] = cx.available.clone();
+                }
+            }
+        }
+        // A loop run once per iteration of another pushes its iterations on a stack that
+        // the entry's struct holds, and saves only their number. (A body whose linear
+        // map holds nothing has a tape of empty structs, which allocates nothing.)
+        for q in all_regions(func) {
+            if !in_loop[q.0 as usize] {
+                continue;
+            }
+            for stmt in &func.region(q).stmts {
+                if let Inst::For { body, .. } = &stmt.inst {
+                    if !maps.saved[body.0 as usize].is_empty()
+                        && maps.saved[q.0 as usize].contains(&Saved::Tape(*body))
+                    {
+                        maps.stacked.push(*body);
+                        maps.saved[entry].push(Saved::Stack(*body));
+                    }
                 }
             }
         }

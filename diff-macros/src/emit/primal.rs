@@ -686,11 +686,10 @@ impl<'a> Emitter<'a> {
         // their number (see `Saved::Stack`).
         let (on, open, close) = if self.maps.stacked(body) {
             let stack = names::stack(body);
-            let start = names::ident(&format!("start_{}", body.0));
             (
                 stack.clone(),
-                quote! { let #start = #stack.len(); },
-                quote! { let #tape = #stack.len() - #start; },
+                quote! { #stack.begin_run(::diff::__private::tape_capacity(&#iter_name)); },
+                quote! { let #tape = #stack.end_run(); },
             )
         } else {
             (

@@ -309,18 +309,12 @@ impl Emitter<'_> {
             .collect();
         let inner = self.reverse_region(body, seed);
         let (walk, enumerate) = linear_map::walk(self.maps, body, pat);
-        // A nested loop's run is the last `tape` entries of its stack, taken off last
-        // first with their positions.
-        let (walk, entries) = if self.maps.stacked(body) {
+        // A nested loop's run is the last `tape` entries of its stack.
+        let entries = if self.maps.stacked(body) {
             let stack = names::stack(body);
-            let walk = if enumerate.is_empty() {
-                quote! { (_, #walk) }
-            } else {
-                walk
-            };
-            (walk, quote! { #stack.pop_run(#tape) })
+            quote! { #stack.pop_run(#tape) }
         } else {
-            (walk, quote! { #tape.into_iter()#enumerate.rev() })
+            quote! { #tape.into_iter() }
         };
         let finish: TokenStream = carried
             .iter()
@@ -329,7 +323,7 @@ impl Emitter<'_> {
             .collect();
         quote! {
             #(#start)*
-            for #walk in #entries {
+            for #walk in #entries #enumerate.rev() {
                 #inner
                 #back
             }
