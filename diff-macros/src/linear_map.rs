@@ -190,6 +190,27 @@ impl LinearMaps {
         }
         // Integer parameters (`n: usize`) are saved once on entry when a loop's linear map
         // rebuilds an index from them (`i * n + j`) rather than saving it per iteration.
+        // A collection passed by shared reference (`a: &[f64]`) and read in a loop nested
+        // in another is copied once on entry, and the reads rebuilt from the copy, rather
+        // than saved one per iteration of the innermost loop.
+        let mut depth = vec![0usize; n];
+        for q in all_regions(func) {
+            for stmt in &func.region(q).stmts {
+                let d = depth[q.0 as usize] + usize::from(matches!(stmt.inst, Inst::For { .. }));
+                for sub in stmt.inst.regions() {
+                    depth[sub.0 as usize] = d;
+                }
+            }
+        }
+        let shared: Vec<Value> = func.regions[entry]
+            .stmts
+            .iter()
+            .filter(|s| {
+                matches!(&s.inst, Inst::Param(i)
+                    if func.by_ref.contains(i) && !func.mutated.contains(i))
+            })
+            .map(|s| s.results[0])
+            .collect();
         let integers: Vec<Value> = func.regions[entry]
             .stmts
             .iter()
@@ -212,6 +233,7 @@ impl LinearMaps {
                 func,
                 arrays: &arrays,
                 integers: &integers,
+                shared: if depth[r] >= 2 { &shared } else { &[] },
                 pulled: Vec::new(),
                 arithmetic: in_loop[r],
                 available: available_outside[r].clone(),
@@ -346,7 +368,10 @@ struct Rebuild<'a> {
     arrays: &'a [Value],
     /// The integer parameters, which a loop's linear map may have saved on entry.
     integers: &'a [Value],
-    /// The integer parameters it uses, to be saved on entry.
+    /// The collections passed by shared reference whose elements it may read from a
+    /// copy saved on entry (in a loop nested in another).
+    shared: &'a [Value],
+    /// The parameters it uses, to be saved on entry.
     pulled: Vec<Value>,
     /// Whether arithmetic is rebuilt (in a loop, where saving means a tape entry; outside
     /// one a saved value costs no more than the operation).
@@ -402,6 +427,19 @@ impl Rebuild<'_> {
         if depth == 0 || !self.arithmetic {
             return false;
         }
+        if let Some(Inst::Index(b, i)) = self.func.def_inst(v) {
+            if self.shared.contains(b) {
+                let (nc, nd, np, na) = self.mark();
+                if self.derivable(*i, depth - 1) {
+                    self.pulled.push(*b);
+                    self.available.push(*b);
+                    self.derived.push((v, Derived::Index(*b, *i)));
+                    return true;
+                }
+                self.undo((nc, nd, np, na));
+                return false;
+            }
+        }
         let d = match self.func.def_inst(v) {
             Some(Inst::Index(b, i)) if self.arrays.contains(b) => Derived::Index(*b, *i),
             // Division is slower than a load.
@@ -420,22 +458,31 @@ impl Rebuild<'_> {
         if d.operands().iter().any(by_ref) {
             return false;
         }
-        let (nc, nd, np, na) = (
-            self.constants.len(),
-            self.derived.len(),
-            self.pulled.len(),
-            self.available.len(),
-        );
+        let mark = self.mark();
         if d.operands().iter().all(|a| self.derivable(*a, depth - 1)) {
             self.derived.push((v, d));
             true
         } else {
-            self.constants.truncate(nc);
-            self.derived.truncate(nd);
-            self.pulled.truncate(np);
-            self.available.truncate(na);
+            self.undo(mark);
             false
         }
+    }
+
+    /// How much has been decided, to [`undo`](Self::undo) a failed attempt back to.
+    fn mark(&self) -> (usize, usize, usize, usize) {
+        (
+            self.constants.len(),
+            self.derived.len(),
+            self.pulled.len(),
+            self.available.len(),
+        )
+    }
+
+    fn undo(&mut self, (nc, nd, np, na): (usize, usize, usize, usize)) {
+        self.constants.truncate(nc);
+        self.derived.truncate(nd);
+        self.pulled.truncate(np);
+        self.available.truncate(na);
     }
 }
 

@@ -209,9 +209,10 @@ impl<'a> Emitter<'a> {
                 let n = self.name(v);
                 quote! { ::core::clone::Clone::clone(#n) }
             }
+            // An owned copy (a `Vec` for a slice), which the linear map may index.
             Some(Inst::Param(i)) if self.func.by_ref.contains(i) => {
                 let n = self.name(v);
-                quote! { ::core::clone::Clone::clone(#n) }
+                quote! { ::std::borrow::ToOwned::to_owned(#n) }
             }
             _ => self.expr(v),
         }
