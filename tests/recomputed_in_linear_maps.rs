@@ -225,3 +225,51 @@ fn nested_loops_with_integer_parameters_and_vectors_written_in_place() {
         of: |p| smoothed(p, 3)
     );
 }
+
+/// Counters a loop carries and adds one to (`k += 1`), read as indices: their value is
+/// the count on entry plus the iteration's position. Also a counter bumped before a
+/// `continue`, one that stops with a `break`, and one bumped only on some iterations
+/// (not a counter: saved).
+#[differentiable]
+fn counters(x: Vec<f64>, n: usize) -> f64 {
+    let mut s = 0.0;
+    let mut k = 0;
+    for i in 0..n {
+        for j in (i + 1)..n {
+            s += x[k % x.len()] * x[j];
+            k += 1;
+        }
+    }
+    let mut m = 1;
+    for v in x.iter() {
+        m += 1;
+        if *v < 0.0 {
+            continue;
+        }
+        s += v * x[m % x.len()];
+    }
+    let mut c = 0;
+    let mut some = 0;
+    loop {
+        s += x[c] * x[some];
+        c += 1;
+        if x[c] > 1.0 {
+            some += 1;
+        }
+        if c + 1 >= x.len() {
+            break;
+        }
+    }
+    s
+}
+
+#[test]
+fn counters_carried_by_loops() {
+    let x = vec![0.5, -0.3, 1.8, 1.2, -0.4, 0.9];
+    check_both_modes!(
+        "counters",
+        x,
+        |p: Vec<f64>| counters(p, 4),
+        of: |p| counters(p, 4)
+    );
+}

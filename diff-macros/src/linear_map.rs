@@ -129,8 +129,10 @@ impl LinearMaps {
         };
         // The variable of a loop over a range is not saved: it is the range's start plus
         // the position on the tape, and the start is saved (or recomputed) once instead.
-        // (item, start, whether the rules read the item itself) per loop body.
-        let mut loop_index: Vec<Option<(Value, Value, bool)>> = vec![None; n];
+        // So is a counter the loop carries and adds one to at every iteration (`li += 1`):
+        // its value on entry plus the position.
+        // (value, start, whether the rules read the value itself) per loop body.
+        let mut loop_index: Vec<Vec<(Value, Value, bool)>> = vec![Vec::new(); n];
         for q in all_regions(func) {
             for stmt in &func.region(q).stmts {
                 let Inst::For {
@@ -139,23 +141,29 @@ impl LinearMaps {
                 else {
                     continue;
                 };
-                let Some(start) = range_start(func, *iter) else {
-                    continue;
-                };
-                let item = func.region(*body).params[init.len()];
-                let b = body.0 as usize;
-                let read = needed[b].iter().position(|s| *s == Saved::Value(item));
-                if let Some(pos) = read {
-                    needed[b].remove(pos);
-                } else if constant(func, start).is_none() {
-                    // Only read through other values: not worth saving the start for.
-                    continue;
+                let region = func.region(*body);
+                let mut counted: Vec<(Value, Value)> = (0..init.len())
+                    .filter(|i| counts_up(func, region.params[*i], region.yields[*i]))
+                    .map(|i| (region.params[i], init[i]))
+                    .collect();
+                if let Some(start) = range_start(func, *iter) {
+                    counted.push((region.params[init.len()], start));
                 }
-                loop_index[b] = Some((item, start, read.is_some()));
-                if let Some(home) = defined_in.get(&start) {
-                    let list = &mut needed[home.0 as usize];
-                    if !list.contains(&Saved::Value(start)) {
-                        list.push(Saved::Value(start));
+                let b = body.0 as usize;
+                for (item, start) in counted {
+                    let read = needed[b].iter().position(|s| *s == Saved::Value(item));
+                    if let Some(pos) = read {
+                        needed[b].remove(pos);
+                    } else if constant(func, start).is_none() {
+                        // Only read through other values: not worth saving the start for.
+                        continue;
+                    }
+                    loop_index[b].push((item, start, read.is_some()));
+                    if let Some(home) = defined_in.get(&start) {
+                        let list = &mut needed[home.0 as usize];
+                        if !list.contains(&Saved::Value(start)) {
+                            list.push(Saved::Value(start));
+                        }
                     }
                 }
             }
@@ -240,7 +248,7 @@ impl LinearMaps {
                 constants: std::mem::take(&mut maps.constants[r]),
                 derived: Vec::new(),
             };
-            if let Some((item, start, read)) = loop_index[r] {
+            for &(item, start, read) in &loop_index[r] {
                 if cx.derivable(start, 0) {
                     cx.derived.push((item, Derived::LoopIndex(start)));
                     cx.available.push(item);
@@ -264,8 +272,8 @@ impl LinearMaps {
                 maps.saved[r].push(read);
             }
             // A loop variable made available only for values that did not need it.
-            if let Some((item, _, false)) = loop_index[r] {
-                if !cx.derived.iter().any(|(_, d)| d.operands().contains(&item)) {
+            for &(item, _, read) in &loop_index[r] {
+                if !read && !cx.derived.iter().any(|(_, d)| d.operands().contains(&item)) {
                     cx.derived.retain(|(v, _)| *v != item);
                     cx.available.retain(|v| *v != item);
                 }
@@ -583,6 +591,13 @@ fn range_start(func: &Function, iter: Value) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// Whether a loop's carried value `param` is a counter: every iteration yields
+/// `param + 1` (an integer: a float literal is written `1.0`).
+fn counts_up(func: &Function, param: Value, yielded: Value) -> bool {
+    matches!(func.def_inst(yielded), Some(Inst::Binary(BinOp::Add, a, one))
+        if *a == param && constant(func, *one).is_some_and(|t| t.to_string() == "1"))
 }
 
 /// The local holding the position on the tape of the iteration of loop body `r` being
