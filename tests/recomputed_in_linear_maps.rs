@@ -273,3 +273,41 @@ fn counters_carried_by_loops() {
         of: |p| counters(p, 4)
     );
 }
+
+/// Vectors read in loops nested two deep below where they are made: the reads come from
+/// a copy taken where each version of the vector is made (`c` once per `r`, `w` before
+/// and after its updates), not saved one per innermost iteration.
+#[differentiable]
+fn far_reads(x: Vec<f64>, n: usize) -> f64 {
+    let mut w = vec![0.0; n];
+    for i in 0..n {
+        w[i] = x[i] * x[i];
+    }
+    let mut s = 0.0;
+    for r in 0..2 {
+        let mut c = vec![0.0; n];
+        for i in 0..n {
+            c[i] = x[i] * (r as f64 + 1.0) + w[i];
+        }
+        for i in 0..n {
+            for j in 0..n {
+                s += c[i] * w[j] * x[(i + j) % n];
+            }
+        }
+        for i in 0..n {
+            w[i] += s * 0.01 * c[i];
+        }
+    }
+    s
+}
+
+#[test]
+fn vectors_read_two_loops_below_where_they_are_made() {
+    let x = vec![0.5, -0.3, 0.8, 1.2];
+    check_both_modes!(
+        "far_reads",
+        x,
+        |p: Vec<f64>| far_reads(p, 4),
+        of: |p| far_reads(p, 4)
+    );
+}

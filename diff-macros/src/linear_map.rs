@@ -28,6 +28,13 @@ pub enum Saved {
     Shape(Value),
     /// A zero-sized marker of a value's tangent type.
     Marker(Value),
+    /// Where a copy of a vector starts in its [`Saved::Copies`]: the copy is taken where
+    /// the vector is made, and the linear maps of loops nested two deep below read its
+    /// elements instead of saving each read.
+    Copy(Value),
+    /// The copies of a vector (every version of it, one after another), held by the
+    /// entry's struct.
+    Copies(Value),
 }
 
 impl Saved {
@@ -41,6 +48,8 @@ impl Saved {
             Saved::Stack(r) => names::stack(r),
             Saved::Shape(v) => names::shape(func, v),
             Saved::Marker(v) => names::marker(func, v),
+            Saved::Copy(v) => names::copy(func, v),
+            Saved::Copies(v) => names::copies(func, v),
         }
     }
 }
@@ -61,6 +70,8 @@ pub enum Derived {
     LoopIndex(Value),
     /// An element of an array parameter that is never updated, saved whole on entry.
     Index(Value, Value),
+    /// An element of a vector's [`Saved::Copy`].
+    IndexCopy(Value, Value),
 }
 
 /// What every region's linear map holds, computed once per function from the rules'
@@ -78,6 +89,8 @@ pub struct LinearMaps {
     parts: Vec<Saved>,
     /// The bodies of the loops nested in other loops, whose tapes are on a stack.
     stacked: Vec<RegionId>,
+    /// The vectors whose copies the linear maps read ([`Saved::Copies`]).
+    copies: Vec<Value>,
 }
 
 impl LinearMaps {
@@ -106,9 +119,12 @@ impl LinearMaps {
                 let Some(rule) = rule(stmt) else { continue };
                 for read in rule.reads(func, stmt, act) {
                     let home = match read {
-                        Saved::Value(v) | Saved::Callee(v) | Saved::Shape(v) | Saved::Marker(v) => {
-                            defined_in.get(&v).copied()
-                        }
+                        Saved::Value(v)
+                        | Saved::Callee(v)
+                        | Saved::Shape(v)
+                        | Saved::Marker(v)
+                        | Saved::Copy(v)
+                        | Saved::Copies(v) => defined_in.get(&v).copied(),
                         Saved::Pred(_) | Saved::Tape(_) | Saved::Stack(_) => Some(q),
                     };
                     if let Some(home) = home {
@@ -126,6 +142,7 @@ impl LinearMaps {
             derived: vec![Vec::new(); n],
             parts: Vec::new(),
             stacked: Vec::new(),
+            copies: Vec::new(),
         };
         // The variable of a loop over a range is not saved: it is the range's start plus
         // the position on the tape, and the start is saved (or recomputed) once instead.
@@ -219,6 +236,24 @@ impl LinearMaps {
             })
             .map(|s| s.results[0])
             .collect();
+        // Vectors (made by `vec![x; n]` or `vec![..]`, maybe updated element by element
+        // since), whose reads in loops nested two deep below are rebuilt from a copy.
+        let vectors: Vec<Value> = defined_in
+            .keys()
+            .copied()
+            .filter(|v| {
+                let origin = shape_source(func, *v);
+                match func.def_inst(origin) {
+                    Some(Inst::Array(_, crate::ir::Sequence::Vec)) => true,
+                    Some(Inst::Call(crate::ir::Callee::Path(p), _)) => {
+                        crate::ir::is_library_path(p)
+                            && crate::ir::segment_names(&p.path).last().map(String::as_str)
+                                == Some("vec_repeat")
+                    }
+                    _ => false,
+                }
+            })
+            .collect();
         let integers: Vec<Value> = func.regions[entry]
             .stmts
             .iter()
@@ -226,6 +261,7 @@ impl LinearMaps {
             .map(|s| s.results[0])
             .collect();
         let mut pulled: Vec<Value> = Vec::new();
+        let mut copied: Vec<Value> = Vec::new();
         // Parents before children, so that what an enclosing region saves is known.
         let mut available_outside: Vec<Vec<Value>> = vec![Vec::new(); n];
         for q in all_regions(func) {
@@ -243,6 +279,16 @@ impl LinearMaps {
                 integers: &integers,
                 shared: if depth[r] >= 2 { &shared } else { &[] },
                 pulled: Vec::new(),
+                far: vectors
+                    .iter()
+                    .copied()
+                    .filter(|v| {
+                        defined_in
+                            .get(v)
+                            .is_some_and(|h| depth[h.0 as usize] + 2 <= depth[r])
+                    })
+                    .collect(),
+                copied: Vec::new(),
                 arithmetic: in_loop[r],
                 available: available_outside[r].clone(),
                 constants: std::mem::take(&mut maps.constants[r]),
@@ -281,6 +327,7 @@ impl LinearMaps {
             maps.constants[r] = cx.constants;
             maps.derived[r] = cx.derived;
             pulled.extend(cx.pulled);
+            copied.extend(cx.copied);
             for stmt in &func.region(q).stmts {
                 for sub in stmt.inst.regions() {
                     available_outside[sub.0 as usize] = cx.available.clone();
@@ -303,6 +350,17 @@ impl LinearMaps {
                         maps.saved[entry].push(Saved::Stack(*body));
                     }
                 }
+            }
+        }
+        for v in copied {
+            let (home, copy) = (defined_in[&v].0 as usize, Saved::Copy(v));
+            if !maps.saved[home].contains(&copy) {
+                maps.saved[home].push(copy);
+                maps.saved[entry].push(Saved::Copies(v));
+                maps.copies.push(v);
+            }
+            if !maps.parts.contains(&copy) {
+                maps.parts.push(copy);
             }
         }
         for v in pulled {
@@ -348,6 +406,11 @@ impl LinearMaps {
         &self.stacked
     }
 
+    /// The vectors whose copies the linear maps read ([`Saved::Copies`]).
+    pub fn copies(&self) -> &[Value] {
+        &self.copies
+    }
+
     /// Whether some linear map reads `part` (a shape, a marker or a value).
     pub fn reads(&self, part: Saved) -> bool {
         self.parts.contains(&part)
@@ -364,7 +427,9 @@ impl Derived {
     pub fn operands(self) -> Vec<Value> {
         match self {
             Derived::Alias(a) | Derived::Neg(a) | Derived::LoopIndex(a) => vec![a],
-            Derived::Binary(_, a, b) | Derived::Index(a, b) => vec![a, b],
+            Derived::Binary(_, a, b) | Derived::Index(a, b) | Derived::IndexCopy(a, b) => {
+                vec![a, b]
+            }
         }
     }
 }
@@ -381,6 +446,10 @@ struct Rebuild<'a> {
     shared: &'a [Value],
     /// The parameters it uses, to be saved on entry.
     pulled: Vec<Value>,
+    /// The vectors defined two loops out or more, which it may read from a copy.
+    far: Vec<Value>,
+    /// The vectors it reads from copies.
+    copied: Vec<Value>,
     /// Whether arithmetic is rebuilt (in a loop, where saving means a tape entry; outside
     /// one a saved value costs no more than the operation).
     arithmetic: bool,
@@ -436,15 +505,25 @@ impl Rebuild<'_> {
             return false;
         }
         if let Some(Inst::Index(b, i)) = self.func.def_inst(v) {
+            if self.far.contains(b) {
+                let mark = self.mark();
+                if self.derivable(*i, depth - 1) {
+                    self.copied.push(*b);
+                    self.derived.push((v, Derived::IndexCopy(*b, *i)));
+                    return true;
+                }
+                self.undo(mark);
+                return false;
+            }
             if self.shared.contains(b) {
-                let (nc, nd, np, na) = self.mark();
+                let mark = self.mark();
                 if self.derivable(*i, depth - 1) {
                     self.pulled.push(*b);
                     self.available.push(*b);
                     self.derived.push((v, Derived::Index(*b, *i)));
                     return true;
                 }
-                self.undo((nc, nd, np, na));
+                self.undo(mark);
                 return false;
             }
         }
@@ -477,16 +556,18 @@ impl Rebuild<'_> {
     }
 
     /// How much has been decided, to [`undo`](Self::undo) a failed attempt back to.
-    fn mark(&self) -> (usize, usize, usize, usize) {
-        (
+    fn mark(&self) -> [usize; 5] {
+        [
             self.constants.len(),
             self.derived.len(),
             self.pulled.len(),
             self.available.len(),
-        )
+            self.copied.len(),
+        ]
     }
 
-    fn undo(&mut self, (nc, nd, np, na): (usize, usize, usize, usize)) {
+    fn undo(&mut self, [nc, nd, np, na, ncopied]: [usize; 5]) {
+        self.copied.truncate(ncopied);
         self.constants.truncate(nc);
         self.derived.truncate(nd);
         self.pulled.truncate(np);

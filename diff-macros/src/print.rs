@@ -42,6 +42,8 @@ fn saved(s: &Saved) -> String {
         Saved::Stack(r) => format!("stack of the tapes of r{}", r.0),
         Saved::Shape(v) => format!("shape of {v}"),
         Saved::Marker(v) => format!("type of {v}"),
+        Saved::Copy(v) => format!("copy of {v}"),
+        Saved::Copies(v) => format!("copies of {v}"),
     }
 }
 

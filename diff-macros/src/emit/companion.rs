@@ -58,6 +58,11 @@ pub fn body_parts_with(
     // The stacks of nested loops' tapes: made before the primal, read by the linear map
     // from the back (reverse) or the front (forward).
     let stacks: Vec<Ident> = maps.stacks().iter().map(|r| names::stack(*r)).collect();
+    let copies: Vec<Ident> = maps
+        .copies()
+        .iter()
+        .map(|v| names::copies(func, *v))
+        .collect();
     let readers = match mode {
         Mode::Vjp => quote! { #(let mut #stacks = #stacks;)* },
         Mode::Jvp => {
@@ -129,6 +134,7 @@ pub fn body_parts_with(
         #(#items)*
         #defs
         #(let mut #stacks = ::diff::__private::Stack::new();)*
+        #(let mut #copies = ::std::vec::Vec::new();)*
         #primal
         let #lin = #built;
         #(#write_back)*

@@ -96,6 +96,18 @@ pub fn stack(r: RegionId) -> Ident {
     ident(&format!("stack_{}", r.0))
 }
 
+/// Where the copy of vector `v` the linear maps read starts (`Saved::Copy`).
+pub fn copy(func: &Function, v: Value) -> Ident {
+    let base = value(func, v);
+    ident(&format!("copy_{base}"))
+}
+
+/// The copies of vector `v` (`Saved::Copies`).
+pub fn copies(func: &Function, v: Value) -> Ident {
+    let base = value(func, v);
+    ident(&format!("copies_{base}"))
+}
+
 /// The linear-map struct of region `r` (pullback or differential struct).
 pub fn region_struct(r: RegionId, mode: Mode) -> Ident {
     match mode {

@@ -250,6 +250,11 @@ impl<'a> Emitter<'a> {
                     let (b, i) = (self.name(b), self.name(i));
                     quote! { ::core::clone::Clone::clone(&#b[#i]) }
                 }
+                Derived::IndexCopy(b, i) => {
+                    let (all, at) = (names::copies(self.func, b), names::copy(self.func, b));
+                    let i = self.name(i);
+                    quote! { ::core::clone::Clone::clone(&#all[#at + #i]) }
+                }
                 Derived::LoopIndex(start) => {
                     let (start, k) = (copy(start), linear_map::position_name(r));
                     quote! { ::diff::__private::nth_from(#start, #k) }
@@ -289,6 +294,14 @@ impl<'a> Emitter<'a> {
         for v in values {
             for part in self.maps.parts() {
                 match part {
+                    Saved::Copy(w) if w == v => {
+                        let (n, e) = (names::copy(self.func, *v), self.expr(*v));
+                        let all = names::copies(self.func, *v);
+                        out.extend(quote! {
+                            let #n = #all.len();
+                            #all.extend_from_slice(&#e);
+                        });
+                    }
                     Saved::Shape(w) if w == v => {
                         let (n, e) = (names::shape(self.func, *v), self.expr(*v));
                         out.extend(quote! { let #n = ::diff::__private::shape_of(&#e); });
