@@ -167,26 +167,37 @@ where
     let y_zero = y.zero_tangent();
     let m = y_zero.dimension();
     if 2 * m < n {
-        let mut rows = Vec::with_capacity(m);
-        for i in 0..m {
-            let pullback = match first_row.take() {
-                Some(pullback) => pullback,
-                None => reverse(x.clone()).1,
-            };
-            rows.push(dense(pullback(y_zero.unit_vector(i)), &zero));
-        }
-        return rows;
+        return each_pass(
+            m,
+            first_row,
+            || reverse(x.clone()).1,
+            |pullback, i| dense(pullback(y_zero.unit_vector(i)), &zero),
+        );
     }
-    let mut columns = Vec::with_capacity(n);
-    for j in 0..n {
-        let differential = match first_column.take() {
-            Some(differential) => differential,
-            None => forward(x.clone()).1,
-        };
-        columns.push(dense(differential(zero.unit_vector(j)), &y_zero));
-    }
+    let columns = each_pass(
+        n,
+        first_column,
+        || forward(x.clone()).1,
+        |differential, j| dense(differential(zero.unit_vector(j)), &y_zero),
+    );
     (0..m)
         .map(|i| columns.iter().map(|c| c[i]).collect())
+        .collect()
+}
+
+/// `count` linear maps applied, the `k`-th to the `k`-th unit vector: the first is the
+/// one a pass made already, if any; `again` runs a pass for each of the others.
+fn each_pass<L, D>(
+    count: usize,
+    mut first: Option<L>,
+    mut again: impl FnMut() -> L,
+    mut apply: impl FnMut(L, usize) -> Vec<D>,
+) -> Vec<Vec<D>> {
+    (0..count)
+        .map(|k| {
+            let map = first.take().unwrap_or_else(&mut again);
+            apply(map, k)
+        })
         .collect()
 }
 
