@@ -153,11 +153,6 @@ impl<T> Stack<T> {
         }
     }
 
-    /// The number of iterations on the stack.
-    pub fn len(&self) -> usize {
-        self.full.iter().map(Vec::len).sum::<usize>() + self.current.len()
-    }
-
     /// Whether the stack holds no iteration.
     pub fn is_empty(&self) -> bool {
         self.current.is_empty() && self.full.iter().all(Vec::is_empty)

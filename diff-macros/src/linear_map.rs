@@ -236,24 +236,6 @@ impl LinearMaps {
             })
             .map(|s| s.results[0])
             .collect();
-        // Vectors (made by `vec![x; n]` or `vec![..]`, maybe updated element by element
-        // since), whose reads in loops nested two deep below are rebuilt from a copy.
-        let vectors: Vec<Value> = defined_in
-            .keys()
-            .copied()
-            .filter(|v| {
-                let origin = shape_source(func, *v);
-                match func.def_inst(origin) {
-                    Some(Inst::Array(_, crate::ir::Sequence::Vec)) => true,
-                    Some(Inst::Call(crate::ir::Callee::Path(p), _)) => {
-                        crate::ir::is_library_path(p)
-                            && crate::ir::segment_names(&p.path).last().map(String::as_str)
-                                == Some("vec_repeat")
-                    }
-                    _ => false,
-                }
-            })
-            .collect();
         let integers: Vec<Value> = func.regions[entry]
             .stmts
             .iter()
@@ -279,15 +261,9 @@ impl LinearMaps {
                 integers: &integers,
                 shared: if depth[r] >= 2 { &shared } else { &[] },
                 pulled: Vec::new(),
-                far: vectors
-                    .iter()
-                    .copied()
-                    .filter(|v| {
-                        defined_in
-                            .get(v)
-                            .is_some_and(|h| depth[h.0 as usize] + 2 <= depth[r])
-                    })
-                    .collect(),
+                depth: &depth,
+                defined_in: &defined_in,
+                here: depth[r],
                 copied: Vec::new(),
                 arithmetic: in_loop[r],
                 available: available_outside[r].clone(),
@@ -356,11 +332,9 @@ impl LinearMaps {
             let (home, copy) = (defined_in[&v].0 as usize, Saved::Copy(v));
             if !maps.saved[home].contains(&copy) {
                 maps.saved[home].push(copy);
+                maps.parts.push(copy);
                 maps.saved[entry].push(Saved::Copies(v));
                 maps.copies.push(v);
-            }
-            if !maps.parts.contains(&copy) {
-                maps.parts.push(copy);
             }
         }
         for v in pulled {
@@ -446,8 +420,11 @@ struct Rebuild<'a> {
     shared: &'a [Value],
     /// The parameters it uses, to be saved on entry.
     pulled: Vec<Value>,
-    /// The vectors defined two loops out or more, which it may read from a copy.
-    far: Vec<Value>,
+    /// The loop depth of each region, and of this one.
+    depth: &'a [usize],
+    here: usize,
+    /// The region defining each value.
+    defined_in: &'a HashMap<Value, RegionId>,
     /// The vectors it reads from copies.
     copied: Vec<Value>,
     /// Whether arithmetic is rebuilt (in a loop, where saving means a tape entry; outside
@@ -504,27 +481,27 @@ impl Rebuild<'_> {
         if depth == 0 || !self.arithmetic {
             return false;
         }
+        // An element of a collection read from a copy: a vector made two loops out or
+        // more (copied where it is made), or a collection passed by shared reference
+        // (copied on entry).
         if let Some(Inst::Index(b, i)) = self.func.def_inst(v) {
-            if self.far.contains(b) {
+            let (b, i) = (*b, *i);
+            let far = self.made_two_loops_out(b);
+            if far || self.shared.contains(&b) {
                 let mark = self.mark();
-                if self.derivable(*i, depth - 1) {
-                    self.copied.push(*b);
-                    self.derived.push((v, Derived::IndexCopy(*b, *i)));
-                    return true;
+                if !self.derivable(i, depth - 1) {
+                    self.undo(mark);
+                    return false;
                 }
-                self.undo(mark);
-                return false;
-            }
-            if self.shared.contains(b) {
-                let mark = self.mark();
-                if self.derivable(*i, depth - 1) {
-                    self.pulled.push(*b);
-                    self.available.push(*b);
-                    self.derived.push((v, Derived::Index(*b, *i)));
-                    return true;
+                if far {
+                    self.copied.push(b);
+                    self.derived.push((v, Derived::IndexCopy(b, i)));
+                } else {
+                    self.pulled.push(b);
+                    self.available.push(b);
+                    self.derived.push((v, Derived::Index(b, i)));
                 }
-                self.undo(mark);
-                return false;
+                return true;
             }
         }
         let d = match self.func.def_inst(v) {
@@ -552,6 +529,22 @@ impl Rebuild<'_> {
         } else {
             self.undo(mark);
             false
+        }
+    }
+
+    /// Whether `b` is a vector (made by `vec![x; n]` or `vec![..]`, maybe written
+    /// element by element since) defined two loops or more outside this region.
+    fn made_two_loops_out(&self, b: Value) -> bool {
+        let far =
+            (self.defined_in.get(&b)).is_some_and(|h| self.depth[h.0 as usize] + 2 <= self.here);
+        far && match self.func.def_inst(shape_source(self.func, b)) {
+            Some(Inst::Array(_, crate::ir::Sequence::Vec)) => true,
+            Some(Inst::Call(crate::ir::Callee::Path(p), _)) => {
+                crate::ir::is_library_path(p)
+                    && crate::ir::segment_names(&p.path).last().map(String::as_str)
+                        == Some("vec_repeat")
+            }
+            _ => false,
         }
     }
 
