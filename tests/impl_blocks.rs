@@ -128,3 +128,106 @@ fn trait_impl_method_called_on_the_type() {
     assert_close(dk, t * (k * t).exp(), 1e-12, "d/dk");
     assert_close(dt, k * (k * t).exp(), 1e-12, "d/dt");
 }
+
+// Blocks without the attribute: the macro reads where each function is written.
+
+/// One capital letter again, in an unmarked block: associated functions without a
+/// receiver, named by the type's name rather than `Self`.
+#[derive(Clone, Copy, Debug, PartialEq, Differentiable)]
+struct Q {
+    x: f64,
+    y: f64,
+}
+
+impl Q {
+    #[differentiable]
+    fn new(x: f64, y: f64) -> Q {
+        Q {
+            x: x * y,
+            y: y.exp(),
+        }
+    }
+
+    #[differentiable]
+    fn dot(a: Q, b: Q) -> f64 {
+        a.x * b.x + a.y * b.y
+    }
+
+    #[differentiable]
+    fn norm2(&self) -> f64 {
+        Q::dot(*self, *self)
+    }
+}
+
+/// A unit struct grouping functions, with a generic block.
+struct Ops<T>(std::marker::PhantomData<T>);
+
+impl<T: Float> Ops<T> {
+    #[differentiable]
+    fn horner(c: &[T], x: T) -> T {
+        let n = c.len();
+        let mut acc = c[n - 1];
+        for k in (0..n - 1).rev() {
+            acc = acc * x + c[k];
+        }
+        acc
+    }
+}
+
+#[differentiable]
+fn through_unmarked_blocks(x: f64) -> f64 {
+    let p = Q::new(x, 2.0 * x);
+    p.norm2() + Ops::<f64>::horner(&[1.0, x, 3.0], x)
+}
+
+#[test]
+fn associated_functions_in_unmarked_blocks() {
+    for x in [0.3, -0.8] {
+        let (v, g) = value_with_gradient!(at: x, of: through_unmarked_blocks);
+        assert_eq!(v, through_unmarked_blocks(x));
+        assert_close(g, fd(through_unmarked_blocks, x), 1e-6, "reverse");
+        let d = first_derivative!(at: x, of: through_unmarked_blocks);
+        assert_close(d, g, 1e-12, "forward against reverse");
+    }
+    let (gx, gy) = gradient!(at: (0.5, 0.25), of: Q::new_dot_helper);
+    assert_close(gx, fd(|x| Q::new_dot_helper(x, 0.25), 0.5), 1e-6, "by path");
+    assert_close(gy, fd(|y| Q::new_dot_helper(0.5, y), 0.25), 1e-6, "by path");
+    let c = vec![1.0, -2.0, 0.5];
+    let gc = gradient!(at: &c, of: |c: &[f64]| Ops::<f64>::horner(c, 2.0));
+    assert_eq!(gc, vec![1.0, 2.0, 4.0]);
+}
+
+impl Q {
+    #[differentiable]
+    fn new_dot_helper(x: f64, y: f64) -> f64 {
+        Q::dot(Q::new(x, y), Q::new(y, x))
+    }
+}
+
+/// A trait that does not mark its method, implemented in a block marked
+/// `#[differentiable]`: the method is differentiable as a method of the type.
+trait Scored {
+    fn value(&self, x: &[f64]) -> f64;
+}
+
+/// Neither Differentiable nor `Clone`.
+struct Cubic {
+    k: f64,
+}
+
+#[differentiable]
+impl Scored for Cubic {
+    #[differentiable]
+    fn value(&self, x: &[f64]) -> f64 {
+        self.k * x.iter().map(|v| v.powi(3)).sum::<f64>()
+    }
+}
+
+#[test]
+fn a_method_of_a_trait_that_does_not_mark_it() {
+    let m = Cubic { k: 2.0 };
+    let x = vec![0.5, -1.0];
+    let (v, g) = value_with_gradient!(at: &x, of: |p: &[f64]| m.value(p));
+    assert_eq!(v, m.value(&x));
+    assert_eq!(g, vec![6.0 * 0.25, 6.0]);
+}

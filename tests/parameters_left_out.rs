@@ -141,3 +141,68 @@ fn a_method_with_an_enum_parameter() {
     let g = gradient!(at: x, of: |x| layer.forward_through(x, Act::Tanh));
     assert_close(g, 1.25 * slope, 1e-12, "d/dx through activate");
 }
+
+/// A configuration with float fields, not Differentiable: its definition says so, so it
+/// is left out of the derivative though a derivative would flow from `gain`.
+struct Scales {
+    gain: f64,
+    offset: f64,
+    rounds: usize,
+}
+
+#[differentiable]
+fn scaled_energy(x: &[f64], s: &Scales) -> f64 {
+    let mut e = s.offset;
+    for _ in 0..s.rounds {
+        for v in x.iter() {
+            e += s.gain * v * v;
+        }
+    }
+    e
+}
+
+/// A model that is neither Differentiable nor `Clone`, its method's receiver left out.
+struct Spring {
+    k: f64,
+}
+
+impl Spring {
+    #[differentiable]
+    fn energy(&self, x: f64) -> f64 {
+        0.5 * self.k * x * x + self.k.sqrt() * x.sin()
+    }
+}
+
+#[test]
+fn a_configuration_with_float_fields() {
+    let s = Scales {
+        gain: 1.5,
+        offset: 0.25,
+        rounds: 2,
+    };
+    let x = vec![0.5, -1.0, 2.0];
+    let (v, g) = value_with_gradient!(at: &x, of: |p: &[f64]| scaled_energy(p, &s));
+    assert_eq!(v, scaled_energy(&x, &s));
+    for (i, gi) in g.iter().enumerate() {
+        // d/dx_i: rounds * gain * 2 x_i
+        assert_close(*gi, 2.0 * 1.5 * 2.0 * x[i], 1e-12, "reverse");
+    }
+    let df = differential!(at: &x, of: |p: &[f64]| scaled_energy(p, &s));
+    assert_close(
+        df(vec![1.0, 0.0, 1.0]),
+        g[0] + g[2],
+        1e-12,
+        "forward against reverse",
+    );
+}
+
+#[test]
+fn a_receiver_that_is_not_differentiable() {
+    let spring = Spring { k: 4.0 };
+    let x = 0.3;
+    let (v, g) = value_with_gradient!(at: x, of: |x| spring.energy(x));
+    assert_eq!(v, spring.energy(x));
+    assert_close(g, 4.0 * x + 2.0 * x.cos(), 1e-12, "reverse");
+    let d = first_derivative!(at: x, of: |x| spring.energy(x));
+    assert_close(d, g, 1e-12, "forward against reverse");
+}

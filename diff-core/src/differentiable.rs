@@ -101,6 +101,25 @@ impl<T: Differentiable> Differentiable for Vec<T> {
     }
 }
 
+/// Answers whether `T` is Differentiable by which implementation applies: both when it
+/// is (and then the choice of `A` is ambiguous), only the first when it is not.
+#[doc(hidden)]
+pub trait LeftOutOfTheDerivative<A> {}
+#[doc(hidden)]
+pub struct AsNotDifferentiable;
+#[doc(hidden)]
+pub struct ButItIsDifferentiable;
+impl<T: ?Sized> LeftOutOfTheDerivative<AsNotDifferentiable> for T {}
+impl<T: ?Sized + Differentiable> LeftOutOfTheDerivative<ButItIsDifferentiable> for T {}
+
+/// Compiles only when `T` is not Differentiable: a parameter of type `T` left out of
+/// the derivative because its type's definition does not make it Differentiable stays
+/// out only while that is true (if it becomes Differentiable by some means the macro
+/// could not read, the program does not compile instead of losing a derivative).
+#[doc(hidden)]
+#[inline(always)]
+pub fn left_out_of_the_derivative<T: ?Sized + LeftOutOfTheDerivative<A>, A>() {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -398,3 +398,33 @@ pub fn from_f64<T: num_traits::NumCast>(x: f64) -> T {
 }
 
 // ---- `hessian!`: forward over reverse, with dual numbers ----
+
+/// A variable a closure given to an operator captures, read by the inlined body:
+/// `(&Captured(&x)).capture()` is a copy of `x` when its type is `Clone` (so the
+/// operator does not consume it) and a reference to it otherwise (a model that is not
+/// `Clone`, called as `m.value(p)`), chosen by method lookup.
+pub struct Captured<'a, T: ?Sized>(pub &'a T);
+
+/// [`Captured`] of a `Clone` type: a copy.
+pub trait CaptureByClone<T> {
+    /// A copy of the captured value.
+    fn capture(&self) -> T;
+}
+impl<T: Clone> CaptureByClone<T> for Captured<'_, T> {
+    #[inline(always)]
+    fn capture(&self) -> T {
+        self.0.clone()
+    }
+}
+
+/// [`Captured`] of any other type: a reference.
+pub trait CaptureByRef<'a, T: ?Sized> {
+    /// The captured value, borrowed.
+    fn capture(&self) -> &'a T;
+}
+impl<'a, T: ?Sized> CaptureByRef<'a, T> for &Captured<'a, T> {
+    #[inline(always)]
+    fn capture(&self) -> &'a T {
+        self.0
+    }
+}

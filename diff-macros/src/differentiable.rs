@@ -4,6 +4,7 @@ use crate::errors::Errors;
 use crate::parse::attr::DifferentiableArgs;
 use crate::parse::signature::FnSig;
 use crate::pipeline::{self, Body};
+use crate::source::Enclosing;
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
@@ -39,10 +40,17 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let mut errors = Errors::default();
-    let context = if looks_like_method(&func) {
-        Context::Impl(None)
-    } else {
-        Context::Module
+    // Where the function is written, read from its file: an `impl` block's generics are
+    // then known exactly, as when the block is marked.
+    let written_in = crate::source::enclosing(&func.sig.ident);
+    if let Some(e) = unmarked_trait_method(&written_in, &func.sig.ident) {
+        let e = e.to_compile_error();
+        return quote! { #func #e };
+    }
+    let context = match &written_in {
+        Enclosing::Impl(block) => Context::Impl(Some(&block.generics)),
+        _ if looks_like_method(&func) => Context::Impl(None),
+        _ => Context::Module,
     };
     if matches!(context, Context::Module)
         && PRIMITIVES.contains(&func.sig.ident.to_string().as_str())
@@ -57,7 +65,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         .to_compile_error();
         return quote! { #func #e };
     }
-    let companions = companions(args, &func, context, &mut errors);
+    let self_ty = match &written_in {
+        Enclosing::Impl(block) if block.trait_.is_none() => Some(&*block.self_ty),
+        _ => None,
+    };
+    let companions = companions(args, &func, context, self_ty, &mut errors);
     if errors.is_empty() {
         if let Some(companions) = &companions {
             crate::debug::dump(companions);
@@ -66,11 +78,86 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     // A method that may implement a trait's (an inherent method with a visibility
     // cannot) carries the trait's mark.
     let mut func = func;
-    if matches!(context, Context::Impl(None)) && matches!(func.vis, syn::Visibility::Inherited) {
+    let may_implement_a_trait = match &written_in {
+        Enclosing::Impl(block) => block.trait_.is_some(),
+        _ => {
+            matches!(context, Context::Impl(None)) && matches!(func.vis, syn::Visibility::Inherited)
+        }
+    };
+    if may_implement_a_trait {
         mark_signature(&mut func.sig);
     }
     let errors = errors.to_compile_errors();
     quote! { #func #errors #companions }
+}
+
+/// Leaves out of the derivative the parameters whose type the crate's source defines
+/// without making it Differentiable (`&Config`, an enum; [`crate::source`]), and the
+/// receiver when `self_ty` is such a type (a method no trait declares), whether or not a
+/// derivative would flow from them; the companions check the types are not
+/// Differentiable. Those whose definitions are not found stay (rustc asks for
+/// `Differentiable` if a derivative flows from them).
+fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Option<&syn::Type>) {
+    for (i, input) in func.sig.inputs.iter().enumerate() {
+        let p = &sig.params[i];
+        if p.tangent.is_none() || p.mutable {
+            continue;
+        }
+        let (mut ty, written) = match input {
+            syn::FnArg::Receiver(_) => match self_ty {
+                Some(t) => (t, quote!(Self)),
+                None => continue,
+            },
+            syn::FnArg::Typed(t) if p.asked => (&*t.ty, TokenStream::new()),
+            syn::FnArg::Typed(_) => continue,
+        };
+        while let syn::Type::Reference(r) = ty {
+            ty = &r.elem;
+        }
+        let syn::Type::Path(path) = ty else {
+            continue;
+        };
+        let Some(last) = path.path.segments.last().filter(|_| path.qself.is_none()) else {
+            continue;
+        };
+        let span = func.sig.ident.span();
+        if crate::source::differentiable_type(span, &last.ident.to_string()) == Some(false) {
+            sig.leave_out(i);
+            let checked = if written.is_empty() {
+                quote!(#ty)
+            } else {
+                written
+            };
+            sig.not_differentiable.push(checked);
+        }
+    }
+}
+
+/// The trait that `impl Trait for Type` implements, when its definition is in the same
+/// file (read from the source, see [`crate::source`]) and does not mark `method`
+/// `#[differentiable]`: the method's companions cannot be items of the trait's `impl`.
+fn unmarked_trait(block: &syn::ItemImpl, method: &syn::Ident) -> Option<syn::Ident> {
+    let (_, path, _) = block.trait_.as_ref()?;
+    let name = &path.segments.last()?.ident;
+    let marks = crate::source::trait_marks(method.span(), &name.to_string(), &method.to_string());
+    (marks == Some(false)).then(|| name.clone())
+}
+
+/// The error for `#[differentiable]` on a method of a trait's `impl` whose trait does not
+/// mark the method, naming the two ways out.
+fn unmarked_trait_method(written_in: &Enclosing, method: &syn::Ident) -> Option<syn::Error> {
+    let Enclosing::Impl(block) = written_in else {
+        return None;
+    };
+    let name = unmarked_trait(block, method)?;
+    let ty = &block.self_ty;
+    Some(syn::Error::new_spanned(
+        method,
+        format!(
+            "`{method}` implements `{name}::{method}`, which `trait {name}` does not mark #[differentiable], so its derivatives cannot be items of this `impl`: mark `fn {method}` in `trait {name}` #[differentiable] too (differentiable through the trait, also as `T: {name}`), or put #[differentiable] on this `impl` block instead (differentiable as a method of `{}`)",
+            quote!(#ty)
+        ),
+    ))
 }
 
 /// Marks the signature of a method a trait declares #[differentiable], and of its
@@ -179,11 +266,15 @@ fn companions(
     args: TokenStream,
     func: &syn::ImplItemFn,
     context: Context<'_>,
+    self_ty: Option<&syn::Type>,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
     let args = errors.take(DifferentiableArgs::parse(args))?;
     let free = matches!(context, Context::Module);
     let mut sig = errors.take(context.read(&func.sig, &args))?;
+    if args.wrt.is_none() {
+        leave_out_by_definition(&mut sig, func, self_ty);
+    }
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
             a,
@@ -320,9 +411,15 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         ));
     }
     let mut companions = TokenStream::new();
+    // Those of methods implementing a trait that does not mark them: an inherent `impl`.
+    let mut inherent = TokenStream::new();
     let mut marked = 0;
     let generics = block.generics.clone();
     let of_trait = block.trait_.is_some();
+    let block_header = syn::ItemImpl {
+        items: Vec::new(),
+        ..block.clone()
+    };
     for item in &mut block.items {
         let syn::ImplItem::Fn(func) = item else {
             continue;
@@ -331,10 +428,17 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             continue;
         };
         let context = Context::Impl(Some(&generics));
-        if let Some(c) = self::companions(args, func, context, &mut errors) {
-            companions.extend(c);
+        let unmarked = unmarked_trait(&block_header, &func.sig.ident).is_some();
+        // A receiver may be left out where no trait declares the companions.
+        let self_ty = (!of_trait || unmarked).then_some(&*block_header.self_ty);
+        if let Some(c) = self::companions(args, func, context, self_ty, &mut errors) {
+            if unmarked {
+                inherent.extend(c);
+            } else {
+                companions.extend(c);
+            }
         }
-        if of_trait {
+        if of_trait && !unmarked {
             mark_signature(&mut func.sig);
         }
     }
@@ -345,8 +449,13 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         ));
     }
     block.items.push(syn::ImplItem::Verbatim(companions));
+    let inherent = (!inherent.is_empty()).then(|| {
+        let (params, _, where_clause) = block.generics.split_for_impl();
+        let ty = &block.self_ty;
+        quote! { impl #params #ty #where_clause { #inherent } }
+    });
     let errors = errors.to_compile_errors();
-    let out = quote! { #block #errors };
+    let out = quote! { #block #inherent #errors };
     crate::debug::dump(&out);
     out
 }
@@ -424,7 +533,7 @@ fn expand_trait(args: TokenStream, mut block: syn::ItemTrait) -> TokenStream {
                     block: body.clone(),
                 };
                 let context = Context::Trait(Some(&generics));
-                self::companions(args, &provided, context, &mut errors)
+                self::companions(args, &provided, context, None, &mut errors)
             }
         };
         mark_signature(&mut func.sig);

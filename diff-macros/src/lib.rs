@@ -21,6 +21,7 @@ mod parse;
 mod pipeline;
 mod print;
 mod registration;
+mod source;
 mod warnings;
 
 use proc_macro::TokenStream;

@@ -217,7 +217,10 @@ impl Companions<'_> {
             |e| e.recursion = rec(vjp_box),
         );
         let original = sh.original();
-        let vjp_body = quote! { { let _ = #original; #st #r } };
+        let checks = sig.not_differentiable.iter().map(|t| {
+            quote! { ::diff::__private::left_out_of_the_derivative::<#t, _>(); }
+        });
+        let vjp_body = quote! { { let _ = #original; #(#checks)* #st #r } };
         let (st, r) = body_parts_with(
             self.func,
             (self.act, self.maps),

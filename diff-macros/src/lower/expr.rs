@@ -304,9 +304,13 @@ impl Lowerer {
         }
         // A constant, a static or a unit struct: no data dependence on the body. A
         // lowercase name is a variable a closure captures: copied, not moved, so the
-        // operator does not consume it.
+        // operator does not consume it (borrowed when its type is not `Clone`).
         let tokens = if self.is_captured(p) {
-            quote::quote!(::core::clone::Clone::clone(&#p))
+            quote::quote!({
+                #[allow(unused_imports)]
+                use ::diff::__private::{CaptureByClone as _, CaptureByRef as _};
+                (&::diff::__private::Captured(&#p)).capture()
+            })
         } else {
             p.to_token_stream()
         };

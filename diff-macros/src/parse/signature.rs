@@ -52,6 +52,9 @@ pub struct FnSig {
     pub outer_params: Option<Vec<TokenStream>>,
     /// Whether the function calls itself (its boxed linear map may borrow the arguments).
     pub recursive: bool,
+    /// The types of parameters left out because their definitions do not make them
+    /// Differentiable: the companions check that they are not.
+    pub not_differentiable: Vec<TokenStream>,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -155,6 +158,7 @@ impl FnSig {
             detached: false,
             outer_params: None,
             recursive: false,
+            not_differentiable: Vec::new(),
         })
     }
 

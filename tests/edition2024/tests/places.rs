@@ -68,3 +68,57 @@ fn in_a_function_body_and_from_macro_rules() {
         );
     }
 }
+
+/// An unmarked `impl` whose associated functions take no receiver and name the type by
+/// its one-letter name; a receiver and a parameter whose types are not Differentiable.
+#[derive(Clone, Copy, Debug, Differentiable)]
+struct V {
+    a: f64,
+    b: f64,
+}
+
+impl V {
+    #[differentiable]
+    fn new(t: f64) -> V {
+        V {
+            a: t.sin(),
+            b: t * t,
+        }
+    }
+
+    #[differentiable]
+    fn dot(x: &V, y: &V) -> f64 {
+        x.a * y.a + x.b * y.b
+    }
+}
+
+struct Scale {
+    by: f64,
+}
+
+impl Scale {
+    #[differentiable]
+    fn apply(&self, v: &[f64], extra: &Scale) -> f64 {
+        v.iter().map(|x| self.by * x * x).sum::<f64>() * extra.by
+    }
+}
+
+#[differentiable]
+fn through_impls(t: f64) -> f64 {
+    let v = V::new(t);
+    V::dot(&v, &v)
+}
+
+#[test]
+fn unmarked_impls_and_parameters_left_out() {
+    let t = 0.7;
+    let g = gradient!(at: t, of: through_impls);
+    close(g, 2.0 * t.sin() * t.cos() + 4.0 * t * t * t);
+    let d = first_derivative!(at: t, of: through_impls);
+    close(d, g);
+    let (s, e) = (Scale { by: 3.0 }, Scale { by: 0.5 });
+    let x = vec![1.0, -2.0];
+    let g = gradient!(at: &x, of: |v: &[f64]| s.apply(v, &e));
+    close(g[0], 3.0 * 2.0 * 1.0 * 0.5);
+    close(g[1], 3.0 * 2.0 * -2.0 * 0.5);
+}

@@ -1,0 +1,449 @@
+//! Where a function is written: the kind of block around it, read from its source file.
+//!
+//! An attribute on a function receives the function alone, so `#[differentiable]` cannot
+//! tell an associated function without a receiver (`impl A { fn new(x: f64) -> A }`) from
+//! a free function, and the two need different companions (associated functions in the
+//! `impl`; a carrier struct beside a free function, which an `impl` cannot hold). The
+//! compiler tells the macro where the function's name is written (file, line, column);
+//! this module reads that file up to there and reports the innermost block open at the
+//! name. Only a plain reading is trusted: when the file cannot be read, or the name is
+//! not found where the compiler says (a name produced by a `macro_rules!` expansion),
+//! or it sits inside parentheses (a macro invocation's arguments), the answer is
+//! [`Enclosing::Unknown`] and the caller keeps its default.
+
+/// The block a function's name is written in.
+pub enum Enclosing {
+    /// Directly in an `impl` block (its header, with no items).
+    Impl(Box<syn::ItemImpl>),
+    /// Directly in a `trait` block.
+    Trait,
+    /// At the top of a file, in a `mod { .. }` or in a function body.
+    Module,
+    /// Not known (see the module docs).
+    Unknown,
+}
+
+/// The block around the function named by `ident`, as written in its source file.
+pub fn enclosing(ident: &syn::Ident) -> Enclosing {
+    let Some((text, line, column)) = written_at(ident.span()) else {
+        return Enclosing::Unknown;
+    };
+    enclosing_in(&text, line, column, &ident.to_string())
+}
+
+/// Whether the trait named `name` marks its method `method` `#[differentiable]`, when
+/// the trait is defined in the file where `span` is (`None` otherwise).
+pub fn trait_marks(span: proc_macro2::Span, name: &str, method: &str) -> Option<bool> {
+    let (text, _, _) = written_at(span)?;
+    let file = syn::parse_file(&text).ok()?;
+    let mut found = None;
+    find_trait(&file.items, name, &mut found);
+    let block = found?;
+    let marked = |attrs: &[syn::Attribute]| {
+        attrs.iter().any(|a| {
+            a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "differentiable")
+        })
+    };
+    block.items.iter().find_map(|item| match item {
+        syn::TraitItem::Fn(f) if f.sig.ident == method => Some(marked(&f.attrs)),
+        _ => None,
+    })
+}
+
+/// The trait named `name` among `items` and the inline modules in them (the first found).
+fn find_trait<'a>(items: &'a [syn::Item], name: &str, found: &mut Option<&'a syn::ItemTrait>) {
+    for item in items {
+        match item {
+            syn::Item::Trait(t) if t.ident == name && found.is_none() => *found = Some(t),
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    find_trait(items, name, found);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether the type named `name` (a struct, enum or union of the crate being compiled)
+/// is Differentiable, as its definitions say: `Some(true)` when one derives or
+/// implements `Differentiable`, `Some(false)` when it is defined (in the file where
+/// `span` is, or in the crate's `src/`) and nothing makes it Differentiable, `None` when
+/// no definition is found (a type from another crate, an alias).
+pub fn differentiable_type(span: proc_macro2::Span, name: &str) -> Option<bool> {
+    let (text, _, _) = written_at(span)?;
+    let here = span.unwrap().local_file()?;
+    let mut found = vec![types_of(&here, text)];
+    if !found[0].defined.iter().any(|n| n == name) {
+        if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
+            found.extend(crate_types(&dir));
+        }
+    }
+    if found
+        .iter()
+        .any(|t| t.differentiable.iter().any(|n| n == name))
+    {
+        Some(true)
+    } else if found.iter().any(|t| t.defined.iter().any(|n| n == name)) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The types defined in the `.rs` files under `dir/src`, read once per run of the
+/// compiler (a crate's many functions ask again).
+fn crate_types(dir: &str) -> Vec<std::rc::Rc<Types>> {
+    type Read = Option<(String, Vec<std::rc::Rc<Types>>)>;
+    thread_local! {
+        static READ: std::cell::RefCell<Read> = const { std::cell::RefCell::new(None) };
+    }
+    READ.with(|read| {
+        let mut read = read.borrow_mut();
+        if let Some((d, types)) = &*read {
+            if d == dir {
+                return types.clone();
+            }
+        }
+        let mut files = Vec::new();
+        rust_files(&std::path::Path::new(dir).join("src"), &mut files);
+        let types: Vec<_> = files
+            .iter()
+            .filter_map(|path| Some(types_of(path, std::fs::read_to_string(path).ok()?)))
+            .collect();
+        *read = Some((dir.to_string(), types.clone()));
+        types
+    })
+}
+
+/// The types defined in the file at `path` whose text is `text`, read once per text
+/// (the macro runs once per function, often many times over one file).
+fn types_of(path: &std::path::Path, text: String) -> std::rc::Rc<Types> {
+    type Cache = std::collections::HashMap<std::path::PathBuf, (String, std::rc::Rc<Types>)>;
+    thread_local! {
+        static READ: std::cell::RefCell<Cache> = Default::default();
+    }
+    READ.with(|read| {
+        let mut read = read.borrow_mut();
+        if let Some((t, types)) = read.get(path) {
+            if *t == text {
+                return types.clone();
+            }
+        }
+        let mut types = Types::default();
+        if let Ok(file) = syn::parse_file(&text) {
+            syn::visit::Visit::visit_file(&mut types, &file);
+        }
+        let types = std::rc::Rc::new(types);
+        read.insert(path.to_path_buf(), (text, types.clone()));
+        types
+    })
+}
+
+/// The `.rs` files under `dir` (at most a few thousand: a crate's sources).
+fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if out.len() > 4000 {
+            return;
+        }
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The types a file defines, and those it makes Differentiable (a derive, an `impl`).
+#[derive(Default)]
+struct Types {
+    defined: Vec<String>,
+    differentiable: Vec<String>,
+}
+
+impl Types {
+    fn definition(&mut self, ident: &syn::Ident, attrs: &[syn::Attribute]) {
+        let name = ident.to_string();
+        let derives = attrs.iter().any(|a| {
+            a.path().is_ident("derive")
+                && a.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                )
+                .is_ok_and(|paths| {
+                    paths.iter().any(|p| {
+                        p.segments
+                            .last()
+                            .is_some_and(|s| s.ident == "Differentiable")
+                    })
+                })
+        });
+        if derives {
+            self.differentiable.push(name.clone());
+        }
+        self.defined.push(name);
+    }
+}
+
+impl<'a> syn::visit::Visit<'a> for Types {
+    fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
+        self.definition(&i.ident, &i.attrs);
+    }
+    fn visit_item_enum(&mut self, i: &'a syn::ItemEnum) {
+        self.definition(&i.ident, &i.attrs);
+    }
+    fn visit_item_union(&mut self, i: &'a syn::ItemUnion) {
+        self.definition(&i.ident, &i.attrs);
+    }
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        let implements = i.trait_.as_ref().is_some_and(|(_, p, _)| {
+            p.segments
+                .last()
+                .is_some_and(|s| s.ident == "Differentiable")
+        });
+        if let (true, syn::Type::Path(t)) = (implements, &*i.self_ty) {
+            if let Some(last) = t.path.segments.last() {
+                self.differentiable.push(last.ident.to_string());
+            }
+        }
+        syn::visit::visit_item_impl(self, i);
+    }
+}
+
+/// The text of the file where `span` is, and where in it (line from 1, column from 0),
+/// when the compiler says and the file can be read.
+fn written_at(span: proc_macro2::Span) -> Option<(String, usize, usize)> {
+    if !proc_macro::is_available() {
+        return None;
+    }
+    let span = span.unwrap();
+    let text = std::fs::read_to_string(span.local_file()?).ok()?;
+    // The compiler counts columns from 1.
+    Some((text, span.line(), span.column().saturating_sub(1)))
+}
+
+/// One open delimiter, `{`, `(` or `[`: where it is, and where the words before it began.
+struct Frame {
+    delimiter: char,
+    open: usize,
+    header: usize,
+}
+
+/// The block open at `line` (from 1) and `column` (from 0, in characters) of `text`,
+/// where `name` must be written.
+pub fn enclosing_in(text: &str, line: usize, column: usize, name: &str) -> Enclosing {
+    let Some(target) = offset_of(text, line, column) else {
+        return Enclosing::Unknown;
+    };
+    if !text[target..].starts_with(name.trim_start_matches("r#")) {
+        return Enclosing::Unknown;
+    }
+    let chars: Vec<(usize, char)> = text[..target].char_indices().collect();
+    let mut frames: Vec<Frame> = Vec::new();
+    // Where the words since the last `;`, `{` or `}` at the innermost level began.
+    let mut header = 0;
+    let mut i = 0;
+    let at = |i: usize| chars.get(i).map(|c| c.1);
+    let offset = |i: usize| chars.get(i).map_or(target, |c| c.0);
+    while i < chars.len() {
+        let c = chars[i].1;
+        match c {
+            '/' if at(i + 1) == Some('/') => {
+                while i < chars.len() && chars[i].1 != '\n' {
+                    i += 1;
+                }
+            }
+            '/' if at(i + 1) == Some('*') => {
+                let mut depth = 0;
+                while i < chars.len() {
+                    if chars[i].1 == '/' && at(i + 1) == Some('*') {
+                        depth += 1;
+                        i += 2;
+                    } else if chars[i].1 == '*' && at(i + 1) == Some('/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            '"' => {
+                i = skip_string(&chars, i + 1, 0, true);
+                continue;
+            }
+            '\'' => {
+                // A character literal, or a lifetime (`'a`, no closing quote).
+                if at(i + 1) == Some('\\') {
+                    i += 3;
+                    while i < chars.len() && chars[i].1 != '\'' {
+                        i += 1;
+                    }
+                } else if at(i + 2) == Some('\'') {
+                    i += 2;
+                }
+            }
+            c if c == '_' || c.is_alphanumeric() => {
+                let start = i;
+                while i < chars.len() && (chars[i].1 == '_' || chars[i].1.is_alphanumeric()) {
+                    i += 1;
+                }
+                let word: String = chars[start..i].iter().map(|c| c.1).collect();
+                let prefix = matches!(word.as_str(), "r" | "b" | "br" | "c" | "cr");
+                if prefix && matches!(at(i), Some('"' | '#')) {
+                    let mut hashes = 0;
+                    while at(i + hashes) == Some('#') {
+                        hashes += 1;
+                    }
+                    if at(i + hashes) == Some('"') {
+                        let raw = word.contains('r');
+                        i = skip_string(&chars, i + hashes + 1, hashes, !raw);
+                    }
+                }
+                continue;
+            }
+            '{' | '(' | '[' => {
+                frames.push(Frame {
+                    delimiter: c,
+                    open: chars[i].0,
+                    header,
+                });
+                header = offset(i + 1);
+            }
+            '}' | ')' | ']' => {
+                let Some(frame) = frames.pop() else {
+                    return Enclosing::Unknown;
+                };
+                // After a block, a new item; after parentheses, the same words go on.
+                header = if frame.delimiter == '{' {
+                    offset(i + 1)
+                } else {
+                    frame.header
+                };
+            }
+            ';' => header = offset(i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    let Some(frame) = frames.last() else {
+        return Enclosing::Module;
+    };
+    if frame.delimiter != '{' {
+        return Enclosing::Unknown;
+    }
+    // The header of the innermost block: from where its words begin to its `{`.
+    let head = format!("{} {{}}", &text[frame.header..frame.open]);
+    if let Ok(block) = syn::parse_str::<syn::ItemImpl>(&head) {
+        return Enclosing::Impl(Box::new(block));
+    }
+    if syn::parse_str::<syn::ItemTrait>(&head).is_ok() {
+        return Enclosing::Trait;
+    }
+    Enclosing::Module
+}
+
+/// Skips a string literal's body from `i` (after its opening quote) to after its closing
+/// quote and `hashes` hashes; `escapes` for non-raw strings.
+fn skip_string(chars: &[(usize, char)], mut i: usize, hashes: usize, escapes: bool) -> usize {
+    while i < chars.len() {
+        match chars[i].1 {
+            '\\' if escapes => i += 2,
+            '"' if (1..=hashes).all(|k| chars.get(i + k).map(|c| c.1) == Some('#')) => {
+                return i + 1 + hashes;
+            }
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+/// The byte offset of `line` (from 1) and `column` (from 0, in characters).
+fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
+    let start = if line == 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(line.checked_sub(2)?)?.0 + 1
+    };
+    let rest = &text[start..];
+    let col = rest
+        .char_indices()
+        .nth(column)
+        .map(|c| c.0)
+        .or_else(|| (rest.chars().count() == column).then_some(rest.len()))?;
+    Some(start + col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str, name: &str) -> String {
+        let offset = text.find(&format!("fn {name}")).unwrap() + 3;
+        let line = text[..offset].matches('\n').count() + 1;
+        let column = text[..offset].rsplit('\n').next().unwrap().chars().count();
+        match enclosing_in(text, line, column, name) {
+            Enclosing::Impl(b) => match &b.trait_ {
+                Some((_, t, _)) => format!("impl {} for", quote::quote!(#t)),
+                None => format!("impl {}", b.generics.params.len()),
+            },
+            Enclosing::Trait => "trait".into(),
+            Enclosing::Module => "module".into(),
+            Enclosing::Unknown => "unknown".into(),
+        }
+    }
+
+    #[test]
+    fn blocks_are_told_apart() {
+        let text = r#####"
+// impl X { fn in_comment() }
+/* nested /* impl */ { */
+fn free() {}
+struct A;
+#[derive(Clone)]
+impl A {
+    const S: &str = "}{ impl";
+    const R: &str = r##"}"{"##;
+    const C: char = '{';
+    const Q: char = '\'';
+    fn assoc<'a>(x: &'a f64) -> f64 { let c = '}'; *x }
+    fn after() {}
+}
+/// Docs.
+unsafe impl<F: Fn(f64) -> f64> Send for W<F> where for<'a> F: Fn(&'a f64) {
+    fn in_trait_impl() {}
+}
+impl<T, U> B<T> where for<'a> &'a T: Copy { fn hrtb() {} }
+trait T { fn declared(); }
+mod m { fn in_mod() {} }
+fn outer() { fn local() {} }
+impl A { m!(fn in_macro() {}); }
+"#####;
+        assert_eq!(at(text, "free"), "module");
+        assert_eq!(at(text, "assoc"), "impl 0");
+        assert_eq!(at(text, "after"), "impl 0");
+        assert_eq!(at(text, "in_trait_impl"), "impl Send for");
+        assert_eq!(at(text, "hrtb"), "impl 2");
+        assert_eq!(at(text, "declared"), "trait");
+        assert_eq!(at(text, "in_mod"), "module");
+        assert_eq!(at(text, "local"), "module");
+        assert_eq!(at(text, "in_macro"), "unknown");
+        assert!(matches!(
+            enclosing_in(text, 4, 3, "other"),
+            Enclosing::Unknown
+        ));
+        assert!(matches!(
+            enclosing_in(text, 400, 3, "free"),
+            Enclosing::Unknown
+        ));
+    }
+}
