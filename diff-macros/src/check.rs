@@ -2,7 +2,7 @@
 //! compile and compute a wrong derivative.
 use crate::analysis::activity::Activity;
 use crate::errors::Errors;
-use crate::ir::{Borrow, Function, Inst};
+use crate::ir::{Borrow, Callee, Function, Inst};
 
 /// Records every refusal in `errors`; returns whether the function can be differentiated.
 pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
@@ -19,6 +19,15 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         o.what
                     ),
                 )),
+                Inst::Call(Callee::Path(p), _) if active => {
+                    if let Some(name) = free_function(p) {
+                        if crate::source::has_no_derivative(stmt.span, &name) {
+                            add(syn::Error::new(stmt.span, format!(
+                                "`{name}` has no derivative: it is neither #[differentiable] nor registered; mark `fn {name}` #[differentiable], register its derivative with #[derivative(of = {name})], or write no_derivative({name}(..)) if this call's derivative should be zero"
+                            )));
+                        }
+                    }
+                }
                 Inst::Ref(_, Borrow::Mut) if active => add(syn::Error::new(
                     stmt.span,
                     "`&mut` of an active value is not supported in a #[differentiable] body yet",
@@ -36,4 +45,17 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
         }
     }
     errors.len() == before
+}
+
+/// The name of the free function a path calls by its name alone (`g`, `self::g`,
+/// `super::g`, `crate::g`), whose definition the file may show.
+fn free_function(p: &syn::ExprPath) -> Option<String> {
+    let segments = &p.path.segments;
+    let through_modules = segments
+        .iter()
+        .take(segments.len().saturating_sub(1))
+        .all(|s| s.ident == "crate" || s.ident == "self" || s.ident == "super");
+    let last = segments.last()?;
+    (p.qself.is_none() && p.path.leading_colon.is_none() && through_modules)
+        .then(|| last.ident.to_string())
 }

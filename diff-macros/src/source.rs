@@ -166,6 +166,10 @@ fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 struct Types {
     defined: Vec<String>,
     differentiable: Vec<String>,
+    /// Free functions neither `#[differentiable]` nor a registration.
+    plain_functions: Vec<String>,
+    /// Functions marked `#[differentiable]`, and the last names registrations are `of`.
+    with_derivatives: Vec<String>,
 }
 
 impl Types {
@@ -192,6 +196,37 @@ impl Types {
 }
 
 impl<'a> syn::visit::Visit<'a> for Types {
+    fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
+        let mut plain = true;
+        for a in &i.attrs {
+            let Some(last) = a.path().segments.last() else {
+                continue;
+            };
+            if last.ident == "differentiable" {
+                self.with_derivatives.push(i.sig.ident.to_string());
+                plain = false;
+            } else if last.ident == "derivative" {
+                self.with_derivatives.extend(registered(a));
+                plain = false;
+            }
+        }
+        if plain {
+            self.plain_functions.push(i.sig.ident.to_string());
+        }
+        syn::visit::visit_item_fn(self, i);
+    }
+    fn visit_impl_item_fn(&mut self, i: &'a syn::ImplItemFn) {
+        for a in &i.attrs {
+            if a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "derivative")
+            {
+                self.with_derivatives.extend(registered(a));
+            }
+        }
+        syn::visit::visit_impl_item_fn(self, i);
+    }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
         self.definition(&i.ident, &i.attrs);
     }
@@ -214,6 +249,48 @@ impl<'a> syn::visit::Visit<'a> for Types {
         }
         syn::visit::visit_item_impl(self, i);
     }
+}
+
+/// The last name of the path a `#[derivative(of = path, ..)]` registers.
+fn registered(attr: &syn::Attribute) -> Option<String> {
+    let syn::Meta::List(list) = &attr.meta else {
+        return None;
+    };
+    let tokens: Vec<proc_macro2::TokenTree> = list.tokens.clone().into_iter().collect();
+    let at = tokens.windows(2).position(|w| {
+        matches!((&w[0], &w[1]), (proc_macro2::TokenTree::Ident(i), proc_macro2::TokenTree::Punct(p)) if i == "of" && p.as_char() == '=')
+    })?;
+    tokens[at + 2..]
+        .iter()
+        .take_while(|t| !matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ','))
+        .filter_map(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => Some(i.to_string()),
+            _ => None,
+        })
+        .last()
+}
+
+/// Whether a call of the free function `name` at `span` certainly has no derivative: the
+/// file defines a function of that name that is neither `#[differentiable]` nor a
+/// registration, and nothing in the file or under the crate's `src/` gives a function
+/// of that name a derivative (a mark or a registration `of` it).
+pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
+    let Some((text, _, _)) = written_at(span) else {
+        return false;
+    };
+    let Some(here) = span.unwrap().local_file() else {
+        return false;
+    };
+    let file = types_of(&here, text);
+    if !file.plain_functions.iter().any(|n| n == name) {
+        return false;
+    }
+    let mut all = vec![file];
+    if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
+        all.extend(crate_types(&dir));
+    }
+    !all.iter()
+        .any(|t| t.with_derivatives.iter().any(|n| n == name))
 }
 
 /// The text of the file where `span` is, and where in it (line from 1, column from 0),
