@@ -1,8 +1,8 @@
 //! Differentiable trait methods: declared in a trait (with or without a provided body),
 //! implemented in `impl Trait for T`, and called on a concrete type or through a generic
 //! `T: Trait`. The trait marks its differentiable methods, and each implementation marks
-//! its own; `#[differentiable]` on the trait is needed when it provides a body, and on an
-//! impl when the impl is generic.
+//! its own; `#[differentiable]` on the trait or an impl block says what the macro also
+//! reads from the source (both ways are tested).
 mod common;
 use common::{assert_close, fd};
 use diff::prelude::*;
@@ -199,4 +199,87 @@ fn called_by_trait_path_on_a_local_value() {
     assert_close(dx, 6.0 * a * x + 1.0, 1e-12, "d/dx");
     let dx_forward = first_derivative!(at: x, of: |x| fit(a, x));
     assert_close(dx_forward, 6.0 * a * x + 1.0, 1e-12, "forward d/dx");
+}
+
+// The same without `#[differentiable]` on the trait or on a generic impl: the macro reads
+// the blocks around each method. A wrapper delegates to its inner value's method of the
+// same name, which is not a recursive call.
+
+trait Energy {
+    #[differentiable]
+    fn energy(&self, x: f64) -> f64;
+
+    #[differentiable]
+    fn with_drift(&self, x: f64) -> f64 {
+        2.0 * self.energy(x) + x.sin()
+    }
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Spring {
+    k: f64,
+}
+
+impl Energy for Spring {
+    #[differentiable]
+    fn energy(&self, x: f64) -> f64 {
+        0.5 * self.k * x * x
+    }
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Scaled<T> {
+    inner: T,
+    by: f64,
+}
+
+impl<T: Energy + Differentiable> Energy for Scaled<T> {
+    #[differentiable]
+    fn energy(&self, x: f64) -> f64 {
+        self.by * self.inner.energy(x)
+    }
+}
+
+#[differentiable]
+fn total_energy<T: Energy + Differentiable>(m: &T, x: f64) -> f64 {
+    m.with_drift(x) + m.energy(x)
+}
+
+#[test]
+fn unmarked_trait_and_generic_impl_delegating_to_a_field() {
+    let s = Spring { k: 3.0 };
+    let w = Scaled {
+        inner: s.clone(),
+        by: 2.0,
+    };
+    for x in [0.5, -1.25] {
+        let (v, g) = value_with_gradient!(at: x, of: |x| total_energy(&s, x));
+        assert_eq!(v, total_energy(&s, x));
+        // 1.5 k x^2 + sin x
+        assert_close(g, 3.0 * 3.0 * x + x.cos(), 1e-12, "spring");
+        let g = gradient!(at: x, of: |x| total_energy(&w, x));
+        assert_close(g, 2.0 * 3.0 * 3.0 * x + x.cos(), 1e-12, "scaled");
+        let d = first_derivative!(at: x, of: |x| total_energy(&w, x));
+        assert_close(d, g, 1e-12, "forward against reverse");
+        // With respect to the model: d/dk of 1.5 by k x^2.
+        let gm = gradient!(at: w.clone(), of: |m: Scaled<Spring>| total_energy(&m, x));
+        assert_close(gm.inner.k, 1.5 * 2.0 * x * x, 1e-12, "d/dk");
+        assert_close(
+            gm.by,
+            fd(
+                |b| {
+                    total_energy(
+                        &Scaled {
+                            inner: s.clone(),
+                            by: b,
+                        },
+                        x,
+                    )
+                },
+                2.0,
+            ),
+            1e-6,
+            "d/dby",
+        );
+    }
 }

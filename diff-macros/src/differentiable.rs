@@ -25,7 +25,12 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             if let Ok(decl) = syn::parse2::<syn::TraitItemFn>(item.clone()) {
                 // A method declared in a trait, without a body.
                 let mut errors = Errors::default();
-                let declarations = declarations(args, &decl.sig, Context::Trait(None), &mut errors);
+                let written_in = crate::source::enclosing(&decl.sig.ident);
+                let context = match &written_in {
+                    Enclosing::Trait(block) => Context::Trait(Some(&block.generics)),
+                    _ => Context::Trait(None),
+                };
+                let declarations = declarations(args, &decl.sig, context, &mut errors);
                 let mut decl = decl;
                 mark_signature(&mut decl.sig);
                 let errors = errors.to_compile_errors();
@@ -49,6 +54,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let context = match &written_in {
         Enclosing::Impl(block) => Context::Impl(Some(&block.generics)),
+        Enclosing::Trait(block) => Context::Trait(Some(&block.generics)),
         _ if looks_like_method(&func) => Context::Impl(None),
         _ => Context::Module,
     };
@@ -80,6 +86,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func = func;
     let may_implement_a_trait = match &written_in {
         Enclosing::Impl(block) => block.trait_.is_some(),
+        Enclosing::Trait(_) => true,
         _ => {
             matches!(context, Context::Impl(None)) && matches!(func.vis, syn::Visibility::Inherited)
         }
@@ -302,8 +309,9 @@ fn companions(
         .iter()
         .flat_map(|r| r.stmts.iter())
         .any(|s| match &s.inst {
-            crate::ir::Inst::Call(c, _) | crate::ir::Inst::CallMut(c, _, _) => {
-                crate::emit::primal::is_call_of(c, &sig.ident.to_string(), sig.has_receiver())
+            crate::ir::Inst::Call(c, args) | crate::ir::Inst::CallMut(c, args, _) => {
+                let (func, name) = (&analyzed.func, sig.ident.to_string());
+                crate::emit::primal::is_call_of(func, c, args, &name, sig.has_receiver())
             }
             _ => false,
         });

@@ -15,8 +15,8 @@
 pub enum Enclosing {
     /// Directly in an `impl` block (its header, with no items).
     Impl(Box<syn::ItemImpl>),
-    /// Directly in a `trait` block.
-    Trait,
+    /// Directly in a `trait` block (its header, with no items).
+    Trait(Box<syn::ItemTrait>),
     /// At the top of a file, in a `mod { .. }` or in a function body.
     Module,
     /// Not known (see the module docs).
@@ -423,8 +423,8 @@ pub fn enclosing_in(text: &str, line: usize, column: usize, name: &str) -> Enclo
     if let Ok(block) = syn::parse_str::<syn::ItemImpl>(&head) {
         return Enclosing::Impl(Box::new(block));
     }
-    if syn::parse_str::<syn::ItemTrait>(&head).is_ok() {
-        return Enclosing::Trait;
+    if let Ok(block) = syn::parse_str::<syn::ItemTrait>(&head) {
+        return Enclosing::Trait(Box::new(block));
     }
     Enclosing::Module
 }
@@ -473,7 +473,7 @@ mod tests {
                 Some((_, t, _)) => format!("impl {} for", quote::quote!(#t)),
                 None => format!("impl {}", b.generics.params.len()),
             },
-            Enclosing::Trait => "trait".into(),
+            Enclosing::Trait(t) => format!("trait {}", t.ident),
             Enclosing::Module => "module".into(),
             Enclosing::Unknown => "unknown".into(),
         }
@@ -510,7 +510,7 @@ impl A { m!(fn in_macro() {}); }
         assert_eq!(at(text, "after"), "impl 0");
         assert_eq!(at(text, "in_trait_impl"), "impl Send for");
         assert_eq!(at(text, "hrtb"), "impl 2");
-        assert_eq!(at(text, "declared"), "trait");
+        assert_eq!(at(text, "declared"), "trait T");
         assert_eq!(at(text, "in_mod"), "module");
         assert_eq!(at(text, "local"), "module");
         assert_eq!(at(text, "in_macro"), "unknown");

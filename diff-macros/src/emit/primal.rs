@@ -559,7 +559,7 @@ impl<'a> Emitter<'a> {
             let boxed = self
                 .recursion
                 .as_ref()
-                .filter(|r| is_call_of(callee, &r.name, r.method))
+                .filter(|r| is_call_of(self.func, callee, args, &r.name, r.method))
                 .map(|r| {
                     let ty = &r.boxed;
                     quote! { let #h: #ty = ::std::boxed::Box::new(#h); }
@@ -769,7 +769,13 @@ impl<'a> Emitter<'a> {
 
 /// Whether `callee` calls the function named `name` (`name(..)`, `Self::name(..)`,
 /// `self.name(..)`).
-pub fn is_call_of(callee: &Callee, name: &str, method: bool) -> bool {
+pub fn is_call_of(
+    func: &Function,
+    callee: &Callee,
+    args: &[Value],
+    name: &str,
+    method: bool,
+) -> bool {
     match callee {
         Callee::Path(p) => {
             let segs = &p.path.segments;
@@ -777,8 +783,20 @@ pub fn is_call_of(callee: &Callee, name: &str, method: bool) -> bool {
             last_is && (segs.len() == 1 || (segs.len() == 2 && segs[0].ident == "Self"))
         }
         // Only a method calls itself by method-call syntax (`v.concat()` in a free `fn
-        // concat` is another function).
-        Callee::Method { method: m, .. } => method && m == name,
+        // concat` is another function), and only on `self`: `self.inner.energy(x)` in
+        // `fn energy` is the same method of another type (a wrapper delegating).
+        Callee::Method { method: m, .. } => {
+            method && m == name && args.first().is_some_and(|r| is_receiver(func, *r))
+        }
+    }
+}
+
+/// Whether `v` is the function's receiver (`self`, through references to it).
+fn is_receiver(func: &Function, v: Value) -> bool {
+    match func.def(v).map(|s| &s.inst) {
+        Some(Inst::Param(0)) => true,
+        Some(Inst::Ref(r, _) | Inst::Deref(r) | Inst::Load(r)) => is_receiver(func, *r),
+        _ => false,
     }
 }
 
