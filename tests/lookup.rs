@@ -118,6 +118,13 @@ fn by_path_and_through_re_exports() {
         assert_close!(gradient!(at: x, of: model::loss), 6.0 * x);
         assert_close!(gradient!(at: x, of: model::deep::twice), 12.0 * x + x.cos());
         assert_close!(gradient!(at: x, of: api::loss), 6.0 * x);
+        // Through a module that re-exports by name (`pub use deep::twice`, renamed too).
+        assert_close!(gradient!(at: x, of: model::twice), 12.0 * x + x.cos());
+        assert_close!(gradient!(at: x, of: api::doubled), 12.0 * x + x.cos());
+        assert_close!(
+            first_derivative!(at: x, of: api::doubled),
+            12.0 * x + x.cos()
+        );
         assert_close!(gradient!(at: x, of: crate::model::cube::<f64>), 3.0 * x * x);
         let (v, d) = value_with_derivative!(at: x, of: model::deep::absolute);
         assert_close!(v, 3.0 * x * x + x * x * x);
@@ -129,6 +136,23 @@ fn by_path_and_through_re_exports() {
 #[differentiable]
 fn every_form(x: f64) -> f64 {
     loss(x) + renamed_loss(x) + model::loss(x) + api::loss(x) + doubled(x) + cube(x)
+}
+
+/// Calls through modules that re-export by name.
+#[differentiable]
+fn through_named_re_exports(x: f64) -> f64 {
+    model::twice(x) + api::doubled(x) + crate::api::doubled(x)
+}
+
+#[test]
+fn named_re_exports_by_path_from_bodies() {
+    for x in [-0.7, 1.2] {
+        let want = 3.0 * (12.0 * x + x.cos());
+        let (v, g) = value_with_gradient!(at: x, of: through_named_re_exports);
+        assert_eq!(v, through_named_re_exports(x));
+        assert_close!(g, want);
+        assert_close!(first_derivative!(at: x, of: through_named_re_exports), want);
+    }
 }
 
 #[differentiable]

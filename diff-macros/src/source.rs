@@ -170,6 +170,10 @@ struct Types {
     plain_functions: Vec<String>,
     /// Functions marked `#[differentiable]`, and the last names registrations are `of`.
     with_derivatives: Vec<String>,
+    /// Modules (`mod m;`, `mod m { .. }`).
+    modules: Vec<String>,
+    /// Traits and type aliases (names a path may go through that are not modules).
+    other_types: Vec<String>,
 }
 
 impl Types {
@@ -196,6 +200,17 @@ impl Types {
 }
 
 impl<'a> syn::visit::Visit<'a> for Types {
+    fn visit_item_mod(&mut self, i: &'a syn::ItemMod) {
+        self.modules.push(i.ident.to_string());
+        syn::visit::visit_item_mod(self, i);
+    }
+    fn visit_item_trait(&mut self, i: &'a syn::ItemTrait) {
+        self.other_types.push(i.ident.to_string());
+        syn::visit::visit_item_trait(self, i);
+    }
+    fn visit_item_type(&mut self, i: &'a syn::ItemType) {
+        self.other_types.push(i.ident.to_string());
+    }
     fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
         let mut plain = true;
         for a in &i.attrs {
@@ -291,6 +306,28 @@ pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
     }
     !all.iter()
         .any(|t| t.with_derivatives.iter().any(|n| n == name))
+}
+
+/// Whether `ident` (a segment of a path, before its last) names a module of the crate
+/// and no type or trait: the file or the crate's `src/` has a `mod` of that name and no
+/// struct, enum, union, trait or type alias.
+pub fn is_module(ident: &syn::Ident) -> bool {
+    let name = ident.to_string();
+    let span = ident.span();
+    let Some((text, _, _)) = written_at(span) else {
+        return false;
+    };
+    let Some(here) = span.unwrap().local_file() else {
+        return false;
+    };
+    let mut all = vec![types_of(&here, text)];
+    if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
+        all.extend(crate_types(&dir));
+    }
+    let named = |list: &dyn Fn(&Types) -> &Vec<String>| {
+        all.iter().any(|t| list(t).iter().any(|n| *n == name))
+    };
+    named(&|t| &t.modules) && !named(&|t| &t.defined) && !named(&|t| &t.other_types)
 }
 
 /// The text of the file where `span` is, and where in it (line from 1, column from 0),

@@ -183,7 +183,9 @@ impl Kind {
 /// - one segment, `f` or `f::<T>`: the function's name, which the function's carrier
 ///   shares in the type namespace (`f::__vjp::<T>`), so the companions come along however
 ///   `f` was brought into scope (defined here, imported by name or glob, re-exported);
-///   The same for a path through modules only: `crate::f`, `super::f`, `self::super::f`;
+///   The same for a path through modules only: `crate::f`, `super::f`, `self::super::f`,
+///   and `m::f` where `m` is a module of the crate ([`crate::source::is_module`]: the
+///   source has `mod m` and no type or trait `m`), which may re-export `f` by name;
 /// - another path, `m::f`, `Type::f`, `Self::f`, `<T as Tr>::f`: the sibling named after
 ///   it (`m::__vjp_f`): an item of module `m` (a function that is not private has them),
 ///   or an associated function of `Type`.
@@ -192,7 +194,9 @@ pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Pat
     let n = path.segments.len();
     let through_modules = path.segments.iter().take(n - 1).all(|s| {
         s.arguments.is_none() && (s.ident == "crate" || s.ident == "self" || s.ident == "super")
-    });
+    }) || (n >= 2
+        && path.segments[n - 2].arguments.is_none()
+        && crate::source::is_module(&path.segments[n - 2].ident));
     let single = !qualified && path.leading_colon.is_none() && through_modules;
     let last = path.segments.last_mut().expect("a path has a segment");
     if single {
