@@ -324,9 +324,7 @@ pub fn is_module(ident: &syn::Ident) -> bool {
     if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
         all.extend(crate_types(&dir));
     }
-    let named = |list: &dyn Fn(&Types) -> &Vec<String>| {
-        all.iter().any(|t| list(t).iter().any(|n| *n == name))
-    };
+    let named = |list: &dyn Fn(&Types) -> &Vec<String>| all.iter().any(|t| list(t).contains(&name));
     named(&|t| &t.modules) && !named(&|t| &t.defined) && !named(&|t| &t.other_types)
 }
 
