@@ -611,3 +611,83 @@ fn placeholder_of_a_return_shared_by_two_loops() {
     let d2 = second_derivative!(at: x, of: |x| returns_from_two_loops(x, 1));
     assert_eq!(d2, 0.0);
 }
+
+/// Methods of a struct of `f64` fields under second order, the model a constant: the
+/// method's dual companion reads the receiver's float fields (its definition is in this
+/// file) as constants, and the receiver's own slot is zero.
+mod methods_of_a_model {
+    use diff::prelude::*;
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Model {
+        pub w: f64,
+        pub b: f64,
+        pub coefficients: Vec<f64>,
+    }
+
+    impl Model {
+        #[differentiable]
+        pub fn loss(&self, x: f64) -> f64 {
+            (self.w * x + self.b).tanh().powi(2)
+        }
+
+        #[differentiable]
+        pub fn poly(&self, x: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..x.len() {
+                s += self.coefficients[i] * x[i].powi(i as i32 + 2);
+            }
+            s + self.loss(x[0])
+        }
+    }
+
+    /// A function taking the model, differentiated with respect to `x` only.
+    #[differentiable(wrt = (x))]
+    fn fit(m: &Model, x: &[f64]) -> f64 {
+        m.poly(x) * x[1]
+    }
+
+    fn model() -> Model {
+        Model {
+            w: 0.3,
+            b: 0.1,
+            coefficients: vec![1.5, -0.5, 2.0],
+        }
+    }
+
+    #[test]
+    fn second_derivatives_of_methods() {
+        let m = model();
+        let x = 0.7;
+        // loss = tanh(u)^2, u = w x + b: loss'' = w^2 (2 sech^4 u - 4 tanh^2 u sech^2 u).
+        let (t, w) = ((m.w * x + m.b).tanh(), m.w);
+        let sech2 = 1.0 - t * t;
+        let want = w * w * (2.0 * sech2 * sech2 - 4.0 * t * t * sech2);
+        let d2 = second_derivative!(at: x, of: |x| m.loss(x));
+        assert!((d2 - want).abs() < 1e-12, "{d2} vs {want}");
+        let (v, d1, d2) = value_with_second_derivative!(at: x, of: |x| m.loss(x));
+        assert_eq!(v, m.loss(x));
+        assert!((d1 - 2.0 * t * sech2 * w).abs() < 1e-12);
+        assert!((d2 - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn hessians_through_methods_and_a_function_taking_the_model() {
+        let m = model();
+        let x = vec![0.7, -0.4, 1.1];
+        let h = hessian!(at: &x, of: |p: &[f64]| m.poly(p));
+        super::assert_symmetric(&h);
+        let want = super::hessian_by_differences(
+            &x,
+            |p| gradient!(at: &p.to_vec(), of: |q: &[f64]| m.poly(q)),
+        );
+        super::assert_matrix(&h, &want, 1e-6);
+        let h = hessian!(at: &x, of: |p: &[f64]| fit(&m, p));
+        super::assert_symmetric(&h);
+        let want = super::hessian_by_differences(
+            &x,
+            |p| gradient!(at: &p.to_vec(), of: |q: &[f64]| fit(&m, q)),
+        );
+        super::assert_matrix(&h, &want, 1e-6);
+    }
+}

@@ -72,7 +72,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         return quote! { #func #e };
     }
     let self_ty = match &written_in {
-        Enclosing::Impl(block) if block.trait_.is_none() => Some(&*block.self_ty),
+        Enclosing::Impl(block) => Some(Owner {
+            ty: &block.self_ty,
+            declared_by_trait: block.trait_.is_some(),
+        }),
         _ => None,
     };
     let companions = companions(args, &func, context, self_ty, &mut errors);
@@ -96,6 +99,27 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let errors = errors.to_compile_errors();
     quote! { #func #errors #companions }
+}
+
+/// The type an `impl` block is for, as far as the macro knows it.
+#[derive(Clone, Copy)]
+struct Owner<'a> {
+    ty: &'a syn::Type,
+    /// Whether a trait declares the block's methods (and so what they take).
+    declared_by_trait: bool,
+}
+
+/// The named fields of the struct `ty` names, from its definition in the crate's source.
+fn receiver_fields(ty: &syn::Type, at: &syn::Ident) -> Vec<(String, syn::Type)> {
+    let syn::Type::Path(p) = ty else {
+        return Vec::new();
+    };
+    match p.path.segments.last() {
+        Some(last) if p.qself.is_none() => {
+            crate::source::struct_fields(at, &last.ident.to_string()).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Leaves out of the derivative the parameters whose type the crate's source defines
@@ -273,14 +297,18 @@ fn companions(
     args: TokenStream,
     func: &syn::ImplItemFn,
     context: Context<'_>,
-    self_ty: Option<&syn::Type>,
+    self_ty: Option<Owner<'_>>,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
     let args = errors.take(DifferentiableArgs::parse(args))?;
     let free = matches!(context, Context::Module);
     let mut sig = errors.take(context.read(&func.sig, &args))?;
     if args.wrt.is_none() {
-        leave_out_by_definition(&mut sig, func, self_ty);
+        let undeclared = self_ty.filter(|o| !o.declared_by_trait).map(|o| o.ty);
+        leave_out_by_definition(&mut sig, func, undeclared);
+    }
+    if let Some(owner) = self_ty.filter(|_| sig.has_receiver()) {
+        sig.receiver_fields = receiver_fields(owner.ty, &func.sig.ident);
     }
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
@@ -438,7 +466,10 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let context = Context::Impl(Some(&generics));
         let unmarked = unmarked_trait(&block_header, &func.sig.ident).is_some();
         // A receiver may be left out where no trait declares the companions.
-        let self_ty = (!of_trait || unmarked).then_some(&*block_header.self_ty);
+        let self_ty = Some(Owner {
+            ty: &block_header.self_ty,
+            declared_by_trait: of_trait && !unmarked,
+        });
         if let Some(c) = self::companions(args, func, context, self_ty, &mut errors) {
             if unmarked {
                 inherent.extend(c);

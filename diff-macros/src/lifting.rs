@@ -76,7 +76,7 @@ pub fn lift(
     func: &Function,
     act: &Activity,
     lifted_params: &[usize],
-    float_params: &[usize],
+    floats: FloatInputs<'_>,
     scalar: &str,
     own: &str,
 ) -> Result<Function, String> {
@@ -84,7 +84,8 @@ pub fn lift(
         func,
         act,
         lifted_params,
-        float_params,
+        float_params: floats.params,
+        receiver_fields: floats.receiver_fields,
         user_types: names_user_types(func),
         lifted: BTreeSet::new(),
         scalar: Ident::new(scalar, Span::call_site()),
@@ -112,6 +113,16 @@ pub fn lift(
     }
 }
 
+/// What is known to be built of floats among a function's inputs, besides the lifted
+/// parameters.
+pub struct FloatInputs<'a> {
+    /// The parameters whose type is built of floats (`f64`, `&[f64]`, `[f64; N]`, ..).
+    pub params: &'a [usize],
+    /// The receiver's fields of such types (read from the type's definition,
+    /// `source::float_fields`).
+    pub receiver_fields: &'a [String],
+}
+
 struct Lifting<'a> {
     func: &'a Function,
     act: &'a Activity,
@@ -119,6 +130,8 @@ struct Lifting<'a> {
     lifted_params: &'a [usize],
     /// The parameters whose type is built of floats (`f64`, `&[f64]`, `[f64; N]`, ..).
     float_params: &'a [usize],
+    /// The receiver's fields whose type is built of floats.
+    receiver_fields: &'a [String],
     /// Whether the body names a type other than the standard library's few.
     user_types: bool,
     /// Values whose type holds dual numbers.
@@ -301,12 +314,21 @@ fn option_pattern(pat: &syn::Pat) -> bool {
     }
 }
 
-fn is_rule(method: &Ident) -> bool {
+pub fn is_rule(method: &Ident) -> bool {
     diff_core::float_rules::METHODS.iter().any(|m| method == m)
         || GENERIC_RULES.iter().any(|m| method == m)
 }
 
 impl Lifting<'_> {
+    /// Whether `v` is the receiver (`self`, through references to it).
+    fn is_receiver(&self, v: Value) -> bool {
+        match self.func.def(v).map(|s| &s.inst) {
+            Some(Inst::Param(0)) => !self.receiver_fields.is_empty(),
+            Some(Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a)) => self.is_receiver(*a),
+            _ => false,
+        }
+    }
+
     fn refuse(&mut self, why: impl Into<String>) {
         if self.refusal.is_none() {
             self.refusal = Some(why.into());
@@ -365,7 +387,13 @@ impl Lifting<'_> {
                     // Runs on dual numbers, or reads the plain values (`PLAIN_ONLY`).
                     false
                 } else {
-                    if !is_rule(method) {
+                    // A method differentiated at first order on a receiver that stays
+                    // plain (`m.loss(x)`) has a dual companion too, which the call goes
+                    // through (`emit/primal.rs`); on a dual receiver (a method of a user
+                    // trait on `f64`) there is none.
+                    let through_companion = self.act.is_active(stmt.results[0])
+                        && args.first().is_some_and(|r| !self.is_lifted(*r));
+                    if !is_rule(method) && !through_companion {
                         self.refuse(format!(
                             "the method `{method}` called on a value that carries a derivative"
                         ));
@@ -660,7 +688,11 @@ impl Lifting<'_> {
             Inst::Param(i) => self.float_params.contains(i),
             Inst::Cast(..) => true,
             Inst::Binary(_, a, b) => f(*a) && f(*b),
-            Inst::Neg(a) | Inst::NoDerivative(a) | Inst::Index(a, _) | Inst::Field(a, _) => f(*a),
+            Inst::Neg(a) | Inst::NoDerivative(a) | Inst::Index(a, _) => f(*a),
+            Inst::Field(a, m) => {
+                let name = quote!(#m).to_string();
+                f(*a) || (self.is_receiver(*a) && self.receiver_fields.contains(&name))
+            }
             Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a) => f(*a),
             Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),
             Inst::Call(Callee::Method { method, .. }, args) => {
@@ -851,7 +883,8 @@ impl Lifting<'_> {
                 self.convert(out, before, a, span);
                 self.convert(out, before, b, span);
             }
-            Inst::Call(Callee::Method { .. }, args) if lifted => {
+            // A method's dual companion converts its arguments itself (`LiftTo`).
+            Inst::Call(Callee::Method { method, .. }, args) if lifted && is_rule(method) => {
                 for a in args.iter_mut() {
                     if !self.kept_constant(*a) {
                         self.convert_float(out, before, a, span);

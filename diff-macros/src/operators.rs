@@ -266,7 +266,13 @@ fn closure(
     };
     let all: Vec<usize> = (0..ins.len()).collect();
     let lifted = dual
-        .then(|| lifting::lift(&analyzed.func, &analyzed.act, &all, &all, scalar, ""))
+        .then(|| {
+            let floats = lifting::FloatInputs {
+                params: &all,
+                receiver_fields: &[],
+            };
+            lifting::lift(&analyzed.func, &analyzed.act, &all, floats, scalar, "")
+        })
         .and_then(Result::ok);
     let (stmts, inner) = match &lifted {
         Some(func) => {

@@ -74,14 +74,7 @@ fn find_trait<'a>(items: &'a [syn::Item], name: &str, found: &mut Option<&'a syn
 /// `span` is, or in the crate's `src/`) and nothing makes it Differentiable, `None` when
 /// no definition is found (a type from another crate, an alias).
 pub fn differentiable_type(span: proc_macro2::Span, name: &str) -> Option<bool> {
-    let (text, _, _) = written_at(span)?;
-    let here = span.unwrap().local_file()?;
-    let mut found = vec![types_of(&here, text)];
-    if !found[0].defined.iter().any(|n| n == name) {
-        if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
-            found.extend(crate_types(&dir));
-        }
-    }
+    let found = read(span)?;
     if found
         .iter()
         .any(|t| t.differentiable.iter().any(|n| n == name))
@@ -94,27 +87,55 @@ pub fn differentiable_type(span: proc_macro2::Span, name: &str) -> Option<bool> 
     }
 }
 
-/// The types defined in the `.rs` files under `dir/src`, read once per run of the
+/// What the file where `span` is defines, then what the rest of its crate's sources
+/// define: for a file under `src/` (not `src/bin/`), the other `.rs` files there
+/// (without `src/bin/`, other crates); for a binary, a test or an example, nothing more.
+fn read(span: proc_macro2::Span) -> Option<Vec<std::rc::Rc<Types>>> {
+    let (text, _, _) = written_at(span)?;
+    let here = span.unwrap().local_file()?;
+    let here = std::env::current_dir().map_or(here.clone(), |d| d.join(&here));
+    let mut all = vec![types_of(&here, text)];
+    if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
+        let src = std::path::Path::new(&dir).join("src");
+        if here.starts_with(&src) && !here.starts_with(src.join("bin")) {
+            all.extend(
+                crate_types(&src)
+                    .into_iter()
+                    .filter(|(path, _)| *path != here)
+                    .map(|(_, t)| t),
+            );
+        }
+    }
+    Some(all)
+}
+
+/// What each `.rs` file under `src` (but `src/bin/`) defines, read once per run of the
 /// compiler (a crate's many functions ask again).
-fn crate_types(dir: &str) -> Vec<std::rc::Rc<Types>> {
-    type Read = Option<(String, Vec<std::rc::Rc<Types>>)>;
+fn crate_types(src: &std::path::Path) -> Vec<(std::path::PathBuf, std::rc::Rc<Types>)> {
+    type Read = Option<(
+        std::path::PathBuf,
+        Vec<(std::path::PathBuf, std::rc::Rc<Types>)>,
+    )>;
     thread_local! {
         static READ: std::cell::RefCell<Read> = const { std::cell::RefCell::new(None) };
     }
     READ.with(|read| {
         let mut read = read.borrow_mut();
         if let Some((d, types)) = &*read {
-            if d == dir {
+            if d == src {
                 return types.clone();
             }
         }
         let mut files = Vec::new();
-        rust_files(&std::path::Path::new(dir).join("src"), &mut files);
+        rust_files(src, &src.join("bin"), &mut files);
         let types: Vec<_> = files
-            .iter()
-            .filter_map(|path| Some(types_of(path, std::fs::read_to_string(path).ok()?)))
+            .into_iter()
+            .filter_map(|path| {
+                let t = types_of(&path, std::fs::read_to_string(&path).ok()?);
+                Some((path, t))
+            })
             .collect();
-        *read = Some((dir.to_string(), types.clone()));
+        *read = Some((src.to_path_buf(), types.clone()));
         types
     })
 }
@@ -143,8 +164,8 @@ fn types_of(path: &std::path::Path, text: String) -> std::rc::Rc<Types> {
     })
 }
 
-/// The `.rs` files under `dir` (at most a few thousand: a crate's sources).
-fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+/// The `.rs` files under `dir` but not under `skip` (at most a few thousand).
+fn rust_files(dir: &std::path::Path, skip: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -153,13 +174,17 @@ fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         if out.len() > 4000 {
             return;
         }
-        if path.is_dir() {
-            rust_files(&path, out);
+        if path.is_dir() && path != skip {
+            rust_files(&path, skip, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
             out.push(path);
         }
     }
 }
+
+/// A struct with named fields: the inline modules of its file it is in, its name, and
+/// its fields with their types as text.
+type StructFields = (Vec<String>, String, Vec<(String, String)>);
 
 /// The types a file defines, and those it makes Differentiable (a derive, an `impl`).
 #[derive(Default)]
@@ -174,6 +199,12 @@ struct Types {
     modules: Vec<String>,
     /// Traits and type aliases (names a path may go through that are not modules).
     other_types: Vec<String>,
+    /// Structs with named fields: the inline modules they are in, name, fields and
+    /// their types (as text: tokens made in one run of the macro must not outlive it,
+    /// and this is kept for the next ones).
+    structs: Vec<StructFields>,
+    /// The inline modules the visit is in.
+    path: Vec<String>,
 }
 
 impl Types {
@@ -202,7 +233,9 @@ impl Types {
 impl<'a> syn::visit::Visit<'a> for Types {
     fn visit_item_mod(&mut self, i: &'a syn::ItemMod) {
         self.modules.push(i.ident.to_string());
+        self.path.push(i.ident.to_string());
         syn::visit::visit_item_mod(self, i);
+        self.path.pop();
     }
     fn visit_item_trait(&mut self, i: &'a syn::ItemTrait) {
         self.other_types.push(i.ident.to_string());
@@ -244,6 +277,21 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
         self.definition(&i.ident, &i.attrs);
+        if let syn::Fields::Named(named) = &i.fields {
+            let fields = named
+                .named
+                .iter()
+                .filter_map(|f| {
+                    let ty = &f.ty;
+                    Some((
+                        f.ident.as_ref()?.to_string(),
+                        quote::quote!(#ty).to_string(),
+                    ))
+                })
+                .collect();
+            self.structs
+                .push((self.path.clone(), i.ident.to_string(), fields));
+        }
     }
     fn visit_item_enum(&mut self, i: &'a syn::ItemEnum) {
         self.definition(&i.ident, &i.attrs);
@@ -290,22 +338,49 @@ fn registered(attr: &syn::Attribute) -> Option<String> {
 /// registration, and nothing in the file or under the crate's `src/` gives a function
 /// of that name a derivative (a mark or a registration `of` it).
 pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
-    let Some((text, _, _)) = written_at(span) else {
+    let Some(all) = read(span) else {
         return false;
     };
-    let Some(here) = span.unwrap().local_file() else {
-        return false;
+    all[0].plain_functions.iter().any(|n| n == name)
+        && !all
+            .iter()
+            .any(|t| t.with_derivatives.iter().any(|n| n == name))
+}
+
+/// The named fields of the struct `name` as seen where `at` is written: the one the
+/// same module of the file defines, or else the only type of that name in the file or
+/// the crate's `src/` (a struct with named fields).
+pub fn struct_fields(at: &syn::Ident, name: &str) -> Option<Vec<(String, syn::Type)>> {
+    let all = read(at.span())?;
+    let parse = |fields: &Vec<(String, String)>| -> Option<Vec<(String, syn::Type)>> {
+        fields
+            .iter()
+            .map(|(field, ty)| Some((field.clone(), syn::parse_str(ty).ok()?)))
+            .collect()
     };
-    let file = types_of(&here, text);
-    if !file.plain_functions.iter().any(|n| n == name) {
-        return false;
+    // The one defined in the module where `at` is written, when its file has one.
+    let (text, line, column) = written_at(at.span())?;
+    if let Some(path) = module_path_in(&text, line, column, &at.to_string()) {
+        let mut here = all[0]
+            .structs
+            .iter()
+            .filter(|(p, n, _)| *p == path && n == name);
+        if let (Some((_, _, fields)), None) = (here.next(), here.next()) {
+            return parse(fields);
+        }
     }
-    let mut all = vec![file];
-    if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
-        all.extend(crate_types(&dir));
+    // Otherwise the only type of that name.
+    let definitions: usize = all
+        .iter()
+        .map(|t| t.defined.iter().filter(|n| *n == name).count())
+        .sum();
+    let mut found = all
+        .iter()
+        .flat_map(|t| t.structs.iter().filter(|(_, n, _)| n == name));
+    match (found.next(), definitions) {
+        (Some((_, _, fields)), 1) => parse(fields),
+        _ => None,
     }
-    !all.iter()
-        .any(|t| t.with_derivatives.iter().any(|n| n == name))
 }
 
 /// Whether `ident` (a segment of a path, before its last) names a module of the crate
@@ -313,17 +388,9 @@ pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
 /// struct, enum, union, trait or type alias.
 pub fn is_module(ident: &syn::Ident) -> bool {
     let name = ident.to_string();
-    let span = ident.span();
-    let Some((text, _, _)) = written_at(span) else {
+    let Some(all) = read(ident.span()) else {
         return false;
     };
-    let Some(here) = span.unwrap().local_file() else {
-        return false;
-    };
-    let mut all = vec![types_of(&here, text)];
-    if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
-        all.extend(crate_types(&dir));
-    }
     let named = |list: &dyn Fn(&Types) -> &Vec<String>| all.iter().any(|t| list(t).contains(&name));
     named(&|t| &t.modules) && !named(&|t| &t.defined) && !named(&|t| &t.other_types)
 }
@@ -350,11 +417,51 @@ struct Frame {
 /// The block open at `line` (from 1) and `column` (from 0, in characters) of `text`,
 /// where `name` must be written.
 pub fn enclosing_in(text: &str, line: usize, column: usize, name: &str) -> Enclosing {
-    let Some(target) = offset_of(text, line, column) else {
+    let Some(frames) = open_frames(text, line, column, name) else {
         return Enclosing::Unknown;
     };
-    if !text[target..].starts_with(name.trim_start_matches("r#")) {
+    let Some(frame) = frames.last() else {
+        return Enclosing::Module;
+    };
+    if frame.delimiter != '{' {
         return Enclosing::Unknown;
+    }
+    // The header of the innermost block: from where its words begin to its `{`.
+    let head = format!("{} {{}}", &text[frame.header..frame.open]);
+    if let Ok(block) = syn::parse_str::<syn::ItemImpl>(&head) {
+        return Enclosing::Impl(Box::new(block));
+    }
+    if let Ok(block) = syn::parse_str::<syn::ItemTrait>(&head) {
+        return Enclosing::Trait(Box::new(block));
+    }
+    Enclosing::Module
+}
+
+/// The inline modules (`mod m { .. }`) open at `line` and `column` of `text`, outermost
+/// first, where `name` must be written.
+fn module_path_in(text: &str, line: usize, column: usize, name: &str) -> Option<Vec<String>> {
+    let frames = open_frames(text, line, column, name)?;
+    Some(
+        frames
+            .iter()
+            .filter(|f| f.delimiter == '{')
+            .filter_map(|f| {
+                let head = format!("{} {{}}", &text[f.header..f.open]);
+                syn::parse_str::<syn::ItemMod>(&head)
+                    .ok()
+                    .map(|m| m.ident.to_string())
+            })
+            .collect(),
+    )
+}
+
+/// The delimiters open at `line` (from 1) and `column` (from 0, in characters) of
+/// `text`, outermost first, where `name` must be written (`None` if it is not, or the
+/// text does not balance).
+fn open_frames(text: &str, line: usize, column: usize, name: &str) -> Option<Vec<Frame>> {
+    let target = offset_of(text, line, column)?;
+    if !text[target..].starts_with(name.trim_start_matches("r#")) {
+        return None;
     }
     let chars: Vec<(usize, char)> = text[..target].char_indices().collect();
     let mut frames: Vec<Frame> = Vec::new();
@@ -432,9 +539,7 @@ pub fn enclosing_in(text: &str, line: usize, column: usize, name: &str) -> Enclo
                 header = offset(i + 1);
             }
             '}' | ')' | ']' => {
-                let Some(frame) = frames.pop() else {
-                    return Enclosing::Unknown;
-                };
+                let frame = frames.pop()?;
                 // After a block, a new item; after parentheses, the same words go on.
                 header = if frame.delimiter == '{' {
                     offset(i + 1)
@@ -447,21 +552,7 @@ pub fn enclosing_in(text: &str, line: usize, column: usize, name: &str) -> Enclo
         }
         i += 1;
     }
-    let Some(frame) = frames.last() else {
-        return Enclosing::Module;
-    };
-    if frame.delimiter != '{' {
-        return Enclosing::Unknown;
-    }
-    // The header of the innermost block: from where its words begin to its `{`.
-    let head = format!("{} {{}}", &text[frame.header..frame.open]);
-    if let Ok(block) = syn::parse_str::<syn::ItemImpl>(&head) {
-        return Enclosing::Impl(Box::new(block));
-    }
-    if let Ok(block) = syn::parse_str::<syn::ItemTrait>(&head) {
-        return Enclosing::Trait(Box::new(block));
-    }
-    Enclosing::Module
+    Some(frames)
 }
 
 /// Skips a string literal's body from `i` (after its opening quote) to after its closing

@@ -41,6 +41,14 @@ pub fn body_parts_with(
 ) -> (TokenStream, TokenStream) {
     let mut e = Emitter::new(func, act, maps, mode, params);
     configure(&mut e);
+    let constant = e.constant_params.clone();
+    let slot = |i: usize| {
+        if constant.contains(&i) {
+            quote!(::core::option::Option::None)
+        } else {
+            param_slot(func, act, i)
+        }
+    };
     let entry = func.entry();
     let defs = linear_map::definitions(func, maps, mode);
     let primal = e.primal_region(entry);
@@ -80,7 +88,7 @@ pub fn body_parts_with(
                 quote! { let _ = seed; }
             };
             let code = e.reverse_region(entry, seed);
-            let outs = (0..slots).map(|i| param_slot(func, act, i));
+            let outs = (0..slots).map(slot);
             quote! { move |seed| { let #pat = #lin; #readers #code (#(#outs,)*) } }
         }
         Mode::Vjp => {
@@ -98,7 +106,7 @@ pub fn body_parts_with(
                 }
             }
             let code = e.reverse_region(entry, seed);
-            let outs = (0..slots).map(|i| param_slot(func, act, i));
+            let outs = (0..slots).map(slot);
             quote! { move |(seed, #(#ms,)*)| { let #pat = #lin; #readers #code (#(#outs,)*) } }
         }
         Mode::Jvp => {
@@ -248,12 +256,30 @@ impl Companions<'_> {
         let Some(scalar) = ds.liftable() else {
             return ds.stop(&ds.why_not());
         };
-        let wrt = sig.wrt();
+        // A receiver (a struct of floats has no dual twin) is a constant here: its slot
+        // stays zero. Only a receiver built from dual numbers could need more, and
+        // `lifting.rs` refuses building one (a struct literal of lifted values).
+        let receiver = sig.has_receiver();
+        let wrt: Vec<usize> = sig
+            .wrt()
+            .into_iter()
+            .filter(|i| !(receiver && *i == 0))
+            .collect();
+        let receiver_fields: Vec<String> = sig
+            .receiver_fields
+            .iter()
+            .filter(|(_, ty)| crate::emit::dual::is_floats(ty, scalar))
+            .map(|(name, _)| name.clone())
+            .collect();
+        let floats = lifting::FloatInputs {
+            params: &ds.float_params(),
+            receiver_fields: &receiver_fields,
+        };
         let lifted = lifting::lift(
             self.func,
             self.act,
             &wrt,
-            &ds.float_params(),
+            floats,
             &scalar.to_string(),
             &sig.ident.to_string(),
         );
@@ -270,7 +296,14 @@ impl Companions<'_> {
             params,
             sig.params.len(),
             self.items,
-            |e| e.dual = true,
+            |e| {
+                e.dual = true;
+                e.constant_params = if receiver && sig.wrt().contains(&0) {
+                    vec![0]
+                } else {
+                    Vec::new()
+                };
+            },
         );
         let conversions = ds.conversions();
         quote! {{

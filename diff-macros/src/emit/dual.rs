@@ -72,7 +72,7 @@ fn declared_type(decl: &TokenStream) -> Option<syn::Type> {
 }
 
 /// Whether `ty` is the scalar, a `Vec` of it or an array of it.
-fn is_floats(ty: &syn::Type, scalar: &Ident) -> bool {
+pub fn is_floats(ty: &syn::Type, scalar: &Ident) -> bool {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
             if p.path.is_ident(scalar) {
@@ -143,11 +143,11 @@ impl<'a> DualSig<'a> {
         DualSig { sig, scalar, taken }
     }
 
-    /// The scalar, when every differentiated parameter can be lifted (not the receiver)
-    /// and so can the result (`()` for a function with `&mut` parameters).
+    /// The scalar, when every differentiated parameter can be lifted (the receiver is
+    /// taken as it is, a constant) and so can the result (`()` for a function with
+    /// `&mut` parameters).
     pub fn liftable(&self) -> Option<&Ident> {
-        let receiver = self.sig.has_receiver() && self.sig.wrt().contains(&0);
-        let all = !receiver && self.taken.iter().all(|t| !matches!(t, Taken::Any));
+        let all = self.taken.iter().all(|t| !matches!(t, Taken::Any));
         let out_ok = self.scalar.as_ref().is_some_and(|s| {
             let out: TokenStream = self.sig.output.clone();
             syn::parse2::<syn::Type>(out).is_ok_and(|t| {
@@ -265,9 +265,6 @@ impl<'a> DualSig<'a> {
         if self.scalar.is_none() {
             return "its differentiated parameters are not all of one float type, f64 or f32"
                 .into();
-        }
-        if self.sig.has_receiver() && self.sig.wrt().contains(&0) {
-            return "it is differentiated with respect to its receiver".into();
         }
         match self.taken.iter().position(|t| matches!(t, Taken::Any)) {
             Some(i) => format!(

@@ -24,6 +24,9 @@ pub struct Emitter<'a> {
     /// Whether the companion runs on dual numbers (`lifting.rs`): its calls are to the
     /// callees' dual companions.
     pub dual: bool,
+    /// Differentiated parameters the body takes as constants (a dual companion's
+    /// receiver, `emit/dual.rs`): their slots in the pullback are zero (`None`).
+    pub constant_params: Vec<usize>,
 }
 
 /// A function calling itself: its companion's opaque return type would contain itself, so
@@ -55,6 +58,7 @@ impl<'a> Emitter<'a> {
             recursion: None,
             maps,
             dual: false,
+            constant_params: Vec::new(),
         }
     }
 
@@ -539,11 +543,21 @@ impl<'a> Emitter<'a> {
                 }
             }
             Callee::Method { method, turbofish } => {
-                let m = if active {
+                // A method of the user's on dual numbers: its dual companion, which takes
+                // what `LiftTo` converts to (the float methods' rules are generic).
+                let user_dual = active && self.dual && !crate::lifting::is_rule(method);
+                let m = if user_dual {
+                    names::Kind::VjpDual.long(method)
+                } else if active {
                     names::Kind::of(self.mode).long(method)
                 } else {
                     method.clone()
                 };
+                if user_dual {
+                    for a in argv.iter_mut().skip(1) {
+                        *a = quote!(::diff::__private::LiftTo::lift_to(#a));
+                    }
+                }
                 let tf = turbofish.as_ref().map(|t| {
                     let mut t = t.clone();
                     t.colon2_token = Some(Default::default());

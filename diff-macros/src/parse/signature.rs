@@ -55,6 +55,9 @@ pub struct FnSig {
     /// The types of parameters left out because their definitions do not make them
     /// Differentiable: the companions check that they are not.
     pub not_differentiable: Vec<TokenStream>,
+    /// The receiver's named fields and their types, when its struct's definition is in
+    /// the crate's source: the dual companion mixes those of floats with dual numbers.
+    pub receiver_fields: Vec<(String, syn::Type)>,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -159,6 +162,7 @@ impl FnSig {
             outer_params: None,
             recursive: false,
             not_differentiable: Vec::new(),
+            receiver_fields: Vec::new(),
         })
     }
 
