@@ -21,6 +21,8 @@ mod parse;
 mod pipeline;
 mod print;
 mod registration;
+#[cfg(test)]
+mod robustness;
 mod source;
 mod warnings;
 

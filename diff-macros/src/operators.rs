@@ -15,7 +15,7 @@ use quote::{quote, ToTokens};
 use syn::parse::{Parse, ParseStream};
 
 /// Which operator.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
     Gradient,
     ValueWithGradient,

@@ -252,11 +252,14 @@ fn element(b: &Base, i: &syn::Ident) -> Expr {
 
 fn apply(f: &Func, item: Expr) -> Expr {
     match f {
-        Func::Closure(c) => {
+        Func::Closure(c) if c.inputs.len() == 1 => {
             let pat = &c.inputs[0];
             let body = &c.body;
             parse_quote!({ let #pat = #item; #body })
         }
+        // Not the one parameter an adapter passes: called as written, so that rustc
+        // reports the mismatch at the closure.
+        Func::Closure(c) => parse_quote!((#c)(#item)),
         Func::Path(p) => parse_quote!(#p(#item)),
     }
 }
