@@ -691,3 +691,34 @@ mod methods_of_a_model {
         super::assert_matrix(&h, &want, 1e-6);
     }
 }
+
+/// `for (k, a) in p.iter().enumerate()`: the item's index (of a type the macro cannot
+/// tell from the item alone) beside a value that carries a derivative, and constants of
+/// the standard library (`PI`, `f64::EPSILON`).
+#[differentiable]
+fn enumerated_wave(p: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for (k, a) in p.iter().enumerate() {
+        let phase = 2.0 * std::f64::consts::PI * (k as f64) / (p.len() as f64);
+        acc += a * a * phase.cos() + a.abs().max(f64::EPSILON).ln();
+    }
+    acc
+}
+
+#[test]
+fn hessian_over_an_enumerated_slice() {
+    let p = vec![0.5, -1.2, 2.0, 0.7];
+    let h = hessian!(at: &p, of: enumerated_wave);
+    let n = p.len() as f64;
+    for i in 0..p.len() {
+        for j in 0..p.len() {
+            let phase = 2.0 * std::f64::consts::PI * i as f64 / n;
+            let want = if i == j {
+                2.0 * phase.cos() - 1.0 / (p[i] * p[i])
+            } else {
+                0.0
+            };
+            assert_close(h[i][j], want, 1e-12);
+        }
+    }
+}

@@ -735,6 +735,17 @@ impl Lifting<'_> {
         }
     }
 
+    /// Whether `v` is read only by field projections (`t.0`): never yielded, carried,
+    /// passed or joined as a whole.
+    fn only_projected(&self, v: Value) -> bool {
+        self.func.regions.iter().all(|r| {
+            !r.yields.contains(&v)
+                && r.stmts.iter().all(|s| {
+                    matches!(s.inst, Inst::Field(a, _) if a == v) || !s.inst.operands().contains(&v)
+                })
+        })
+    }
+
     /// Whether `v` is a reference (a borrow, a parameter taken by reference).
     fn is_reference(&self, v: Value) -> bool {
         match self.func.def(v).map(|s| &s.inst) {
@@ -906,9 +917,15 @@ impl Lifting<'_> {
                     }
                 }
             }
+            // A tuple only taken apart (the item of a `for (k, a) in ..` pattern) needs
+            // no element converted: an element of a type the macro cannot tell (the
+            // index of an `enumerate` item) stays as it is.
             Inst::Tuple(vs) if lifted => {
+                let only_projected = self.only_projected(stmt.results[0]);
                 for v in vs.iter_mut() {
-                    self.convert(out, before, v, span);
+                    if !only_projected || self.floaty(*v, 0) {
+                        self.convert(out, before, v, span);
+                    }
                 }
             }
             Inst::Array(vs, _) if lifted => {
