@@ -91,6 +91,7 @@ pub fn lift(
         scalar: Ident::new(scalar, Span::call_site()),
         own: own.to_string(),
         refusal: None,
+        at: None,
     };
     // A placeholder is one variable of the generated code, whatever paths it takes: once
     // it meets a dual value anywhere, it is dual everywhere, and classifying again
@@ -140,6 +141,8 @@ struct Lifting<'a> {
     /// The function's name (a call of itself is refused).
     own: String,
     refusal: Option<String>,
+    /// The span of the statement being classified or rewritten.
+    at: Option<Span>,
 }
 
 /// How an opaque expression reading a lifted value is taken.
@@ -329,9 +332,18 @@ impl Lifting<'_> {
         }
     }
 
+    /// Records why there is no dual companion (the first reason), naming the user's
+    /// code it is about when the compiler gives its text.
     fn refuse(&mut self, why: impl Into<String>) {
         if self.refusal.is_none() {
-            self.refusal = Some(why.into());
+            let mut why = why.into();
+            if let Some(text) = self.at.and_then(|s| s.source_text()) {
+                let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                let short: String = text.chars().take(80).collect();
+                let more = if short.len() < text.len() { " .." } else { "" };
+                why = format!("{why} (`{short}{more}`)");
+            }
+            self.refusal = Some(why);
         }
     }
 
@@ -352,6 +364,7 @@ impl Lifting<'_> {
 
     fn classify_stmt(&mut self, stmt: &Stmt) {
         let func = self.func;
+        self.at = Some(stmt.span);
         let lifted = match &stmt.inst {
             Inst::Param(i) => self.lifted_params.contains(i),
             Inst::Const(_) => false,
@@ -855,6 +868,7 @@ impl Lifting<'_> {
 
     fn rewrite_stmt(&mut self, out: &mut Function, stmt: &mut Stmt, before: &mut Vec<Stmt>) {
         let span = stmt.span;
+        self.at = Some(span);
         // A placeholder (`Default::default()`) takes its type from its uses as written.
         if stmt.results.first().is_some_and(|r| self.placeholder(*r)) {
             return;
