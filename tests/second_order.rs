@@ -722,3 +722,25 @@ fn hessian_over_an_enumerated_slice() {
         }
     }
 }
+
+/// `std::mem::swap` and `replace` through fields and elements, some of whose values carry
+/// no derivative: generic, they run on dual numbers as they are.
+#[differentiable]
+fn swapped_places(a: f64, b: f64) -> f64 {
+    let mut t = (a * 2.0, 1.5);
+    let mut arr = [b, 3.0, a];
+    std::mem::swap(&mut t.0, &mut t.1);
+    std::mem::swap(&mut arr[0], &mut t.0);
+    let k = std::mem::replace(&mut arr[2], 0.5);
+    // A swap whose values the result does not read.
+    let mut unused = (a * b, 0.0);
+    std::mem::swap(&mut unused.0, &mut unused.1);
+    t.0 * b + arr[0].sin() + t.1 * k + arr[2]
+}
+
+#[test]
+fn hessian_through_swaps_of_places() {
+    // b^2 + sin 1.5 + 2 a^2 + 0.5
+    let h = hessian!(at: [0.3, 2.5], of: |p: [f64; 2]| swapped_places(p[0], p[1]));
+    assert_matrix(&h, &[vec![4.0, 0.0], vec![0.0, 2.0]], 1e-12);
+}
