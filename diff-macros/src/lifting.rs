@@ -323,15 +323,6 @@ pub fn is_rule(method: &Ident) -> bool {
 }
 
 impl Lifting<'_> {
-    /// Whether `v` is the receiver (`self`, through references to it).
-    fn is_receiver(&self, v: Value) -> bool {
-        match self.func.def(v).map(|s| &s.inst) {
-            Some(Inst::Param(0)) => !self.receiver_fields.is_empty(),
-            Some(Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a)) => self.is_receiver(*a),
-            _ => false,
-        }
-    }
-
     /// Records why there is no dual companion (the first reason), naming the user's
     /// code it is about when the compiler gives its text.
     fn refuse(&mut self, why: impl Into<String>) {
@@ -704,7 +695,7 @@ impl Lifting<'_> {
             Inst::Neg(a) | Inst::NoDerivative(a) | Inst::Index(a, _) => f(*a),
             Inst::Field(a, m) => {
                 let name = quote!(#m).to_string();
-                f(*a) || (self.is_receiver(*a) && self.receiver_fields.contains(&name))
+                f(*a) || (self.func.is_param(*a, 0) && self.receiver_fields.contains(&name))
             }
             Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a) => f(*a),
             Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),

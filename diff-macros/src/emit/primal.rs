@@ -800,17 +800,8 @@ pub fn is_call_of(
         // concat` is another function), and only on `self`: `self.inner.energy(x)` in
         // `fn energy` is the same method of another type (a wrapper delegating).
         Callee::Method { method: m, .. } => {
-            method && m == name && args.first().is_some_and(|r| is_receiver(func, *r))
+            method && m == name && args.first().is_some_and(|r| func.is_param(*r, 0))
         }
-    }
-}
-
-/// Whether `v` is the function's receiver (`self`, through references to it).
-fn is_receiver(func: &Function, v: Value) -> bool {
-    match func.def(v).map(|s| &s.inst) {
-        Some(Inst::Param(0)) => true,
-        Some(Inst::Ref(r, _) | Inst::Deref(r) | Inst::Load(r)) => is_receiver(func, *r),
-        _ => false,
     }
 }
 

@@ -325,6 +325,16 @@ impl Function {
         self.region(r).stmts.get(i)
     }
 
+    /// Whether `v` is parameter `i` itself, or a reference to it or through one (`self`
+    /// of a `&self` method read as `*self`).
+    pub fn is_param(&self, v: Value, i: usize) -> bool {
+        match self.def(v).map(|s| &s.inst) {
+            Some(Inst::Param(j)) => *j == i,
+            Some(Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a)) => self.is_param(*a, i),
+            _ => false,
+        }
+    }
+
     /// Where `v` is defined, as (region, 1 + statement index); a region's parameters are
     /// at 0 in it.
     pub fn position(&self, v: Value) -> (u32, usize) {
