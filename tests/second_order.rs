@@ -744,3 +744,42 @@ fn hessian_through_swaps_of_places() {
     let h = hessian!(at: [0.3, 2.5], of: |p: [f64; 2]| swapped_places(p[0], p[1]));
     assert_matrix(&h, &[vec![4.0, 0.0], vec![0.0, 2.0]], 1e-12);
 }
+
+/// Functions updating `&mut` floats, one call of which carries no derivative (its
+/// result is never read): second order goes through their dual companions.
+#[differentiable]
+#[allow(clippy::manual_swap)]
+fn swap_floats(a: &mut f64, b: &mut f64) {
+    let t = *a;
+    *a = *b;
+    *b = t;
+}
+
+#[differentiable]
+fn bump(a: &mut f64, k: f64) {
+    *a += k * k;
+}
+
+#[differentiable]
+fn through_mut_calls(x: f64, y: f64) -> f64 {
+    let mut u = x * 2.0;
+    let mut v = y;
+    swap_floats(&mut u, &mut v);
+    let mut dead = x * y;
+    let mut other = 1.0;
+    swap_floats(&mut dead, &mut other);
+    bump(&mut dead, x);
+    u * u * v + other
+}
+
+#[test]
+fn hessian_through_calls_updating_mut_floats() {
+    // 2 x y^2 + x y
+    let (x, y) = (0.3, 2.5);
+    let h = hessian!(at: [x, y], of: |p: [f64; 2]| through_mut_calls(p[0], p[1]));
+    assert_matrix(
+        &h,
+        &[vec![0.0, 4.0 * y + 1.0], vec![4.0 * y + 1.0, 4.0 * x]],
+        1e-12,
+    );
+}

@@ -426,13 +426,9 @@ impl Lifting<'_> {
                     // A function updating `&mut` floats: its dual companion takes them
                     // dual (`rewrite_stmt` converts the others).
                     match callee {
-                        Callee::Path(p) if not_a_function(p).is_none() => {
-                            if !self.act.is_active(stmt.results[0])
-                                && !stmt.results.iter().any(|r| self.act.is_active(*r))
-                            {
-                                self.refuse("a call updating `&mut` arguments that carries no derivative");
-                            }
-                        }
+                        // Through the callee's dual companion, also when its result
+                        // carries no derivative (`Emitter::primal_call_mut`).
+                        Callee::Path(p) if not_a_function(p).is_none() => {}
                         // A rule of diff-core generic over the element (`push`, `swap`).
                         Callee::Method { method, .. } if is_rule(method) => {}
                         _ => self.refuse("a method updating `&mut` arguments, of a value that carries a derivative"),

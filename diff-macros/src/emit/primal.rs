@@ -491,6 +491,13 @@ impl<'a> Emitter<'a> {
         active: bool,
     ) -> TokenStream {
         let res = self.name(stmt.results[0]);
+        // On dual numbers, a call of a function that reads them but whose result carries
+        // no derivative still goes to the callee's dual companion (the original takes
+        // floats), its linear map dropped.
+        let through_dual = self.dual
+            && !active
+            && matches!(callee, Callee::Path(p) if !crate::ir::is_library_path(p))
+            && stmt.results.iter().any(|r| self.act.varied.contains(r));
         let mut lets = TokenStream::new();
         let mut argv: Vec<TokenStream> = args.iter().map(|v| self.expr(*v)).collect();
         if !mutated.is_empty() {
@@ -526,7 +533,7 @@ impl<'a> Emitter<'a> {
                 let mut p = p.clone();
                 // The library's own rules (`::diff::__private::vec_repeat`) are generic.
                 let library = crate::ir::is_library_path(&p);
-                if active && self.dual && !library {
+                if (active || through_dual) && self.dual && !library {
                     // A dual companion's parameters take what `LiftTo` converts to.
                     let kind = names::Kind::VjpDual;
                     p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
@@ -579,6 +586,8 @@ impl<'a> Emitter<'a> {
                     quote! { let #h: #ty = ::std::boxed::Box::new(#h); }
                 });
             quote! { #lets let (#res, #h) = #call; #boxed }
+        } else if through_dual {
+            quote! { #lets let (mut #res, _) = #call; }
         } else {
             quote! { #lets let mut #res = #call; }
         }
