@@ -783,3 +783,29 @@ fn hessian_through_calls_updating_mut_floats() {
         1e-12,
     );
 }
+
+/// An `Option` of constants (`Some(3.0)` or `None`) matched beside values that carry a
+/// derivative: `None` takes the dual `Option` type it meets.
+#[differentiable]
+fn optional_factor(x: f64, k: f64) -> f64 {
+    let a: f64 = match if 3.0 < k { Some(3.0) } else { None } {
+        Some(w) => w * x,
+        None => k * x,
+    };
+    let b: f64 = match if k < 1.0 { None } else { Some(k) } {
+        Some(w) => w * x,
+        None => x,
+    };
+    a * x + b
+}
+
+#[test]
+fn hessian_through_options_of_constants() {
+    let h = |x: f64, k: f64| hessian!(at: [x, k], of: |p: [f64; 2]| optional_factor(p[0], p[1]));
+    // 3 x^2 + k x
+    assert_matrix(&h(0.3, 4.5), &[vec![6.0, 1.0], vec![1.0, 0.0]], 1e-12);
+    // k x^2 + k x
+    assert_matrix(&h(0.7, 2.0), &[vec![4.0, 2.4], vec![2.4, 0.0]], 1e-12);
+    // k x^2 + x
+    assert_matrix(&h(0.2, 0.5), &[vec![1.0, 0.4], vec![0.4, 0.0]], 1e-12);
+}

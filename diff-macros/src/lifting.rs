@@ -684,7 +684,7 @@ impl Lifting<'_> {
         };
         let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
         match &stmt.inst {
-            Inst::Const(t) => numeric_tokens(t),
+            Inst::Const(t) => numeric_tokens(t) || self.is_none(v),
             Inst::Param(i) => self.float_params.contains(i),
             Inst::Cast(..) => true,
             Inst::Binary(_, a, b) => f(*a) && f(*b),
@@ -735,6 +735,23 @@ impl Lifting<'_> {
         }
     }
 
+    /// Whether `v` is the constant `None`.
+    fn is_none(&self, v: Value) -> bool {
+        match self.func.def(v).map(|s| &s.inst) {
+            Some(Inst::Const(t)) => {
+                let t = t.to_string().replace(' ', "");
+                matches!(
+                    t.as_str(),
+                    "None"
+                        | "Option::None"
+                        | "::core::option::Option::None"
+                        | "::std::option::Option::None"
+                )
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `v` is read only by field projections (`t.0`): never yielded, carried,
     /// passed or joined as a whole.
     fn only_projected(&self, v: Value) -> bool {
@@ -781,7 +798,8 @@ impl Lifting<'_> {
         v: &mut Value,
         span: Span,
     ) {
-        if self.is_lifted(*v) {
+        // `None` takes whatever `Option` type it meets.
+        if self.is_lifted(*v) || self.is_none(*v) {
             return;
         }
         let (w, s) = self.lift_stmt(out, *v, span);
