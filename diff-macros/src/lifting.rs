@@ -120,7 +120,7 @@ pub struct FloatInputs<'a> {
     /// The parameters whose type is built of floats (`f64`, `&[f64]`, `[f64; N]`, ..).
     pub params: &'a [usize],
     /// The receiver's fields of such types (read from the type's definition,
-    /// `source::float_fields`).
+    /// `source::struct_fields`).
     pub receiver_fields: &'a [String],
 }
 
@@ -684,7 +684,7 @@ impl Lifting<'_> {
         };
         let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
         match &stmt.inst {
-            Inst::Const(t) => numeric_tokens(t) || self.is_none(v),
+            Inst::Const(t) => numeric_tokens(t),
             Inst::Param(i) => self.float_params.contains(i),
             Inst::Cast(..) => true,
             Inst::Binary(_, a, b) => f(*a) && f(*b),
@@ -722,33 +722,21 @@ impl Lifting<'_> {
                     || matches!(opaque_kind(o), OpaqueKind::Collection) && numeric_tokens(&o.tokens)
             }
             Inst::For { init, .. } => init.get(k).is_some_and(|i| f(*i)),
+            // A placeholder yield (`None`) takes the type the other branches give it.
             Inst::If { .. } | Inst::Match { .. } => {
                 let branches = stmt.inst.branches().unwrap_or_default();
-                branches.iter().all(|r| {
-                    func.region(*r)
-                        .yields
-                        .get(k)
-                        .is_some_and(|y| self.is_lifted(*y) || f(*y))
-                })
+                let yields: Option<Vec<Value>> = branches
+                    .iter()
+                    .map(|r| func.region(*r).yields.get(k).copied())
+                    .collect();
+                let typed: Vec<Value> = yields
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|y| !self.placeholder(*y))
+                    .collect();
+                !typed.is_empty() && typed.iter().all(|y| self.is_lifted(*y) || f(*y))
             }
             _ => self.is_lifted(v),
-        }
-    }
-
-    /// Whether `v` is the constant `None`.
-    fn is_none(&self, v: Value) -> bool {
-        match self.func.def(v).map(|s| &s.inst) {
-            Some(Inst::Const(t)) => {
-                let t = t.to_string().replace(' ', "");
-                matches!(
-                    t.as_str(),
-                    "None"
-                        | "Option::None"
-                        | "::core::option::Option::None"
-                        | "::std::option::Option::None"
-                )
-            }
-            _ => false,
         }
     }
 
@@ -798,8 +786,7 @@ impl Lifting<'_> {
         v: &mut Value,
         span: Span,
     ) {
-        // `None` takes whatever `Option` type it meets.
-        if self.is_lifted(*v) || self.is_none(*v) {
+        if self.is_lifted(*v) {
             return;
         }
         let (w, s) = self.lift_stmt(out, *v, span);
