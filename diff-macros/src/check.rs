@@ -50,12 +50,7 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
 /// The name of the free function a path calls by its name alone (`g`, `self::g`,
 /// `super::g`, `crate::g`), whose definition the file may show.
 fn free_function(p: &syn::ExprPath) -> Option<String> {
-    let segments = &p.path.segments;
-    let through_modules = segments
-        .iter()
-        .take(segments.len().saturating_sub(1))
-        .all(|s| s.ident == "crate" || s.ident == "self" || s.ident == "super");
-    let last = segments.last()?;
-    (p.qself.is_none() && p.path.leading_colon.is_none() && through_modules)
+    let last = p.path.segments.last()?;
+    (p.qself.is_none() && crate::emit::names::by_name_alone(&p.path))
         .then(|| last.ident.to_string())
 }

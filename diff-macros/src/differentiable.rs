@@ -109,16 +109,17 @@ struct Owner<'a> {
     declared_by_trait: bool,
 }
 
-/// The named fields of the struct `ty` names, from its definition in the crate's source.
-fn receiver_fields(ty: &syn::Type, at: &syn::Ident) -> Vec<(String, syn::Type)> {
-    let syn::Type::Path(p) = ty else {
-        return Vec::new();
-    };
-    match p.path.segments.last() {
-        Some(last) if p.qself.is_none() => {
-            crate::source::struct_fields(at, &last.ident.to_string()).unwrap_or_default()
+/// The name a type is known by in the source (`Config` for `&'a m::Config<T>`): the last
+/// segment of a path, under references.
+fn type_name(mut ty: &syn::Type) -> Option<String> {
+    while let syn::Type::Reference(r) = ty {
+        ty = &r.elem;
+    }
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().map(|s| s.ident.to_string())
         }
-        _ => Vec::new(),
+        _ => None,
     }
 }
 
@@ -134,31 +135,26 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
         if p.tangent.is_none() || p.mutable {
             continue;
         }
-        let (mut ty, written) = match input {
+        // The type as the check names it: `Self` for the receiver, else the referent.
+        let (ty, checked) = match input {
             syn::FnArg::Receiver(_) => match self_ty {
                 Some(t) => (t, quote!(Self)),
                 None => continue,
             },
-            syn::FnArg::Typed(t) if p.asked => (&*t.ty, TokenStream::new()),
+            syn::FnArg::Typed(t) if p.asked => {
+                let mut referent = &*t.ty;
+                while let syn::Type::Reference(r) = referent {
+                    referent = &r.elem;
+                }
+                (referent, quote!(#referent))
+            }
             syn::FnArg::Typed(_) => continue,
         };
-        while let syn::Type::Reference(r) = ty {
-            ty = &r.elem;
-        }
-        let syn::Type::Path(path) = ty else {
+        let Some(name) = type_name(ty) else {
             continue;
         };
-        let Some(last) = path.path.segments.last().filter(|_| path.qself.is_none()) else {
-            continue;
-        };
-        let span = func.sig.ident.span();
-        if crate::source::differentiable_type(span, &last.ident.to_string()) == Some(false) {
+        if crate::source::differentiable_type(func.sig.ident.span(), &name) == Some(false) {
             sig.leave_out(i);
-            let checked = if written.is_empty() {
-                quote!(#ty)
-            } else {
-                written
-            };
             sig.not_differentiable.push(checked);
         }
     }
@@ -167,9 +163,8 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
 /// The trait that `impl Trait for Type` implements, when its definition is in the same
 /// file (read from the source, see [`crate::source`]) and does not mark `method`
 /// `#[differentiable]`: the method's companions cannot be items of the trait's `impl`.
-fn unmarked_trait(block: &syn::ItemImpl, method: &syn::Ident) -> Option<syn::Ident> {
-    let (_, path, _) = block.trait_.as_ref()?;
-    let name = &path.segments.last()?.ident;
+fn unmarked_trait(trait_path: Option<&syn::Path>, method: &syn::Ident) -> Option<syn::Ident> {
+    let name = &trait_path?.segments.last()?.ident;
     let marks = crate::source::trait_marks(method.span(), &name.to_string(), &method.to_string());
     (marks == Some(false)).then(|| name.clone())
 }
@@ -180,7 +175,8 @@ fn unmarked_trait_method(written_in: &Enclosing, method: &syn::Ident) -> Option<
     let Enclosing::Impl(block) = written_in else {
         return None;
     };
-    let name = unmarked_trait(block, method)?;
+    let trait_path = block.trait_.as_ref().map(|(_, p, _)| p);
+    let name = unmarked_trait(trait_path, method)?;
     let ty = &block.self_ty;
     Some(syn::Error::new_spanned(
         method,
@@ -308,7 +304,9 @@ fn companions(
         leave_out_by_definition(&mut sig, func, undeclared);
     }
     if let Some(owner) = self_ty.filter(|_| sig.has_receiver()) {
-        sig.receiver_fields = receiver_fields(owner.ty, &func.sig.ident);
+        let fields = type_name(owner.ty)
+            .and_then(|name| crate::source::struct_fields(&func.sig.ident, &name));
+        sig.receiver_fields = fields.unwrap_or_default();
     }
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
@@ -451,11 +449,9 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     let mut inherent = TokenStream::new();
     let mut marked = 0;
     let generics = block.generics.clone();
-    let of_trait = block.trait_.is_some();
-    let block_header = syn::ItemImpl {
-        items: Vec::new(),
-        ..block.clone()
-    };
+    let trait_path = block.trait_.as_ref().map(|(_, p, _)| p.clone());
+    let of_trait = trait_path.is_some();
+    let self_ty = (*block.self_ty).clone();
     for item in &mut block.items {
         let syn::ImplItem::Fn(func) = item else {
             continue;
@@ -464,13 +460,13 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             continue;
         };
         let context = Context::Impl(Some(&generics));
-        let unmarked = unmarked_trait(&block_header, &func.sig.ident).is_some();
+        let unmarked = unmarked_trait(trait_path.as_ref(), &func.sig.ident).is_some();
         // A receiver may be left out where no trait declares the companions.
-        let self_ty = Some(Owner {
-            ty: &block_header.self_ty,
+        let owner = Some(Owner {
+            ty: &self_ty,
             declared_by_trait: of_trait && !unmarked,
         });
-        if let Some(c) = self::companions(args, func, context, self_ty, &mut errors) {
+        if let Some(c) = self::companions(args, func, context, owner, &mut errors) {
             if unmarked {
                 inherent.extend(c);
             } else {
@@ -593,10 +589,7 @@ fn expand_trait(args: TokenStream, mut block: syn::ItemTrait) -> TokenStream {
 
 /// Whether an attribute is `#[differentiable]` (or `#[diff::differentiable]`, ..).
 fn is_differentiable_attr(attr: &syn::Attribute) -> bool {
-    attr.path()
-        .segments
-        .last()
-        .is_some_and(|s| s.ident == "differentiable")
+    crate::parse::attr::ends_with(attr.path(), "differentiable")
 }
 
 /// Whether `func` is certainly an associated function in an `impl` block: it has a

@@ -58,7 +58,7 @@ impl Corpus {
     fn take(attrs: &mut Vec<syn::Attribute>, name: &str) -> Option<TokenStream> {
         let at = attrs
             .iter()
-            .position(|a| a.path().segments.last().is_some_and(|s| s.ident == name))?;
+            .position(|a| crate::parse::attr::ends_with(a.path(), name))?;
         Some(match attrs.remove(at).meta {
             syn::Meta::List(l) => l.tokens,
             _ => TokenStream::new(),

@@ -10,6 +10,7 @@
 //! not found where the compiler says (a name produced by a `macro_rules!` expansion),
 //! or it sits inside parentheses (a macro invocation's arguments), the answer is
 //! [`Enclosing::Unknown`] and the caller keeps its default.
+use crate::parse::attr::ends_with;
 
 /// The block a function's name is written in.
 pub enum Enclosing {
@@ -25,47 +26,21 @@ pub enum Enclosing {
 
 /// The block around the function named by `ident`, as written in its source file.
 pub fn enclosing(ident: &syn::Ident) -> Enclosing {
-    let Some((text, line, column)) = written_at(ident.span()) else {
+    let Some(w) = written_at(ident.span()) else {
         return Enclosing::Unknown;
     };
-    enclosing_in(&text, line, column, &ident.to_string())
+    enclosing_in(&w.text, w.line, w.column, &ident.to_string())
 }
 
 /// Whether the trait named `name` marks its method `method` `#[differentiable]`, when
 /// the trait is defined in the file where `span` is (`None` otherwise).
 pub fn trait_marks(span: proc_macro2::Span, name: &str, method: &str) -> Option<bool> {
-    let (text, _, _) = written_at(span)?;
-    let file = syn::parse_file(&text).ok()?;
-    let mut found = None;
-    find_trait(&file.items, name, &mut found);
-    let block = found?;
-    let marked = |attrs: &[syn::Attribute]| {
-        attrs.iter().any(|a| {
-            a.path()
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "differentiable")
-        })
-    };
-    block.items.iter().find_map(|item| match item {
-        syn::TraitItem::Fn(f) if f.sig.ident == method => Some(marked(&f.attrs)),
-        _ => None,
-    })
-}
-
-/// The trait named `name` among `items` and the inline modules in them (the first found).
-fn find_trait<'a>(items: &'a [syn::Item], name: &str, found: &mut Option<&'a syn::ItemTrait>) {
-    for item in items {
-        match item {
-            syn::Item::Trait(t) if t.ident == name && found.is_none() => *found = Some(t),
-            syn::Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    find_trait(items, name, found);
-                }
-            }
-            _ => {}
-        }
-    }
+    let file = &read(&written_at(span)?)[0];
+    let (_, methods) = file.traits.iter().find(|(t, _)| t == name)?;
+    methods
+        .iter()
+        .find(|(m, _)| m == method)
+        .map(|(_, marked)| *marked)
 }
 
 /// Whether the type named `name` (a struct, enum or union of the crate being compiled)
@@ -74,7 +49,7 @@ fn find_trait<'a>(items: &'a [syn::Item], name: &str, found: &mut Option<&'a syn
 /// `span` is, or in the crate's `src/`) and nothing makes it Differentiable, `None` when
 /// no definition is found (a type from another crate, an alias).
 pub fn differentiable_type(span: proc_macro2::Span, name: &str) -> Option<bool> {
-    let found = read(span)?;
+    let found = read(&written_at(span)?);
     if found
         .iter()
         .any(|t| t.differentiable.iter().any(|n| n == name))
@@ -90,23 +65,20 @@ pub fn differentiable_type(span: proc_macro2::Span, name: &str) -> Option<bool> 
 /// What the file where `span` is defines, then what the rest of its crate's sources
 /// define: for a file under `src/` (not `src/bin/`), the other `.rs` files there
 /// (without `src/bin/`, other crates); for a binary, a test or an example, nothing more.
-fn read(span: proc_macro2::Span) -> Option<Vec<std::rc::Rc<Types>>> {
-    let (text, _, _) = written_at(span)?;
-    let here = span.unwrap().local_file()?;
-    let here = std::env::current_dir().map_or(here.clone(), |d| d.join(&here));
-    let mut all = vec![types_of(&here, text)];
+fn read(w: &Written) -> Vec<std::rc::Rc<Types>> {
+    let mut all = vec![types_of(&w.path, &w.text)];
     if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
         let src = std::path::Path::new(&dir).join("src");
-        if here.starts_with(&src) && !here.starts_with(src.join("bin")) {
+        if w.path.starts_with(&src) && !w.path.starts_with(src.join("bin")) {
             all.extend(
                 crate_types(&src)
                     .into_iter()
-                    .filter(|(path, _)| *path != here)
+                    .filter(|(path, _)| *path != w.path)
                     .map(|(_, t)| t),
             );
         }
     }
-    Some(all)
+    all
 }
 
 /// What each `.rs` file under `src` (but `src/bin/`) defines, read once per run of the
@@ -131,7 +103,7 @@ fn crate_types(src: &std::path::Path) -> Vec<(std::path::PathBuf, std::rc::Rc<Ty
         let types: Vec<_> = files
             .into_iter()
             .filter_map(|path| {
-                let t = types_of(&path, std::fs::read_to_string(&path).ok()?);
+                let t = types_of(&path, &std::fs::read_to_string(&path).ok()?);
                 Some((path, t))
             })
             .collect();
@@ -142,7 +114,7 @@ fn crate_types(src: &std::path::Path) -> Vec<(std::path::PathBuf, std::rc::Rc<Ty
 
 /// The types defined in the file at `path` whose text is `text`, read once per text
 /// (the macro runs once per function, often many times over one file).
-fn types_of(path: &std::path::Path, text: String) -> std::rc::Rc<Types> {
+fn types_of(path: &std::path::Path, text: &str) -> std::rc::Rc<Types> {
     type Cache = std::collections::HashMap<std::path::PathBuf, (String, std::rc::Rc<Types>)>;
     thread_local! {
         static READ: std::cell::RefCell<Cache> = Default::default();
@@ -150,16 +122,16 @@ fn types_of(path: &std::path::Path, text: String) -> std::rc::Rc<Types> {
     READ.with(|read| {
         let mut read = read.borrow_mut();
         if let Some((t, types)) = read.get(path) {
-            if *t == text {
+            if t == text {
                 return types.clone();
             }
         }
         let mut types = Types::default();
-        if let Ok(file) = syn::parse_file(&text) {
+        if let Ok(file) = syn::parse_file(text) {
             syn::visit::Visit::visit_file(&mut types, &file);
         }
         let types = std::rc::Rc::new(types);
-        read.insert(path.to_path_buf(), (text, types.clone()));
+        read.insert(path.to_path_buf(), (text.to_string(), types.clone()));
         types
     })
 }
@@ -199,6 +171,8 @@ struct Types {
     modules: Vec<String>,
     /// Traits and type aliases (names a path may go through that are not modules).
     other_types: Vec<String>,
+    /// Traits, each with its methods and whether it marks them `#[differentiable]`.
+    traits: Vec<(String, Vec<(String, bool)>)>,
     /// Structs with named fields: the inline modules they are in, name, fields and
     /// their types (as text: tokens made in one run of the macro must not outlive it,
     /// and this is kept for the next ones).
@@ -215,13 +189,7 @@ impl Types {
                 && a.parse_args_with(
                     syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
                 )
-                .is_ok_and(|paths| {
-                    paths.iter().any(|p| {
-                        p.segments
-                            .last()
-                            .is_some_and(|s| s.ident == "Differentiable")
-                    })
-                })
+                .is_ok_and(|paths| paths.iter().any(|p| ends_with(p, "Differentiable")))
         });
         if derives {
             self.differentiable.push(name.clone());
@@ -239,40 +207,38 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_trait(&mut self, i: &'a syn::ItemTrait) {
         self.other_types.push(i.ident.to_string());
+        let methods = i
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::TraitItem::Fn(f) => {
+                    Some((f.sig.ident.to_string(), marked(&f.attrs, "differentiable")))
+                }
+                _ => None,
+            })
+            .collect();
+        self.traits.push((i.ident.to_string(), methods));
         syn::visit::visit_item_trait(self, i);
     }
     fn visit_item_type(&mut self, i: &'a syn::ItemType) {
         self.other_types.push(i.ident.to_string());
     }
     fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
-        let mut plain = true;
-        for a in &i.attrs {
-            let Some(last) = a.path().segments.last() else {
-                continue;
-            };
-            if last.ident == "differentiable" {
-                self.with_derivatives.push(i.sig.ident.to_string());
-                plain = false;
-            } else if last.ident == "derivative" {
-                self.with_derivatives.extend(registered(a));
-                plain = false;
-            }
-        }
-        if plain {
-            self.plain_functions.push(i.sig.ident.to_string());
+        let name = i.sig.ident.to_string();
+        let registers = i.attrs.iter().filter(|a| ends_with(a.path(), "derivative"));
+        self.with_derivatives
+            .extend(registers.filter_map(registered));
+        if marked(&i.attrs, "differentiable") {
+            self.with_derivatives.push(name);
+        } else if !marked(&i.attrs, "derivative") {
+            self.plain_functions.push(name);
         }
         syn::visit::visit_item_fn(self, i);
     }
     fn visit_impl_item_fn(&mut self, i: &'a syn::ImplItemFn) {
-        for a in &i.attrs {
-            if a.path()
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "derivative")
-            {
-                self.with_derivatives.extend(registered(a));
-            }
-        }
+        let registers = i.attrs.iter().filter(|a| ends_with(a.path(), "derivative"));
+        self.with_derivatives
+            .extend(registers.filter_map(registered));
         syn::visit::visit_impl_item_fn(self, i);
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
@@ -300,11 +266,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
         self.definition(&i.ident, &i.attrs);
     }
     fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
-        let implements = i.trait_.as_ref().is_some_and(|(_, p, _)| {
-            p.segments
-                .last()
-                .is_some_and(|s| s.ident == "Differentiable")
-        });
+        let implements = i
+            .trait_
+            .as_ref()
+            .is_some_and(|(_, p, _)| ends_with(p, "Differentiable"));
         if let (true, syn::Type::Path(t)) = (implements, &*i.self_ty) {
             if let Some(last) = t.path.segments.last() {
                 self.differentiable.push(last.ident.to_string());
@@ -312,6 +277,11 @@ impl<'a> syn::visit::Visit<'a> for Types {
         }
         syn::visit::visit_item_impl(self, i);
     }
+}
+
+/// Whether `attrs` hold the attribute `name` (by its last segment).
+fn marked(attrs: &[syn::Attribute], name: &str) -> bool {
+    attrs.iter().any(|a| ends_with(a.path(), name))
 }
 
 /// The last name of the path a `#[derivative(of = path, ..)]` registers.
@@ -338,7 +308,7 @@ fn registered(attr: &syn::Attribute) -> Option<String> {
 /// registration, and nothing in the file or under the crate's `src/` gives a function
 /// of that name a derivative (a mark or a registration `of` it).
 pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
-    let Some(all) = read(span) else {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
         return false;
     };
     all[0].plain_functions.iter().any(|n| n == name)
@@ -351,7 +321,8 @@ pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
 /// same module of the file defines, or else the only type of that name in the file or
 /// the crate's `src/` (a struct with named fields).
 pub fn struct_fields(at: &syn::Ident, name: &str) -> Option<Vec<(String, syn::Type)>> {
-    let all = read(at.span())?;
+    let w = written_at(at.span())?;
+    let all = read(&w);
     let parse = |fields: &Vec<(String, String)>| -> Option<Vec<(String, syn::Type)>> {
         fields
             .iter()
@@ -359,8 +330,7 @@ pub fn struct_fields(at: &syn::Ident, name: &str) -> Option<Vec<(String, syn::Ty
             .collect()
     };
     // The one defined in the module where `at` is written, when its file has one.
-    let (text, line, column) = written_at(at.span())?;
-    if let Some(path) = module_path_in(&text, line, column, &at.to_string()) {
+    if let Some(path) = module_path_in(&w.text, w.line, w.column, &at.to_string()) {
         let mut here = all[0]
             .structs
             .iter()
@@ -388,23 +358,39 @@ pub fn struct_fields(at: &syn::Ident, name: &str) -> Option<Vec<(String, syn::Ty
 /// struct, enum, union, trait or type alias.
 pub fn is_module(ident: &syn::Ident) -> bool {
     let name = ident.to_string();
-    let Some(all) = read(ident.span()) else {
+    let Some(all) = written_at(ident.span()).map(|w| read(&w)) else {
         return false;
     };
     let named = |list: &dyn Fn(&Types) -> &Vec<String>| all.iter().any(|t| list(t).contains(&name));
     named(&|t| &t.modules) && !named(&|t| &t.defined) && !named(&|t| &t.other_types)
 }
 
-/// The text of the file where `span` is, and where in it (line from 1, column from 0),
-/// when the compiler says and the file can be read.
-fn written_at(span: proc_macro2::Span) -> Option<(String, usize, usize)> {
+/// The file where a span is: its path (absolute), its text, and where in it the span
+/// starts (line from 1, column from 0).
+struct Written {
+    path: std::path::PathBuf,
+    text: String,
+    line: usize,
+    column: usize,
+}
+
+/// Where `span` is written, when the compiler says and the file can be read.
+fn written_at(span: proc_macro2::Span) -> Option<Written> {
     if !proc_macro::is_available() {
         return None;
     }
     let span = span.unwrap();
-    let text = std::fs::read_to_string(span.local_file()?).ok()?;
+    let path = span.local_file()?;
+    let path = std::env::current_dir().map_or(path.clone(), |d| d.join(&path));
+    let text = std::fs::read_to_string(&path).ok()?;
     // The compiler counts columns from 1.
-    Some((text, span.line(), span.column().saturating_sub(1)))
+    let (line, column) = (span.line(), span.column().saturating_sub(1));
+    Some(Written {
+        path,
+        text,
+        line,
+        column,
+    })
 }
 
 /// One open delimiter, `{`, `(` or `[`: where it is, and where the words before it began.
@@ -412,6 +398,14 @@ struct Frame {
     delimiter: char,
     open: usize,
     header: usize,
+}
+
+impl Frame {
+    /// The block's header (from where its words begin to its `{`) with an empty body,
+    /// to parse as the item it opens (`impl A {}`, `mod m {}`).
+    fn item(&self, text: &str) -> String {
+        format!("{} {{}}", &text[self.header..self.open])
+    }
 }
 
 /// The block open at `line` (from 1) and `column` (from 0, in characters) of `text`,
@@ -426,8 +420,7 @@ pub fn enclosing_in(text: &str, line: usize, column: usize, name: &str) -> Enclo
     if frame.delimiter != '{' {
         return Enclosing::Unknown;
     }
-    // The header of the innermost block: from where its words begin to its `{`.
-    let head = format!("{} {{}}", &text[frame.header..frame.open]);
+    let head = frame.item(text);
     if let Ok(block) = syn::parse_str::<syn::ItemImpl>(&head) {
         return Enclosing::Impl(Box::new(block));
     }
@@ -446,8 +439,7 @@ fn module_path_in(text: &str, line: usize, column: usize, name: &str) -> Option<
             .iter()
             .filter(|f| f.delimiter == '{')
             .filter_map(|f| {
-                let head = format!("{} {{}}", &text[f.header..f.open]);
-                syn::parse_str::<syn::ItemMod>(&head)
+                syn::parse_str::<syn::ItemMod>(&f.item(text))
                     .ok()
                     .map(|m| m.ident.to_string())
             })

@@ -260,11 +260,8 @@ impl Companions<'_> {
         // stays zero. Only a receiver built from dual numbers could need more, and
         // `lifting.rs` refuses building one (a struct literal of lifted values).
         let receiver = sig.has_receiver();
-        let wrt: Vec<usize> = sig
-            .wrt()
-            .into_iter()
-            .filter(|i| !(receiver && *i == 0))
-            .collect();
+        let (constant, wrt): (Vec<usize>, Vec<usize>) =
+            sig.wrt().into_iter().partition(|i| receiver && *i == 0);
         let receiver_fields: Vec<String> = sig
             .receiver_fields
             .iter()
@@ -298,11 +295,7 @@ impl Companions<'_> {
             self.items,
             |e| {
                 e.dual = true;
-                e.constant_params = if receiver && sig.wrt().contains(&0) {
-                    vec![0]
-                } else {
-                    Vec::new()
-                };
+                e.constant_params = constant;
             },
         );
         let conversions = ds.conversions();

@@ -178,6 +178,16 @@ impl Kind {
     }
 }
 
+/// Whether `path` names a function by its name alone, through modules only: `f`,
+/// `f::<T>`, `crate::f`, `super::f`, `self::super::f` (no leading `::`).
+pub fn by_name_alone(path: &syn::Path) -> bool {
+    let n = path.segments.len();
+    path.leading_colon.is_none()
+        && path.segments.iter().take(n.saturating_sub(1)).all(|s| {
+            s.arguments.is_none() && (s.ident == "crate" || s.ident == "self" || s.ident == "super")
+        })
+}
+
 /// The path of companion `kind` of the function a call names by `path` (the lookup rule,
 /// decided by the path's form alone):
 /// - one segment, `f` or `f::<T>`: the function's name, which the function's carrier
@@ -192,12 +202,11 @@ impl Kind {
 pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Path {
     let mut path = path.clone();
     let n = path.segments.len();
-    let through_modules = path.segments.iter().take(n - 1).all(|s| {
-        s.arguments.is_none() && (s.ident == "crate" || s.ident == "self" || s.ident == "super")
-    }) || (n >= 2
+    let in_module = n >= 2
+        && path.leading_colon.is_none()
         && path.segments[n - 2].arguments.is_none()
-        && crate::source::is_module(&path.segments[n - 2].ident));
-    let single = !qualified && path.leading_colon.is_none() && through_modules;
+        && crate::source::is_module(&path.segments[n - 2].ident);
+    let single = !qualified && (by_name_alone(&path) || in_module);
     let last = path.segments.last_mut().expect("a path has a segment");
     if single {
         let args = std::mem::take(&mut last.arguments);

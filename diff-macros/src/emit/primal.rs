@@ -537,9 +537,7 @@ impl<'a> Emitter<'a> {
                     // A dual companion's parameters take what `LiftTo` converts to.
                     let kind = names::Kind::VjpDual;
                     p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
-                    let argv = argv
-                        .iter()
-                        .map(|a| quote!(::diff::__private::LiftTo::lift_to(#a)));
+                    let argv = argv.iter().map(lift_to);
                     quote_spanned! {stmt.span=> #p(#(#argv),*) }
                 } else {
                     if active {
@@ -562,7 +560,7 @@ impl<'a> Emitter<'a> {
                 };
                 if user_dual {
                     for a in argv.iter_mut().skip(1) {
-                        *a = quote!(::diff::__private::LiftTo::lift_to(#a));
+                        *a = lift_to(a);
                     }
                 }
                 let tf = turbofish.as_ref().map(|t| {
@@ -812,6 +810,11 @@ pub fn is_call_of(
             method && m == name && args.first().is_some_and(|r| func.is_param(*r, 0))
         }
     }
+}
+
+/// An argument of a call of a dual companion, converted to the parameter's type.
+fn lift_to(a: &TokenStream) -> TokenStream {
+    quote!(::diff::__private::LiftTo::lift_to(#a))
 }
 
 /// The operator's token.

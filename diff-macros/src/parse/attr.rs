@@ -4,6 +4,12 @@ use darling::FromMeta;
 use proc_macro2::TokenStream;
 use syn::spanned::Spanned;
 
+/// Whether `path` ends in `name` (`differentiable`, `diff::differentiable`): how the
+/// macros recognize their own attributes and derives, however the user imported them.
+pub fn ends_with(path: &syn::Path, name: &str) -> bool {
+    path.segments.last().is_some_and(|s| s.ident == name)
+}
+
 /// A list of parameter names: `wrt = (x, y)` or `wrt = x`.
 #[derive(Clone, Debug, Default)]
 pub struct NameList(pub Vec<syn::Ident>);
