@@ -227,21 +227,17 @@ impl LinearMaps {
                 }
             }
         }
-        let shared: Vec<Value> = func.regions[entry]
-            .stmts
-            .iter()
-            .filter(|s| {
-                matches!(&s.inst, Inst::Param(i)
-                    if func.by_ref.contains(i) && !func.mutated.contains(i))
-            })
-            .map(|s| s.results[0])
-            .collect();
-        let integers: Vec<Value> = func.regions[entry]
-            .stmts
-            .iter()
-            .filter(|s| matches!(&s.inst, Inst::Param(i) if func.integers.contains(i)))
-            .map(|s| s.results[0])
-            .collect();
+        // The values of the parameters `keep` chooses.
+        let params = |keep: &dyn Fn(&usize) -> bool| -> Vec<Value> {
+            func.regions[entry]
+                .stmts
+                .iter()
+                .filter(|s| matches!(&s.inst, Inst::Param(i) if keep(i)))
+                .map(|s| s.results[0])
+                .collect()
+        };
+        let shared = params(&|i| func.by_ref.contains(i) && !func.mutated.contains(i));
+        let integers = params(&|i| func.integers.contains(i));
         let mut pulled: Vec<Value> = Vec::new();
         let mut copied: Vec<Value> = Vec::new();
         // Parents before children, so that what an enclosing region saves is known.
