@@ -193,7 +193,8 @@ fn associated_functions_in_unmarked_blocks() {
     assert_close(gx, fd(|x| Q::new_dot_helper(x, 0.25), 0.5), 1e-6, "by path");
     assert_close(gy, fd(|y| Q::new_dot_helper(0.5, y), 0.25), 1e-6, "by path");
     let c = vec![1.0, -2.0, 0.5];
-    let gc = gradient!(at: &c, of: |c: &[f64]| Ops::<f64>::horner(c, 2.0));
+    let (v, gc) = value_with_gradient!(at: &c, of: |c: &[f64]| Ops::<f64>::horner(c, 2.0));
+    assert_eq!(v, 1.0 - 2.0 * 2.0 + 0.5 * 4.0);
     assert_eq!(gc, vec![1.0, 2.0, 4.0]);
 }
 

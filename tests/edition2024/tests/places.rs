@@ -112,13 +112,15 @@ fn through_impls(t: f64) -> f64 {
 #[test]
 fn unmarked_impls_and_parameters_left_out() {
     let t = 0.7;
-    let g = gradient!(at: t, of: through_impls);
+    let (v, g) = value_with_gradient!(at: t, of: through_impls);
+    close(v, t.sin() * t.sin() + t.powi(4));
     close(g, 2.0 * t.sin() * t.cos() + 4.0 * t * t * t);
     let d = first_derivative!(at: t, of: through_impls);
     close(d, g);
     let (s, e) = (Scale { by: 3.0 }, Scale { by: 0.5 });
     let x = vec![1.0, -2.0];
-    let g = gradient!(at: &x, of: |v: &[f64]| s.apply(v, &e));
+    let (v, g) = value_with_gradient!(at: &x, of: |v: &[f64]| s.apply(v, &e));
+    close(v, 3.0 * (1.0 + 4.0) * 0.5);
     close(g[0], 3.0 * 2.0 * 1.0 * 0.5);
     close(g[1], 3.0 * 2.0 * -2.0 * 0.5);
 }
