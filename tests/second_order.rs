@@ -478,6 +478,34 @@ mod user_struct {
         pub b: f64,
     }
 
+    /// Fields of floats beside an integer, a `Vec`, an array and a constant.
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Body {
+        pos: [f64; 2],
+        w: Vec<f64>,
+        n: usize,
+        #[no_derivative]
+        name: String,
+    }
+
+    /// A field of a type of the user's: no dual twin.
+    #[derive(Clone, Copy, Debug)]
+    pub enum Kind {
+        Linear,
+    }
+
+    impl Differentiable for Kind {
+        type TangentVector = ();
+        fn zero_tangent(&self) {}
+        fn move_by(&mut self, _: &()) {}
+    }
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Tagged {
+        x: f64,
+        kind: Kind,
+    }
+
     #[differentiable]
     fn make(x: f64) -> P {
         P { a: x, b: x * x }
@@ -492,11 +520,96 @@ mod user_struct {
         p.a + p.b * x
     }
 
+    #[differentiable]
+    fn energy(p: P) -> f64 {
+        p.a * p.a * p.b + p.b.sin()
+    }
+
+    #[differentiable]
+    fn by_ref(p: &P, k: f64) -> f64 {
+        p.a * k + p.b * p.b
+    }
+
+    #[differentiable]
+    fn built(x: f64, y: f64) -> f64 {
+        let p = P { a: x * y, b: x };
+        let mut q = P {
+            b: (p.a + 1.0).cos(),
+            ..p
+        };
+        q.a *= y;
+        let r = make(q.a);
+        energy(q) + by_ref(&p, y) + r.b * r.a
+    }
+
+    #[differentiable]
+    fn body(x: &[f64]) -> f64 {
+        let mut b = Body {
+            pos: [x[0], x[1]],
+            w: vec![x[0] * x[1], 2.0],
+            n: 2,
+            name: "b".to_string(),
+        };
+        b.pos[0] *= b.pos[1];
+        let mut acc = 0.0;
+        for i in 0..b.n {
+            acc += b.w[i] * b.pos[i];
+        }
+        assert_eq!(b.name, "b");
+        acc * acc
+    }
+
+    #[differentiable]
+    fn tagged(x: f64) -> f64 {
+        let t = Tagged {
+            x: x * x,
+            kind: Kind::Linear,
+        };
+        match t.kind {
+            Kind::Linear => t.x * x,
+        }
+    }
+
+    fn gradient_of_built(v: &[f64]) -> Vec<f64> {
+        let (a, b) = gradient!(at: (v[0], v[1]), of: built);
+        vec![a, b]
+    }
+
     #[test]
-    fn declined_not_refused() {
-        // x + x^3 for x > 0.
-        assert!((gradient!(at: 0.5, of: uses) - (1.0 + 3.0 * 0.25)).abs() < 1e-12);
-        super::assert_declined(|| second_derivative!(at: 0.5, of: uses), "uses");
+    fn structs_built_in_the_body() {
+        // x + x^3 for x > 0, 1 + 2x otherwise.
+        assert_eq!(
+            value_with_second_derivative!(at: 0.5, of: uses),
+            (0.625, 1.75, 3.0)
+        );
+        assert_eq!(second_derivative!(at: -0.5, of: uses), 0.0);
+        let x = vec![0.7, 1.3];
+        let h = hessian!(at: x.clone(), of: |v: Vec<f64>| built(v[0], v[1]));
+        super::assert_symmetric(&h);
+        let want = super::hessian_by_differences(&x, gradient_of_built);
+        super::assert_matrix(&h, &want, 1e-6);
+    }
+
+    #[test]
+    fn structs_of_vectors_arrays_and_constants() {
+        let x = vec![0.7, 1.3];
+        let h = hessian!(at: &x, of: body);
+        // (x0 x1)^2 (x0 + x1)^2... written out: acc = x0 x1 * x0 x1 + 2 x1 = x0² x1² + 2 x1.
+        let (a, b) = (x[0], x[1]);
+        let acc = a * a * b * b + 2.0 * b;
+        let (da, db) = (2.0 * a * b * b, 2.0 * a * a * b + 2.0);
+        let (daa, dab, dbb) = (2.0 * b * b, 4.0 * a * b, 2.0 * a * a);
+        let want = vec![
+            vec![2.0 * (da * da + acc * daa), 2.0 * (da * db + acc * dab)],
+            vec![2.0 * (db * da + acc * dab), 2.0 * (db * db + acc * dbb)],
+        ];
+        super::assert_matrix(&h, &want, 1e-12);
+    }
+
+    #[test]
+    fn a_struct_without_a_twin_declines() {
+        assert!((gradient!(at: 0.5, of: tagged) - 0.75).abs() < 1e-12);
+        super::assert_declined(|| second_derivative!(at: 0.5, of: tagged), "tagged");
     }
 }
 

@@ -42,8 +42,150 @@ const NO_DERIVATIVE: &str = "no_derivative";
 /// Expands `#[derive(Differentiable)]`; errors become `compile_error!` invocations.
 pub fn expand(input: DeriveInput) -> TokenStream {
     match Derive::new(&input) {
-        Ok(derive) => derive.emit(),
+        Ok(derive) => {
+            let items = derive.emit();
+            let twin = dual_twin(&input);
+            quote!(#items #twin)
+        }
         Err(error) => error.to_compile_error(),
+    }
+}
+
+/// The struct's dual twin (`twin.rs`), for second order: a struct of the same fields
+/// with those built of floats holding dual numbers, Differentiable (derived the same
+/// way), and the conversions `Lift`/`LiftTo` into it and `Plain` out of it. Nothing for
+/// a generic struct, which holds dual numbers as it is, or one with no twin.
+fn dual_twin(input: &DeriveInput) -> TokenStream {
+    let Data::Struct(data) = &input.data else {
+        return TokenStream::new();
+    };
+    if !input.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let constant = |f: &syn::Field| has_no_derivative(&f.attrs).unwrap_or(true);
+    let member = |i: usize, f: &syn::Field| match &f.ident {
+        Some(id) => Member::Named(id.clone()),
+        None => Member::Unnamed(Index::from(i)),
+    };
+    let Some(twin) = crate::twin::of_fields(
+        data.fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (member_name(&member(i, f)), constant(f), &f.ty)),
+    ) else {
+        return TokenStream::new();
+    };
+    let (name, vis) = (&input.ident, &input.vis);
+    let dual = crate::twin::ident(&name.unraw().to_string(), name.span());
+    let scalar = Ident::new(twin.scalar, Span::call_site());
+    let mut twin_fields = data.fields.clone();
+    let mut lifts = Vec::new();
+    let mut plains = Vec::new();
+    let mut lifts_ref = Vec::new();
+    let mut copy = true;
+    for (i, f) in twin_fields.iter_mut().enumerate() {
+        let m = member(i, f);
+        let floats = twin.floats.contains(&member_name(&m));
+        copy &= crate::twin::copy(&f.ty);
+        if floats {
+            let ty = &f.ty;
+            f.ty = syn::parse2(crate::emit::dual::lift_tokens(&quote!(#ty), &scalar))
+                .unwrap_or_else(|_| f.ty.clone());
+            lifts.push(quote!(#m: ::diff::__private::Lift::<#scalar>::lift(self.#m)));
+            plains.push(quote!(#m: ::diff::__private::Plain::plain(&self.#m)));
+            lifts_ref.push(quote!(#m: ::diff::__private::Lift::<#scalar>::lift(::core::clone::Clone::clone(&self.#m))));
+        } else {
+            lifts.push(quote!(#m: self.#m));
+            plains.push(quote!(#m: ::core::clone::Clone::clone(&self.#m)));
+            lifts_ref.push(quote!(#m: ::core::clone::Clone::clone(&self.#m)));
+        }
+        f.attrs.retain(|a| a.path().is_ident(NO_DERIVATIVE));
+    }
+    let body_of = |fields: &Fields| match fields {
+        Fields::Named(n) => quote!(#n),
+        Fields::Unnamed(u) => quote!(#u;),
+        Fields::Unit => quote!(;),
+    };
+    // The derive below reads `#[no_derivative]`; the struct itself is declared without.
+    let marked = body_of(&twin_fields);
+    for f in twin_fields.iter_mut() {
+        f.attrs.clear();
+    }
+    let body = body_of(&twin_fields);
+    let derives = if copy {
+        quote!(#[derive(Clone, Copy)])
+    } else {
+        quote!(#[derive(Clone)])
+    };
+    let twin_input: DeriveInput = match syn::parse2(quote!(#vis struct #dual #marked)) {
+        Ok(t) => t,
+        Err(_) => return TokenStream::new(),
+    };
+    let Ok(differentiable) = Derive::new(&twin_input).map(|d| d.emit()) else {
+        return TokenStream::new();
+    };
+    let private = quote!(::diff::__private);
+    let decline = format!(
+        "diff: second order (hessian!, second_derivative!) is not available here: a `{}` holding dual numbers is passed where a function takes it as plain floats",
+        name.unraw()
+    );
+    quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, non_camel_case_types, missing_docs, clippy::all)]
+        #derives
+        #vis struct #dual #body
+        // Inside a block: the twin's tangent is reached through its `Differentiable`
+        // impl only, and stays out of the crate's namespace and documentation.
+        const _: () = {
+            #differentiable
+            impl #private::Lift<#scalar> for #name {
+                type Lifted = #dual;
+                fn lift(self) -> #dual {
+                    #dual { #(#lifts,)* }
+                }
+            }
+            impl #private::Lift<#scalar> for #dual {
+                type Lifted = #dual;
+                #[inline(always)]
+                fn lift(self) -> #dual {
+                    self
+                }
+            }
+            impl #private::Plain for #dual {
+                type Out = #name;
+                fn plain(&self) -> #name {
+                    #name { #(#plains,)* }
+                }
+            }
+            impl #private::LiftTo<#dual> for #name {
+                #[inline(always)]
+                fn lift_to(self) -> #dual {
+                    #private::Lift::<#scalar>::lift(self)
+                }
+            }
+            impl #private::LiftTo<#name> for #dual {
+                fn lift_to(self) -> #name {
+                    ::core::panic!(#decline)
+                }
+            }
+            impl<'a> #private::LiftTo<::std::borrow::Cow<'a, #dual>> for &'a #name {
+                fn lift_to(self) -> ::std::borrow::Cow<'a, #dual> {
+                    ::std::borrow::Cow::Owned(#dual { #(#lifts_ref,)* })
+                }
+            }
+            impl<'a> #private::LiftTo<::std::borrow::Cow<'a, #dual>> for &'a #dual {
+                #[inline(always)]
+                fn lift_to(self) -> ::std::borrow::Cow<'a, #dual> {
+                    ::std::borrow::Cow::Borrowed(self)
+                }
+            }
+            impl<'a> #private::LiftTo<::std::borrow::Cow<'a, #dual>> for #dual {
+                #[inline(always)]
+                fn lift_to(self) -> ::std::borrow::Cow<'a, #dual> {
+                    ::std::borrow::Cow::Owned(self)
+                }
+            }
+        };
     }
 }
 
@@ -871,8 +1013,10 @@ mod tests {
         let out = expand_str("struct S(f64, #[no_derivative] u8, [f64; 3]);");
         let file: syn::File = syn::parse_str(&out).unwrap();
         // The tangent and its impls, `TupleField` for each of the 3 positions, and the
-        // constructor's derivatives.
-        assert_eq!(file.items.len(), 12);
+        // constructor's derivatives; then the dual twin, the same for it, and its
+        // conversions.
+        assert_eq!(file.items.len(), 12 + 2);
+        assert!(out.contains("struct __DiffDualS (:: diff :: __private :: Dual < f64 > , u8 , [:: diff :: __private :: Dual < f64 > ; 3]) ;"), "{out}");
         assert!(out.contains("TupleField < 2usize >"), "{out}");
         assert!(
             out.contains(":: diff :: VectorSpace :: add (self . 1 , other . 1)"),

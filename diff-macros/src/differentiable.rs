@@ -289,6 +289,32 @@ impl<'a> Context<'a> {
     }
 }
 
+/// The structs with a dual twin (`twin.rs`) that the function names: the capitalized
+/// names in its signature and body whose definitions the crate's source holds.
+fn twins_named(func: &syn::ImplItemFn) -> Vec<(String, crate::twin::Twin)> {
+    fn names(ts: TokenStream, out: &mut std::collections::BTreeSet<String>) {
+        for tt in ts {
+            match tt {
+                proc_macro2::TokenTree::Ident(i) => {
+                    let t = i.to_string();
+                    if t.starts_with(|c: char| c.is_ascii_uppercase()) {
+                        out.insert(t);
+                    }
+                }
+                proc_macro2::TokenTree::Group(g) => names(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut found = std::collections::BTreeSet::new();
+    let (sig, block) = (&func.sig, &func.block);
+    names(quote::quote!(#sig #block), &mut found);
+    found
+        .into_iter()
+        .filter_map(|n| Some((n.clone(), crate::source::twin(&func.sig.ident, &n)?)))
+        .collect()
+}
+
 fn companions(
     args: TokenStream,
     func: &syn::ImplItemFn,
@@ -308,6 +334,7 @@ fn companions(
             .and_then(|name| crate::source::struct_fields(&func.sig.ident, &name));
         sig.receiver_fields = fields.unwrap_or_default();
     }
+    sig.twins = twins_named(func);
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
             a,

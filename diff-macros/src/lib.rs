@@ -24,6 +24,7 @@ mod registration;
 #[cfg(test)]
 mod robustness;
 mod source;
+mod twin;
 mod warnings;
 
 use proc_macro::TokenStream;

@@ -22,6 +22,7 @@ use crate::emit::names::{self, Kind};
 use crate::ir::{
     is_inactive_method, placeholder, Callee, Function, Inst, Opaque, RegionId, Stmt, Value,
 };
+use crate::twin::Twin;
 use proc_macro2::{Ident, Span, TokenTree};
 use quote::quote;
 use std::collections::BTreeSet;
@@ -86,7 +87,9 @@ pub fn lift(
         lifted_params,
         float_params: floats.params,
         receiver_fields: floats.receiver_fields,
-        user_types: names_user_types(func),
+        twins: floats.twins,
+        param_structs: floats.param_structs,
+        user_types: names_user_types(func, floats.twins),
         lifted: BTreeSet::new(),
         scalar: Ident::new(scalar, Span::call_site()),
         own: own.to_string(),
@@ -122,6 +125,10 @@ pub struct FloatInputs<'a> {
     /// The receiver's fields of such types (read from the type's definition,
     /// `source::struct_fields`).
     pub receiver_fields: &'a [String],
+    /// The structs with a dual twin of the scalar (`twin.rs`) the function names.
+    pub twins: &'a [(String, Twin)],
+    /// For each parameter, the struct with a twin it holds (`s: S`, `s: &S`).
+    pub param_structs: &'a [Option<String>],
 }
 
 struct Lifting<'a> {
@@ -133,6 +140,10 @@ struct Lifting<'a> {
     float_params: &'a [usize],
     /// The receiver's fields whose type is built of floats.
     receiver_fields: &'a [String],
+    /// The structs with a dual twin (`FloatInputs::twins`).
+    twins: &'a [(String, Twin)],
+    /// For each parameter, the struct with a twin it holds.
+    param_structs: &'a [Option<String>],
     /// Whether the body names a type other than the standard library's few.
     user_types: bool,
     /// Values whose type holds dual numbers.
@@ -172,8 +183,9 @@ fn opaque_kind(o: &Opaque) -> OpaqueKind {
 }
 
 /// Whether the body names a type of its own (`Vec3::new`, `S { .. }`, `T::ZERO`): any
-/// capitalized name but those the language and the lowering use.
-fn names_user_types(func: &Function) -> bool {
+/// capitalized name but those the language and the lowering use, and the structs with a
+/// dual twin (of floats, with no arithmetic of their own, `source::twin`).
+fn names_user_types(func: &Function, twins: &[(String, Twin)]) -> bool {
     const KNOWN: &[&str] = &[
         "Some",
         "None",
@@ -209,18 +221,22 @@ fn names_user_types(func: &Function) -> bool {
         "Plain",
         "RangeItem",
     ];
-    fn tokens(ts: &proc_macro2::TokenStream) -> bool {
-        ts.clone().into_iter().any(|tt| match tt {
-            TokenTree::Ident(i) => {
-                let t = i.to_string();
-                t.starts_with(|c: char| c.is_ascii_uppercase())
-                    && t.chars().any(|c| c.is_ascii_lowercase())
-                    && !KNOWN.contains(&t.as_str())
-            }
-            TokenTree::Group(g) => tokens(&g.stream()),
-            _ => false,
-        })
-    }
+    let tokens = |ts: &proc_macro2::TokenStream| {
+        fn any(ts: &proc_macro2::TokenStream, twins: &[(String, Twin)]) -> bool {
+            ts.clone().into_iter().any(|tt| match tt {
+                TokenTree::Ident(i) => {
+                    let t = i.to_string();
+                    t.starts_with(|c: char| c.is_ascii_uppercase())
+                        && t.chars().any(|c| c.is_ascii_lowercase())
+                        && !KNOWN.contains(&t.as_str())
+                        && !twins.iter().any(|(n, _)| *n == t)
+                }
+                TokenTree::Group(g) => any(&g.stream(), twins),
+                _ => false,
+            })
+        }
+        any(ts, twins)
+    };
     func.regions
         .iter()
         .flat_map(|r| &r.stmts)
@@ -230,7 +246,7 @@ fn names_user_types(func: &Function) -> bool {
             Inst::Call(Callee::Path(p), _) | Inst::CallMut(Callee::Path(p), _, _) => {
                 tokens(&quote!(#p))
             }
-            Inst::Struct(..) => true,
+            Inst::Struct(p, _) => tokens(&quote!(#p)),
             Inst::Cast(_, ty) => tokens(&quote!(#ty)),
             Inst::Match { arms, .. } => arms.iter().any(|a| {
                 let pat = &a.pat;
@@ -317,12 +333,21 @@ fn option_pattern(pat: &syn::Pat) -> bool {
     }
 }
 
+/// Whether field `m` of a struct with twin `t` holds floats (is dual in the twin).
+fn holds_floats(t: &Twin, m: &syn::Member) -> bool {
+    let name = match m {
+        syn::Member::Named(id) => id.to_string(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    };
+    t.floats.contains(&name)
+}
+
 pub fn is_rule(method: &Ident) -> bool {
     diff_core::float_rules::METHODS.iter().any(|m| method == m)
         || GENERIC_RULES.iter().any(|m| method == m)
 }
 
-impl Lifting<'_> {
+impl<'a> Lifting<'a> {
     /// Records why there is no dual companion (the first reason), naming the user's
     /// code it is about when the compiler gives its text.
     fn refuse(&mut self, why: impl Into<String>) {
@@ -335,6 +360,64 @@ impl Lifting<'_> {
                 why = format!("{why} (`{short}{more}`)");
             }
             self.refusal = Some(why);
+        }
+    }
+
+    /// The twin of the struct `v` is, when it is one with a twin: built by a struct
+    /// literal, a parameter of that type, or a copy, update or join of one.
+    fn twin_of(&self, v: Value) -> Option<&'a Twin> {
+        let name = self.struct_name(v, 0)?;
+        self.twins.iter().find(|(n, _)| *n == name).map(|(_, t)| t)
+    }
+
+    fn struct_name(&self, v: Value, depth: usize) -> Option<String> {
+        if depth > 16 {
+            return None;
+        }
+        let func = self.func;
+        let f = |w: Value| self.struct_name(w, depth + 1);
+        let Some(stmt) = func.def(v) else {
+            // A loop-carried variable has its initial value's type.
+            return func
+                .regions
+                .iter()
+                .flat_map(|r| &r.stmts)
+                .find_map(|s| match &s.inst {
+                    Inst::For { init, body, .. } => {
+                        let params = &func.region(*body).params;
+                        let i = params.iter().take(init.len()).position(|p| *p == v)?;
+                        f(init[i])
+                    }
+                    _ => None,
+                });
+        };
+        let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
+        match &stmt.inst {
+            Inst::Struct(p, _) => {
+                let last = p.segments.last()?;
+                let name = last.ident.to_string();
+                (last.arguments.is_none() && self.twins.iter().any(|(n, _)| *n == name))
+                    .then_some(name)
+            }
+            Inst::Param(i) => self.param_structs.get(*i).cloned().flatten(),
+            Inst::SetField(a, ..)
+            | Inst::Ref(a, _)
+            | Inst::Deref(a)
+            | Inst::Load(a)
+            | Inst::NoDerivative(a) => f(*a),
+            Inst::Call(Callee::Method { method, .. }, args)
+                if method == "clone" || method == "to_owned" =>
+            {
+                f(*args.first()?)
+            }
+            Inst::For { init, .. } => f(*init.get(k)?),
+            Inst::If { .. } | Inst::Match { .. } => {
+                let branches = stmt.inst.branches().unwrap_or_default();
+                branches
+                    .iter()
+                    .find_map(|r| f(*func.region(*r).yields.get(k)?))
+            }
+            _ => None,
         }
     }
 
@@ -379,8 +462,11 @@ impl Lifting<'_> {
                 }
             }
             Inst::Binary(_, a, b) => self.any_lifted(&[*a, *b]),
+            // A field of a twin is dual when it is one of its floats.
+            Inst::Field(a, m) => {
+                self.is_lifted(*a) && self.twin_of(*a).is_none_or(|t| holds_floats(t, m))
+            }
             Inst::Neg(a)
-            | Inst::Field(a, _)
             | Inst::Index(a, _)
             | Inst::Ref(a, _)
             | Inst::Deref(a)
@@ -437,13 +523,33 @@ impl Lifting<'_> {
                 any
             }
             Inst::Tuple(vs) | Inst::Array(vs, _) => self.any_lifted(vs),
+            // Built as the struct's twin when it has one.
             Inst::Struct(_, fields) => {
-                let vs: Vec<Value> = fields.iter().map(|(_, v)| *v).collect();
-                let any = self.any_lifted(&vs);
-                if any {
-                    self.refuse("a struct literal holding a value that carries a derivative");
+                let any = fields.iter().any(|(_, v)| self.is_lifted(*v));
+                match self.twin_of(stmt.results[0]) {
+                    _ if !any => {}
+                    None => self.refuse(
+                        "a struct literal holding a value that carries a derivative, of a struct with no dual twin (it derives no Differentiable, is generic, has a field of another type than floats, integers and strings, or implements arithmetic)",
+                    ),
+                    Some(t) => {
+                        if fields
+                            .iter()
+                            .any(|(m, v)| self.is_lifted(*v) && !holds_floats(t, m))
+                        {
+                            self.refuse("a value that carries a derivative in a field that is not of floats");
+                        }
+                    }
                 }
                 any
+            }
+            Inst::SetField(b, m, v) if self.twin_of(*b).is_some() => {
+                let t = self.twin_of(*b).expect("a twin");
+                if self.is_lifted(*v) && !holds_floats(t, m) {
+                    self.refuse(
+                        "a value that carries a derivative in a field that is not of floats",
+                    );
+                }
+                self.any_lifted(&[*b, *v])
             }
             Inst::SetField(b, _, v) => {
                 let tuple = matches!(func.def(*b).map(|s| &s.inst), Some(Inst::Tuple(_)));
@@ -768,7 +874,7 @@ impl Lifting<'_> {
         if self.is_lifted(*v) || self.placeholder(*v) {
             return;
         }
-        if !self.floaty(*v, 0) {
+        if !self.floaty(*v, 0) && self.twin_of(*v).is_none() {
             // `Lift` would not compile on a type of the user's (a struct joined with a
             // call's result the macro took for dual).
             self.refuse("a value whose type is not known to be built of floats, joined with one that carries a derivative");
@@ -896,6 +1002,11 @@ impl Lifting<'_> {
                     if !self.is_lifted(v) && !self.floaty(v, 0) {
                         self.refuse("arithmetic between a value that carries a derivative and one whose type is not known to be a float");
                     }
+                    if self.twin_of(v).is_some() {
+                        self.refuse(
+                            "arithmetic on a struct holding a value that carries a derivative",
+                        );
+                    }
                 }
                 self.convert(out, before, a, span);
                 self.convert(out, before, b, span);
@@ -937,6 +1048,27 @@ impl Lifting<'_> {
             Inst::Array(vs, _) if lifted => {
                 for v in vs.iter_mut() {
                     self.convert(out, before, v, span);
+                }
+            }
+            // `S { a: x, n: k }` as `__DiffDualS { a: x, n: k }`, its floats dual.
+            Inst::Struct(path, fields) if lifted => {
+                let twin = self
+                    .twin_of(stmt.results[0])
+                    .expect("refused without a twin");
+                if let Some(last) = path.segments.last_mut() {
+                    last.ident = crate::twin::ident(&last.ident.to_string(), last.ident.span());
+                }
+                for (m, v) in fields.iter_mut() {
+                    if holds_floats(twin, m) {
+                        self.convert_float(out, before, v, span);
+                    }
+                }
+            }
+            Inst::SetField(b, m, v) if lifted && self.twin_of(*b).is_some() => {
+                let holds = holds_floats(self.twin_of(*b).expect("a twin"), m);
+                self.convert(out, before, b, span);
+                if holds {
+                    self.convert_float(out, before, v, span);
                 }
             }
             Inst::SetField(b, _, v) | Inst::SetIndex(b, _, v) if lifted => {

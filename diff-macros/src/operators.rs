@@ -270,6 +270,8 @@ fn closure(
             let floats = lifting::FloatInputs {
                 params: &all,
                 receiver_fields: &[],
+                twins: &[],
+                param_structs: &[],
             };
             lifting::lift(&analyzed.func, &analyzed.act, &all, floats, scalar, "")
         })

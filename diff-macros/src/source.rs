@@ -156,7 +156,16 @@ fn rust_files(dir: &std::path::Path, skip: &std::path::Path, out: &mut Vec<std::
 
 /// A struct with named fields: the inline modules of its file it is in, its name, and
 /// its fields with their types as text.
-type StructFields = (Vec<String>, String, Vec<(String, String)>);
+/// A struct: the inline modules it is in, its name, its named fields with their types
+/// (as text: tokens made in one run of the macro must not outlive it, and this is kept
+/// for the next ones), and its dual twin (`twin.rs`) when it derives Differentiable and
+/// has one.
+type StructFields = (
+    Vec<String>,
+    String,
+    Vec<(String, String)>,
+    Option<crate::twin::Twin>,
+);
 
 /// The types a file defines, and those it makes Differentiable (a derive, an `impl`).
 #[derive(Default)]
@@ -173,16 +182,15 @@ struct Types {
     other_types: Vec<String>,
     /// Traits, each with its methods and whether it marks them `#[differentiable]`.
     traits: Vec<(String, Vec<(String, bool)>)>,
-    /// Structs with named fields: the inline modules they are in, name, fields and
-    /// their types (as text: tokens made in one run of the macro must not outlive it,
-    /// and this is kept for the next ones).
+    /// Structs.
     structs: Vec<StructFields>,
     /// The inline modules the visit is in.
     path: Vec<String>,
 }
 
 impl Types {
-    fn definition(&mut self, ident: &syn::Ident, attrs: &[syn::Attribute]) {
+    /// Records a type's definition; whether it derives Differentiable.
+    fn definition(&mut self, ident: &syn::Ident, attrs: &[syn::Attribute]) -> bool {
         let name = ident.to_string();
         let derives = attrs.iter().any(|a| {
             a.path().is_ident("derive")
@@ -195,6 +203,7 @@ impl Types {
             self.differentiable.push(name.clone());
         }
         self.defined.push(name);
+        derives
     }
 }
 
@@ -242,9 +251,9 @@ impl<'a> syn::visit::Visit<'a> for Types {
         syn::visit::visit_impl_item_fn(self, i);
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
-        self.definition(&i.ident, &i.attrs);
-        if let syn::Fields::Named(named) = &i.fields {
-            let fields = named
+        let derives = self.definition(&i.ident, &i.attrs);
+        let fields = match &i.fields {
+            syn::Fields::Named(named) => named
                 .named
                 .iter()
                 .filter_map(|f| {
@@ -254,10 +263,19 @@ impl<'a> syn::visit::Visit<'a> for Types {
                         quote::quote!(#ty).to_string(),
                     ))
                 })
-                .collect();
-            self.structs
-                .push((self.path.clone(), i.ident.to_string(), fields));
-        }
+                .collect(),
+            _ => Vec::new(),
+        };
+        let twin = (derives && i.generics.params.is_empty())
+            .then(|| {
+                crate::twin::of_fields(i.fields.iter().enumerate().map(|(k, f)| {
+                    let name = f.ident.as_ref().map_or(k.to_string(), |id| id.to_string());
+                    (name, marked(&f.attrs, "no_derivative"), &f.ty)
+                }))
+            })
+            .flatten();
+        self.structs
+            .push((self.path.clone(), i.ident.to_string(), fields, twin));
     }
     fn visit_item_enum(&mut self, i: &'a syn::ItemEnum) {
         self.definition(&i.ident, &i.attrs);
@@ -317,26 +335,36 @@ pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
             .any(|t| t.with_derivatives.iter().any(|n| n == name))
 }
 
-/// The named fields of the struct `name` as seen where `at` is written: the one the
-/// same module of the file defines, or else the only type of that name in the file or
-/// the crate's `src/` (a struct with named fields).
+/// The named fields of the struct `name` as seen where `at` is written (see
+/// [`struct_def`]).
 pub fn struct_fields(at: &syn::Ident, name: &str) -> Option<Vec<(String, syn::Type)>> {
+    let (_, _, fields, _) = struct_def(at, name)?;
+    fields
+        .iter()
+        .map(|(field, ty)| Some((field.clone(), syn::parse_str(ty).ok()?)))
+        .collect()
+}
+
+/// The dual twin (`twin.rs`) of the struct `name` as seen where `at` is written (see
+/// [`struct_def`]): `Some` only when its definition derives Differentiable and has one,
+/// so that the derive made it.
+pub fn twin(at: &syn::Ident, name: &str) -> Option<crate::twin::Twin> {
+    struct_def(at, name)?.3
+}
+
+/// The struct `name` as seen where `at` is written: the one the same module of the file
+/// defines, or else the only type of that name in the file or the crate's `src/`.
+fn struct_def(at: &syn::Ident, name: &str) -> Option<StructFields> {
     let w = written_at(at.span())?;
     let all = read(&w);
-    let parse = |fields: &Vec<(String, String)>| -> Option<Vec<(String, syn::Type)>> {
-        fields
-            .iter()
-            .map(|(field, ty)| Some((field.clone(), syn::parse_str(ty).ok()?)))
-            .collect()
-    };
     // The one defined in the module where `at` is written, when its file has one.
     if let Some(path) = module_path_in(&w.text, w.line, w.column, &at.to_string()) {
         let mut here = all[0]
             .structs
             .iter()
-            .filter(|(p, n, _)| *p == path && n == name);
-        if let (Some((_, _, fields)), None) = (here.next(), here.next()) {
-            return parse(fields);
+            .filter(|(p, n, _, _)| *p == path && n == name);
+        if let (Some(found), None) = (here.next(), here.next()) {
+            return Some(found.clone());
         }
     }
     // Otherwise the only type of that name.
@@ -346,9 +374,9 @@ pub fn struct_fields(at: &syn::Ident, name: &str) -> Option<Vec<(String, syn::Ty
         .sum();
     let mut found = all
         .iter()
-        .flat_map(|t| t.structs.iter().filter(|(_, n, _)| n == name));
+        .flat_map(|t| t.structs.iter().filter(|(_, n, _, _)| n == name));
     match (found.next(), definitions) {
-        (Some((_, _, fields)), 1) => parse(fields),
+        (Some(found), 1) => Some(found.clone()),
         _ => None,
     }
 }

@@ -268,9 +268,17 @@ impl Companions<'_> {
             .filter(|(_, ty)| crate::emit::dual::is_floats(ty, scalar))
             .map(|(name, _)| name.clone())
             .collect();
+        let twins: Vec<(String, crate::twin::Twin)> = sig
+            .twins
+            .iter()
+            .filter(|(n, _)| ds.twins().contains(n))
+            .cloned()
+            .collect();
         let floats = lifting::FloatInputs {
             params: &ds.float_params(),
             receiver_fields: &receiver_fields,
+            twins: &twins,
+            param_structs: &ds.param_structs(),
         };
         let lifted = lifting::lift(
             self.func,

@@ -38,10 +38,18 @@ pub struct DualSig<'a> {
     /// `f64` or `f32`; `None` when the parameters mix them or have neither.
     scalar: Option<Ident>,
     taken: Vec<Taken>,
+    /// The structs of the signature and body with a dual twin of the scalar.
+    twins: Vec<String>,
 }
 
 /// `ts` with the float type `scalar` replaced by its dual numbers.
 pub fn lift_tokens(ts: &TokenStream, scalar: &Ident) -> TokenStream {
+    lift_tokens_with(ts, scalar, &[])
+}
+
+/// `ts` with the float type `scalar` replaced by its dual numbers and the structs named
+/// in `twins` by their dual twins (`twin.rs`).
+pub fn lift_tokens_with(ts: &TokenStream, scalar: &Ident, twins: &[String]) -> TokenStream {
     ts.clone()
         .into_iter()
         .flat_map(|tt| -> Vec<TokenTree> {
@@ -49,9 +57,17 @@ pub fn lift_tokens(ts: &TokenStream, scalar: &Ident) -> TokenStream {
                 TokenTree::Ident(i) if i == *scalar => quote!(::diff::__private::Dual<#scalar>)
                     .into_iter()
                     .collect(),
+                TokenTree::Ident(i) if twins.iter().any(|t| i == t) => {
+                    vec![TokenTree::Ident(crate::twin::ident(
+                        &i.to_string(),
+                        i.span(),
+                    ))]
+                }
                 TokenTree::Group(g) => {
-                    let mut ng =
-                        proc_macro2::Group::new(g.delimiter(), lift_tokens(&g.stream(), scalar));
+                    let mut ng = proc_macro2::Group::new(
+                        g.delimiter(),
+                        lift_tokens_with(&g.stream(), scalar, twins),
+                    );
                     ng.set_span(g.span());
                     vec![TokenTree::Group(ng)]
                 }
@@ -73,22 +89,38 @@ fn declared_type(decl: &TokenStream) -> Option<syn::Type> {
 
 /// Whether `ty` is the scalar, a `Vec` of it or an array of it.
 pub fn is_floats(ty: &syn::Type, scalar: &Ident) -> bool {
+    is_lifted_type(ty, scalar, &[])
+}
+
+/// Whether `ty` is the scalar or a struct with a twin named in `twins` (`S`, `m::S`), or
+/// a `Vec` or an array of one.
+fn is_lifted_type(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
+    let element = |t: &syn::Type| match t {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.is_ident(scalar)
+                || p.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.arguments.is_none() && twins.iter().any(|t| s.ident == t))
+        }
+        _ => false,
+    };
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
-            if p.path.is_ident(scalar) {
+            if element(ty) {
                 return true;
             }
             let last = p.path.segments.last();
             match last.map(|s| (&s.ident, &s.arguments)) {
                 Some((id, syn::PathArguments::AngleBracketed(a))) if id == "Vec" => {
-                    matches!(a.args.first(), Some(syn::GenericArgument::Type(syn::Type::Path(t))) if t.path.is_ident(scalar))
+                    matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if element(t))
                         && a.args.len() == 1
                 }
                 _ => false,
             }
         }
-        syn::Type::Array(a) => matches!(&*a.elem, syn::Type::Path(t) if t.path.is_ident(scalar)),
-        syn::Type::Paren(p) => is_floats(&p.elem, scalar),
+        syn::Type::Array(a) => element(&a.elem),
+        syn::Type::Paren(p) => is_lifted_type(&p.elem, scalar, twins),
         _ => false,
     }
 }
@@ -97,12 +129,28 @@ impl<'a> DualSig<'a> {
     pub fn of(sig: &'a FnSig) -> Self {
         let wrt = sig.wrt();
         let decl_of = |i: usize| &sig.params[i].decl;
-        let has = |s: &str| wrt.iter().any(|i| mentions(decl_of(*i), s));
+        let has = |s: &str| {
+            wrt.iter().any(|i| {
+                mentions(decl_of(*i), s)
+                    || sig
+                        .twins
+                        .iter()
+                        .any(|(n, t)| t.scalar == s && mentions(decl_of(*i), n))
+            })
+        };
         let scalar = match (has("f64"), has("f32")) {
             (true, false) => Some(format_ident!("f64")),
             (false, true) => Some(format_ident!("f32")),
             _ => None,
         };
+        let twins: Vec<String> = sig
+            .twins
+            .iter()
+            .filter(|(_, t)| scalar.as_ref().is_some_and(|s| s == t.scalar))
+            .map(|(n, _)| n.clone())
+            .collect();
+        let is_floats = |ty: &syn::Type, s: &Ident| is_lifted_type(ty, s, &twins);
+        let lift_tokens = |ts: &TokenStream, s: &Ident| lift_tokens_with(ts, s, &twins);
         let taken = (0..sig.params.len())
             .map(|i| {
                 let p = &sig.params[i];
@@ -140,7 +188,12 @@ impl<'a> DualSig<'a> {
                 }
             })
             .collect();
-        DualSig { sig, scalar, taken }
+        DualSig {
+            sig,
+            scalar,
+            taken,
+            twins,
+        }
     }
 
     /// The scalar, when every differentiated parameter can be lifted (the receiver is
@@ -151,7 +204,7 @@ impl<'a> DualSig<'a> {
         let out_ok = self.scalar.as_ref().is_some_and(|s| {
             let out: TokenStream = self.sig.output.clone();
             syn::parse2::<syn::Type>(out).is_ok_and(|t| {
-                output_liftable(&t, s)
+                output_liftable(&t, s, &self.twins)
                     || (!self.sig.mutated().is_empty()
                         && matches!(&t, syn::Type::Tuple(tt) if tt.elems.is_empty()))
             })
@@ -176,9 +229,39 @@ impl<'a> DualSig<'a> {
             .collect()
     }
 
+    /// The structs of the signature and body with a dual twin of the scalar.
+    pub fn twins(&self) -> &[String] {
+        &self.twins
+    }
+
+    /// For each parameter, the struct with a twin it holds (`s: S`, `s: &S`, `s: &mut
+    /// S`), when it is taken dual.
+    pub fn param_structs(&self) -> Vec<Option<String>> {
+        self.sig
+            .params
+            .iter()
+            .zip(&self.taken)
+            .map(|(p, t)| {
+                if matches!(t, Taken::AsIs | Taken::Any) {
+                    return None;
+                }
+                let mut ty = declared_type(&p.decl)?;
+                while let syn::Type::Reference(r) = ty {
+                    ty = *r.elem;
+                }
+                let syn::Type::Path(tp) = ty else {
+                    return None;
+                };
+                let last = tp.path.segments.last()?;
+                let name = last.ident.to_string();
+                (last.arguments.is_none() && self.twins.contains(&name)).then_some(name)
+            })
+            .collect()
+    }
+
     fn lift(&self, ts: &TokenStream) -> TokenStream {
         match &self.scalar {
-            Some(s) => lift_tokens(ts, s),
+            Some(s) => lift_tokens_with(ts, s, &self.twins),
             None => ts.clone(),
         }
     }
@@ -285,11 +368,11 @@ fn is_receiver(p: &crate::parse::signature::Param) -> bool {
     matches!(&p.pat, syn::Pat::Ident(i) if i.ident == "self")
 }
 
-fn output_liftable(t: &syn::Type, s: &Ident) -> bool {
+fn output_liftable(t: &syn::Type, s: &Ident, twins: &[String]) -> bool {
     match t {
         syn::Type::Tuple(tt) => {
-            !tt.elems.is_empty() && tt.elems.iter().all(|e| output_liftable(e, s))
+            !tt.elems.is_empty() && tt.elems.iter().all(|e| output_liftable(e, s, twins))
         }
-        other => is_floats(other, s),
+        other => is_lifted_type(other, s, twins),
     }
 }

@@ -58,6 +58,9 @@ pub struct FnSig {
     /// The receiver's named fields and their types, when its struct's definition is in
     /// the crate's source: the dual companion mixes those of floats with dual numbers.
     pub receiver_fields: Vec<(String, syn::Type)>,
+    /// The structs named in the function (its signature or body) that have a dual twin
+    /// (`twin.rs`), by name: the dual companion holds them as their twins.
+    pub twins: Vec<(String, crate::twin::Twin)>,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -163,6 +166,7 @@ impl FnSig {
             recursive: false,
             not_differentiable: Vec::new(),
             receiver_fields: Vec::new(),
+            twins: Vec::new(),
         })
     }
 

@@ -1,0 +1,176 @@
+//! The *dual twin* of a struct, for second order (docs/ARCHITECTURE.md, "Second order"):
+//! `#[derive(Differentiable)]` on
+//! ```text
+//! struct S { a: f64, v: Vec<f64>, n: usize, #[no_derivative] name: String }
+//! ```
+//! also emits a hidden `__DiffDualS { a: Dual<f64>, v: Vec<Dual<f64>>, n: usize, name:
+//! String }`, Differentiable like `S`, with `Lift<f64> for S` converting into it. The
+//! dual companion of a function written for `f64` holds a struct built of values that
+//! carry a derivative in the twin (`S { a: x, .. }` becomes `__DiffDualS { a: x, .. }`,
+//! a parameter `s: S` is taken as `__DiffDualS`).
+//!
+//! The derive and `#[differentiable]` decide from one rule ([`of_fields`]) whether a
+//! struct has a twin: the derive from the struct's tokens, the function's macro from the
+//! struct's definition in the crate's source (`source::twin`), so the companion names a
+//! twin only where the derive made one.
+use proc_macro2::{Ident, Span};
+
+/// What the function's macro needs to know of a struct's twin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Twin {
+    /// `f64` or `f32`: the scalar its fields are built of.
+    pub scalar: &'static str,
+    /// The fields converted to dual numbers (the others are kept as they are).
+    pub floats: Vec<String>,
+}
+
+/// The twin's name: `__DiffDualS` for `S`.
+pub fn ident(name: &str, span: Span) -> Ident {
+    Ident::new(&format!("__DiffDual{name}"), span)
+}
+
+/// Whether a field of this type is `Copy` in the twin (floats, integers, arrays and
+/// tuples of them).
+pub fn copy(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.path.get_ident().is_some_and(|i| i != "String"),
+        syn::Type::Array(a) => copy(&a.elem),
+        syn::Type::Paren(p) => copy(&p.elem),
+        syn::Type::Group(g) => copy(&g.elem),
+        syn::Type::Tuple(t) => t.elems.iter().all(copy),
+        _ => false,
+    }
+}
+
+/// What a field's type is to the twin.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum FieldKind {
+    /// Built of the scalar (`f64`, `Vec<f64>`, `[f64; 3]`, `(f64, usize)`,
+    /// `Option<f64>`): converted.
+    Floats(&'static str),
+    /// Built of integers, booleans, characters or strings: kept as it is.
+    Inert,
+    /// Anything else (a user's type, a generic parameter): no twin.
+    Unknown,
+}
+
+fn combine(a: FieldKind, b: FieldKind) -> FieldKind {
+    use FieldKind::*;
+    match (a, b) {
+        (Unknown, _) | (_, Unknown) => Unknown,
+        (Inert, k) | (k, Inert) => k,
+        (Floats(s), Floats(t)) if s == t => Floats(s),
+        _ => Unknown,
+    }
+}
+
+/// The kind of a field's type, from its syntax.
+pub fn field_kind(ty: &syn::Type) -> FieldKind {
+    const INERT: &[&str] = &[
+        "bool", "char", "String", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+        "u64", "u128", "usize",
+    ];
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return FieldKind::Unknown;
+            };
+            let name = last.ident.to_string();
+            match &last.arguments {
+                syn::PathArguments::None if p.path.segments.len() == 1 => match name.as_str() {
+                    "f64" => FieldKind::Floats("f64"),
+                    "f32" => FieldKind::Floats("f32"),
+                    n if INERT.contains(&n) => FieldKind::Inert,
+                    _ => FieldKind::Unknown,
+                },
+                syn::PathArguments::AngleBracketed(args)
+                    if (name == "Vec" || name == "Option") && args.args.len() == 1 =>
+                {
+                    match args.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => field_kind(t),
+                        _ => FieldKind::Unknown,
+                    }
+                }
+                _ => FieldKind::Unknown,
+            }
+        }
+        syn::Type::Array(a) => field_kind(&a.elem),
+        syn::Type::Paren(p) => field_kind(&p.elem),
+        syn::Type::Group(g) => field_kind(&g.elem),
+        // `Lift` and `Differentiable` go up to six elements.
+        syn::Type::Tuple(t) if !t.elems.is_empty() && t.elems.len() <= 6 => t
+            .elems
+            .iter()
+            .map(field_kind)
+            .fold(FieldKind::Inert, combine),
+        _ => FieldKind::Unknown,
+    }
+}
+
+/// The twin of a struct without generic parameters whose fields are `(name, marked
+/// #[no_derivative], type)`: every field not marked is of a known kind, at least one is
+/// built of floats, all of one scalar. A `#[no_derivative]` field is kept as it is (its
+/// type also of a known kind, for the twin's `Clone`).
+pub fn of_fields<'a>(
+    fields: impl IntoIterator<Item = (String, bool, &'a syn::Type)>,
+) -> Option<Twin> {
+    let mut kind = FieldKind::Inert;
+    let mut floats = Vec::new();
+    for (name, constant, ty) in fields {
+        let k = field_kind(ty);
+        if constant {
+            // Kept as it is, but cloned with the twin: a type the macro knows.
+            if k == FieldKind::Unknown {
+                return None;
+            }
+            continue;
+        }
+        if let FieldKind::Floats(_) = k {
+            floats.push(name);
+        }
+        kind = combine(kind, k);
+    }
+    match kind {
+        FieldKind::Floats(scalar) => Some(Twin { scalar, floats }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn twin(fields: &[(&str, bool, &str)]) -> Option<Twin> {
+        let types: Vec<syn::Type> = fields
+            .iter()
+            .map(|(_, _, t)| syn::parse_str(t).unwrap())
+            .collect();
+        of_fields(
+            fields
+                .iter()
+                .zip(&types)
+                .map(|((n, c, _), t)| (n.to_string(), *c, t)),
+        )
+    }
+
+    #[test]
+    fn which_structs_have_twins() {
+        let t = twin(&[
+            ("a", false, "f64"),
+            ("n", false, "usize"),
+            ("v", false, "Vec<f64>"),
+        ]);
+        assert_eq!(
+            t.map(|t| t.floats),
+            Some(vec!["a".to_string(), "v".to_string()])
+        );
+        assert_eq!(twin(&[("n", false, "usize")]), None);
+        assert_eq!(twin(&[("a", false, "f64"), ("b", false, "f32")]), None);
+        assert_eq!(twin(&[("a", false, "f64"), ("p", false, "Point")]), None);
+        assert_eq!(twin(&[("a", false, "f64"), ("p", true, "Point")]), None);
+        let kept = twin(&[("a", false, "[f64; 3]"), ("k", true, "f32")]);
+        assert_eq!(kept.map(|t| (t.scalar, t.floats.len())), Some(("f64", 1)));
+        let tuple = twin(&[("t", false, "(f32, usize)")]);
+        assert_eq!(tuple.map(|t| t.scalar), Some("f32"));
+    }
+}
