@@ -506,6 +506,29 @@ mod user_struct {
         kind: Kind,
     }
 
+    /// A struct with arithmetic of its own: no dual twin (a helper's result could be one).
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct V {
+        x: f64,
+        y: f64,
+    }
+
+    impl std::ops::Add for V {
+        type Output = V;
+        fn add(self, o: V) -> V {
+            V {
+                x: self.x + o.x,
+                y: self.y + o.y,
+            }
+        }
+    }
+
+    #[differentiable]
+    fn with_arithmetic(a: f64) -> f64 {
+        let v = V { x: a, y: a * a };
+        v.x * v.y
+    }
+
     #[differentiable]
     fn make(x: f64) -> P {
         P { a: x, b: x * x }
@@ -610,6 +633,12 @@ mod user_struct {
     fn a_struct_without_a_twin_declines() {
         assert!((gradient!(at: 0.5, of: tagged) - 0.75).abs() < 1e-12);
         super::assert_declined(|| second_derivative!(at: 0.5, of: tagged), "tagged");
+        let _ = V { x: 1.0, y: 1.0 } + V { x: 1.0, y: 1.0 };
+        assert!((gradient!(at: 0.5, of: with_arithmetic) - 0.75).abs() < 1e-12);
+        super::assert_declined(
+            || second_derivative!(at: 0.5, of: with_arithmetic),
+            "with_arithmetic",
+        );
     }
 }
 

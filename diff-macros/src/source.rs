@@ -184,6 +184,9 @@ struct Types {
     traits: Vec<(String, Vec<(String, bool)>)>,
     /// Structs.
     structs: Vec<StructFields>,
+    /// Types implementing an arithmetic operator (`impl Add for V`): a value of the
+    /// type may meet dual numbers in arithmetic, so it has no dual twin.
+    arithmetic: Vec<String>,
     /// The inline modules the visit is in.
     path: Vec<String>,
 }
@@ -293,6 +296,47 @@ impl<'a> syn::visit::Visit<'a> for Types {
                 self.differentiable.push(last.ident.to_string());
             }
         }
+        const OPERATORS: &[&str] = &[
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Rem",
+            "Neg",
+            "AddAssign",
+            "SubAssign",
+            "MulAssign",
+            "DivAssign",
+            "RemAssign",
+        ];
+        let operator = i.trait_.as_ref().is_some_and(|(_, p, _)| {
+            p.segments
+                .last()
+                .is_some_and(|s| OPERATORS.iter().any(|o| s.ident == o))
+        });
+        // `impl Mul<V> for f64` makes `V` meet floats in arithmetic too.
+        let mut operands = vec![&*i.self_ty];
+        if let Some((_, p, _)) = i.trait_.as_ref().filter(|_| operator) {
+            if let Some(syn::PathArguments::AngleBracketed(a)) =
+                p.segments.last().map(|s| &s.arguments)
+            {
+                operands.extend(a.args.iter().filter_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                }));
+            }
+        }
+        for ty in operands.into_iter().filter(|_| operator) {
+            let mut ty = ty;
+            while let syn::Type::Reference(r) = ty {
+                ty = &r.elem;
+            }
+            if let syn::Type::Path(t) = ty {
+                if let Some(last) = t.path.segments.last() {
+                    self.arithmetic.push(last.ident.to_string());
+                }
+            }
+        }
         syn::visit::visit_item_impl(self, i);
     }
 }
@@ -347,8 +391,17 @@ pub fn struct_fields(at: &syn::Ident, name: &str) -> Option<Vec<(String, syn::Ty
 
 /// The dual twin (`twin.rs`) of the struct `name` as seen where `at` is written (see
 /// [`struct_def`]): `Some` only when its definition derives Differentiable and has one,
-/// so that the derive made it.
+/// so that the derive made it, and nothing implements arithmetic with it (where a value
+/// of the type the macro cannot see as one, a call's result, could meet dual numbers).
 pub fn twin(at: &syn::Ident, name: &str) -> Option<crate::twin::Twin> {
+    let arithmetic = written_at(at.span()).is_some_and(|w| {
+        read(&w)
+            .iter()
+            .any(|t| t.arithmetic.iter().any(|n| n == name))
+    });
+    if arithmetic {
+        return None;
+    }
     struct_def(at, name)?.3
 }
 
