@@ -334,7 +334,22 @@ fn companions(
             .and_then(|name| crate::source::struct_fields(&func.sig.ident, &name));
         sig.receiver_fields = fields.unwrap_or_default();
     }
-    sig.twins = twins_named(func);
+    // A trait declares its methods' companions without twins; its implementations agree.
+    let in_trait =
+        matches!(context, Context::Trait(_)) || self_ty.is_some_and(|o| o.declared_by_trait);
+    if !in_trait {
+        sig.twins = twins_named(func);
+    }
+    // (Not in a trait's `impl`: the trait declares the companions' signatures.)
+    let inherent = self_ty.filter(|o| !o.declared_by_trait);
+    if let Some(name) = inherent.and_then(|o| type_name(o.ty)) {
+        if let Some(t) = crate::source::twin(&func.sig.ident, &name) {
+            if !sig.twins.iter().any(|(n, _)| *n == name) {
+                sig.twins.push((name.clone(), t));
+            }
+            sig.self_twin = Some(name);
+        }
+    }
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
             a,
@@ -391,6 +406,12 @@ fn companions(
         items: &analyzed.items,
     };
     let mut items = companions.emit(&output_tangent);
+    // Where no trait declares the companions, a method on a struct with a dual twin has
+    // one more, taking the twin (`twin.rs`): the source reader tells callers it exists.
+    let inherent = self_ty.is_some_and(|o| !o.declared_by_trait);
+    if inherent && func.sig.receiver().is_some_and(crate::twin::takes_twin) {
+        items.extend(companions.twin_receiver(&output_tangent));
+    }
     // (Only beside free functions: a trait's `impl` may hold only the trait's items.)
     let allowed = func.attrs.iter().any(|a| {
         a.path().is_ident("allow") && a.meta.to_token_stream().to_string().contains("deprecated")

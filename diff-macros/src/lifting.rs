@@ -417,8 +417,72 @@ impl<'a> Lifting<'a> {
                     .iter()
                     .find_map(|r| f(*func.region(*r).yields.get(k)?))
             }
+            // `S::new(..)` returning the struct.
+            Inst::Call(Callee::Path(p), _) if p.qself.is_none() && p.path.segments.len() == 2 => {
+                let (ty, f) = (&p.path.segments[0].ident, &p.path.segments[1].ident);
+                let (name, twin) = self.twins.iter().find(|(n, _)| ty == n)?;
+                let returns_it = twin.functions.iter().any(|(g, r)| f == g && *r);
+                returns_it.then(|| name.clone())
+            }
+            // The updated values of a call's `&mut` arguments.
+            Inst::CallMut(_, args, mutated) if k > 0 => f(*args.get(*mutated.get(k - 1)?)?),
             _ => None,
         }
+    }
+
+    /// For a call of a method on a struct's dual twin (`s.get(k)`, `S::get(&s, k)`,
+    /// `s.step(k)` with `&mut self`) where the struct's inherent `impl` marks the method
+    /// `#[differentiable]` (so its companion for a twin receiver exists, `twin.rs`): the
+    /// callee that reaches that companion, and the receiver (without the borrow of a
+    /// path call, `&s`).
+    fn on_twin(&self, stmt: &Stmt) -> Option<(Callee, Value)> {
+        let (callee, args, updates) = match &stmt.inst {
+            Inst::Call(c, args) => (c, args, false),
+            Inst::CallMut(c, args, mutated) => (c, args, mutated.contains(&0)),
+            _ => return None,
+        };
+        let mut recv = *args.first()?;
+        let method = match callee {
+            Callee::Method { method, .. } => method.clone(),
+            Callee::Path(p) if p.qself.is_none() && p.path.segments.len() == 2 => {
+                // `S::get(&s, ..)`: the receiver is what is borrowed.
+                if let (false, Some(Inst::Ref(a, _))) =
+                    (updates, self.func.def(recv).map(|s| &s.inst))
+                {
+                    recv = *a;
+                }
+                let ty = &p.path.segments[0].ident;
+                if self.struct_name(recv, 0).is_none_or(|n| ty != &n) {
+                    return None;
+                }
+                p.path.segments[1].ident.clone()
+            }
+            _ => return None,
+        };
+        if !self.is_lifted(recv) {
+            return None;
+        }
+        let twin = self.twin_of(recv)?;
+        if !twin.methods.iter().any(|m| method == m) {
+            return None;
+        }
+        let written = self.struct_name(recv, 0)?;
+        let ty = Ident::new(&written, method.span());
+        Some((Callee::OnTwin { ty, method }, recv))
+    }
+
+    /// [`not_a_function`], except for an associated function of a struct with a dual
+    /// twin that its inherent `impl` marks `#[differentiable]` (`S::new(x)`, `Self::new`):
+    /// its dual companion exists.
+    fn not_a_function(&self, p: &syn::ExprPath) -> Option<&'static str> {
+        let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+        if let ([ty, f], None) = (&segments[..], &p.qself) {
+            let twin = self.twins.iter().find(|(n, _)| ty.ident == n);
+            if twin.is_some_and(|(_, t)| t.functions.iter().any(|(g, _)| f.ident == g)) {
+                return None;
+            }
+        }
+        not_a_function(p)
     }
 
     fn is_lifted(&self, v: Value) -> bool {
@@ -483,7 +547,7 @@ impl<'a> Lifting<'a> {
                     // trait on `f64`) there is none.
                     let through_companion = self.act.is_active(stmt.results[0])
                         && args.first().is_some_and(|r| !self.is_lifted(*r));
-                    if !is_rule(method) && !through_companion {
+                    if !is_rule(method) && !through_companion && self.on_twin(stmt).is_none() {
                         self.refuse(format!(
                             "the method `{method}` called on a value that carries a derivative"
                         ));
@@ -491,12 +555,16 @@ impl<'a> Lifting<'a> {
                     true
                 }
             }
+            Inst::Call(Callee::OnTwin { .. }, _) => true,
             Inst::Call(Callee::Path(p), args) => {
                 if !self.any_lifted(args) {
                     false
                 } else {
                     let name = p.path.segments.last().map(|s| s.ident.to_string());
-                    if let Some(why) = not_a_function(p) {
+                    let why = self
+                        .not_a_function(p)
+                        .filter(|_| self.on_twin(stmt).is_none());
+                    if let Some(why) = why {
                         self.refuse(why);
                     } else if name.as_deref() == Some(self.own.as_str()) {
                         self.refuse("a call of the function itself");
@@ -514,7 +582,9 @@ impl<'a> Lifting<'a> {
                     match callee {
                         // Through the callee's dual companion, also when its result
                         // carries no derivative (`Emitter::primal_call_mut`).
-                        Callee::Path(p) if not_a_function(p).is_none() => {}
+                        Callee::Path(p) if self.not_a_function(p).is_none() => {}
+                        // A method of a struct's twin (`s.step(k)`, `S::step(&mut s, k)`).
+                        _ if self.on_twin(stmt).is_some() => {}
                         // A rule of diff-core generic over the element (`push`, `swap`).
                         Callee::Method { method, .. } if is_rule(method) => {}
                         _ => self.refuse("a method updating `&mut` arguments, of a value that carries a derivative"),
@@ -972,6 +1042,17 @@ impl<'a> Lifting<'a> {
             return;
         }
         let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));
+        if let Some((callee, recv)) = self.on_twin(stmt) {
+            if let Inst::Call(c, args) | Inst::CallMut(c, args, _) = &mut stmt.inst {
+                *c = callee;
+                args[0] = recv;
+            }
+            // Its other arguments are converted where it is emitted (`LiftTo`); the
+            // `&mut` ones below.
+            if matches!(stmt.inst, Inst::Call(..)) {
+                return;
+            }
+        }
         // A call of a lifted value whose result carries no derivative (read by a
         // comparison only): the value of the callee's dual companion, which takes the
         // dual arguments, where the original function would not.
@@ -1056,7 +1137,7 @@ impl<'a> Lifting<'a> {
                     .twin_of(stmt.results[0])
                     .expect("refused without a twin");
                 if let Some(last) = path.segments.last_mut() {
-                    last.ident = crate::twin::ident(&last.ident.to_string(), last.ident.span());
+                    last.ident = crate::twin::ident(&twin.name, last.ident.span());
                 }
                 for (m, v) in fields.iter_mut() {
                     if holds_floats(twin, m) {

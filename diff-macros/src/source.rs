@@ -167,6 +167,15 @@ type StructFields = (
     Option<crate::twin::Twin>,
 );
 
+/// A function of an inherent `impl` block, to the block's type's dual twin.
+#[derive(Clone, Copy)]
+enum TwinFn {
+    /// A method, with a companion taking the twin.
+    Method,
+    /// An associated function without a receiver; whether it returns the type.
+    Function { returns_it: bool },
+}
+
 /// The types a file defines, and those it makes Differentiable (a derive, an `impl`).
 #[derive(Default)]
 struct Types {
@@ -184,6 +193,10 @@ struct Types {
     traits: Vec<(String, Vec<(String, bool)>)>,
     /// Structs.
     structs: Vec<StructFields>,
+    /// Functions of inherent `impl` blocks marked `#[differentiable]`: the type, the
+    /// name, and whether it is a method with a companion for the type's dual twin
+    /// (`twin::takes_twin`), or else (no receiver) whether it returns the type.
+    twin_methods: Vec<(String, String, TwinFn)>,
     /// Types implementing an arithmetic operator (`impl Add for V`): a value of the
     /// type may meet dual numbers in arithmetic, so it has no dual twin.
     arithmetic: Vec<String>,
@@ -296,6 +309,34 @@ impl<'a> syn::visit::Visit<'a> for Types {
                 self.differentiable.push(last.ident.to_string());
             }
         }
+        if let (None, syn::Type::Path(t)) = (&i.trait_, &*i.self_ty) {
+            if let Some(last) = t.path.segments.last() {
+                for item in &i.items {
+                    if let syn::ImplItem::Fn(f) = item {
+                        let receiver = f.sig.receiver();
+                        let (ty, name) = (last.ident.to_string(), f.sig.ident.to_string());
+                        if !marked(&f.attrs, "differentiable") {
+                            continue;
+                        }
+                        let returns_it = match &f.sig.output {
+                            syn::ReturnType::Type(_, t) => matches!(&**t,
+                                syn::Type::Path(p) if p.path.is_ident("Self") || p.path.is_ident(&last.ident)),
+                            syn::ReturnType::Default => false,
+                        };
+                        match receiver {
+                            None => {
+                                self.twin_methods
+                                    .push((ty, name, TwinFn::Function { returns_it }))
+                            }
+                            Some(r) if crate::twin::takes_twin(r) => {
+                                self.twin_methods.push((ty, name, TwinFn::Method))
+                            }
+                            Some(_) => {}
+                        }
+                    }
+                }
+            }
+        }
         const OPERATORS: &[&str] = &[
             "Add",
             "Sub",
@@ -402,7 +443,21 @@ pub fn twin(at: &syn::Ident, name: &str) -> Option<crate::twin::Twin> {
     if arithmetic {
         return None;
     }
-    struct_def(at, name)?.3
+    let mut twin = struct_def(at, name)?.3?;
+    twin.name = name.to_string();
+    if let Some(w) = written_at(at.span()) {
+        for t in read(&w).iter() {
+            for (_, f, kind) in t.twin_methods.iter().filter(|(ty, ..)| ty == name) {
+                match kind {
+                    TwinFn::Method => twin.methods.push(f.clone()),
+                    TwinFn::Function { returns_it } => {
+                        twin.functions.push((f.clone(), *returns_it))
+                    }
+                }
+            }
+        }
+    }
+    Some(twin)
 }
 
 /// The struct `name` as seen where `at` is written: the one the same module of the file

@@ -18,15 +18,32 @@ use proc_macro2::{Ident, Span};
 /// What the function's macro needs to know of a struct's twin.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Twin {
+    /// The struct's name (empty until the source reader sets it).
+    pub name: String,
     /// `f64` or `f32`: the scalar its fields are built of.
     pub scalar: &'static str,
     /// The fields converted to dual numbers (the others are kept as they are).
     pub floats: Vec<String>,
+    /// The methods of its inherent `impl` blocks marked `#[differentiable]` with a
+    /// receiver ([`takes_twin`]): each has a companion taking the twin
+    /// (`__vjp_dual_self_m`). Set by the source reader.
+    pub methods: Vec<String>,
+    /// The associated functions without a receiver of its inherent `impl` blocks marked
+    /// `#[differentiable]` (`S::new`), whose dual companions exist, and whether each
+    /// returns the struct (`-> Self`, `-> S`). Set by the source reader.
+    pub functions: Vec<(String, bool)>,
 }
 
 /// The twin's name: `__DiffDualS` for `S`.
 pub fn ident(name: &str, span: Span) -> Ident {
     Ident::new(&format!("__DiffDual{name}"), span)
+}
+
+/// Whether a method with this receiver has a companion taking the struct's twin:
+/// `self`, `&self` (both take the twin by value) or `&mut self` (by `&mut`), written
+/// without a type.
+pub fn takes_twin(receiver: &syn::Receiver) -> bool {
+    receiver.colon_token.is_none()
 }
 
 /// Whether a field of this type is `Copy` in the twin (floats, integers, arrays and
@@ -131,7 +148,13 @@ pub fn of_fields<'a>(
         kind = combine(kind, k);
     }
     match kind {
-        FieldKind::Floats(scalar) => Some(Twin { scalar, floats }),
+        FieldKind::Floats(scalar) => Some(Twin {
+            name: String::new(),
+            scalar,
+            floats,
+            methods: Vec::new(),
+            functions: Vec::new(),
+        }),
         _ => None,
     }
 }

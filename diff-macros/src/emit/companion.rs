@@ -252,14 +252,48 @@ impl Companions<'_> {
             let (vjp, args) = (sh.callee(Mode::Vjp), sh.call_args());
             return quote! {{ #vjp(#(#args),*) }};
         }
-        let ds = DualSig::of(sig);
+        self.lifted_body(&DualSig::of(sig), params)
+    }
+
+    /// The companion of a method taking its receiver as the dual twin of its struct
+    /// (`twin.rs`), `__vjp_dual_self_m(this, ..)`, which a dual companion calls on a
+    /// struct it built of dual numbers: the receiver is differentiated like the other
+    /// parameters. Nothing unless the receiver is `&self` or `self` of a struct with a
+    /// twin.
+    pub fn twin_receiver(&self, output_tangent: &TokenStream) -> TokenStream {
+        let sig = self.sig;
+        let Some(ds) = DualSig::of_twin_receiver(sig) else {
+            return TokenStream::new();
+        };
+        let header = ds.header(self.vis, names::twin_receiver(&sig.ident), output_tangent);
+        let params = sig.params.iter().map(|p| p.ident.clone()).collect();
+        let body = self.lifted_body(&ds, params);
+        quote! { #header #body }
+    }
+
+    /// The body of a dual companion of a function written for `f64` (`ds` its
+    /// signature): the reverse sweep of the IR `lifting.rs` rewrites to dual numbers, or
+    /// a stop saying why there is none.
+    fn lifted_body(&self, ds: &DualSig<'_>, mut params: Vec<TokenStream>) -> TokenStream {
+        let sig = self.sig;
         let Some(scalar) = ds.liftable() else {
             return ds.stop(&ds.why_not());
         };
-        // A receiver (a struct of floats has no dual twin) is a constant here: its slot
-        // stays zero. Only a receiver built from dual numbers could need more, and
-        // `lifting.rs` refuses building one (a struct literal of lifted values).
-        let receiver = sig.has_receiver();
+        let mut param_structs = ds.param_structs();
+        if ds.is_twin_receiver() {
+            // `this`, the twin, by value (`&mut` for `&mut self`); the body reads a
+            // `&self` receiver by reference.
+            let p = &sig.params[0];
+            params[0] = if p.by_ref && !p.mutable {
+                quote!((&this))
+            } else {
+                quote!(this)
+            };
+            param_structs[0] = Some("Self".to_string());
+        }
+        // Otherwise a receiver (of a struct without a twin, or kept plain) is a constant
+        // here: its slot stays zero.
+        let receiver = sig.has_receiver() && !ds.is_twin_receiver();
         let (constant, wrt): (Vec<usize>, Vec<usize>) =
             sig.wrt().into_iter().partition(|i| receiver && *i == 0);
         let receiver_fields: Vec<String> = sig
@@ -268,17 +302,25 @@ impl Companions<'_> {
             .filter(|(_, ty)| crate::emit::dual::is_floats(ty, scalar))
             .map(|(name, _)| name.clone())
             .collect();
-        let twins: Vec<(String, crate::twin::Twin)> = sig
-            .twins
+        // As the body names them: `Self` too, for the block's struct.
+        let twins: Vec<(String, crate::twin::Twin)> = ds
+            .twins()
             .iter()
-            .filter(|(n, _)| ds.twins().contains(n))
-            .cloned()
+            .filter_map(|n| {
+                let of = if n == "Self" {
+                    sig.self_twin.as_ref()?
+                } else {
+                    n
+                };
+                let (_, t) = sig.twins.iter().find(|(m, _)| m == of)?;
+                Some((n.clone(), t.clone()))
+            })
             .collect();
         let floats = lifting::FloatInputs {
             params: &ds.float_params(),
             receiver_fields: &receiver_fields,
             twins: &twins,
-            param_structs: &ds.param_structs(),
+            param_structs: &param_structs,
         };
         let lifted = lifting::lift(
             self.func,

@@ -40,6 +40,9 @@ pub struct DualSig<'a> {
     taken: Vec<Taken>,
     /// The structs of the signature and body with a dual twin of the scalar.
     twins: Vec<String>,
+    /// Whether the receiver is taken as the struct's twin, `this` (the companion for a
+    /// twin receiver, `__vjp_dual_self_m`).
+    twin_receiver: bool,
 }
 
 /// `ts` with the float type `scalar` replaced by its dual numbers.
@@ -48,8 +51,13 @@ pub fn lift_tokens(ts: &TokenStream, scalar: &Ident) -> TokenStream {
 }
 
 /// `ts` with the float type `scalar` replaced by its dual numbers and the structs named
-/// in `twins` by their dual twins (`twin.rs`).
+/// in `twins` by their dual twins (`twin.rs`); `Self` stands for the struct named last
+/// when the list ends with `Self`.
 pub fn lift_tokens_with(ts: &TokenStream, scalar: &Ident, twins: &[String]) -> TokenStream {
+    let own = match twins {
+        [.., own, last] if last == "Self" => Some(own.as_str()),
+        _ => None,
+    };
     ts.clone()
         .into_iter()
         .flat_map(|tt| -> Vec<TokenTree> {
@@ -58,10 +66,11 @@ pub fn lift_tokens_with(ts: &TokenStream, scalar: &Ident, twins: &[String]) -> T
                     .into_iter()
                     .collect(),
                 TokenTree::Ident(i) if twins.iter().any(|t| i == t) => {
-                    vec![TokenTree::Ident(crate::twin::ident(
-                        &i.to_string(),
-                        i.span(),
-                    ))]
+                    let name = match own {
+                        Some(own) if i == "Self" => own.to_string(),
+                        _ => i.to_string(),
+                    };
+                    vec![TokenTree::Ident(crate::twin::ident(&name, i.span()))]
                 }
                 TokenTree::Group(g) => {
                     let mut ng = proc_macro2::Group::new(
@@ -149,6 +158,14 @@ impl<'a> DualSig<'a> {
             .filter(|(_, t)| scalar.as_ref().is_some_and(|s| s == t.scalar))
             .map(|(n, _)| n.clone())
             .collect();
+        let mut twins = twins;
+        if let Some(own) = sig.self_twin.as_ref().filter(|n| twins.contains(n)) {
+            // `Self` is the struct (not generic: it has a twin), named last.
+            twins.retain(|n| n != own);
+            twins.push(own.clone());
+            twins.push("Self".to_string());
+        }
+        let twins = twins;
         let is_floats = |ty: &syn::Type, s: &Ident| is_lifted_type(ty, s, &twins);
         let lift_tokens = |ts: &TokenStream, s: &Ident| lift_tokens_with(ts, s, &twins);
         let taken = (0..sig.params.len())
@@ -193,7 +210,42 @@ impl<'a> DualSig<'a> {
             scalar,
             taken,
             twins,
+            twin_receiver: false,
         }
+    }
+
+    /// The signature of the companion of a method taking its receiver as the dual twin
+    /// of the `impl` block's struct (`twin.rs`): `this: __DiffDualS` for `self` and
+    /// `&self`, `this: &mut __DiffDualS` for `&mut self`.
+    pub fn of_twin_receiver(sig: &'a FnSig) -> Option<Self> {
+        let own = sig.self_twin.as_ref()?;
+        let (_, twin) = sig.twins.iter().find(|(n, _)| n == own)?;
+        let mut ds = DualSig::of(sig);
+        match &ds.scalar {
+            // The receiver alone is differentiated: the twin's scalar.
+            None if sig.wrt() == [0] => {
+                ds.scalar = Some(format_ident!("{}", twin.scalar));
+                ds.twins = sig
+                    .twins
+                    .iter()
+                    .filter(|(n, t)| t.scalar == twin.scalar && n != own)
+                    .map(|(n, _)| n.clone())
+                    .chain([own.clone(), "Self".to_string()])
+                    .collect();
+            }
+            Some(s) if s == twin.scalar => {}
+            _ => return None,
+        }
+        if !ds.twins.contains(own) || !sig.wrt().contains(&0) {
+            return None;
+        }
+        let ty = crate::twin::ident(own, sig.ident.span());
+        ds.taken[0] = match &sig.params[0].mut_lifetime {
+            Some(lt) => Taken::Mut(lt.clone(), quote!(#ty)),
+            None => Taken::Value(quote!(#ty)),
+        };
+        ds.twin_receiver = true;
+        Some(ds)
     }
 
     /// The scalar, when every differentiated parameter can be lifted (the receiver is
@@ -227,6 +279,11 @@ impl<'a> DualSig<'a> {
                     })
             })
             .collect()
+    }
+
+    /// Whether the receiver is taken as the struct's twin ([`DualSig::of_twin_receiver`]).
+    pub fn is_twin_receiver(&self) -> bool {
+        self.twin_receiver
     }
 
     /// The structs of the signature and body with a dual twin of the scalar.
@@ -277,19 +334,42 @@ impl<'a> DualSig<'a> {
     ) -> TokenStream {
         let sig = self.sig;
         let (gen, _, wher) = sig.generics.split_for_impl();
-        let decls = sig.params.iter().zip(&self.taken).map(|(p, t)| {
-            let id = &p.ident;
-            match t {
-                Taken::AsIs | Taken::Any => p.decl.clone(),
-                Taken::Value(ty) => quote!(#id: #ty),
-                Taken::Ref(lt, ty) => quote!(#id: ::std::borrow::Cow<#lt, #ty>),
-                Taken::Mut(lt, ty) => quote!(#id: &#lt mut #ty),
-            }
-        });
+        let decls = sig
+            .params
+            .iter()
+            .zip(&self.taken)
+            .enumerate()
+            .map(|(i, (p, t))| {
+                let id = if i == 0 && self.twin_receiver {
+                    quote!(this)
+                } else {
+                    p.ident.clone()
+                };
+                match t {
+                    Taken::AsIs | Taken::Any => p.decl.clone(),
+                    Taken::Value(ty) => quote!(#id: #ty),
+                    Taken::Ref(lt, ty) => quote!(#id: ::std::borrow::Cow<#lt, #ty>),
+                    Taken::Mut(lt, ty) => quote!(#id: &#lt mut #ty),
+                }
+            });
         let caps = sig.captures();
         let out = self.lift(&sig.output);
         let seed = self.lift(output_tangent);
-        let slots = sig.slots().iter().map(|s| self.lift(s)).collect::<Vec<_>>();
+        // A receiver taken as it is (a constant) keeps its own tangent's slot, which its
+        // callers accumulate into the plain receiver's.
+        let plain_receiver = sig.has_receiver() && !self.twin_receiver;
+        let slots = sig
+            .slots()
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if i == 0 && plain_receiver {
+                    s.clone()
+                } else {
+                    self.lift(s)
+                }
+            })
+            .collect::<Vec<_>>();
         let mutated = sig.mutated_slots();
         let seed = if mutated.is_empty() {
             seed

@@ -7,6 +7,7 @@
 //! generated name can neither capture nor shadow a name of the user's code.
 use crate::ir::{Function, RegionId, Value};
 use proc_macro2::{Ident, Span};
+use syn::ext::IdentExt;
 
 /// Which derivative a companion computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +61,12 @@ pub fn tangent(func: &Function, v: Value) -> Ident {
 /// The saved tangent-type marker of a value.
 pub fn marker(func: &Function, v: Value) -> Ident {
     ident(&format!("marker_{}", base(func, v)))
+}
+
+/// The dual companion of method `m` taking its receiver as the struct's dual twin
+/// (`twin.rs`): `__vjp_dual_self_m`.
+pub fn twin_receiver(m: &Ident) -> Ident {
+    ident(&format!("__vjp_dual_self_{}", m.unraw()))
 }
 
 /// The saved shape of a value.

@@ -496,7 +496,8 @@ impl<'a> Emitter<'a> {
         // floats), its linear map dropped.
         let through_dual = self.dual
             && !active
-            && matches!(callee, Callee::Path(p) if !crate::ir::is_library_path(p))
+            && (matches!(callee, Callee::Path(p) if !crate::ir::is_library_path(p))
+                || matches!(callee, Callee::OnTwin { .. }))
             && stmt.results.iter().any(|r| self.act.varied.contains(r));
         let mut lets = TokenStream::new();
         let mut argv: Vec<TokenStream> = args.iter().map(|v| self.expr(*v)).collect();
@@ -571,6 +572,19 @@ impl<'a> Emitter<'a> {
                 let recv = &argv[0];
                 let rest = &argv[1..];
                 quote_spanned! {stmt.span=> #recv.#m #tf(#(#rest),*) }
+            }
+            // The method's companion for a twin receiver (only in a dual companion).
+            Callee::OnTwin { ty, method } => {
+                let m = names::twin_receiver(method);
+                let recv = &argv[0];
+                // Updated in place (`&mut self`), or a copy.
+                let recv = if mutated.contains(&0) {
+                    quote!(#recv)
+                } else {
+                    quote!(::core::clone::Clone::clone(&#recv))
+                };
+                let rest = argv[1..].iter().map(lift_to);
+                quote_spanned! {stmt.span=> #ty::#m(#recv, #(#rest),*) }
             }
         };
         if active {
@@ -806,7 +820,7 @@ pub fn is_call_of(
         // Only a method calls itself by method-call syntax (`v.concat()` in a free `fn
         // concat` is another function), and only on `self`: `self.inner.energy(x)` in
         // `fn energy` is the same method of another type (a wrapper delegating).
-        Callee::Method { method: m, .. } => {
+        Callee::Method { method: m, .. } | Callee::OnTwin { method: m, .. } => {
             method && m == name && args.first().is_some_and(|r| func.is_param(*r, 0))
         }
     }

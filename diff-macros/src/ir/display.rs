@@ -45,6 +45,9 @@ impl Inst {
             Inst::Call(Callee::Method { method, .. }, args) => {
                 format!("method {method}({})", list(args))
             }
+            Inst::Call(Callee::OnTwin { ty, method }, args) => {
+                format!("method {ty}::{method} on a twin ({})", list(args))
+            }
             Inst::Tuple(vs) => format!("tuple ({})", list(vs)),
             Inst::CallMut(_, args, m) => format!("call_mut ({}) mutating {m:?}", list(args)),
             Inst::Load(a) => format!("load {a}"),

@@ -68,6 +68,15 @@ pub enum Callee {
         /// Turbofish, if any.
         turbofish: Option<syn::AngleBracketedGenericArguments>,
     },
+    /// `args[0].method(args[1..])` where `args[0]` is a struct's dual twin, in a dual
+    /// companion (`lifting.rs`): the method's companion for a twin receiver,
+    /// `Type::__vjp_dual_self_method(&args[0], ..)`, `ty` the struct as the body names it.
+    OnTwin {
+        /// The struct (`S`, `Self`).
+        ty: syn::Ident,
+        /// The method name.
+        method: syn::Ident,
+    },
 }
 
 /// Whether a call by `p` is of the library's own rules (`::diff::__private::vec_repeat`),

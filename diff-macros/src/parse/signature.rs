@@ -61,6 +61,9 @@ pub struct FnSig {
     /// The structs named in the function (its signature or body) that have a dual twin
     /// (`twin.rs`), by name: the dual companion holds them as their twins.
     pub twins: Vec<(String, crate::twin::Twin)>,
+    /// The type of the `impl` block, when it is a struct with a dual twin: `Self` is that
+    /// struct in the dual companion.
+    pub self_twin: Option<String>,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -167,6 +170,7 @@ impl FnSig {
             not_differentiable: Vec::new(),
             receiver_fields: Vec::new(),
             twins: Vec::new(),
+            self_twin: None,
         })
     }
 
