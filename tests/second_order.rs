@@ -411,6 +411,37 @@ mod readme {
     }
 }
 
+/// The README's example of second order through a struct and its method, as written
+/// there.
+mod readme_struct {
+    use diff::prelude::*;
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    struct Spring {
+        k: f64,
+        x: f64,
+    }
+
+    impl Spring {
+        #[differentiable]
+        fn energy(&self) -> f64 {
+            0.5 * self.k * self.x * self.x
+        }
+    }
+
+    #[differentiable]
+    fn total(k: f64, x: f64) -> f64 {
+        let s = Spring { k, x: x * 2.0 };
+        s.energy() // 2 k x²
+    }
+
+    #[test]
+    fn readme_example() {
+        let h = hessian!(at: vec![3.0, 0.5], of: |v: Vec<f64>| total(v[0], v[1]));
+        assert_eq!(h, vec![vec![0.0, 2.0], vec![2.0, 12.0]]);
+    }
+}
+
 mod registered {
     use diff::prelude::*;
     use diff::InnerProduct;
@@ -527,6 +558,54 @@ mod user_struct {
     fn with_arithmetic(a: f64) -> f64 {
         let v = V { x: a, y: a * a };
         v.x * v.y
+    }
+
+    impl P {
+        #[differentiable]
+        fn new(a: f64, b: f64) -> Self {
+            Self { a, b: a * b }
+        }
+
+        #[differentiable]
+        fn get(&self, k: f64) -> f64 {
+            self.a * k + self.b.sin()
+        }
+
+        #[differentiable]
+        fn step(&mut self, k: f64) {
+            self.b = self.a.tanh() * k;
+            self.a *= k;
+        }
+
+        #[differentiable]
+        fn norm(&self) -> f64 {
+            (self.a * self.a + self.b * self.b).sqrt()
+        }
+    }
+
+    /// Methods called on structs built of values that carry a derivative: by `&self`
+    /// (also through the path), `&mut self`, with no other argument, and a constructor.
+    #[differentiable]
+    fn methods(x: f64, y: f64) -> f64 {
+        let s = P::new(x, y);
+        let mut t = P { a: x, b: y * y };
+        t.step(x);
+        P::step(&mut t, y);
+        s.get(y) + t.get(x) + P::get(&t, 0.5) + t.norm()
+    }
+
+    #[test]
+    fn methods_of_structs_built_in_the_body() {
+        let x = vec![0.7, 1.3];
+        let h = hessian!(at: x.clone(), of: |v: Vec<f64>| methods(v[0], v[1]));
+        super::assert_symmetric(&h);
+        let want = super::hessian_by_differences(&x, |v| {
+            let (a, b) = gradient!(at: (v[0], v[1]), of: methods);
+            vec![a, b]
+        });
+        super::assert_matrix(&h, &want, 1e-6);
+        let (v, _, _) = value_with_second_derivative!(at: 0.7, of: |t| methods(t, 1.3));
+        assert_eq!(v, methods(0.7, 1.3));
     }
 
     #[differentiable]

@@ -459,7 +459,9 @@ impl<'a> Lifting<'a> {
             }
             _ => return None,
         };
-        if !self.is_lifted(recv) {
+        // A receiver updated in place by a call with dual arguments becomes dual: a
+        // plain one is converted first (`rewrite_stmt`).
+        if !self.is_lifted(recv) && !(updates && self.any_lifted(args)) {
             return None;
         }
         let twin = self.twin_of(recv)?;
@@ -621,8 +623,10 @@ impl<'a> Lifting<'a> {
                 }
                 self.any_lifted(&[*b, *v])
             }
-            Inst::SetField(b, _, v) => {
-                let tuple = matches!(func.def(*b).map(|s| &s.inst), Some(Inst::Tuple(_)));
+            Inst::SetField(b, m, v) => {
+                // A tuple's element (a tuple of floats converts as a whole).
+                let tuple = matches!(func.def(*b).map(|s| &s.inst), Some(Inst::Tuple(_)))
+                    || (matches!(m, syn::Member::Unnamed(_)) && self.floaty(*b, 0));
                 if self.is_lifted(*v) && !self.is_lifted(*b) && !tuple {
                     self.refuse(
                         "a field of a struct written with a value that carries a derivative",
@@ -867,7 +871,9 @@ impl<'a> Lifting<'a> {
             Inst::Neg(a) | Inst::NoDerivative(a) | Inst::Index(a, _) => f(*a),
             Inst::Field(a, m) => {
                 let name = quote!(#m).to_string();
-                f(*a) || (self.func.is_param(*a, 0) && self.receiver_fields.contains(&name))
+                f(*a)
+                    || (self.func.is_param(*a, 0) && self.receiver_fields.contains(&name))
+                    || self.twin_of(*a).is_some_and(|t| holds_floats(t, m))
             }
             Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a) => f(*a),
             Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),
@@ -1102,7 +1108,8 @@ impl<'a> Lifting<'a> {
             }
             Inst::CallMut(callee, args, mutated) if lifted => {
                 for i in mutated.iter() {
-                    if !self.is_lifted(args[*i]) && !self.floaty(args[*i], 0) {
+                    let known = self.floaty(args[*i], 0) || self.twin_of(args[*i]).is_some();
+                    if !self.is_lifted(args[*i]) && !known {
                         self.refuse("a `&mut` argument whose type is not known to be built of floats, beside a value that carries a derivative");
                     }
                     self.convert(out, before, &mut args[*i], span);
