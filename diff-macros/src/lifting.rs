@@ -461,7 +461,8 @@ impl<'a> Lifting<'a> {
         };
         // A receiver updated in place by a call with dual arguments becomes dual: a
         // plain one is converted first (`rewrite_stmt`).
-        if !self.is_lifted(recv) && !(updates && self.any_lifted(args)) {
+        let dual = self.is_lifted(recv) || (updates && self.any_lifted(args));
+        if !dual {
             return None;
         }
         let twin = self.twin_of(recv)?;
