@@ -29,6 +29,20 @@ fn run(p: &[f64]) -> f64 {
     s.x
 }
 
+/// Second order through the struct and its `&mut self` method (the struct's dual twin).
+#[test]
+fn hessian_through_mut_self_methods() {
+    let (x0, k) = (0.3, 0.2);
+    let h = hessian!(at: &vec![x0, k], of: run);
+    // x2 = x0 (k^2 - 3k + 1).
+    let want = [[0.0, 2.0 * k - 3.0], [2.0 * k - 3.0, 2.0 * x0]];
+    for i in 0..2 {
+        for j in 0..2 {
+            close(h[i][j], want[i][j]);
+        }
+    }
+}
+
 #[test]
 fn mut_self_methods_on_a_local_from_a_slice_parameter() {
     for (x0, k) in [(1.0, 0.5), (-2.0, 0.1), (0.3, 1.7)] {
