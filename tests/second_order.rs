@@ -708,6 +708,43 @@ mod user_struct {
         super::assert_matrix(&h, &want, 1e-12);
     }
 
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Params {
+        scale: f64,
+        offsets: Vec<f64>,
+        n: usize,
+    }
+
+    /// Not Differentiable: left out, its float fields constants.
+    pub struct Config {
+        weight: f64,
+    }
+
+    #[differentiable]
+    fn loss(x: &[f64], p: &Params, c: &Config) -> f64 {
+        let mut s = 0.0;
+        for i in 0..p.n {
+            let d = x[i] - p.offsets[i];
+            s += p.scale * d * d * d + c.weight * x[i];
+        }
+        s
+    }
+
+    #[test]
+    fn struct_parameters_by_reference() {
+        let p = Params {
+            scale: 2.0,
+            offsets: vec![0.5, 0.25],
+            n: 2,
+        };
+        let c = Config { weight: 3.0 };
+        let x = vec![1.0, 2.0];
+        let h = hessian!(at: &x, of: |x: &[f64]| loss(x, &p, &c));
+        // d²/dx_i² = 6 scale (x_i - offset_i).
+        let want = vec![vec![6.0, 0.0], vec![0.0, 21.0]];
+        super::assert_matrix(&h, &want, 1e-12);
+    }
+
     #[test]
     fn a_struct_without_a_twin_declines() {
         assert!((gradient!(at: 0.5, of: tagged) - 0.75).abs() < 1e-12);

@@ -329,11 +329,20 @@ fn companions(
         let undeclared = self_ty.filter(|o| !o.declared_by_trait).map(|o| o.ty);
         leave_out_by_definition(&mut sig, func, undeclared);
     }
-    if let Some(owner) = self_ty.filter(|_| sig.has_receiver()) {
-        let fields = type_name(owner.ty)
-            .and_then(|name| crate::source::struct_fields(&func.sig.ident, &name));
-        sig.receiver_fields = fields.unwrap_or_default();
-    }
+    let receiver = sig.has_receiver();
+    let types: Vec<Option<String>> = (0..sig.params.len())
+        .map(|i| match (i, receiver) {
+            (0, true) => self_ty.and_then(|o| type_name(o.ty)),
+            _ => sig.declared_type(i).as_ref().and_then(type_name),
+        })
+        .collect();
+    sig.param_fields = types
+        .into_iter()
+        .map(|name| {
+            name.and_then(|n| crate::source::struct_fields(&func.sig.ident, &n))
+                .unwrap_or_default()
+        })
+        .collect();
     // A trait declares its methods' companions without twins; its implementations agree.
     let in_trait =
         matches!(context, Context::Trait(_)) || self_ty.is_some_and(|o| o.declared_by_trait);

@@ -86,7 +86,7 @@ pub fn lift(
         act,
         lifted_params,
         float_params: floats.params,
-        receiver_fields: floats.receiver_fields,
+        param_fields: floats.param_fields,
         twins: floats.twins,
         param_structs: floats.param_structs,
         user_types: names_user_types(func, floats.twins),
@@ -122,9 +122,9 @@ pub fn lift(
 pub struct FloatInputs<'a> {
     /// The parameters whose type is built of floats (`f64`, `&[f64]`, `[f64; N]`, ..).
     pub params: &'a [usize],
-    /// The receiver's fields of such types (read from the type's definition,
-    /// `source::struct_fields`).
-    pub receiver_fields: &'a [String],
+    /// For each parameter held plain, its struct's fields of such types (read from the
+    /// type's definition, `source::struct_fields`): a constant receiver, a `&Config`.
+    pub param_fields: &'a [Vec<String>],
     /// The structs with a dual twin of the scalar (`twin.rs`) the function names.
     pub twins: &'a [(String, Twin)],
     /// For each parameter, the struct with a twin it holds (`s: S`, `s: &S`).
@@ -138,8 +138,8 @@ struct Lifting<'a> {
     lifted_params: &'a [usize],
     /// The parameters whose type is built of floats (`f64`, `&[f64]`, `[f64; N]`, ..).
     float_params: &'a [usize],
-    /// The receiver's fields whose type is built of floats.
-    receiver_fields: &'a [String],
+    /// For each parameter held plain, its struct's fields built of floats.
+    param_fields: &'a [Vec<String>],
     /// The structs with a dual twin (`FloatInputs::twins`).
     twins: &'a [(String, Twin)],
     /// For each parameter, the struct with a twin it holds.
@@ -873,7 +873,11 @@ impl<'a> Lifting<'a> {
             Inst::Field(a, m) => {
                 let name = quote!(#m).to_string();
                 f(*a)
-                    || (self.func.is_param(*a, 0) && self.receiver_fields.contains(&name))
+                    || self
+                        .param_fields
+                        .iter()
+                        .enumerate()
+                        .any(|(i, fields)| self.func.is_param(*a, i) && fields.contains(&name))
                     || self.twin_of(*a).is_some_and(|t| holds_floats(t, m))
             }
             Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a) => f(*a),

@@ -269,7 +269,7 @@ fn closure(
         .then(|| {
             let floats = lifting::FloatInputs {
                 params: &all,
-                receiver_fields: &[],
+                param_fields: &[],
                 twins: &[],
                 param_structs: &[],
             };

@@ -296,11 +296,19 @@ impl Companions<'_> {
         let receiver = sig.has_receiver() && !ds.is_twin_receiver();
         let (constant, wrt): (Vec<usize>, Vec<usize>) =
             sig.wrt().into_iter().partition(|i| receiver && *i == 0);
-        let receiver_fields: Vec<String> = sig
-            .receiver_fields
+        // The float fields of the parameters held plain (not the twins').
+        let param_fields: Vec<Vec<String>> = sig
+            .param_fields
             .iter()
-            .filter(|(_, ty)| crate::emit::dual::is_floats(ty, scalar))
-            .map(|(name, _)| name.clone())
+            .zip(&param_structs)
+            .map(|(fields, twin)| match twin {
+                Some(_) => Vec::new(),
+                None => fields
+                    .iter()
+                    .filter(|(_, ty)| crate::emit::dual::is_floats(ty, scalar))
+                    .map(|(name, _)| name.clone())
+                    .collect(),
+            })
             .collect();
         // As the body names them: `Self` too, for the block's struct.
         let twins: Vec<(String, crate::twin::Twin)> = ds
@@ -318,7 +326,7 @@ impl Companions<'_> {
             .collect();
         let floats = lifting::FloatInputs {
             params: &ds.float_params(),
-            receiver_fields: &receiver_fields,
+            param_fields: &param_fields,
             twins: &twins,
             param_structs: &param_structs,
         };

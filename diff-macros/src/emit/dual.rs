@@ -86,16 +86,6 @@ pub fn lift_tokens_with(ts: &TokenStream, scalar: &Ident, twins: &[String]) -> T
         .collect()
 }
 
-/// The type of a parameter declared `pat: Type`.
-fn declared_type(decl: &TokenStream) -> Option<syn::Type> {
-    let tokens: Vec<TokenTree> = decl.clone().into_iter().collect();
-    let colon = tokens
-        .iter()
-        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ':'))?;
-    let ty: TokenStream = tokens[colon + 1..].iter().cloned().collect();
-    syn::parse2(ty).ok()
-}
-
 /// Whether `ty` is the scalar, a `Vec` of it or an array of it.
 pub fn is_floats(ty: &syn::Type, scalar: &Ident) -> bool {
     is_lifted_type(ty, scalar, &[])
@@ -174,7 +164,7 @@ impl<'a> DualSig<'a> {
                 if !wrt.contains(&i) || is_receiver(p) {
                     return Taken::AsIs;
                 }
-                let (Some(s), Some(ty)) = (&scalar, declared_type(&p.decl)) else {
+                let (Some(s), Some(ty)) = (&scalar, p.declared_type()) else {
                     return Taken::Any;
                 };
                 match &ty {
@@ -273,10 +263,14 @@ impl<'a> DualSig<'a> {
         (0..self.sig.params.len())
             .filter(|i| {
                 !matches!(self.taken[*i], Taken::AsIs | Taken::Any)
-                    || declared_type(&self.sig.params[*i].decl).is_some_and(|t| match &t {
-                        syn::Type::Reference(r) => is_floats(&r.elem, s) || is_slice_of(&r.elem, s),
-                        t => is_floats(t, s),
-                    })
+                    || self.sig.params[*i]
+                        .declared_type()
+                        .is_some_and(|t| match &t {
+                            syn::Type::Reference(r) => {
+                                is_floats(&r.elem, s) || is_slice_of(&r.elem, s)
+                            }
+                            t => is_floats(t, s),
+                        })
             })
             .collect()
     }
@@ -302,7 +296,7 @@ impl<'a> DualSig<'a> {
                 if matches!(t, Taken::AsIs | Taken::Any) {
                     return None;
                 }
-                let mut ty = declared_type(&p.decl)?;
+                let mut ty = p.declared_type()?;
                 while let syn::Type::Reference(r) = ty {
                     ty = *r.elem;
                 }

@@ -55,9 +55,10 @@ pub struct FnSig {
     /// The types of parameters left out because their definitions do not make them
     /// Differentiable: the companions check that they are not.
     pub not_differentiable: Vec<TokenStream>,
-    /// The receiver's named fields and their types, when its struct's definition is in
-    /// the crate's source: the dual companion mixes those of floats with dual numbers.
-    pub receiver_fields: Vec<(String, syn::Type)>,
+    /// For each parameter (the receiver too), the named fields of its struct and their
+    /// types, when the struct's definition is in the crate's source: the dual companion
+    /// mixes those of floats with dual numbers where the parameter is held plain.
+    pub param_fields: Vec<Vec<(String, syn::Type)>>,
     /// The structs named in the function (its signature or body) that have a dual twin
     /// (`twin.rs`), by name: the dual companion holds them as their twins.
     pub twins: Vec<(String, crate::twin::Twin)>,
@@ -91,7 +92,24 @@ impl VisitMut for NameLifetimes {
     }
 }
 
+impl Param {
+    /// The type of a parameter declared `pat: Type` (`None` for the receiver).
+    pub fn declared_type(&self) -> Option<syn::Type> {
+        let tokens: Vec<proc_macro2::TokenTree> = self.decl.clone().into_iter().collect();
+        let colon = tokens
+            .iter()
+            .position(|t| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ':'))?;
+        let ty: TokenStream = tokens[colon + 1..].iter().cloned().collect();
+        syn::parse2(ty).ok()
+    }
+}
+
 impl FnSig {
+    /// The declared type of parameter `i` (`None` for the receiver).
+    pub fn declared_type(&self, i: usize) -> Option<syn::Type> {
+        self.params.get(i)?.declared_type()
+    }
+
     /// Reads `sig`; `wrt` restricts the differentiated parameters.
     pub fn new(sig: &syn::Signature, wrt: Option<&[syn::Ident]>) -> syn::Result<FnSig> {
         Self::in_context(sig, wrt, None)
@@ -168,7 +186,7 @@ impl FnSig {
             outer_params: None,
             recursive: false,
             not_differentiable: Vec::new(),
-            receiver_fields: Vec::new(),
+            param_fields: Vec::new(),
             twins: Vec::new(),
             self_twin: None,
         })
