@@ -881,6 +881,8 @@ impl<'a> Lifting<'a> {
                     || self.twin_of(*a).is_some_and(|t| holds_floats(t, m))
             }
             Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a) => f(*a),
+            // An element or field written keeps the collection's type.
+            Inst::SetIndex(b, ..) | Inst::SetField(b, ..) => f(*b),
             Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),
             Inst::Call(Callee::Method { method, .. }, args) => {
                 diff_core::float_rules::METHODS.iter().any(|m| method == m)
@@ -909,6 +911,11 @@ impl<'a> Lifting<'a> {
                     || matches!(opaque_kind(o), OpaqueKind::Collection) && numeric_tokens(&o.tokens)
             }
             Inst::For { init, .. } => init.get(k).is_some_and(|i| f(*i)),
+            // The updated value of a `&mut` argument has its type.
+            Inst::CallMut(_, args, mutated) if k > 0 => mutated
+                .get(k - 1)
+                .and_then(|i| args.get(*i))
+                .is_some_and(|a| f(*a)),
             // A placeholder yield (`None`) takes the type the other branches give it.
             Inst::If { .. } | Inst::Match { .. } => {
                 let branches = stmt.inst.branches().unwrap_or_default();
