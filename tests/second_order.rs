@@ -745,6 +745,66 @@ mod user_struct {
         super::assert_matrix(&h, &want, 1e-12);
     }
 
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Vec2 {
+        x: f64,
+        y: f64,
+    }
+
+    /// Structs nested in a struct: the twin holds their twins.
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Particle {
+        pos: Vec2,
+        vel: Vec2,
+        mass: f64,
+    }
+
+    impl Vec2 {
+        #[differentiable]
+        fn norm2(&self) -> f64 {
+            self.x * self.x + self.y * self.y
+        }
+    }
+
+    impl Particle {
+        #[differentiable]
+        fn step(&mut self, dt: f64) {
+            self.pos.x += self.vel.x * dt;
+            self.pos.y += self.vel.y * dt;
+            self.vel.y -= 9.8 * dt / self.mass;
+        }
+
+        #[differentiable]
+        fn energy(&self) -> f64 {
+            0.5 * self.mass * self.vel.norm2() + 9.8 * self.mass * self.pos.y
+        }
+    }
+
+    #[differentiable]
+    fn flight(vx: f64, vy: f64) -> f64 {
+        let mut p = Particle {
+            pos: Vec2 { x: 0.0, y: 1.0 },
+            vel: Vec2 { x: vx, y: vy },
+            mass: 2.0,
+        };
+        for _ in 0..3 {
+            p.step(0.1);
+        }
+        p.pos.x * p.pos.y + p.energy() * vx
+    }
+
+    #[test]
+    fn nested_structs() {
+        let x = vec![0.7, 1.3];
+        let h = hessian!(at: x.clone(), of: |v: Vec<f64>| flight(v[0], v[1]));
+        super::assert_symmetric(&h);
+        let want = super::hessian_by_differences(&x, |v| {
+            let (a, b) = gradient!(at: (v[0], v[1]), of: flight);
+            vec![a, b]
+        });
+        super::assert_matrix(&h, &want, 1e-6);
+    }
+
     #[test]
     fn a_struct_without_a_twin_declines() {
         assert!((gradient!(at: 0.5, of: tagged) - 0.75).abs() < 1e-12);

@@ -72,7 +72,8 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
             .iter()
             .enumerate()
             .map(|(i, f)| (member_name(&member(i, f)), constant(f), &f.ty)),
-    ) else {
+    )
+    .and_then(|t| crate::twin::resolve(t, |n| crate::source::nested_twin(&input.ident, n))) else {
         return TokenStream::new();
     };
     let (name, vis) = (&input.ident, &input.vis);
@@ -86,8 +87,16 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
     for (i, f) in twin_fields.iter_mut().enumerate() {
         let m = member(i, f);
         let floats = twin.floats.contains(&member_name(&m));
+        let nested = twin.nested.iter().find(|(n, _)| *n == member_name(&m));
         copy &= crate::twin::copy(&f.ty);
-        if floats {
+        if let Some((_, inner)) = nested {
+            // Holds the nested struct's twin (no `Clone` asked of the struct itself).
+            let ty = crate::twin::ident(inner, f.ty.span());
+            f.ty = syn::parse_quote!(#ty);
+            lifts.push(quote!(#m: ::diff::__private::Lift::<#scalar>::lift(self.#m)));
+            plains.push(quote!(#m: ::diff::__private::Plain::plain(&self.#m)));
+            lifts_ref.push(quote!(#m: ::diff::__private::Lift::<#scalar>::lift(&self.#m)));
+        } else if floats {
             let ty = &f.ty;
             f.ty = syn::parse2(crate::emit::dual::lift_tokens(&quote!(#ty), &scalar))
                 .unwrap_or_else(|_| f.ty.clone());
@@ -168,9 +177,15 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
                     ::core::panic!(#decline)
                 }
             }
+            impl<'a> #private::Lift<#scalar> for &'a #name {
+                type Lifted = #dual;
+                fn lift(self) -> #dual {
+                    #dual { #(#lifts_ref,)* }
+                }
+            }
             impl<'a> #private::LiftTo<::std::borrow::Cow<'a, #dual>> for &'a #name {
                 fn lift_to(self) -> ::std::borrow::Cow<'a, #dual> {
-                    ::std::borrow::Cow::Owned(#dual { #(#lifts_ref,)* })
+                    ::std::borrow::Cow::Owned(#private::Lift::<#scalar>::lift(self))
                 }
             }
             impl<'a> #private::LiftTo<::std::borrow::Cow<'a, #dual>> for &'a #dual {

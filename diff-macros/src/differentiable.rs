@@ -315,6 +315,26 @@ fn twins_named(func: &syn::ImplItemFn) -> Vec<(String, crate::twin::Twin)> {
         .collect()
 }
 
+/// `twins` with the structs nested in them (`p.pos` of a `pos: Vec2`), whether the
+/// function names them or not.
+fn with_nested(
+    mut twins: Vec<(String, crate::twin::Twin)>,
+    at: &syn::Ident,
+) -> Vec<(String, crate::twin::Twin)> {
+    let mut k = 0;
+    while k < twins.len() {
+        for (_, inner) in twins[k].1.nested.clone() {
+            if !twins.iter().any(|(n, _)| *n == inner) {
+                if let Some(t) = crate::source::nested_twin(at, &inner) {
+                    twins.push((inner, t));
+                }
+            }
+        }
+        k += 1;
+    }
+    twins
+}
+
 fn companions(
     args: TokenStream,
     func: &syn::ImplItemFn,
@@ -359,6 +379,7 @@ fn companions(
             sig.self_twin = Some(name);
         }
     }
+    sig.twins = with_nested(std::mem::take(&mut sig.twins), &func.sig.ident);
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
             a,

@@ -400,6 +400,16 @@ impl<'a> Lifting<'a> {
                     .then_some(name)
             }
             Inst::Param(i) => self.param_structs.get(*i).cloned().flatten(),
+            // A nested struct's field (`p.pos` of `pos: Vec2`).
+            Inst::Field(a, m) => {
+                let outer = self.twin_of(*a)?;
+                let name = match m {
+                    syn::Member::Named(id) => id.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                let (_, inner) = outer.nested.iter().find(|(f, _)| *f == name)?;
+                Some(inner.clone())
+            }
             Inst::SetField(a, ..)
             | Inst::Ref(a, _)
             | Inst::Deref(a)

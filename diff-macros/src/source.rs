@@ -435,25 +435,38 @@ pub fn struct_fields(at: &syn::Ident, name: &str) -> Option<Vec<(String, syn::Ty
 /// so that the derive made it, and nothing implements arithmetic with it (where a value
 /// of the type the macro cannot see as one, a call's result, could meet dual numbers).
 pub fn twin(at: &syn::Ident, name: &str) -> Option<crate::twin::Twin> {
-    let arithmetic = written_at(at.span()).is_some_and(|w| {
-        read(&w)
-            .iter()
-            .any(|t| t.arithmetic.iter().any(|n| n == name))
-    });
-    if arithmetic {
+    twin_of(at, name, 0)
+}
+
+/// [`twin`] of a struct a field names (`pos: Vec2`), as the derive and the function's
+/// macro both find it: the only type of that name in what they read.
+pub fn nested_twin(at: &syn::Ident, name: &str) -> Option<crate::twin::Twin> {
+    twin_of(at, name, 1)
+}
+
+/// [`twin`] at nesting `depth` (0: as seen where `at` is written; deeper: the only type
+/// of that name), its nested structs resolved.
+fn twin_of(at: &syn::Ident, name: &str, depth: usize) -> Option<crate::twin::Twin> {
+    if depth > 4 {
         return None;
     }
-    let mut twin = struct_def(at, name)?.3?;
+    let w = written_at(at.span())?;
+    let all = read(&w);
+    if all.iter().any(|t| t.arithmetic.iter().any(|n| n == name)) {
+        return None;
+    }
+    let def = if depth == 0 {
+        struct_def(at, name)
+    } else {
+        only_struct(&all, name)
+    };
+    let mut twin = crate::twin::resolve(def?.3?, |n| twin_of(at, n, depth + 1))?;
     twin.name = name.to_string();
-    if let Some(w) = written_at(at.span()) {
-        for t in read(&w).iter() {
-            for (_, f, kind) in t.twin_methods.iter().filter(|(ty, ..)| ty == name) {
-                match kind {
-                    TwinFn::Method => twin.methods.push(f.clone()),
-                    TwinFn::Function { returns_it } => {
-                        twin.functions.push((f.clone(), *returns_it))
-                    }
-                }
+    for t in all.iter() {
+        for (_, f, kind) in t.twin_methods.iter().filter(|(ty, ..)| ty == name) {
+            match kind {
+                TwinFn::Method => twin.methods.push(f.clone()),
+                TwinFn::Function { returns_it } => twin.functions.push((f.clone(), *returns_it)),
             }
         }
     }
@@ -476,6 +489,11 @@ fn struct_def(at: &syn::Ident, name: &str) -> Option<StructFields> {
         }
     }
     // Otherwise the only type of that name.
+    only_struct(&all, name)
+}
+
+/// The struct `name` when it is the only type of that name in `all`.
+fn only_struct(all: &[std::rc::Rc<Types>], name: &str) -> Option<StructFields> {
     let definitions: usize = all
         .iter()
         .map(|t| t.defined.iter().filter(|n| *n == name).count())

@@ -22,8 +22,12 @@ pub struct Twin {
     pub name: String,
     /// `f64` or `f32`: the scalar its fields are built of.
     pub scalar: &'static str,
-    /// The fields converted to dual numbers (the others are kept as they are).
+    /// The fields converted to dual numbers (the others are kept as they are), those of
+    /// `nested` included.
     pub floats: Vec<String>,
+    /// The fields holding another struct (`pos: Vec2`), which must have a twin of the
+    /// same scalar ([`resolve`]): the twin holds its twin.
+    pub nested: Vec<(String, String)>,
     /// The methods of its inherent `impl` blocks marked `#[differentiable]` with a
     /// receiver ([`takes_twin`]): each has a companion taking the twin
     /// (`__vjp_dual_self_m`). Set by the source reader.
@@ -50,7 +54,10 @@ pub fn takes_twin(receiver: &syn::Receiver) -> bool {
 /// tuples of them).
 pub fn copy(ty: &syn::Type) -> bool {
     match ty {
-        syn::Type::Path(p) => p.path.get_ident().is_some_and(|i| i != "String"),
+        syn::Type::Path(p) => p.path.get_ident().is_some_and(|i| {
+            let i = i.to_string();
+            i.starts_with(|c: char| c.is_ascii_lowercase())
+        }),
         syn::Type::Array(a) => copy(&a.elem),
         syn::Type::Paren(p) => copy(&p.elem),
         syn::Type::Group(g) => copy(&g.elem),
@@ -79,6 +86,34 @@ fn combine(a: FieldKind, b: FieldKind) -> FieldKind {
         (Floats(s), Floats(t)) if s == t => Floats(s),
         _ => Unknown,
     }
+}
+
+/// The struct a field's type names, when it is one name of a type (`Vec2`, not
+/// `String`, no generic arguments): a candidate for a nested twin.
+fn struct_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let id = p.path.get_ident()?.to_string();
+            (id.starts_with(|c: char| c.is_ascii_uppercase()) && id != "String").then_some(id)
+        }
+        syn::Type::Paren(p) => struct_name(&p.elem),
+        syn::Type::Group(g) => struct_name(&g.elem),
+        _ => None,
+    }
+}
+
+/// A twin whose nested structs (`Twin::nested`) each have a twin (`lookup`) of one
+/// scalar, with that scalar; `None` otherwise.
+pub fn resolve(mut twin: Twin, lookup: impl Fn(&str) -> Option<Twin>) -> Option<Twin> {
+    for (_, name) in &twin.nested {
+        let inner = lookup(name)?;
+        if twin.scalar.is_empty() {
+            twin.scalar = inner.scalar;
+        } else if inner.scalar != twin.scalar {
+            return None;
+        }
+    }
+    (!twin.scalar.is_empty()).then_some(twin)
 }
 
 /// The kind of a field's type, from its syntax.
@@ -133,7 +168,13 @@ pub fn of_fields<'a>(
 ) -> Option<Twin> {
     let mut kind = FieldKind::Inert;
     let mut floats = Vec::new();
+    let mut nested = Vec::new();
     for (name, constant, ty) in fields {
+        if let (false, Some(s)) = (constant, struct_name(ty)) {
+            floats.push(name.clone());
+            nested.push((name, s));
+            continue;
+        }
         let k = field_kind(ty);
         if constant {
             // Kept as it is, but cloned with the twin: a type the macro knows.
@@ -148,10 +189,20 @@ pub fn of_fields<'a>(
         kind = combine(kind, k);
     }
     match kind {
+        // The scalar of nested structs only: found by `resolve`.
+        FieldKind::Inert if !nested.is_empty() => Some(Twin {
+            name: String::new(),
+            scalar: "",
+            floats,
+            nested,
+            methods: Vec::new(),
+            functions: Vec::new(),
+        }),
         FieldKind::Floats(scalar) => Some(Twin {
             name: String::new(),
             scalar,
             floats,
+            nested,
             methods: Vec::new(),
             functions: Vec::new(),
         }),
@@ -189,7 +240,14 @@ mod tests {
         );
         assert_eq!(twin(&[("n", false, "usize")]), None);
         assert_eq!(twin(&[("a", false, "f64"), ("b", false, "f32")]), None);
-        assert_eq!(twin(&[("a", false, "f64"), ("p", false, "Point")]), None);
+        let nested = twin(&[("a", false, "f64"), ("p", false, "Point")]).unwrap();
+        assert_eq!(nested.nested, vec![("p".to_string(), "Point".to_string())]);
+        assert_eq!(resolve(nested.clone(), |_| None), None);
+        let point = twin(&[("x", false, "f64")]);
+        assert_eq!(
+            resolve(nested, |_| point.clone()).map(|t| t.floats.len()),
+            Some(2)
+        );
         assert_eq!(twin(&[("a", false, "f64"), ("p", true, "Point")]), None);
         let kept = twin(&[("a", false, "[f64; 3]"), ("k", true, "f32")]);
         assert_eq!(kept.map(|t| (t.scalar, t.floats.len())), Some(("f64", 1)));
