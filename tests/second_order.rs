@@ -608,6 +608,23 @@ mod user_struct {
         assert_eq!(v, methods(0.7, 1.3));
     }
 
+    /// A method called by its path on a struct of constants, with arguments that carry
+    /// a derivative.
+    #[differentiable]
+    fn on_a_constant(x: f64, y: f64) -> f64 {
+        let s = P { a: 2.0, b: 0.5 };
+        P::get(&s, x * y) + s.get(y)
+    }
+
+    #[test]
+    fn methods_by_path_on_constants() {
+        let (x, y) = (0.7, 1.3);
+        let h = hessian!(at: vec![x, y], of: |v: Vec<f64>| on_a_constant(v[0], v[1]));
+        // 2 x y + sin(0.5) + 2 y + sin(0.5): only the cross term.
+        let want = vec![vec![0.0, 2.0], vec![2.0, 0.0]];
+        super::assert_matrix(&h, &want, 1e-12);
+    }
+
     #[differentiable]
     fn make(x: f64) -> P {
         P { a: x, b: x * x }

@@ -484,14 +484,20 @@ impl<'a> Lifting<'a> {
         Some((Callee::OnTwin { ty, method }, recv))
     }
 
-    /// [`not_a_function`], except for an associated function of a struct with a dual
-    /// twin that its inherent `impl` marks `#[differentiable]` (`S::new(x)`, `Self::new`):
-    /// its dual companion exists.
+    /// [`not_a_function`], except for an associated function or method of a struct with a
+    /// dual twin that its inherent `impl` marks `#[differentiable]` (`S::new(x)`,
+    /// `Self::new`, `S::get(&s, x)`): its dual companion exists.
     fn not_a_function(&self, p: &syn::ExprPath) -> Option<&'static str> {
         let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
         if let ([ty, f], None) = (&segments[..], &p.qself) {
             let twin = self.twins.iter().find(|(n, _)| ty.ident == n);
-            if twin.is_some_and(|(_, t)| t.functions.iter().any(|(g, _)| f.ident == g)) {
+            // (A method called by its path on a plain receiver, `S::get(&s, x)`, reaches
+            // its dual companion the same way.)
+            let marked = |t: &Twin| {
+                t.functions.iter().any(|(g, _)| f.ident == g)
+                    || t.methods.iter().any(|m| f.ident == m)
+            };
+            if twin.is_some_and(|(_, t)| marked(t)) {
                 return None;
             }
         }
