@@ -94,6 +94,7 @@ pub fn lift(
         scalar: Ident::new(scalar, Span::call_site()),
         own: own.to_string(),
         refusal: None,
+        floaty_steps: std::cell::Cell::new(0),
         at: None,
     };
     // A placeholder is one variable of the generated code, whatever paths it takes: once
@@ -152,6 +153,8 @@ struct Lifting<'a> {
     /// The function's name (a call of itself is refused).
     own: String,
     refusal: Option<String>,
+    /// The steps of the current [`Lifting::floaty`] walk.
+    floaty_steps: std::cell::Cell<usize>,
     /// The span of the statement being classified or rewritten.
     at: Option<Span>,
 }
@@ -857,7 +860,13 @@ impl<'a> Lifting<'a> {
     /// Whether the plain value `v` is surely a float, an integer, or built of them
     /// (`Lift` converts it, and dual numbers have arithmetic with it).
     fn floaty(&self, v: Value, depth: usize) -> bool {
-        if depth > 8 {
+        // Chains of joins and element writes run deep; a walk that branches at every
+        // join is cut after a bounded number of steps (then: not known).
+        if depth == 0 {
+            self.floaty_steps.set(0);
+        }
+        self.floaty_steps.set(self.floaty_steps.get() + 1);
+        if depth > 48 || self.floaty_steps.get() > 4096 {
             return false;
         }
         let func = self.func;
