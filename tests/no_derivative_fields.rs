@@ -98,6 +98,11 @@ fn writes_of_no_derivative_fields() {
     assert_close(g.speed, 1.5 * 3.0, 1e-12, "d/dspeed");
     // Only through `speed`: the stiffness written from x is a constant.
     assert_close(dx, 4.0 * 3.0, 1e-12, "d/dx");
+    // Second order too (the struct's dual twin keeps the constant field plain).
+    let (v2, d1, d2) = value_with_second_derivative!(at: 1.5, of: |x| rewrite(body(), x));
+    assert_close(v2, v, 1e-12, "value, second order");
+    assert_close(d1, dx, 1e-12, "d/dx, second order");
+    assert_close(d2, 0.0, 0.0, "d2/dx2");
     let fwd = first_derivative!(at: 1.5, of: |x| rewrite(body(), x));
     assert_close(fwd, dx, 1e-12, "forward d/dx");
 }

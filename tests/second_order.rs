@@ -822,6 +822,36 @@ mod user_struct {
         super::assert_matrix(&h, &want, 1e-6);
     }
 
+    /// A tuple struct: its constructor builds the twin.
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Pair(f64, f64);
+
+    impl Pair {
+        #[differentiable]
+        fn area(&self) -> f64 {
+            self.0 * self.1
+        }
+    }
+
+    #[differentiable]
+    fn pairs(x: f64, y: f64) -> f64 {
+        let p = Pair(x * y, y);
+        let q = Pair(1.0, x);
+        p.area() * p.0 + q.1 * q.1 * y
+    }
+
+    #[test]
+    fn tuple_structs() {
+        // x² y³ + x² y.
+        let (x, y) = (0.7, 1.3);
+        let h = hessian!(at: vec![x, y], of: |v: Vec<f64>| pairs(v[0], v[1]));
+        let want = vec![
+            vec![2.0 * y.powi(3) + 2.0 * y, 6.0 * x * y * y + 2.0 * x],
+            vec![6.0 * x * y * y + 2.0 * x, 6.0 * x * x * y],
+        ];
+        super::assert_matrix(&h, &want, 1e-12);
+    }
+
     #[test]
     fn a_struct_without_a_twin_declines() {
         assert!((gradient!(at: 0.5, of: tagged) - 0.75).abs() < 1e-12);

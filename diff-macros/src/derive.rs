@@ -130,7 +130,10 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
         Ok(t) => t,
         Err(_) => return TokenStream::new(),
     };
-    let Ok(differentiable) = Derive::new(&twin_input).map(|d| d.emit()) else {
+    let Ok(differentiable) = Derive::new(&twin_input).map(|mut d| {
+        d.dual_constructor = true;
+        d.emit()
+    }) else {
         return TokenStream::new();
     };
     let private = quote!(::diff::__private);
@@ -239,6 +242,9 @@ struct Derive<'a> {
     /// The tangent's generics: the kept parameters, the original where-predicates that only
     /// mention kept parameters, and `F: ::diff::Differentiable` for each generic field type `F`.
     tangent_generics: Generics,
+    /// For a twin (`twin.rs`) of a tuple struct: its constructor's reverse mode is also
+    /// `__vjp_dual`, where a dual companion looks for the constructor `__DiffDualP(..)`.
+    dual_constructor: bool,
 }
 
 impl<'a> Derive<'a> {
@@ -273,6 +279,7 @@ impl<'a> Derive<'a> {
             constants,
             tangent,
             tangent_generics,
+            dual_constructor: false,
         })
     }
 
@@ -514,6 +521,18 @@ impl<'a> Derive<'a> {
         } else {
             quote!(#t)
         };
+        let dual = self.dual_constructor.then(|| {
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                #vis fn __vjp_dual(#(#params),*) -> (
+                    Self,
+                    impl ::core::ops::FnOnce(#tangent #tangent_ty_generics) -> (#(#slots,)*),
+                ) {
+                    Self::__vjp(#(#args),*)
+                }
+            }
+        });
         quote! {
             #[automatically_derived]
             #[doc(hidden)]
@@ -526,6 +545,7 @@ impl<'a> Derive<'a> {
                 ) {
                     (#ident(#(#args),*), move |#t_pat: #tangent #tangent_ty_generics| (#(#pulls,)*))
                 }
+                #dual
                 #[doc(hidden)]
                 #[inline]
                 #vis fn __jvp(#(#params),*) -> (

@@ -430,6 +430,10 @@ impl<'a> Lifting<'a> {
                     .iter()
                     .find_map(|r| f(*func.region(*r).yields.get(k)?))
             }
+            // A tuple struct's constructor.
+            Inst::Call(Callee::Path(p), _) if self.tuple_twin(p).is_some() => {
+                p.path.segments.last().map(|s| s.ident.to_string())
+            }
             // `S::new(..)` returning the struct.
             Inst::Call(Callee::Path(p), _) if p.qself.is_none() && p.path.segments.len() == 2 => {
                 let (ty, f) = (&p.path.segments[0].ident, &p.path.segments[1].ident);
@@ -487,10 +491,26 @@ impl<'a> Lifting<'a> {
         Some((Callee::OnTwin { ty, method }, recv))
     }
 
+    /// The twin of the tuple struct a call by `p` constructs (`P(x, y)`, `Self(x, y)`),
+    /// when it has one: the call is built as the twin (`__DiffDualP(x, y)`, whose
+    /// constructor's derivative the derive gives, `__vjp_dual`).
+    fn tuple_twin(&self, p: &syn::ExprPath) -> Option<&'a Twin> {
+        let last = p.path.segments.last()?;
+        if p.qself.is_some() || !last.arguments.is_none() {
+            return None;
+        }
+        let (_, t) = self.twins.iter().find(|(n, _)| last.ident == n)?;
+        let tuple = t.floats.iter().any(|f| f.parse::<usize>().is_ok());
+        tuple.then_some(t)
+    }
+
     /// [`not_a_function`], except for an associated function or method of a struct with a
     /// dual twin that its inherent `impl` marks `#[differentiable]` (`S::new(x)`,
     /// `Self::new`, `S::get(&s, x)`): its dual companion exists.
     fn not_a_function(&self, p: &syn::ExprPath) -> Option<&'static str> {
+        if self.tuple_twin(p).is_some() {
+            return None;
+        }
         let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
         if let ([ty, f], None) = (&segments[..], &p.qself) {
             let twin = self.twins.iter().find(|(n, _)| ty.ident == n);
@@ -623,25 +643,16 @@ impl<'a> Lifting<'a> {
                     None => self.refuse(
                         "a struct literal holding a value that carries a derivative, of a struct with no dual twin (it derives no Differentiable, is generic, has a field of another type than floats, integers and strings, or implements arithmetic)",
                     ),
-                    Some(t) => {
-                        if fields
-                            .iter()
-                            .any(|(m, v)| self.is_lifted(*v) && !holds_floats(t, m))
-                        {
-                            self.refuse("a value that carries a derivative in a field that is not of floats");
-                        }
-                    }
+                    // (A dual value given to a field that is not of floats, a
+                    // `#[no_derivative]` one, is stored as its plain value.)
+                    Some(_) => {}
                 }
                 any
             }
             Inst::SetField(b, m, v) if self.twin_of(*b).is_some() => {
+                // A value written to a field that is not of floats keeps the struct plain.
                 let t = self.twin_of(*b).expect("a twin");
-                if self.is_lifted(*v) && !holds_floats(t, m) {
-                    self.refuse(
-                        "a value that carries a derivative in a field that is not of floats",
-                    );
-                }
-                self.any_lifted(&[*b, *v])
+                self.is_lifted(*b) || (self.is_lifted(*v) && holds_floats(t, m))
             }
             Inst::SetField(b, m, v) => {
                 // A tuple's element (a tuple of floats converts as a whole).
@@ -1096,6 +1107,20 @@ impl<'a> Lifting<'a> {
                 return;
             }
         }
+        // `P(x, y)` of a tuple struct with a twin: `__DiffDualP(x, y)`, a dual value given
+        // to a field that is not of floats (`#[no_derivative]`) as its plain value.
+        if let Inst::Call(Callee::Path(p), args) = &mut stmt.inst {
+            if let (true, Some(t)) = (lifted, self.tuple_twin(p)) {
+                if let Some(last) = p.path.segments.last_mut() {
+                    last.ident = crate::twin::ident(&t.name, last.ident.span());
+                }
+                for (i, a) in args.iter_mut().enumerate() {
+                    if !t.floats.contains(&i.to_string()) {
+                        self.plain_view(out, before, a, span);
+                    }
+                }
+            }
+        }
         // A call of a lifted value whose result carries no derivative (read by a
         // comparison only): the value of the callee's dual companion, which takes the
         // dual arguments, where the original function would not.
@@ -1186,6 +1211,9 @@ impl<'a> Lifting<'a> {
                 for (m, v) in fields.iter_mut() {
                     if holds_floats(twin, m) {
                         self.convert_float(out, before, v, span);
+                    } else {
+                        // A `#[no_derivative]` field: the plain value.
+                        self.plain_view(out, before, v, span);
                     }
                 }
             }
@@ -1194,6 +1222,9 @@ impl<'a> Lifting<'a> {
                 self.convert(out, before, b, span);
                 if holds {
                     self.convert_float(out, before, v, span);
+                } else {
+                    // A `#[no_derivative]` field: the plain value.
+                    self.plain_view(out, before, v, span);
                 }
             }
             Inst::SetField(b, _, v) | Inst::SetIndex(b, _, v) if lifted => {
