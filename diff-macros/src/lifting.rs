@@ -373,26 +373,31 @@ impl<'a> Lifting<'a> {
         self.twins.iter().find(|(n, _)| *n == name).map(|(_, t)| t)
     }
 
+    /// The initial value of the loop-carried variable `v` (a loop body's parameter).
+    fn loop_init(&self, v: Value) -> Option<Value> {
+        let func = self.func;
+        func.regions
+            .iter()
+            .flat_map(|r| &r.stmts)
+            .find_map(|s| match &s.inst {
+                Inst::For { init, body, .. } => {
+                    let params = &func.region(*body).params;
+                    let i = params.iter().take(init.len()).position(|p| *p == v)?;
+                    Some(init[i])
+                }
+                _ => None,
+            })
+    }
+
     fn struct_name(&self, v: Value, depth: usize) -> Option<String> {
-        if depth > 16 {
+        if depth > 48 {
             return None;
         }
         let func = self.func;
         let f = |w: Value| self.struct_name(w, depth + 1);
         let Some(stmt) = func.def(v) else {
             // A loop-carried variable has its initial value's type.
-            return func
-                .regions
-                .iter()
-                .flat_map(|r| &r.stmts)
-                .find_map(|s| match &s.inst {
-                    Inst::For { init, body, .. } => {
-                        let params = &func.region(*body).params;
-                        let i = params.iter().take(init.len()).position(|p| *p == v)?;
-                        f(init[i])
-                    }
-                    _ => None,
-                });
+            return self.loop_init(v).and_then(f);
         };
         let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
         match &stmt.inst {
@@ -884,20 +889,7 @@ impl<'a> Lifting<'a> {
         let f = |w: Value| self.floaty(w, depth + 1);
         let Some(stmt) = func.def(v) else {
             // A loop-carried variable has its initial value's type.
-            return func
-                .regions
-                .iter()
-                .flat_map(|r| &r.stmts)
-                .any(|s| match &s.inst {
-                    Inst::For { init, body, .. } => func
-                        .region(*body)
-                        .params
-                        .iter()
-                        .take(init.len())
-                        .position(|p| *p == v)
-                        .is_some_and(|i| f(init[i])),
-                    _ => false,
-                });
+            return self.loop_init(v).is_some_and(f);
         };
         let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
         match &stmt.inst {
