@@ -124,7 +124,7 @@ pub struct FloatInputs<'a> {
     /// The parameters whose type is built of floats (`f64`, `&[f64]`, `[f64; N]`, ..).
     pub params: &'a [usize],
     /// For each parameter held plain, its struct's fields of such types (read from the
-    /// type's definition, `source::struct_fields`): a constant receiver, a `&Config`.
+    /// type's definition, `source::Seen::struct_fields`): a constant receiver, a `&Config`.
     pub param_fields: &'a [Vec<String>],
     /// The structs with a dual twin of the scalar (`twin.rs`) the function names.
     pub twins: &'a [(String, Twin)],
@@ -187,7 +187,7 @@ fn opaque_kind(o: &Opaque) -> OpaqueKind {
 
 /// Whether the body names a type of its own (`Vec3::new`, `S { .. }`, `T::ZERO`): any
 /// capitalized name but those the language and the lowering use, and the structs with a
-/// dual twin (of floats, with no arithmetic of their own, `source::twin`).
+/// dual twin (of floats, with no arithmetic of their own, `source::Seen::twin`).
 fn names_user_types(func: &Function, twins: &[(String, Twin)]) -> bool {
     const KNOWN: &[&str] = &[
         "Some",
@@ -389,16 +389,42 @@ impl<'a> Lifting<'a> {
             })
     }
 
+    /// The value whose type `v` has, where `v`'s definition passes a type through (the
+    /// one rule of [`Lifting::struct_name`] and [`Lifting::floaty`]): a loop-carried
+    /// variable's or a loop result's initial value, a borrow, dereference, load, copy
+    /// (`clone`) or `no_derivative` of a value, a collection or struct with an element or
+    /// field written, the updated value of a `&mut` argument.
+    fn same_type(&self, v: Value) -> Option<Value> {
+        let Some(stmt) = self.func.def(v) else {
+            return self.loop_init(v);
+        };
+        let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
+        match &stmt.inst {
+            Inst::Ref(a, _)
+            | Inst::Deref(a)
+            | Inst::Load(a)
+            | Inst::NoDerivative(a)
+            | Inst::SetIndex(a, ..)
+            | Inst::SetField(a, ..) => Some(*a),
+            Inst::Call(Callee::Method { method, .. }, args) if method == "clone" => {
+                args.first().copied()
+            }
+            Inst::For { init, .. } => init.get(k).copied(),
+            Inst::CallMut(_, args, mutated) if k > 0 => args.get(*mutated.get(k - 1)?).copied(),
+            _ => None,
+        }
+    }
+
     fn struct_name(&self, v: Value, depth: usize) -> Option<String> {
         if depth > 48 {
             return None;
         }
         let func = self.func;
         let f = |w: Value| self.struct_name(w, depth + 1);
-        let Some(stmt) = func.def(v) else {
-            // A loop-carried variable has its initial value's type.
-            return self.loop_init(v).and_then(f);
-        };
+        if let Some(w) = self.same_type(v) {
+            return f(w);
+        }
+        let stmt = func.def(v)?;
         let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
         match &stmt.inst {
             Inst::Struct(p, _) => {
@@ -418,17 +444,9 @@ impl<'a> Lifting<'a> {
                 let (_, inner) = outer.nested.iter().find(|(f, _)| *f == name)?;
                 Some(inner.clone())
             }
-            Inst::SetField(a, ..)
-            | Inst::Ref(a, _)
-            | Inst::Deref(a)
-            | Inst::Load(a)
-            | Inst::NoDerivative(a) => f(*a),
-            Inst::Call(Callee::Method { method, .. }, args)
-                if method == "clone" || method == "to_owned" =>
-            {
+            Inst::Call(Callee::Method { method, .. }, args) if method == "to_owned" => {
                 f(*args.first()?)
             }
-            Inst::For { init, .. } => f(*init.get(k)?),
             Inst::If { .. } | Inst::Match { .. } => {
                 let branches = stmt.inst.branches().unwrap_or_default();
                 branches
@@ -446,8 +464,6 @@ impl<'a> Lifting<'a> {
                 let returns_it = twin.functions.iter().any(|(g, r)| f == g && *r);
                 returns_it.then(|| name.clone())
             }
-            // The updated values of a call's `&mut` arguments.
-            Inst::CallMut(_, args, mutated) if k > 0 => f(*args.get(*mutated.get(k - 1)?)?),
             _ => None,
         }
     }
@@ -887,9 +903,11 @@ impl<'a> Lifting<'a> {
         }
         let func = self.func;
         let f = |w: Value| self.floaty(w, depth + 1);
+        if let Some(w) = self.same_type(v) {
+            return f(w);
+        }
         let Some(stmt) = func.def(v) else {
-            // A loop-carried variable has its initial value's type.
-            return self.loop_init(v).is_some_and(f);
+            return false;
         };
         let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
         match &stmt.inst {
@@ -897,7 +915,7 @@ impl<'a> Lifting<'a> {
             Inst::Param(i) => self.float_params.contains(i),
             Inst::Cast(..) => true,
             Inst::Binary(_, a, b) => f(*a) && f(*b),
-            Inst::Neg(a) | Inst::NoDerivative(a) | Inst::Index(a, _) => f(*a),
+            Inst::Neg(a) | Inst::Index(a, _) => f(*a),
             Inst::Field(a, m) => {
                 let name = quote!(#m).to_string();
                 f(*a)
@@ -908,13 +926,10 @@ impl<'a> Lifting<'a> {
                         .any(|(i, fields)| self.func.is_param(*a, i) && fields.contains(&name))
                     || self.twin_of(*a).is_some_and(|t| holds_floats(t, m))
             }
-            Inst::Ref(a, _) | Inst::Deref(a) | Inst::Load(a) => f(*a),
-            // An element or field written keeps the collection's type.
-            Inst::SetIndex(b, ..) | Inst::SetField(b, ..) => f(*b),
             Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),
             Inst::Call(Callee::Method { method, .. }, args) => {
                 diff_core::float_rules::METHODS.iter().any(|m| method == m)
-                    || (["unwrap", "expect", "unwrap_or", "clone"]
+                    || (["unwrap", "expect", "unwrap_or"]
                         .iter()
                         .any(|m| method == m)
                         && args.first().is_some_and(|a| f(*a)))
@@ -938,12 +953,6 @@ impl<'a> Lifting<'a> {
                 o.inactive
                     || matches!(opaque_kind(o), OpaqueKind::Collection) && numeric_tokens(&o.tokens)
             }
-            Inst::For { init, .. } => init.get(k).is_some_and(|i| f(*i)),
-            // The updated value of a `&mut` argument has its type.
-            Inst::CallMut(_, args, mutated) if k > 0 => mutated
-                .get(k - 1)
-                .and_then(|i| args.get(*i))
-                .is_some_and(|a| f(*a)),
             // A placeholder yield (`None`) takes the type the other branches give it.
             Inst::If { .. } | Inst::Match { .. } => {
                 let branches = stmt.inst.branches().unwrap_or_default();
