@@ -73,7 +73,10 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
             .enumerate()
             .map(|(i, f)| (member_name(&member(i, f)), constant(f), &f.ty)),
     )
-    .and_then(|t| crate::twin::resolve(t, |n| crate::source::nested_twin(&input.ident, n))) else {
+    .and_then(|t| {
+        let seen = crate::source::seen(&input.ident);
+        crate::twin::resolve(t, |n| seen.as_ref()?.nested_twin(n))
+    }) else {
         return TokenStream::new();
     };
     let (name, vis) = (&input.ident, &input.vis);

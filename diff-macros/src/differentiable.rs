@@ -291,7 +291,10 @@ impl<'a> Context<'a> {
 
 /// The structs with a dual twin (`twin.rs`) that the function names: the capitalized
 /// names in its signature and body whose definitions the crate's source holds.
-fn twins_named(func: &syn::ImplItemFn) -> Vec<(String, crate::twin::Twin)> {
+fn twins_named(
+    func: &syn::ImplItemFn,
+    seen: &crate::source::Seen,
+) -> Vec<(String, crate::twin::Twin)> {
     fn names(ts: TokenStream, out: &mut std::collections::BTreeSet<String>) {
         for tt in ts {
             match tt {
@@ -311,7 +314,7 @@ fn twins_named(func: &syn::ImplItemFn) -> Vec<(String, crate::twin::Twin)> {
     names(quote::quote!(#sig #block), &mut found);
     found
         .into_iter()
-        .filter_map(|n| Some((n.clone(), crate::source::twin(&func.sig.ident, &n)?)))
+        .filter_map(|n| Some((n.clone(), seen.twin(&n)?)))
         .collect()
 }
 
@@ -319,13 +322,13 @@ fn twins_named(func: &syn::ImplItemFn) -> Vec<(String, crate::twin::Twin)> {
 /// function names them or not.
 fn with_nested(
     mut twins: Vec<(String, crate::twin::Twin)>,
-    at: &syn::Ident,
+    seen: &crate::source::Seen,
 ) -> Vec<(String, crate::twin::Twin)> {
     let mut k = 0;
     while k < twins.len() {
         for (_, inner) in twins[k].1.nested.clone() {
             if !twins.iter().any(|(n, _)| *n == inner) {
-                if let Some(t) = crate::source::nested_twin(at, &inner) {
+                if let Some(t) = seen.nested_twin(&inner) {
                     twins.push((inner, t));
                 }
             }
@@ -349,6 +352,8 @@ fn companions(
         let undeclared = self_ty.filter(|o| !o.declared_by_trait).map(|o| o.ty);
         leave_out_by_definition(&mut sig, func, undeclared);
     }
+    // The source around the function, read once for the questions below.
+    let seen = crate::source::seen(&func.sig.ident);
     let receiver = sig.has_receiver();
     let types: Vec<Option<String>> = (0..sig.params.len())
         .map(|i| match (i, receiver) {
@@ -359,27 +364,31 @@ fn companions(
     sig.param_fields = types
         .into_iter()
         .map(|name| {
-            name.and_then(|n| crate::source::struct_fields(&func.sig.ident, &n))
+            name.zip(seen.as_ref())
+                .and_then(|(n, seen)| seen.struct_fields(&n))
                 .unwrap_or_default()
         })
         .collect();
     // A trait declares its methods' companions without twins; its implementations agree.
-    let in_trait =
-        matches!(context, Context::Trait(_)) || self_ty.is_some_and(|o| o.declared_by_trait);
-    if !in_trait {
-        sig.twins = twins_named(func);
-    }
-    // (Not in a trait's `impl`: the trait declares the companions' signatures.)
+    // The companions of a method no trait declares go to an inherent `impl`.
     let inherent = self_ty.filter(|o| !o.declared_by_trait);
-    if let Some(name) = inherent.and_then(|o| type_name(o.ty)) {
-        if let Some(t) = crate::source::twin(&func.sig.ident, &name) {
-            if !sig.twins.iter().any(|(n, _)| *n == name) {
-                sig.twins.push((name.clone(), t));
-            }
-            sig.self_twin = Some(name);
+    let in_trait =
+        matches!(context, Context::Trait(_)) || (self_ty.is_some() && inherent.is_none());
+    // (No source to read, a `macro_rules!` expansion: no twins.)
+    if let Some(seen) = &seen {
+        if !in_trait {
+            sig.twins = twins_named(func, seen);
         }
+        if let Some(name) = inherent.and_then(|o| type_name(o.ty)) {
+            if let Some(t) = seen.twin(&name) {
+                if !sig.twins.iter().any(|(n, _)| *n == name) {
+                    sig.twins.push((name.clone(), t));
+                }
+                sig.self_twin = Some(name);
+            }
+        }
+        sig.twins = with_nested(std::mem::take(&mut sig.twins), seen);
     }
-    sig.twins = with_nested(std::mem::take(&mut sig.twins), &func.sig.ident);
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(
             a,
@@ -438,8 +447,7 @@ fn companions(
     let mut items = companions.emit(&output_tangent);
     // Where no trait declares the companions, a method on a struct with a dual twin has
     // one more, taking the twin (`twin.rs`): the source reader tells callers it exists.
-    let inherent = self_ty.is_some_and(|o| !o.declared_by_trait);
-    if inherent && func.sig.receiver().is_some_and(crate::twin::takes_twin) {
+    if inherent.is_some() && func.sig.receiver().is_some_and(crate::twin::takes_twin) {
         items.extend(companions.twin_receiver(&output_tangent));
     }
     // (Only beside free functions: a trait's `impl` may hold only the trait's items.)

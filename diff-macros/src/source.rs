@@ -420,76 +420,92 @@ pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
             .any(|t| t.with_derivatives.iter().any(|n| n == name))
 }
 
-/// The named fields of the struct `name` as seen where `at` is written (see
-/// [`struct_def`]).
-pub fn struct_fields(at: &syn::Ident, name: &str) -> Option<Vec<(String, syn::Type)>> {
-    let (_, _, fields, _) = struct_def(at, name)?;
-    fields
-        .iter()
-        .map(|(field, ty)| Some((field.clone(), syn::parse_str(ty).ok()?)))
-        .collect()
+/// What the macros read where a name is written, read once for several questions: the
+/// file, the types of the file and the crate ([`read`]), and the inline modules the name
+/// is in.
+pub struct Seen {
+    all: Vec<std::rc::Rc<Types>>,
+    module: Option<Vec<String>>,
 }
 
-/// The dual twin (`twin.rs`) of the struct `name` as seen where `at` is written (see
-/// [`struct_def`]): `Some` only when its definition derives Differentiable and has one,
-/// so that the derive made it, and nothing implements arithmetic with it (where a value
-/// of the type the macro cannot see as one, a call's result, could meet dual numbers).
-pub fn twin(at: &syn::Ident, name: &str) -> Option<crate::twin::Twin> {
-    twin_of(at, name, 0)
-}
-
-/// [`twin`] of a struct a field names (`pos: Vec2`), as the derive and the function's
-/// macro both find it: the only type of that name in what they read.
-pub fn nested_twin(at: &syn::Ident, name: &str) -> Option<crate::twin::Twin> {
-    twin_of(at, name, 1)
-}
-
-/// [`twin`] at nesting `depth` (0: as seen where `at` is written; deeper: the only type
-/// of that name), its nested structs resolved.
-fn twin_of(at: &syn::Ident, name: &str, depth: usize) -> Option<crate::twin::Twin> {
-    if depth > 4 {
-        return None;
-    }
+/// [`Seen`] where `at` is written; `None` where the compiler gives no file.
+pub fn seen(at: &syn::Ident) -> Option<Seen> {
     let w = written_at(at.span())?;
-    let all = read(&w);
-    if all.iter().any(|t| t.arithmetic.iter().any(|n| n == name)) {
-        return None;
+    let module = module_path_in(&w.text, w.line, w.column, &at.to_string());
+    Some(Seen {
+        all: read(&w),
+        module,
+    })
+}
+
+impl Seen {
+    /// The named fields of the struct `name` and their types (see [`Seen::struct_def`]).
+    pub fn struct_fields(&self, name: &str) -> Option<Vec<(String, syn::Type)>> {
+        let (_, _, fields, _) = self.struct_def(name)?;
+        fields
+            .iter()
+            .map(|(field, ty)| Some((field.clone(), syn::parse_str(ty).ok()?)))
+            .collect()
     }
-    let def = if depth == 0 {
-        struct_def(at, name)
-    } else {
-        only_struct(&all, name)
-    };
-    let mut twin = crate::twin::resolve(def?.3?, |n| twin_of(at, n, depth + 1))?;
-    twin.name = name.to_string();
-    for t in all.iter() {
-        for (_, f, kind) in t.twin_methods.iter().filter(|(ty, ..)| ty == name) {
-            match kind {
-                TwinFn::Method => twin.methods.push(f.clone()),
-                TwinFn::Function { returns_it } => twin.functions.push((f.clone(), *returns_it)),
+
+    /// The dual twin (`twin.rs`) of the struct `name` (see [`Seen::struct_def`]): `Some`
+    /// only when its definition derives Differentiable and has one, so that the derive
+    /// made it, and nothing implements arithmetic with it (where a value of the type the
+    /// macro cannot see as one, a call's result, could meet dual numbers).
+    pub fn twin(&self, name: &str) -> Option<crate::twin::Twin> {
+        self.twin_at(name, 0)
+    }
+
+    /// [`Seen::twin`] of a struct a field names (`pos: Vec2`), as the derive and the
+    /// function's macro both find it: the only type of that name in what they read.
+    pub fn nested_twin(&self, name: &str) -> Option<crate::twin::Twin> {
+        self.twin_at(name, 1)
+    }
+
+    /// [`Seen::twin`] at nesting `depth` (0: as seen where the name is written; deeper:
+    /// the only type of that name), its nested structs resolved.
+    fn twin_at(&self, name: &str, depth: usize) -> Option<crate::twin::Twin> {
+        if depth > 4 {
+            return None;
+        }
+        let all = &self.all;
+        if all.iter().any(|t| t.arithmetic.iter().any(|n| n == name)) {
+            return None;
+        }
+        let def = if depth == 0 {
+            self.struct_def(name)
+        } else {
+            only_struct(all, name)
+        };
+        let mut twin = crate::twin::resolve(def?.3?, |n| self.twin_at(n, depth + 1))?;
+        twin.name = name.to_string();
+        for t in all.iter() {
+            for (_, f, kind) in t.twin_methods.iter().filter(|(ty, ..)| ty == name) {
+                match kind {
+                    TwinFn::Method => twin.methods.push(f.clone()),
+                    TwinFn::Function { returns_it } => {
+                        twin.functions.push((f.clone(), *returns_it))
+                    }
+                }
             }
         }
+        Some(twin)
     }
-    Some(twin)
-}
 
-/// The struct `name` as seen where `at` is written: the one the same module of the file
-/// defines, or else the only type of that name in the file or the crate's `src/`.
-fn struct_def(at: &syn::Ident, name: &str) -> Option<StructFields> {
-    let w = written_at(at.span())?;
-    let all = read(&w);
-    // The one defined in the module where `at` is written, when its file has one.
-    if let Some(path) = module_path_in(&w.text, w.line, w.column, &at.to_string()) {
-        let mut here = all[0]
-            .structs
-            .iter()
-            .filter(|(p, n, _, _)| *p == path && n == name);
-        if let (Some(found), None) = (here.next(), here.next()) {
-            return Some(found.clone());
+    /// The struct `name`: the one the same module of the file defines, or else the only
+    /// type of that name in the file or the crate's `src/`.
+    fn struct_def(&self, name: &str) -> Option<StructFields> {
+        if let Some(path) = &self.module {
+            let mut here = self.all[0]
+                .structs
+                .iter()
+                .filter(|(p, n, _, _)| p == path && n == name);
+            if let (Some(found), None) = (here.next(), here.next()) {
+                return Some(found.clone());
+            }
         }
+        only_struct(&self.all, name)
     }
-    // Otherwise the only type of that name.
-    only_struct(&all, name)
 }
 
 /// The struct `name` when it is the only type of that name in `all`.

@@ -11,7 +11,7 @@
 //!
 //! The derive and `#[differentiable]` decide from one rule ([`of_fields`]) whether a
 //! struct has a twin: the derive from the struct's tokens, the function's macro from the
-//! struct's definition in the crate's source (`source::twin`), so the companion names a
+//! struct's definition in the crate's source (`source::Seen::twin`), so the companion names a
 //! twin only where the derive made one.
 use proc_macro2::{Ident, Span};
 

@@ -258,8 +258,8 @@ impl Companions<'_> {
     /// The companion of a method taking its receiver as the dual twin of its struct
     /// (`twin.rs`), `__vjp_dual_self_m(this, ..)`, which a dual companion calls on a
     /// struct it built of dual numbers: the receiver is differentiated like the other
-    /// parameters. Nothing unless the receiver is `&self` or `self` of a struct with a
-    /// twin.
+    /// parameters. Nothing unless the method is of a struct with a twin (its receiver
+    /// `self`, `&self` or `&mut self`, `twin::takes_twin`).
     pub fn twin_receiver(&self, output_tangent: &TokenStream) -> TokenStream {
         let sig = self.sig;
         let Some(ds) = DualSig::of_twin_receiver(sig) else {
