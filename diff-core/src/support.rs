@@ -66,12 +66,123 @@ pub fn tape_capacity<I: Iterator>(iter: &I) -> usize {
     }
 }
 
-/// A loop's tape: one linear-map struct per iteration.
-///
-/// The loop is emitted as an inner loop that runs while the tape has room and an outer
-/// one that makes room, so that the inner loop calls nothing that returns: a call that
-/// may grow the buffer would make the loop keep its floats in memory across it.
+/// A loop's tape: one linear-map struct per iteration, pushed by the loop's [`Trips`].
 pub struct Tape<T>(Vec<T>);
+
+/// Where a loop pushes its iterations' linear maps: a [`Tape`], or a [`Stack`] for a
+/// loop nested in another.
+pub trait Room {
+    /// An iteration's linear map.
+    type Item;
+    /// Whether one more iteration fits without growing.
+    fn has_room(&self) -> bool;
+    /// Grows the buffer if it is full (a call the loop makes only for [`UnknownTrips`]).
+    fn make_room(&mut self);
+    /// Appends an iteration's linear map, in the room [`has_room`](Self::has_room) saw.
+    ///
+    /// # Panics
+    /// If there is no room.
+    fn push_within(&mut self, x: Self::Item);
+}
+
+/// How a loop pushes its iterations on its tape, chosen from the iterator's type by
+/// `(&TripProbe(&iter)).trips()`:
+///
+/// - [`KnownTrips`] for std's iterators whose `size_hint` is exact ([`TripCountKnown`]:
+///   ranges of integers, iterators over slices, `Vec`s and arrays, and adaptors of them
+///   that keep the count known). The tape is reserved for the whole loop before it
+///   starts ([`tape_capacity`]), so a push never grows it and the loop calls nothing
+///   that returns: a call in the loop, even a cold one, makes LLVM keep the loop's
+///   floats in memory across iterations (Rosenbrock's gradient took twice as long).
+/// - [`UnknownTrips`] for any other iterator (a `while` or `loop`, a `filter`, a user's
+///   iterator): the tape grows when full.
+pub trait Trips: Copy {
+    /// Pushes an iteration's linear map.
+    fn push<R: Room>(self, room: &mut R, x: R::Item);
+}
+
+/// See [`Trips`].
+#[derive(Clone, Copy)]
+pub struct KnownTrips;
+
+/// See [`Trips`].
+#[derive(Clone, Copy)]
+pub struct UnknownTrips;
+
+impl Trips for KnownTrips {
+    #[inline(always)]
+    fn push<R: Room>(self, room: &mut R, x: R::Item) {
+        room.push_within(x);
+    }
+}
+
+impl Trips for UnknownTrips {
+    #[inline(always)]
+    fn push<R: Room>(self, room: &mut R, x: R::Item) {
+        room.make_room();
+        room.push_within(x);
+    }
+}
+
+/// `(&TripProbe(&iter)).trips()`: see [`Trips`] (method resolution prefers the impl on
+/// `TripProbe` to the one on `&TripProbe`).
+pub struct TripProbe<'a, I>(pub &'a I);
+
+/// See [`TripProbe`].
+pub trait ProbeKnownTrips {
+    /// The iterator's trip count is known on entry.
+    fn trips(&self) -> KnownTrips;
+}
+
+impl<I: TripCountKnown> ProbeKnownTrips for TripProbe<'_, I> {
+    #[inline(always)]
+    fn trips(&self) -> KnownTrips {
+        KnownTrips
+    }
+}
+
+/// See [`TripProbe`].
+pub trait ProbeUnknownTrips {
+    /// The iterator's trip count may not be known on entry.
+    fn trips(&self) -> UnknownTrips;
+}
+
+impl<I> ProbeUnknownTrips for &TripProbe<'_, I> {
+    #[inline(always)]
+    fn trips(&self) -> UnknownTrips {
+        UnknownTrips
+    }
+}
+
+/// Iterators of std whose `size_hint` is exact (lower bound equal to the upper), so
+/// that [`tape_capacity`] reserves a loop's whole tape. A wrong claim is not unsafe: a
+/// push beyond the reservation panics ("tape full").
+pub trait TripCountKnown: Iterator {}
+
+macro_rules! trip_count_known {
+    ($($t:ty),*) => {$(
+        impl TripCountKnown for core::ops::Range<$t> {}
+        impl TripCountKnown for core::ops::RangeInclusive<$t> {}
+    )*};
+}
+trip_count_known!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl<T> TripCountKnown for core::slice::Iter<'_, T> {}
+impl<T> TripCountKnown for core::slice::IterMut<'_, T> {}
+impl<T> TripCountKnown for core::slice::Windows<'_, T> {}
+impl<T> TripCountKnown for core::slice::Chunks<'_, T> {}
+impl<T> TripCountKnown for core::slice::ChunksExact<'_, T> {}
+impl<T> TripCountKnown for std::vec::IntoIter<T> {}
+impl<T, const N: usize> TripCountKnown for core::array::IntoIter<T, N> {}
+impl<I: TripCountKnown> TripCountKnown for core::iter::Enumerate<I> {}
+impl<I: TripCountKnown + DoubleEndedIterator> TripCountKnown for core::iter::Rev<I> {}
+impl<I: TripCountKnown> TripCountKnown for core::iter::Skip<I> {}
+impl<I: TripCountKnown> TripCountKnown for core::iter::Take<I> {}
+impl<I: TripCountKnown> TripCountKnown for core::iter::StepBy<I> {}
+impl<A: TripCountKnown, B: TripCountKnown> TripCountKnown for core::iter::Zip<A, B> {}
+impl<B, I: TripCountKnown, F: FnMut(I::Item) -> B> TripCountKnown for core::iter::Map<I, F> {}
+impl<'a, T: 'a + Copy, I: TripCountKnown<Item = &'a T>> TripCountKnown for core::iter::Copied<I> {}
+impl<'a, T: 'a + Clone, I: TripCountKnown<Item = &'a T>> TripCountKnown for core::iter::Cloned<I> {}
 
 impl<T> Tape<T> {
     /// A tape with room for `n` iterations.
@@ -80,32 +191,31 @@ impl<T> Tape<T> {
         Tape(Vec::with_capacity(n))
     }
 
-    /// Whether one more iteration fits without growing.
-    #[inline(always)]
-    pub fn has_room(&self) -> bool {
-        self.0.len() < self.0.capacity()
-    }
-
-    /// Grows the tape if it is full (by doubling, as `Vec::push` would).
-    #[inline(always)]
-    pub fn make_room(&mut self) {
-        if !self.has_room() {
-            self.grow();
-        }
-    }
-
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
         self.0.reserve(self.0.len().max(4));
     }
+}
 
-    /// Appends an iteration's struct, in the room [`has_room`](Self::has_room) saw.
-    ///
-    /// # Panics
-    /// If the tape is full (the loop checks [`has_room`](Self::has_room) first).
+impl<T> Room for Tape<T> {
+    type Item = T;
+
     #[inline(always)]
-    pub fn push_within(&mut self, x: T) {
+    fn has_room(&self) -> bool {
+        self.0.len() < self.0.capacity()
+    }
+
+    /// Grows the tape if it is full (by doubling, as `Vec::push` would).
+    #[inline(always)]
+    fn make_room(&mut self) {
+        if !self.has_room() {
+            self.grow();
+        }
+    }
+
+    #[inline(always)]
+    fn push_within(&mut self, x: T) {
         assert!(self.has_room(), "tape full");
         self.0.push(x);
     }
@@ -126,9 +236,9 @@ impl<T> IntoIterator for Tape<T> {
 /// that growing copies at most the open run and the memory comes from the allocator's
 /// reusable blocks; a run lies within one chunk, so the pullback walks it as a slice.
 ///
-/// A run is [`begin_run`](Self::begin_run), iterations pushed like a [`Tape`]'s (an inner
-/// loop while [`has_room`](Self::has_room)), then [`end_run`](Self::end_run), whose
-/// length the enclosing iteration keeps.
+/// A run is [`begin_run`](Self::begin_run) (room for the run when its trip count is
+/// known), iterations pushed like a [`Tape`]'s (by the loop's [`Trips`]), then
+/// [`end_run`](Self::end_run), whose length the enclosing iteration keeps.
 pub struct Stack<T> {
     full: Vec<Vec<T>>,
     current: Vec<T>,
@@ -173,20 +283,6 @@ impl<T> Stack<T> {
         self.current.len() - self.run
     }
 
-    /// Whether one more iteration fits in the current chunk.
-    #[inline(always)]
-    pub fn has_room(&self) -> bool {
-        self.current.len() < self.current.capacity()
-    }
-
-    /// Starts a new chunk, with the open run moved into it, if the current one is full.
-    #[inline(always)]
-    pub fn make_room(&mut self) {
-        if !self.has_room() {
-            self.new_chunk(0);
-        }
-    }
-
     #[cold]
     #[inline(never)]
     fn new_chunk(&mut self, expected: usize) {
@@ -203,16 +299,6 @@ impl<T> Stack<T> {
             self.full.push(full);
         }
         self.run = 0;
-    }
-
-    /// Appends an iteration's struct, in the room [`has_room`](Self::has_room) saw.
-    ///
-    /// # Panics
-    /// If the current chunk is full (the loop checks [`has_room`](Self::has_room) first).
-    #[inline(always)]
-    pub fn push_within(&mut self, x: T) {
-        assert!(self.has_room(), "tape full");
-        self.current.push(x);
     }
 
     /// Takes the last run, of `n` iterations, off the stack, in the order they were
@@ -241,6 +327,30 @@ impl<T> Stack<T> {
     }
 }
 
+impl<T> Room for Stack<T> {
+    type Item = T;
+
+    /// Whether one more iteration fits in the current chunk.
+    #[inline(always)]
+    fn has_room(&self) -> bool {
+        self.current.len() < self.current.capacity()
+    }
+
+    /// Starts a new chunk, with the open run moved into it, if the current one is full.
+    #[inline(always)]
+    fn make_room(&mut self) {
+        if !self.has_room() {
+            self.new_chunk(0);
+        }
+    }
+
+    #[inline(always)]
+    fn push_within(&mut self, x: T) {
+        assert!(self.has_room(), "tape full");
+        self.current.push(x);
+    }
+}
+
 /// A [`Stack`] read from the front (see [`Stack::into_front`]).
 pub struct StackFront<T>(core::iter::Flatten<std::vec::IntoIter<Vec<T>>>);
 
@@ -257,21 +367,23 @@ impl<T> StackFront<T> {
 
 #[cfg(test)]
 mod stack_tests {
-    use super::Stack;
+    use super::{KnownTrips, Stack, Trips, UnknownTrips};
+    use super::{ProbeKnownTrips as _, ProbeUnknownTrips as _, TripProbe};
 
     /// Runs of the given lengths pushed one after another, as a nested loop pushes them:
     /// iteration `k` of run `r` is `(r, k)`.
     fn pushed(runs: &[usize]) -> Stack<(usize, usize)> {
         let mut stack = Stack::new();
         for (r, n) in runs.iter().enumerate() {
-            // A hint below, at or above the run's length.
-            stack.begin_run(r % 3 * n / 2);
-            let mut k = 0;
-            while k < *n {
-                stack.make_room();
-                while stack.has_room() && k < *n {
-                    stack.push_within((r, k));
-                    k += 1;
+            // A hint below, at or above the run's length; pushed as a loop whose trip
+            // count is known (the hint is the length) or not.
+            let hint = r % 3 * n / 2;
+            stack.begin_run(hint);
+            for k in 0..*n {
+                if hint == *n {
+                    KnownTrips.push(&mut stack, (r, k));
+                } else {
+                    UnknownTrips.push(&mut stack, (r, k));
                 }
             }
             assert_eq!(stack.end_run(), *n);
@@ -295,6 +407,26 @@ mod stack_tests {
             assert_eq!(run, (0..*n).rev().map(|k| (k, (r, k))).collect::<Vec<_>>());
         }
         assert!(back.is_empty());
+    }
+
+    /// The probe tells iterators whose trip count is known (the tape is reserved whole)
+    /// from the others (the tape grows). Written as the generated code writes it.
+    #[test]
+    #[allow(clippy::needless_borrow)]
+    fn trips_follow_the_iterator() {
+        let v = vec![1.0, 2.0, 3.0];
+        let known: [KnownTrips; 4] = [
+            (&TripProbe(&(0..3))).trips(),
+            (&TripProbe(&v.iter().enumerate().rev())).trips(),
+            (&TripProbe(&v.windows(2).zip(0..2).map(|(w, _)| w[0]))).trips(),
+            (&TripProbe(&(0u32..=4).step_by(2).skip(1))).trips(),
+        ];
+        let unknown: [UnknownTrips; 3] = [
+            (&TripProbe(&(0usize..))).trips(),
+            (&TripProbe(&v.iter().filter(|x| **x > 1.0))).trips(),
+            (&TripProbe(&v.iter().chain(&v))).trips(),
+        ];
+        assert_eq!((known.len(), unknown.len()), (4, 3));
     }
 }
 

@@ -726,11 +726,10 @@ impl<'a> Emitter<'a> {
                 self.expr(v)
             }
         });
-        // The iterations run in an inner loop while the tape has room, so that nothing
-        // in it calls a function that returns (see `Tape` in diff-core).
-        // The next item is taken before the tape grows, so that a tape reserved for the
-        // exact trip count never does.
-        let next = names::ident(&format!("next_{}", body.0));
+        // The tape is reserved for the whole loop when the iterator's type says its trip
+        // count is known (`KnownTrips`), so that the loop calls nothing that returns; else
+        // it grows (`UnknownTrips`). See `Trips` in diff-core.
+        let trips = names::ident(&format!("trips_{}", body.0));
         // A nested loop's iterations go on the function's stack for it, and its tape is
         // their number (see `Saved::Stack`).
         let (on, open, close) = if self.maps.stacked(body) {
@@ -752,25 +751,21 @@ impl<'a> Emitter<'a> {
         quote! {
             #early_inits
             #(let mut #cursors = #inits;)*
-            let mut #iter_name = ::core::iter::IntoIterator::into_iter(#it);
+            let #iter_name = ::core::iter::IntoIterator::into_iter(#it);
+            let #trips = {
+                #[allow(unused_imports)]
+                use ::diff::__private::{ProbeKnownTrips as _, ProbeUnknownTrips as _};
+                (&::diff::__private::TripProbe(&#iter_name)).trips()
+            };
             #open
-            let mut #next = ::core::iter::Iterator::next(&mut #iter_name);
-            #label: while #next.is_some() {
-                #on.make_room();
-                while #on.has_room() {
-                    let #item = match #next.take() {
-                        ::core::option::Option::Some(item) => item,
-                        ::core::option::Option::None => break #label,
-                    };
-                    #(let #params = #cursors;)*
-                    #param_parts
-                    #stmts
-                    #on.push_within(#built);
-                    #early
-                    #(#cursors = #yields;)*
-                    #stop
-                    #next = ::core::iter::Iterator::next(&mut #iter_name);
-                }
+            #label: for #item in #iter_name {
+                #(let #params = #cursors;)*
+                #param_parts
+                #stmts
+                ::diff::__private::Trips::push(#trips, &mut #on, #built);
+                #early
+                #(#cursors = #yields;)*
+                #stop
             }
             #close
         }
