@@ -284,3 +284,43 @@ fn a_body_with_a_local_impl() {
     assert_close!(v, 8.0);
     assert_close!(d, 12.0);
 }
+
+/// Marked only under a condition, as a crate with an optional `diff` feature marks its
+/// functions (`#[cfg_attr(feature = "diff", differentiable)]`); `all()` always holds.
+#[cfg_attr(all(), differentiable)]
+fn conditionally_marked(x: f64) -> f64 {
+    x * x.sin()
+}
+
+/// Registered under a condition.
+fn conditionally_registered(x: f64) -> f64 {
+    x.exp()
+}
+
+#[cfg_attr(all(), derivative(of = conditionally_registered))]
+fn conditionally_registered_vjp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    let y = x.exp();
+    (y, move |s| s * y)
+}
+
+/// A struct derived under a condition.
+#[cfg_attr(all(), derive(Clone, Differentiable))]
+struct Scaled {
+    k: f64,
+}
+
+#[differentiable]
+fn calls_conditionally_marked(s: Scaled, x: f64) -> f64 {
+    s.k * conditionally_marked(x) + conditionally_registered(x)
+}
+
+#[test]
+fn marked_under_cfg_attr() {
+    for x in [-1.2, 0.4, 2.5] {
+        let (v, (ts, tx)) =
+            value_with_gradient!(at: (Scaled { k: 3.0 }, x), of: calls_conditionally_marked);
+        assert_close!(v, 3.0 * x * x.sin() + x.exp());
+        assert_close!(ts.k, x * x.sin());
+        assert_close!(tx, 3.0 * (x.sin() + x * x.cos()) + x.exp());
+    }
+}

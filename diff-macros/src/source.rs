@@ -208,12 +208,13 @@ impl Types {
     /// Records a type's definition; whether it derives Differentiable.
     fn definition(&mut self, ident: &syn::Ident, attrs: &[syn::Attribute]) -> bool {
         let name = ident.to_string();
-        let derives = attrs.iter().any(|a| {
-            a.path().is_ident("derive")
-                && a.parse_args_with(
+        let derives = applied(attrs).iter().any(|m| match m {
+            syn::Meta::List(list) if list.path.is_ident("derive") => list
+                .parse_args_with(
                     syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
                 )
-                .is_ok_and(|paths| paths.iter().any(|p| ends_with(p, "Differentiable")))
+                .is_ok_and(|paths| paths.iter().any(|p| ends_with(p, "Differentiable"))),
+            _ => false,
         });
         if derives {
             self.differentiable.push(name.clone());
@@ -250,9 +251,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
         let name = i.sig.ident.to_string();
-        let registers = i.attrs.iter().filter(|a| ends_with(a.path(), "derivative"));
-        self.with_derivatives
-            .extend(registers.filter_map(registered));
+        self.with_derivatives.extend(registrations(&i.attrs));
         if marked(&i.attrs, "differentiable") {
             self.with_derivatives.push(name);
         } else if !marked(&i.attrs, "derivative") {
@@ -261,9 +260,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
         syn::visit::visit_item_fn(self, i);
     }
     fn visit_impl_item_fn(&mut self, i: &'a syn::ImplItemFn) {
-        let registers = i.attrs.iter().filter(|a| ends_with(a.path(), "derivative"));
-        self.with_derivatives
-            .extend(registers.filter_map(registered));
+        self.with_derivatives.extend(registrations(&i.attrs));
         syn::visit::visit_impl_item_fn(self, i);
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
@@ -382,14 +379,48 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
 }
 
-/// Whether `attrs` hold the attribute `name` (by its last segment).
+/// The attributes `attrs` apply, each `#[cfg_attr(condition, a, b)]` read as `a, b`:
+/// the file is read before `cfg`s are evaluated, and a function marked only under a
+/// feature (`#[cfg_attr(feature = "ad", differentiable)]`) is marked wherever its
+/// callers' own attributes apply.
+fn applied(attrs: &[syn::Attribute]) -> Vec<syn::Meta> {
+    fn push(meta: syn::Meta, out: &mut Vec<syn::Meta>) {
+        match &meta {
+            syn::Meta::List(list) if list.path.is_ident("cfg_attr") => {
+                let parsed = list.parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                );
+                for inner in parsed.into_iter().flatten().skip(1) {
+                    push(inner, out);
+                }
+            }
+            _ => out.push(meta),
+        }
+    }
+    let mut out = Vec::new();
+    for a in attrs {
+        push(a.meta.clone(), &mut out);
+    }
+    out
+}
+
+/// Whether `attrs` apply the attribute `name` (by its last segment).
 fn marked(attrs: &[syn::Attribute], name: &str) -> bool {
-    attrs.iter().any(|a| ends_with(a.path(), name))
+    applied(attrs).iter().any(|m| ends_with(m.path(), name))
+}
+
+/// The functions `#[derivative(of = path, ..)]` attributes among `attrs` register.
+fn registrations(attrs: &[syn::Attribute]) -> Vec<String> {
+    applied(attrs)
+        .iter()
+        .filter(|m| ends_with(m.path(), "derivative"))
+        .filter_map(registered)
+        .collect()
 }
 
 /// The last name of the path a `#[derivative(of = path, ..)]` registers.
-fn registered(attr: &syn::Attribute) -> Option<String> {
-    let syn::Meta::List(list) = &attr.meta else {
+fn registered(meta: &syn::Meta) -> Option<String> {
+    let syn::Meta::List(list) = meta else {
         return None;
     };
     let tokens: Vec<proc_macro2::TokenTree> = list.tokens.clone().into_iter().collect();
