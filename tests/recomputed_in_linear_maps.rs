@@ -2,7 +2,9 @@
 //! linear map saves"): a place read twice, one arithmetic operation on saved values, and
 //! the variable of a loop over a range. Each is checked in both modes against finite
 //! differences, with ranges that start elsewhere than 0, are inclusive, have signed
-//! items, stop early, and nest.
+//! items, stop early, and nest. Also the adjoints of parts of values from outside a loop
+//! that the loop reads (`x[i]` in a loop over `j`, a tuple's field), which the pullback
+//! sums over the loop before adding them in.
 #![allow(clippy::needless_range_loop)]
 
 mod common;
@@ -54,6 +56,61 @@ fn nested(x: Vec<f64>) -> f64 {
     s
 }
 
+#[differentiable]
+fn parts_from_outside(x: Vec<f64>) -> f64 {
+    let n = x.len();
+    let pair = (x[0] * x[1], x[n - 1]);
+    let mut q = vec![0.0; n];
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in (i + 1)..n {
+            // x[i] and pair's fields come from outside this loop, x[j] from inside.
+            q[j] += x[i] * x[j] + pair.0;
+            if x[i] > 0.0 {
+                s += x[i].sin() * pair.1;
+            } else {
+                s -= x[i] * 2.0;
+            }
+        }
+        s += x[i] * q[i] + pair.1 * x[i];
+    }
+    s + q[n - 1] * pair.0
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Line {
+    w: f64,
+    b: f64,
+}
+
+/// The fields of a parameter read in nested loops.
+#[differentiable]
+fn fields_from_outside(p: Line, x: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        for k in 0..3 {
+            s += p.w * x[i] * (k as f64) + p.b;
+        }
+    }
+    s
+}
+
+#[test]
+fn fields_read_in_loops() {
+    let (p, x) = (Line { w: 1.5, b: -0.5 }, vec![0.3, -0.7, 1.1]);
+    let (v, (tp, tx)) = value_with_gradient!(at: (p.clone(), x.clone()), of: fields_from_outside);
+    assert_eq!(v, fields_from_outside(p.clone(), x.clone()));
+    // s = Σ_i Σ_k (w x_i k + b) = 3 w Σx + 3 n b (k = 0, 1, 2 sums to 3).
+    assert_close(tp.w, 3.0 * x.iter().sum::<f64>(), 1e-12, "d/dw");
+    assert_close(tp.b, 9.0, 1e-12, "d/db");
+    for t in &tx {
+        assert_close(*t, 4.5, 1e-12, "d/dx");
+    }
+    let df = differential!(at: (p, x), of: fields_from_outside);
+    let d = df((LineTangent { w: 1.0, b: 2.0 }, vec![1.0, 0.0, -1.0]));
+    assert_close(d, tp.w + 2.0 * tp.b + tx[0] - tx[2], 1e-12, "forward");
+}
+
 /// `of: $f` at `x` in both modes: the values against `plain`, the reverse gradient and
 /// the forward one (a differential per coordinate) against finite differences of `plain`.
 macro_rules! check_both_modes {
@@ -91,7 +148,10 @@ fn recomputed_values_give_the_same_derivatives() {
             of: |p| stops_early(p, limit)
         );
     }
-    check_both_modes!("nested", x, nested, of: nested);
+    check_both_modes!("nested", x.clone(), nested, of: nested);
+    check_both_modes!("parts_from_outside", x, parts_from_outside, of: parts_from_outside);
+    let signs = vec![-0.6, 0.9, -1.3, 0.2, 0.7, -0.4];
+    check_both_modes!("parts_from_outside", signs, parts_from_outside, of: parts_from_outside);
 }
 
 /// `c` (not differentiated) and `x` (differentiated) are arrays only indexed: their

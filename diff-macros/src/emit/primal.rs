@@ -27,6 +27,10 @@ pub struct Emitter<'a> {
     /// Differentiated parameters the body takes as constants (a dual companion's
     /// receiver, `emit/dual.rs`): their slots in the pullback are zero (`None`).
     pub constant_params: Vec<usize>,
+    /// While a loop's pullback is emitted: the parts of values defined outside it that
+    /// its body reads, each with the local adjoint the loop sums them in
+    /// (`emit/pullback.rs`, `Deferred`).
+    pub deferred: std::cell::RefCell<Vec<super::pullback::Deferred>>,
 }
 
 /// A function calling itself: its companion's opaque return type would contain itself, so
@@ -59,6 +63,7 @@ impl<'a> Emitter<'a> {
             maps,
             dual: false,
             constant_params: Vec::new(),
+            deferred: Default::default(),
         }
     }
 

@@ -17,6 +17,34 @@ fn rt() -> TokenStream {
     RT.parse().expect("a path")
 }
 
+/// A part of a value defined outside a loop (`x[i]` with `x` and `i` both from outside,
+/// or `p.w`) that the loop's body reads: its adjoint is summed in a local over the
+/// reverse loop and added to the value's adjoint once after it. Added in place at each
+/// iteration, the sum would go through memory (the compiler cannot tell the adjoint
+/// vector from the others the body writes), a store and a load on every iteration's
+/// critical path.
+pub struct Deferred {
+    base: Value,
+    part: PartKey,
+    local: Ident,
+}
+
+/// A part, comparable.
+#[derive(PartialEq)]
+enum PartKey {
+    Element(Value),
+    Field(syn::Member),
+}
+
+impl PartKey {
+    fn of(part: &Part<'_>) -> PartKey {
+        match part {
+            Part::Element(i) => PartKey::Element(*i),
+            Part::Field(m) => PartKey::Field((*m).clone()),
+        }
+    }
+}
+
 impl Emitter<'_> {
     fn adj(&self, v: Value) -> Ident {
         names::adjoint(self.func, v)
@@ -132,6 +160,11 @@ impl Emitter<'_> {
                 let na = self.name(a);
                 self.acc(a, quote!(::diff::__private::partial::cast_back(s, &#na)))
             }
+            // A part of a value from outside the loop being emitted: its local += s.
+            Rule::Read(a, part) if self.deferred_local(a, &part).is_some() => {
+                let local = self.deferred_local(a, &part).expect("deferred");
+                quote! { ::diff::__private::accumulate(&mut #local, s); }
+            }
             // y = a.m: a.m += s (a's adjoint starts as a zero of a's type).
             Rule::Read(a, Part::Field(member)) => self.acc_field(a, member),
             // y = a[i]: a[i] += s (a's adjoint starts as a zero shaped like a).
@@ -213,6 +246,73 @@ impl Emitter<'_> {
             | Rule::Branch(_)
             | Rule::Loop { .. } => TokenStream::new(),
         }
+    }
+
+    /// The local summing the adjoint of `base`'s `part` over an enclosing loop, if any.
+    fn deferred_local(&self, base: Value, part: &Part<'_>) -> Option<Ident> {
+        let key = PartKey::of(part);
+        self.deferred
+            .borrow()
+            .iter()
+            .find(|d| d.base == base && d.part == key)
+            .map(|d| d.local.clone())
+    }
+
+    /// The parts of active values defined outside loop `body` that it reads (in it or in
+    /// a region nested in it), not already summed for an enclosing loop, each with a new
+    /// local; and the code declaring the locals and adding them after the loop.
+    fn defer_reads(&self, body: RegionId) -> (TokenStream, TokenStream) {
+        let mut inside = vec![body];
+        let mut k = 0;
+        while k < inside.len() {
+            for stmt in &self.func.region(inside[k]).stmts {
+                inside.extend(stmt.inst.regions());
+            }
+            k += 1;
+        }
+        let outside = |v: Value| {
+            let (r, _) = self.func.position(v);
+            !inside.contains(&RegionId(r))
+        };
+        let (mut declare, mut add) = (TokenStream::new(), TokenStream::new());
+        for r in &inside {
+            for stmt in &self.func.region(*r).stmts {
+                let Some(Rule::Read(base, part)) = linearization::rule(stmt) else {
+                    continue;
+                };
+                let from_outside = match part {
+                    Part::Element(i) => outside(base) && outside(i),
+                    Part::Field(_) => outside(base),
+                };
+                if !from_outside
+                    || !self.act.is_active(stmt.results[0])
+                    || !self.act.is_active(base)
+                    || self.deferred_local(base, &part).is_some()
+                {
+                    continue;
+                }
+                let local = names::ident(&format!(
+                    "a_part{}_{}",
+                    body.0,
+                    self.deferred.borrow().len()
+                ));
+                let into = match part {
+                    Part::Element(i) => {
+                        let ni = self.name(i);
+                        self.acc_part(base, quote!([#ni]))
+                    }
+                    Part::Field(member) => self.acc_field(base, member),
+                };
+                declare.extend(quote! { let mut #local = ::core::option::Option::None; });
+                add.extend(quote! { if let ::core::option::Option::Some(s) = #local { #into } });
+                self.deferred.borrow_mut().push(Deferred {
+                    base,
+                    part: PartKey::of(&part),
+                    local,
+                });
+            }
+        }
+        (declare, add)
     }
 
     /// Accumulates `s` into a part (`.field`, `[index]`) of `base`'s adjoint.
@@ -307,7 +407,10 @@ impl Emitter<'_> {
                 }
             })
             .collect();
+        let depth = self.deferred.borrow().len();
+        let (declare, add) = self.defer_reads(body);
         let inner = self.reverse_region(body, seed);
+        self.deferred.borrow_mut().truncate(depth);
         let (walk, enumerate) = linear_map::walk(self.maps, body, pat);
         // A nested loop's run is the last `tape` entries of its stack.
         let entries = if self.maps.stacked(body) {
@@ -323,10 +426,12 @@ impl Emitter<'_> {
             .collect();
         quote! {
             #(#start)*
+            #declare
             for #walk in #entries #enumerate.rev() {
                 #inner
                 #back
             }
+            #add
             #finish
         }
     }
