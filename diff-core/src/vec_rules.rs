@@ -613,9 +613,8 @@ pub fn __vjp_sub_slice<T: Differentiable, R: core::ops::RangeBounds<usize>>(
             return (None, ());
         }
         check_lengths("a sub-slice's adjoint", a.len(), end - start);
-        let mut whole: Vec<T::TangentVector> = (0..start)
-            .map(|_| T::TangentVector::zero_vector())
-            .collect();
+        let mut whole: Vec<T::TangentVector> = Vec::with_capacity(len);
+        whole.resize_with(start, T::TangentVector::zero_vector);
         whole.extend(a);
         whole.resize_with(len, T::TangentVector::zero_vector);
         (Some(whole), ())
