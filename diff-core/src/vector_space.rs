@@ -82,11 +82,22 @@ impl<T: VectorSpace> VectorSpace for Vec<T> {
             return other;
         }
         check_lengths("addition", self.len(), other.len());
-        self.into_iter().zip(other).map(|(a, b)| a.add(b)).collect()
+        // In place: the sum reuses `self`'s buffer.
+        let mut sum = self;
+        for (a, b) in sum.iter_mut().zip(other) {
+            let old = core::mem::replace(a, T::zero_vector());
+            *a = old.add(b);
+        }
+        sum
     }
     #[inline]
     fn scale(self, by: f64) -> Self {
-        self.into_iter().map(|a| a.scale(by)).collect()
+        let mut scaled = self;
+        for a in scaled.iter_mut() {
+            let old = core::mem::replace(a, T::zero_vector());
+            *a = old.scale(by);
+        }
+        scaled
     }
 }
 
