@@ -20,6 +20,16 @@ pub trait Coordinates: Sized {
         self.extend_coordinates(&mut out);
         out
     }
+    /// The coordinates, in order, taking `self` (a `Vec` of scalars is its own).
+    fn into_coordinates(self) -> Vec<Self::Scalar> {
+        self.coordinates()
+    }
+    /// The coordinates of a `Vec` of these, in order (a `Vec` of scalars is its own).
+    fn vec_into_coordinates(v: Vec<Self>) -> Vec<Self::Scalar> {
+        let mut out = Vec::with_capacity(v.iter().map(Self::dimension).sum());
+        v.iter().for_each(|t| t.extend_coordinates(&mut out));
+        out
+    }
 }
 
 macro_rules! scalar_coordinates {
@@ -32,6 +42,8 @@ macro_rules! scalar_coordinates {
             fn extend_coordinates(&self, out: &mut Vec<$t>) { out.push(*self) }
             #[inline]
             fn unit_vector(&self, i: usize) -> $t { if i == 0 { 1.0 } else { 0.0 } }
+            #[inline]
+            fn vec_into_coordinates(v: Vec<$t>) -> Vec<$t> { v }
         }
     )*};
 }
@@ -48,6 +60,9 @@ impl<T: Coordinates> Coordinates for Vec<T> {
     fn unit_vector(&self, i: usize) -> Self {
         let mut offset = 0;
         self.iter().map(|t| unit_part(t, i, &mut offset)).collect()
+    }
+    fn into_coordinates(self) -> Vec<T::Scalar> {
+        T::vec_into_coordinates(self)
     }
 }
 
@@ -205,7 +220,7 @@ fn each_pass<L, D>(
 /// written shorter (an empty `Vec` is zero).
 fn dense<T: Coordinates>(t: T, zero: &T) -> Vec<T::Scalar> {
     if t.dimension() == zero.dimension() {
-        t.coordinates()
+        t.into_coordinates()
     } else {
         zero.coordinates()
     }
