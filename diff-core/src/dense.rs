@@ -149,8 +149,9 @@ where
 /// returns the value and its differential). The number of outputs `m` is known from the
 /// first pass's value: a reverse sweep when there are more than two inputs (its pullback
 /// gives the first row when rows are taken; a pass lost otherwise), else a forward pass.
+/// Each pass but the last takes a clone of `x`; the last takes `x`.
 pub fn jacobian_auto<X, Y, D, F, P>(
-    x: &X,
+    x: X,
     mut forward: impl FnMut(X) -> (Y, F),
     mut reverse: impl FnMut(X) -> (Y, P),
 ) -> Vec<Vec<D>>
@@ -181,18 +182,23 @@ where
     };
     let y_zero = y.zero_tangent();
     let m = y_zero.dimension();
+    let mut x = Some(x);
+    let mut point = move |last: bool| {
+        let x = if last { x.take() } else { x.clone() };
+        x.expect("a pass after the last")
+    };
     if 2 * m < n {
         return each_pass(
             m,
             first_row,
-            || reverse(x.clone()).1,
+            |last| reverse(point(last)).1,
             |pullback, i| dense(pullback(y_zero.unit_vector(i)), &zero),
         );
     }
     let columns = each_pass(
         n,
         first_column,
-        || forward(x.clone()).1,
+        |last| forward(point(last)).1,
         |differential, j| dense(differential(zero.unit_vector(j)), &y_zero),
     );
     (0..m)
@@ -201,16 +207,17 @@ where
 }
 
 /// `count` linear maps applied, the `k`-th to the `k`-th unit vector: the first is the
-/// one a pass made already, if any; `again` runs a pass for each of the others.
+/// one a pass made already, if any; `again(last)` runs a pass for each of the others,
+/// `last` for the last one.
 fn each_pass<L, D>(
     count: usize,
     mut first: Option<L>,
-    mut again: impl FnMut() -> L,
+    mut again: impl FnMut(bool) -> L,
     mut apply: impl FnMut(L, usize) -> Vec<D>,
 ) -> Vec<Vec<D>> {
     (0..count)
         .map(|k| {
-            let map = first.take().unwrap_or_else(&mut again);
+            let map = first.take().unwrap_or_else(|| again(k + 1 == count));
             apply(map, k)
         })
         .collect()
@@ -611,7 +618,7 @@ mod tests {
                 .collect()
         };
         let j = jacobian_auto(
-            &x,
+            x,
             |x: Vec<f64>| {
                 forward_passes += 1;
                 let a = a.clone();

@@ -581,7 +581,7 @@ fn jacobian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     );
     Ok(quote! {{
         let __point = #x;
-        ::diff::__private::jacobian_auto(&__point, |__point| #forward, |__point| #reverse)
+        ::diff::__private::jacobian_auto(__point, |__point| #forward, |__point| #reverse)
     }})
 }
 
