@@ -115,6 +115,13 @@ pub fn zero_of_shape<S: Elementwise>(shape: Shape<S>) -> S {
     S::zero_of_shape(shape.0)
 }
 
+/// A zero element of the collection of that shape: where a loop's pullback sums the
+/// adjoint of an element it reads (so that the sum starts as a number, not as nothing).
+#[inline(always)]
+pub fn zero_element_of_shape<S: Elementwise>(_shape: Shape<S>) -> S::Elem {
+    S::Elem::zero_vector()
+}
+
 /// `s[i]`, leaving zero in its place (the adjoint of an element write).
 #[inline(always)]
 pub fn take_at<S: Elementwise>(s: &mut S, i: usize) -> Option<S::Elem> {

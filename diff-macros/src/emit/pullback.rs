@@ -296,14 +296,26 @@ impl Emitter<'_> {
                     body.0,
                     self.deferred.borrow().len()
                 ));
-                let into = match part {
+                // An element's sum starts as a zero element, so that it is a number
+                // throughout the loop (no flag for "nothing yet").
+                let (into, start) = match part {
                     Part::Element(i) => {
                         let ni = self.name(i);
-                        self.acc_part(base, quote!([#ni]))
+                        let shape =
+                            names::shape(self.func, linear_map::shape_source(self.func, base));
+                        (
+                            self.acc_part(base, quote!([#ni])),
+                            quote!(::core::option::Option::Some(
+                                ::diff::__private::zero_element_of_shape(#shape)
+                            )),
+                        )
                     }
-                    Part::Field(member) => self.acc_field(base, member),
+                    Part::Field(member) => (
+                        self.acc_field(base, member),
+                        quote!(::core::option::Option::None),
+                    ),
                 };
-                declare.extend(quote! { let mut #local = ::core::option::Option::None; });
+                declare.extend(quote! { let mut #local = #start; });
                 add.extend(quote! { if let ::core::option::Option::Some(s) = #local { #into } });
                 self.deferred.borrow_mut().push(Deferred {
                     base,
