@@ -510,3 +510,25 @@ fn carried_value_feeding_another_and_nested_whiles() {
         assert!(close(gradient!(at: x, of: nested_while), 0.6, 1e-12));
     }
 }
+
+/// A loop over a range whose length does not fit in a `usize`, stopped early.
+#[differentiable]
+fn unbounded_inclusive(x: f64) -> f64 {
+    let mut y = x;
+    for i in 0..=usize::MAX {
+        y = y * x;
+        if i == 2 {
+            break;
+        }
+    }
+    y
+}
+
+/// Its tape is reserved for the range's length, which cannot be: a panic that says so
+/// (README, "Known limits"), never a wrong value.
+#[test]
+#[should_panic(expected = "does not fit in a usize")]
+fn a_range_longer_than_a_usize_is_refused_at_run_time() {
+    assert_eq!(unbounded_inclusive(2.0), 16.0);
+    let _ = gradient!(at: 2.0, of: unbounded_inclusive);
+}

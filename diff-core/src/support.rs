@@ -112,8 +112,22 @@ pub struct UnknownTrips;
 impl Trips for KnownTrips {
     #[inline(always)]
     fn push<R: Room>(self, room: &mut R, x: R::Item) {
+        if !room.has_room() {
+            more_trips_than_known();
+        }
         room.push_within(x);
     }
+}
+
+/// A loop whose iterator's type promised a known trip count ran past the room reserved
+/// for it: the iterator's `size_hint` was not exact, which std's ranges do only when
+/// their length does not fit in a `usize` (`0..=usize::MAX`).
+#[cold]
+#[inline(never)]
+fn more_trips_than_known() -> ! {
+    panic!(
+        "a differentiated loop ran more iterations than its range's length, which does not fit in a usize: its tape could not be reserved; loop over `0..` or with `loop` instead"
+    )
 }
 
 impl Trips for UnknownTrips {
