@@ -26,9 +26,7 @@ pub trait Coordinates: Sized {
     }
     /// The coordinates of a `Vec` of these, in order (a `Vec` of scalars is its own).
     fn vec_into_coordinates(v: Vec<Self>) -> Vec<Self::Scalar> {
-        let mut out = Vec::with_capacity(v.iter().map(Self::dimension).sum());
-        v.iter().for_each(|t| t.extend_coordinates(&mut out));
-        out
+        v.coordinates()
     }
 }
 

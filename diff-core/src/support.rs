@@ -170,7 +170,7 @@ impl<I> ProbeUnknownTrips for &TripProbe<'_, I> {
 
 /// Iterators of std whose `size_hint` is exact (lower bound equal to the upper), so
 /// that [`tape_capacity`] reserves a loop's whole tape. A wrong claim is not unsafe: a
-/// push beyond the reservation panics ("tape full").
+/// push beyond the reservation panics (see [`KnownTrips`]).
 pub trait TripCountKnown: Iterator {}
 
 macro_rules! trip_count_known {

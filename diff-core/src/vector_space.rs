@@ -85,8 +85,7 @@ impl<T: VectorSpace> VectorSpace for Vec<T> {
         // In place: the sum reuses `self`'s buffer.
         let mut sum = self;
         for (a, b) in sum.iter_mut().zip(other) {
-            let old = core::mem::replace(a, T::zero_vector());
-            *a = old.add(b);
+            crate::support::accumulate_into(a, b);
         }
         sum
     }

@@ -704,7 +704,12 @@ fn constant(func: &Function, v: Value) -> Option<TokenStream> {
 
 /// Every region of the function that gets a struct, in order.
 pub fn all_regions(func: &Function) -> Vec<RegionId> {
-    let mut out = vec![func.entry()];
+    regions_within(func, func.entry())
+}
+
+/// Region `r` and every region nested in it, in order.
+pub fn regions_within(func: &Function, r: RegionId) -> Vec<RegionId> {
+    let mut out = vec![r];
     let mut i = 0;
     while i < out.len() {
         for stmt in &func.region(out[i]).stmts {

@@ -696,33 +696,45 @@ impl<'a> Emitter<'a> {
             .collect();
         let item = self.name(region.params[init.len()]);
         let (early, yields) = self.yielded(&region.yields[..init.len()]);
-        let label = syn::Lifetime::new(&format!("'__diff_loop_{}", body.0), Span::call_site());
         let stop = stop.then(|| {
             let flag = self.expr(region.yields[init.len()]);
-            if active {
-                quote! { if #flag { break #label; } }
-            } else {
-                quote! { if #flag { break; } }
-            }
+            quote! { if #flag { break; } }
         });
         let stmts = self.primal_region(body);
         let param_parts = self.eager_parts(&region.params);
         let iter_name = names::ident(&format!("iter_{}", body.0));
-        if !active {
-            return quote! {
-                #early_inits
-                #(let mut #cursors = #inits;)*
-                let #iter_name = ::core::iter::IntoIterator::into_iter(#it);
-                for #item in #iter_name {
-                    #(let #params = #cursors;)*
-                    #param_parts
-                    #stmts
-                    #early
-                    #(#cursors = #yields;)*
-                    #stop
-                }
-            };
+        // An active loop pushes its iterations' linear maps on a tape: `open` makes it
+        // before the loop, `push` adds one iteration, `close` ends a nested loop's run.
+        let (open, push, close) = if active {
+            self.loop_tape(body, &iter_name)
+        } else {
+            Default::default()
+        };
+        quote! {
+            #early_inits
+            #(let mut #cursors = #inits;)*
+            let #iter_name = ::core::iter::IntoIterator::into_iter(#it);
+            #open
+            for #item in #iter_name {
+                #(let #params = #cursors;)*
+                #param_parts
+                #stmts
+                #push
+                #early
+                #(#cursors = #yields;)*
+                #stop
+            }
+            #close
         }
+    }
+
+    /// Loop `body`'s tape over `iter_name`: the code before the loop (how it pushes and
+    /// the tape), the push at the end of an iteration, and the code after the loop.
+    fn loop_tape(
+        &self,
+        body: RegionId,
+        iter_name: &Ident,
+    ) -> (TokenStream, TokenStream, TokenStream) {
         let tape = names::tape(body);
         let built = linear_map::construct(self.func, self.maps, body, self.mode, |v, saved| {
             if saved {
@@ -735,45 +747,32 @@ impl<'a> Emitter<'a> {
         // count is known (`KnownTrips`), so that the loop calls nothing that returns; else
         // it grows (`UnknownTrips`). See `Trips` in diff-core.
         let trips = names::ident(&format!("trips_{}", body.0));
+        let probe = quote! {
+            let #trips = {
+                #[allow(unused_imports)]
+                use ::diff::__private::{ProbeKnownTrips as _, ProbeUnknownTrips as _};
+                (&::diff::__private::TripProbe(&#iter_name)).trips()
+            };
+        };
+        let capacity = quote!(::diff::__private::tape_capacity(&#iter_name));
         // A nested loop's iterations go on the function's stack for it, and its tape is
         // their number (see `Saved::Stack`).
         let (on, open, close) = if self.maps.stacked(body) {
             let stack = names::stack(body);
             (
                 stack.clone(),
-                quote! { #stack.begin_run(::diff::__private::tape_capacity(&#iter_name)); },
+                quote! { #probe #stack.begin_run(#capacity); },
                 quote! { let #tape = #stack.end_run(); },
             )
         } else {
             (
                 tape.clone(),
-                quote! {
-                    let mut #tape = ::diff::__private::Tape::with_capacity(::diff::__private::tape_capacity(&#iter_name));
-                },
+                quote! { #probe let mut #tape = ::diff::__private::Tape::with_capacity(#capacity); },
                 TokenStream::new(),
             )
         };
-        quote! {
-            #early_inits
-            #(let mut #cursors = #inits;)*
-            let #iter_name = ::core::iter::IntoIterator::into_iter(#it);
-            let #trips = {
-                #[allow(unused_imports)]
-                use ::diff::__private::{ProbeKnownTrips as _, ProbeUnknownTrips as _};
-                (&::diff::__private::TripProbe(&#iter_name)).trips()
-            };
-            #open
-            #label: for #item in #iter_name {
-                #(let #params = #cursors;)*
-                #param_parts
-                #stmts
-                ::diff::__private::Trips::push(#trips, &mut #on, #built);
-                #early
-                #(#cursors = #yields;)*
-                #stop
-            }
-            #close
-        }
+        let push = quote! { ::diff::__private::Trips::push(#trips, &mut #on, #built); };
+        (open, push, close)
     }
 
     /// Replaces an opaque expression's placeholders by the values' expressions.

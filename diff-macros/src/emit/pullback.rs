@@ -262,14 +262,7 @@ impl Emitter<'_> {
     /// a region nested in it), not already summed for an enclosing loop, each with a new
     /// local; and the code declaring the locals and adding them after the loop.
     fn defer_reads(&self, body: RegionId) -> (TokenStream, TokenStream) {
-        let mut inside = vec![body];
-        let mut k = 0;
-        while k < inside.len() {
-            for stmt in &self.func.region(inside[k]).stmts {
-                inside.extend(stmt.inst.regions());
-            }
-            k += 1;
-        }
+        let inside = linear_map::regions_within(self.func, body);
         let outside = |v: Value| {
             let (r, _) = self.func.position(v);
             !inside.contains(&RegionId(r))
