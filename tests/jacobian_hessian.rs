@@ -528,3 +528,26 @@ fn jacobian_of_a_function_returning_a_tuple() {
         }
     }
 }
+
+#[differentiable]
+fn polar_f32(r: f32, theta: f32) -> (f32, f32) {
+    (r * theta.cos(), r * theta.sin())
+}
+
+#[test]
+fn a_point_whose_first_literal_names_its_float_type() {
+    // `[2.0f32, 0.5]`: the unsuffixed literal is an `f32` as Rust infers it.
+    let (r, t) = (2.0f32, 0.5f32);
+    let j = jacobian!(at: [2.0f32, 0.5], of: |a: [f32; 2]| {
+        let (x, y) = polar_f32(a[0], a[1]);
+        vec![x, y]
+    });
+    let want = [[t.cos(), -r * t.sin()], [t.sin(), r * t.cos()]];
+    for (row, wrow) in j.iter().zip(want) {
+        for (a, b) in row.iter().zip(wrow) {
+            assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+        }
+    }
+    let h = hessian!(at: vec![1.0f32, -2.0], of: |v: Vec<f32>| v[0] * v[0] * v[1]);
+    assert_eq!(h, vec![vec![-4.0, 2.0], vec![2.0, 0.0]]);
+}

@@ -1174,3 +1174,73 @@ fn hessian_through_options_of_constants() {
     // k x^2 + x
     assert_matrix(&h(0.2, 0.5), &[vec![1.0, 0.4], vec![0.4, 0.0]], 1e-12);
 }
+
+/// Mean squared error of a linear model over the rows of a data matrix (`&[Vec<f64>]`).
+#[differentiable]
+fn mean_squared_error(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for (x, y) in xs.iter().zip(ys) {
+        let pred: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+        loss += (pred - y).powi(2);
+    }
+    loss / ys.len() as f64
+}
+
+/// `v^T M v` with `M` given as rows.
+#[differentiable]
+fn quadratic_form(m: &Vec<Vec<f64>>, v: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (i, row) in m.iter().enumerate() {
+        let mut acc = 0.0;
+        for (j, a) in row.iter().enumerate() {
+            acc += a * v[j] * v[j];
+        }
+        total += v[i] * acc;
+    }
+    total
+}
+
+/// The sum of squares of a 2x2 matrix of arrays, taken by value.
+#[differentiable]
+fn frobenius_squared(m: [[f64; 2]; 2]) -> f64 {
+    m[0][0] * m[0][0] * m[1][1] + m[0][1] * m[1][0]
+}
+
+#[test]
+fn hessians_of_functions_taking_the_rows_of_a_matrix() {
+    let xs = vec![vec![1.0, 2.0], vec![3.0, 1.0], vec![-1.0, 0.5]];
+    let ys = vec![1.0, 2.0, 0.0];
+    let w = vec![0.5, -0.5];
+    let h = hessian!(at: w.clone(), of: |w| mean_squared_error(&w, &xs, &ys));
+    // (2 / n) sum x x^T
+    let mut want = vec![vec![0.0; 2]; 2];
+    for x in &xs {
+        for i in 0..2 {
+            for j in 0..2 {
+                want[i][j] += 2.0 * x[i] * x[j] / 3.0;
+            }
+        }
+    }
+    assert_matrix(&h, &want, 1e-12);
+
+    let m = vec![vec![1.0, 2.0], vec![3.0, 4.0]];
+    let v = vec![0.7, -1.3];
+    let h = hessian!(at: v.clone(), of: |v| quadratic_form(&m, &v));
+    let g = |x: &[f64]| gradient!(at: x.to_vec(), of: |v| quadratic_form(&m, &v));
+    assert_matrix(&h, &hessian_by_differences(&v, g), 1e-6);
+    assert_symmetric(&h);
+
+    // The matrix as the point: d2/dm00 dm11 = 2 m00, d2/dm01 dm10 = 1.
+    let (a, b, c, d) = (1.5, 0.5, -2.0, 3.0);
+    let h = hessian!(
+        at: vec![a, b, c, d],
+        of: |p: Vec<f64>| frobenius_squared([[p[0], p[1]], [p[2], p[3]]])
+    );
+    let want = vec![
+        vec![2.0 * d, 0.0, 0.0, 2.0 * a],
+        vec![0.0, 0.0, 1.0, 0.0],
+        vec![0.0, 1.0, 0.0, 0.0],
+        vec![2.0 * a, 0.0, 0.0, 0.0],
+    ];
+    assert_matrix(&h, &want, 1e-12);
+}

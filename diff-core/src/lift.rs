@@ -120,6 +120,48 @@ pub trait LiftTo<T> {
     fn lift_to(self) -> T;
 }
 
+/// `LiftTo` for the collections of an element type `$e` whose lifted type is `$d`: the
+/// collection by value, and a reference to it as a `Cow` of the lifted referent.
+macro_rules! lift_to_collections {
+    ([$($g:tt)*] $e:ty => $d:ty) => {
+        impl<$($g)*> LiftTo<Vec<$d>> for Vec<$e> {
+            fn lift_to(self) -> Vec<$d> {
+                self.lift()
+            }
+        }
+        impl<$($g)* const N: usize> LiftTo<[$d; N]> for [$e; N] {
+            fn lift_to(self) -> [$d; N] {
+                self.lift()
+            }
+        }
+        impl<'a, $($g)*> LiftTo<Cow<'a, [$d]>> for &'a [$e] {
+            fn lift_to(self) -> Cow<'a, [$d]> {
+                Cow::Owned(self.lift())
+            }
+        }
+        impl<'a, $($g)*> LiftTo<Cow<'a, [$d]>> for &'a Vec<$e> {
+            fn lift_to(self) -> Cow<'a, [$d]> {
+                Cow::Owned(self.lift())
+            }
+        }
+        impl<'a, $($g)* const N: usize> LiftTo<Cow<'a, [$d]>> for &'a [$e; N] {
+            fn lift_to(self) -> Cow<'a, [$d]> {
+                Cow::Owned(self[..].lift())
+            }
+        }
+        impl<'a, $($g)*> LiftTo<Cow<'a, Vec<$d>>> for &'a Vec<$e> {
+            fn lift_to(self) -> Cow<'a, Vec<$d>> {
+                Cow::Owned(self.lift())
+            }
+        }
+        impl<'a, $($g)* const N: usize> LiftTo<Cow<'a, [$d; N]>> for &'a [$e; N] {
+            fn lift_to(self) -> Cow<'a, [$d; N]> {
+                Cow::Owned(self.lift())
+            }
+        }
+    };
+}
+
 macro_rules! lift_to {
     ($($s:ty),*) => {$(
         impl LiftTo<Dual<$s>> for $s {
@@ -128,46 +170,16 @@ macro_rules! lift_to {
                 Dual::constant(self)
             }
         }
-        impl LiftTo<Vec<Dual<$s>>> for Vec<$s> {
-            fn lift_to(self) -> Vec<Dual<$s>> {
-                self.lift()
-            }
-        }
-        impl<const N: usize> LiftTo<[Dual<$s>; N]> for [$s; N] {
-            fn lift_to(self) -> [Dual<$s>; N] {
-                self.lift()
-            }
-        }
         impl<'a> LiftTo<Cow<'a, Dual<$s>>> for &'a $s {
             fn lift_to(self) -> Cow<'a, Dual<$s>> {
                 Cow::Owned(Dual::constant(*self))
             }
         }
-        impl<'a> LiftTo<Cow<'a, [Dual<$s>]>> for &'a [$s] {
-            fn lift_to(self) -> Cow<'a, [Dual<$s>]> {
-                Cow::Owned(self.lift())
-            }
-        }
-        impl<'a> LiftTo<Cow<'a, [Dual<$s>]>> for &'a Vec<$s> {
-            fn lift_to(self) -> Cow<'a, [Dual<$s>]> {
-                Cow::Owned(self.lift())
-            }
-        }
-        impl<'a, const N: usize> LiftTo<Cow<'a, [Dual<$s>]>> for &'a [$s; N] {
-            fn lift_to(self) -> Cow<'a, [Dual<$s>]> {
-                Cow::Owned(self[..].lift())
-            }
-        }
-        impl<'a> LiftTo<Cow<'a, Vec<Dual<$s>>>> for &'a Vec<$s> {
-            fn lift_to(self) -> Cow<'a, Vec<Dual<$s>>> {
-                Cow::Owned(self.lift())
-            }
-        }
-        impl<'a, const N: usize> LiftTo<Cow<'a, [Dual<$s>; N]>> for &'a [$s; N] {
-            fn lift_to(self) -> Cow<'a, [Dual<$s>; N]> {
-                Cow::Owned(self.lift())
-            }
-        }
+        // Floats, and one level of nesting: rows of a matrix (`&[Vec<f64>]`,
+        // `[[f64; 3]; 3]`).
+        lift_to_collections!([] $s => Dual<$s>);
+        lift_to_collections!([] Vec<$s> => Vec<Dual<$s>>);
+        lift_to_collections!([const M: usize,] [$s; M] => [Dual<$s>; M]);
     )*};
 }
 lift_to!(f32, f64);
@@ -191,30 +203,30 @@ impl<'a, T> LiftTo<&'a [T]> for &'a Vec<T> {
 
 /// An owned point where the parameter is a reference (`hessian!(at: black_box(&x), ..)`
 /// gives the lifted point by value): owned by the `Cow`.
-impl<'a, S: Clone> LiftTo<Cow<'a, [Dual<S>]>> for Vec<Dual<S>> {
+impl<'a, T: Clone> LiftTo<Cow<'a, [T]>> for Vec<T> {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+    fn lift_to(self) -> Cow<'a, [T]> {
         Cow::Owned(self)
     }
 }
 
-impl<'a, S: Clone> LiftTo<Cow<'a, Vec<Dual<S>>>> for Vec<Dual<S>> {
+impl<'a, T: Clone> LiftTo<Cow<'a, Vec<T>>> for Vec<T> {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, Vec<Dual<S>>> {
+    fn lift_to(self) -> Cow<'a, Vec<T>> {
         Cow::Owned(self)
     }
 }
 
-impl<'a, S: Clone, const N: usize> LiftTo<Cow<'a, [Dual<S>]>> for [Dual<S>; N] {
+impl<'a, T: Clone, const N: usize> LiftTo<Cow<'a, [T]>> for [T; N] {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+    fn lift_to(self) -> Cow<'a, [T]> {
         Cow::Owned(self.to_vec())
     }
 }
 
-impl<'a, S: Clone, const N: usize> LiftTo<Cow<'a, [Dual<S>; N]>> for [Dual<S>; N] {
+impl<'a, T: Clone, const N: usize> LiftTo<Cow<'a, [T; N]>> for [T; N] {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [Dual<S>; N]> {
+    fn lift_to(self) -> Cow<'a, [T; N]> {
         Cow::Owned(self)
     }
 }
@@ -250,6 +262,8 @@ impl<'a, T, const N: usize> LiftTo<&'a [T]> for &'a [T; N] {
     }
 }
 
+// Arguments already of the lifted type, borrowed.
+
 impl<'a, S: Clone> LiftTo<Cow<'a, Dual<S>>> for &'a Dual<S> {
     #[inline(always)]
     fn lift_to(self) -> Cow<'a, Dual<S>> {
@@ -257,37 +271,37 @@ impl<'a, S: Clone> LiftTo<Cow<'a, Dual<S>>> for &'a Dual<S> {
     }
 }
 
-impl<'a, S: Clone> LiftTo<Cow<'a, [Dual<S>]>> for &'a [Dual<S>] {
+impl<'a, T: Clone> LiftTo<Cow<'a, [T]>> for &'a [T] {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+    fn lift_to(self) -> Cow<'a, [T]> {
         Cow::Borrowed(self)
     }
 }
 
-impl<'a, S: Clone> LiftTo<Cow<'a, [Dual<S>]>> for &'a Vec<Dual<S>> {
+impl<'a, T: Clone> LiftTo<Cow<'a, [T]>> for &'a Vec<T> {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+    fn lift_to(self) -> Cow<'a, [T]> {
         Cow::Borrowed(&self[..])
     }
 }
 
-impl<'a, S: Clone, const N: usize> LiftTo<Cow<'a, [Dual<S>]>> for &'a [Dual<S>; N] {
+impl<'a, T: Clone, const N: usize> LiftTo<Cow<'a, [T]>> for &'a [T; N] {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [Dual<S>]> {
+    fn lift_to(self) -> Cow<'a, [T]> {
         Cow::Borrowed(&self[..])
     }
 }
 
-impl<'a, S: Clone> LiftTo<Cow<'a, Vec<Dual<S>>>> for &'a Vec<Dual<S>> {
+impl<'a, T: Clone> LiftTo<Cow<'a, Vec<T>>> for &'a Vec<T> {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, Vec<Dual<S>>> {
+    fn lift_to(self) -> Cow<'a, Vec<T>> {
         Cow::Borrowed(self)
     }
 }
 
-impl<'a, S: Clone, const N: usize> LiftTo<Cow<'a, [Dual<S>; N]>> for &'a [Dual<S>; N] {
+impl<'a, T: Clone, const N: usize> LiftTo<Cow<'a, [T; N]>> for &'a [T; N] {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [Dual<S>; N]> {
+    fn lift_to(self) -> Cow<'a, [T; N]> {
         Cow::Borrowed(self)
     }
 }

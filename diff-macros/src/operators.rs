@@ -365,14 +365,21 @@ fn closure(
 }
 
 /// An unsuffixed float literal (`4.0`, `-1.5`) becomes `f64`, as Rust's fallback would
-/// make it, so that method calls in a closure body know their receiver's type.
+/// make it, so that method calls in a closure body know their receiver's type. In an
+/// array or `vec!` whose elements include a suffixed literal (`[2.0f32, 0.5]`) the others
+/// take that suffix, as Rust's inference would give them.
 fn typed_literal(e: &syn::Expr) -> syn::Expr {
+    typed_literal_as(e, "f64")
+}
+
+/// [`typed_literal`] with the type an unsuffixed literal takes.
+fn typed_literal_as(e: &syn::Expr, scalar: &str) -> syn::Expr {
     match e {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Float(f),
             attrs,
         }) if f.suffix().is_empty() => {
-            let lit = syn::LitFloat::new(&format!("{}_f64", f.base10_digits()), f.span());
+            let lit = syn::LitFloat::new(&format!("{}_{scalar}", f.base10_digits()), f.span());
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Float(lit),
                 attrs: attrs.clone(),
@@ -382,7 +389,7 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
             lit: syn::Lit::Int(i),
             attrs,
         }) if i.suffix().is_empty() => {
-            let lit = syn::LitFloat::new(&format!("{}.0_f64", i.base10_digits()), i.span());
+            let lit = syn::LitFloat::new(&format!("{}.0_{scalar}", i.base10_digits()), i.span());
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Float(lit),
                 attrs: attrs.clone(),
@@ -390,18 +397,23 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
         }
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
             let mut u = u.clone();
-            u.expr = Box::new(typed_literal(&u.expr));
+            u.expr = Box::new(typed_literal_as(&u.expr, scalar));
             syn::Expr::Unary(u)
         }
-        syn::Expr::Paren(p) => typed_literal(&p.expr),
+        syn::Expr::Paren(p) => typed_literal_as(&p.expr, scalar),
         syn::Expr::Array(a) => {
+            let scalar = elements_scalar(a.elems.iter()).unwrap_or_else(|| scalar.to_string());
             let mut a = a.clone();
-            a.elems = a.elems.iter().map(typed_literal).collect();
+            a.elems = a
+                .elems
+                .iter()
+                .map(|e| typed_literal_as(e, &scalar))
+                .collect();
             syn::Expr::Array(a)
         }
         syn::Expr::Reference(r) => {
             let mut r = r.clone();
-            r.expr = Box::new(typed_literal(&r.expr));
+            r.expr = Box::new(typed_literal_as(&r.expr, scalar));
             syn::Expr::Reference(r)
         }
         syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
@@ -409,7 +421,9 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
                 syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
             ) {
                 Ok(elems) => {
-                    let elems = elems.iter().map(typed_literal);
+                    let scalar =
+                        elements_scalar(elems.iter()).unwrap_or_else(|| scalar.to_string());
+                    let elems = elems.iter().map(|e| typed_literal_as(e, &scalar));
                     syn::parse_quote!(::std::vec![#(#elems),*])
                 }
                 Err(_) => e.clone(),
@@ -417,6 +431,24 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
         }
         other => other.clone(),
     }
+}
+
+/// The suffix of the first suffixed float literal among an array's elements (looking
+/// through `-` and parentheses, and into nested arrays).
+fn elements_scalar<'a>(elems: impl Iterator<Item = &'a syn::Expr>) -> Option<String> {
+    fn suffix(e: &syn::Expr) -> Option<String> {
+        match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(f),
+                ..
+            }) if !f.suffix().is_empty() => Some(f.suffix().to_string()),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => suffix(&u.expr),
+            syn::Expr::Paren(p) => suffix(&p.expr),
+            syn::Expr::Array(a) => elements_scalar(a.elems.iter()),
+            _ => None,
+        }
+    }
+    elems.filter_map(suffix).next()
 }
 
 /// `f` to run on dual numbers: a generic function named with its scalar,

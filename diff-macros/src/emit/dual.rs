@@ -91,10 +91,47 @@ pub fn is_floats(ty: &syn::Type, scalar: &Ident) -> bool {
     is_lifted_type(ty, scalar, &[])
 }
 
-/// Whether `ty` is the scalar or a struct with a twin named in `twins` (`S`, `m::S`), or
-/// a `Vec` or an array of one.
+/// Whether `ty` is the scalar or a struct with a twin named in `twins` (`S`, `m::S`), a
+/// `Vec` or an array of one, or a `Vec` or array of `Vec`s or arrays of the scalar (the
+/// rows of a matrix, `Vec<Vec<f64>>`, `[[f64; 3]; 3]`).
 fn is_lifted_type(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
-    let element = |t: &syn::Type| match t {
+    is_lifted_element(ty, scalar, twins)
+        || collection_element(ty)
+            .is_some_and(|e| is_row(e, scalar) || is_lifted_element(e, scalar, twins))
+}
+
+/// Whether `ty` is a `Vec` or an array of the scalar (the lifted conversions,
+/// diff-core `lift.rs`, go one level deeper than that).
+fn is_row(ty: &syn::Type, scalar: &Ident) -> bool {
+    collection_element(ty).is_some_and(|e| is_lifted_element(e, scalar, &[]))
+}
+
+/// The element type of `Vec<T>` or `[T; N]`.
+fn collection_element(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Array(a) => Some(&a.elem),
+        syn::Type::Paren(p) => collection_element(&p.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a)
+                    if last.ident == "Vec" && a.args.len() == 1 =>
+                {
+                    match a.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => Some(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `ty` is the scalar or a struct with a twin named in `twins`.
+fn is_lifted_element(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
+    match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
             p.path.is_ident(scalar)
                 || p.path
@@ -102,24 +139,6 @@ fn is_lifted_type(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
                     .last()
                     .is_some_and(|s| s.arguments.is_none() && twins.iter().any(|t| s.ident == t))
         }
-        _ => false,
-    };
-    match ty {
-        syn::Type::Path(p) if p.qself.is_none() => {
-            if element(ty) {
-                return true;
-            }
-            let last = p.path.segments.last();
-            match last.map(|s| (&s.ident, &s.arguments)) {
-                Some((id, syn::PathArguments::AngleBracketed(a))) if id == "Vec" => {
-                    matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if element(t))
-                        && a.args.len() == 1
-                }
-                _ => false,
-            }
-        }
-        syn::Type::Array(a) => element(&a.elem),
-        syn::Type::Paren(p) => is_lifted_type(&p.elem, scalar, twins),
         _ => false,
     }
 }
@@ -433,9 +452,10 @@ impl<'a> DualSig<'a> {
     }
 }
 
-/// Whether `ty` is `[scalar]`.
+/// Whether `ty` is a slice of the scalar or of its rows (`[f64]`, `[Vec<f64>]`,
+/// `[[f64; 3]]`).
 fn is_slice_of(ty: &syn::Type, scalar: &Ident) -> bool {
-    matches!(ty, syn::Type::Slice(sl) if matches!(&*sl.elem, syn::Type::Path(t) if t.path.is_ident(scalar)))
+    matches!(ty, syn::Type::Slice(sl) if is_lifted_type(&sl.elem, scalar, &[]))
 }
 
 fn is_receiver(p: &crate::parse::signature::Param) -> bool {
