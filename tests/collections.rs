@@ -385,3 +385,20 @@ fn iter_mut_loops_in_both_modes() {
     assert_vec_close(&g, &expected, 1e-12, "iter_mut");
     check_forward!(updated_through_iter_mut);
 }
+
+/// An array mapped (eagerly, `[T; N]::map`) into a variable, then iterated.
+#[differentiable]
+fn norm_of_mapped_array(x: [f64; 3]) -> f64 {
+    let squares = x.map(|v| v * v);
+    squares.iter().sum::<f64>().sqrt()
+}
+
+#[test]
+fn an_array_mapped_into_a_variable_then_iterated() {
+    let x = [1.0, 2.0, 2.0];
+    let (v, g) = value_with_gradient!(at: x, of: norm_of_mapped_array);
+    assert_close(v, 3.0, 1e-12, "value");
+    assert_vec_close(&g, &[1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0], 1e-12, "gradient");
+    let d = first_derivative!(at: 2.0, of: |t: f64| norm_of_mapped_array([1.0, t, 2.0]));
+    assert_close(d, 2.0 / 3.0, 1e-12, "forward");
+}

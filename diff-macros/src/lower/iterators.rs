@@ -858,8 +858,9 @@ fn iterator_let(st: &syn::Stmt) -> Option<(syn::Ident, Expr)> {
     if p.by_ref.is_some() || p.mutability.is_some() || p.subpat.is_some() {
         return None;
     }
-    let is_iterator =
-        matches!(&*init.expr, Expr::MethodCall(_)) && parse_chain(&init.expr).is_some();
+    // `xs.map(f)` on an array is the mapped array, not an iterator.
+    let is_iterator = matches!(&*init.expr, Expr::MethodCall(m) if array_map(m).is_none())
+        && parse_chain(&init.expr).is_some();
     is_iterator.then(|| (p.ident.clone(), (*init.expr).clone()))
 }
 
