@@ -48,6 +48,34 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     // Where the function is written, read from its file: an `impl` block's generics are
     // then known exactly, as when the block is marked.
     let written_in = crate::source::enclosing(&func.sig.ident);
+    if let Enclosing::Impl(block) = &written_in {
+        let trait_name = block
+            .trait_
+            .as_ref()
+            .and_then(|(_, p, _)| p.segments.last());
+        if trait_name.is_some_and(|t| is_operator_trait(&t.ident, &func.sig.ident)) {
+            let owner = Some(Owner {
+                ty: &block.self_ty,
+                declared_by_trait: false,
+            });
+            let context = Context::Impl(Some(&block.generics));
+            // As public as the trait's method.
+            let public = syn::ImplItemFn {
+                vis: syn::parse_quote!(pub),
+                ..func.clone()
+            };
+            let companions = companions(args, &public, context, owner, &mut errors);
+            if errors.is_empty() {
+                if let Some(companions) = &companions {
+                    crate::debug::dump(companions);
+                }
+            }
+            let mut func = func;
+            operator_companions(&mut func, block, companions);
+            let errors = errors.to_compile_errors();
+            return quote! { #func #errors };
+        }
+    }
     if let Some(e) = unmarked_trait_method(&written_in, &func.sig.ident) {
         let e = e.to_compile_error();
         return quote! { #func #e };
@@ -166,7 +194,45 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
 fn unmarked_trait(trait_path: Option<&syn::Path>, method: &syn::Ident) -> Option<syn::Ident> {
     let name = &trait_path?.segments.last()?.ident;
     let marks = crate::source::trait_marks(method.span(), &name.to_string(), &method.to_string());
-    (marks == Some(false)).then(|| name.clone())
+    (marks == Some(false) || (marks.is_none() && is_operator_trait(name, method)))
+        .then(|| name.clone())
+}
+
+/// The arithmetic operators' traits of `core::ops`, which cannot mark their methods: an
+/// implementation's derivatives are the type's own (`a + b` on a struct calls them).
+const OPERATOR_TRAITS: &[(&str, &str)] = &[
+    ("Add", "add"),
+    ("Sub", "sub"),
+    ("Mul", "mul"),
+    ("Div", "div"),
+    ("Neg", "neg"),
+];
+
+/// Whether `method` of the trait named `name` is an arithmetic operator of `core::ops`.
+fn is_operator_trait(name: &syn::Ident, method: &syn::Ident) -> bool {
+    OPERATOR_TRAITS
+        .iter()
+        .any(|(t, m)| name == t && method == m)
+}
+
+/// The companions of an operator's implementation (`fn add` in `impl Add for V`) as an
+/// inherent `impl` of the type, written inside the method's body: the trait's `impl`
+/// cannot hold items the trait does not declare, and an item in a body is global.
+fn operator_companions(
+    func: &mut syn::ImplItemFn,
+    block: &syn::ItemImpl,
+    companions: Option<TokenStream>,
+) {
+    let Some(companions) = companions else {
+        return;
+    };
+    let (params, _, where_clause) = block.generics.split_for_impl();
+    let ty = &block.self_ty;
+    let item: syn::Stmt = syn::Stmt::Item(syn::Item::Verbatim(quote! {
+        #[allow(non_local_definitions, clippy::all)]
+        impl #params #ty #where_clause { #companions }
+    }));
+    func.block.stmts.insert(0, item);
 }
 
 /// The error for `#[differentiable]` on a method of a trait's `impl` whose trait does not
@@ -552,7 +618,19 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             ty: &self_ty,
             declared_by_trait: of_trait && !unmarked,
         });
-        if let Some(c) = self::companions(args, func, context, owner, &mut errors) {
+        // The companions of an operator's implementation are as public as its method.
+        let public;
+        let func_for_companions = match trait_path.as_ref().and_then(|p| p.segments.last()) {
+            Some(t) if is_operator_trait(&t.ident, &func.sig.ident) => {
+                public = syn::ImplItemFn {
+                    vis: syn::parse_quote!(pub),
+                    ..func.clone()
+                };
+                &public
+            }
+            _ => &*func,
+        };
+        if let Some(c) = self::companions(args, func_for_companions, context, owner, &mut errors) {
             if unmarked {
                 inherent.extend(c);
             } else {

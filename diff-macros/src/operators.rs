@@ -237,6 +237,7 @@ fn closure(
         arrays: Vec::new(),
         arrays_by_value: Vec::new(),
         integers: Vec::new(),
+        structs: Vec::new(),
         output: match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,

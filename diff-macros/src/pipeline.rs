@@ -47,6 +47,9 @@ pub struct Body<'a> {
     pub integers: Vec<usize>,
     /// The result type, when the function has one.
     pub output: Option<syn::Type>,
+    /// The parameters whose type is a struct of the crate (its definition read), with
+    /// the type's name: arithmetic on them calls the type's operators.
+    pub structs: Vec<(usize, String)>,
 }
 
 impl<'a> Body<'a> {
@@ -92,6 +95,22 @@ impl<'a> Body<'a> {
                         .is_some_and(|(_, ty)| crate::ir::INTEGER_TYPES.contains(&ty.trim()))
                 })
                 .collect(),
+            structs: (0..sig.params.len())
+                .filter(|i| sig.param_fields.get(*i).is_some_and(|f| !f.is_empty()))
+                .map(|i| {
+                    let mut ty = sig.declared_type(i);
+                    while let Some(syn::Type::Reference(r)) = ty {
+                        ty = Some(*r.elem);
+                    }
+                    let name = match ty {
+                        Some(syn::Type::Path(p)) => {
+                            p.path.segments.last().map(|s| s.ident.to_string())
+                        }
+                        _ => None,
+                    };
+                    (i, name.unwrap_or_else(|| "Self".to_string()))
+                })
+                .collect(),
         }
     }
 }
@@ -120,6 +139,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         body.scalars,
         body.by_ref,
         body.mutated,
+        &body.structs,
         errors,
     )?;
     lowered.func.arrays = body.arrays;

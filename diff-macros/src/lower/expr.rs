@@ -88,12 +88,27 @@ impl Lowerer {
                 if let (Expr::Closure(c), syn::Pat::Ident(p)) = (&*init.expr, &local.pat) {
                     self.record_closure(p.ident.to_string(), v, c);
                 }
+                let holds_struct = self.is_struct_expr(&init.expr)
+                    || declared.is_some_and(|ty| self.is_struct_type(ty));
                 self.bind_pattern(&local.pat, v)?;
                 if let syn::Pat::Type(t) = &local.pat {
                     if let syn::Pat::Ident(p) = &*t.pat {
                         if let Some(var) = self.binding(&p.ident.to_string()) {
                             self.declared.insert(var, (*t.ty).clone());
                         }
+                    }
+                }
+                let name = match &local.pat {
+                    syn::Pat::Ident(p) => Some(&p.ident),
+                    syn::Pat::Type(t) => match &*t.pat {
+                        syn::Pat::Ident(p) => Some(&p.ident),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let (true, Some(name)) = (holds_struct, name) {
+                    if let Some(var) = self.binding(&name.to_string()) {
+                        self.struct_vars.insert(var);
                     }
                 }
                 Ok(())
@@ -363,23 +378,65 @@ impl Lowerer {
             // Comparisons, logic and bit operations: no derivative, kept verbatim.
             return Ok(self.opaque(&Expr::Binary(b.clone())));
         };
+        let on_struct = self.is_struct_expr(&b.left) || self.is_struct_expr(&b.right);
         if compound {
             // For primitive operands Rust evaluates the right side first, then the place
             // (`g += { g += x; x * x }` adds to the updated `g`).
             let rhs = self.lower_expr(&b.right)?;
             let place = self.assigned_place(&b.left)?;
             let cur = self.read_place(&place);
-            let v = self.emit(
-                Inst::Binary(op, cur, rhs),
-                b.span(),
-                Some(place.display_name()),
-            );
+            let inst = match on_struct {
+                true => operator_call(op, b.op.span(), vec![cur, rhs]),
+                false => Inst::Binary(op, cur, rhs),
+            };
+            let v = self.emit(inst, b.span(), Some(place.display_name()));
             self.write_place(&place, v);
             return Ok(self.unit(b.span()));
         }
         let l = self.lower_expr(&b.left)?;
         let r = self.lower_expr(&b.right)?;
-        Ok(self.emit(Inst::Binary(op, l, r), b.span(), None))
+        let inst = match on_struct {
+            true => operator_call(op, b.op.span(), vec![l, r]),
+            false => Inst::Binary(op, l, r),
+        };
+        Ok(self.emit(inst, b.span(), None))
+    }
+
+    /// Whether `e` is known to be a value of one of the crate's struct types: a variable
+    /// holding one, a struct literal, or arithmetic on one (`(p + q) * 0.5`).
+    pub(crate) fn is_struct_expr(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| self.binding(&i.to_string()))
+                .is_some_and(|var| self.struct_vars.contains(&var)),
+            Expr::Struct(_) => true,
+            Expr::Paren(p) => self.is_struct_expr(&p.expr),
+            Expr::Group(g) => self.is_struct_expr(&g.expr),
+            Expr::Reference(r) => self.is_struct_expr(&r.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_) | syn::UnOp::Deref(_)) => {
+                self.is_struct_expr(&u.expr)
+            }
+            Expr::Binary(b)
+                if matches!(
+                    b.op,
+                    syn::BinOp::Add(_)
+                        | syn::BinOp::Sub(_)
+                        | syn::BinOp::Mul(_)
+                        | syn::BinOp::Div(_)
+                ) =>
+            {
+                self.is_struct_expr(&b.left) || self.is_struct_expr(&b.right)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `ty` names one of the crate's struct types the parameters have.
+    fn is_struct_type(&self, ty: &syn::Type) -> bool {
+        matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+            && p.path.segments.last().is_some_and(|s| self.struct_types.iter().any(|t| s.ident == t)))
     }
 
     /// `x %= e` and bit-operation assignments: an opaque computation rebinding `x`.
@@ -408,8 +465,19 @@ impl Lowerer {
     fn lower_unary(&mut self, u: &syn::ExprUnary) -> syn::Result<Value> {
         match u.op {
             syn::UnOp::Neg(_) => {
+                let on_struct = self.is_struct_expr(&u.expr);
                 let v = self.lower_expr(&u.expr)?;
-                Ok(self.emit(Inst::Neg(v), u.span(), None))
+                let inst = match on_struct {
+                    true => Inst::Call(
+                        Callee::Method {
+                            method: syn::Ident::new("neg", u.op.span()),
+                            turbofish: None,
+                        },
+                        vec![v],
+                    ),
+                    false => Inst::Neg(v),
+                };
+                Ok(self.emit(inst, u.span(), None))
             }
             syn::UnOp::Deref(_) => {
                 if let Expr::Path(p) = &*u.expr {
@@ -1018,5 +1086,25 @@ pub(crate) fn is_compound_assignment(op: &syn::BinOp) -> bool {
             | B::BitXorAssign(_)
             | B::ShlAssign(_)
             | B::ShrAssign(_)
+    )
+}
+
+/// An arithmetic operator on a struct of the crate as the call of its method
+/// (`p + q` is `p.add(q)`), whose derivatives are the operator's implementation's
+/// (`#[differentiable] fn add` in `impl Add for V`).
+fn operator_call(op: BinOp, span: proc_macro2::Span, args: Vec<Value>) -> Inst {
+    let name = match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mul => "mul",
+        BinOp::Div => "div",
+        BinOp::Rem => "rem",
+    };
+    Inst::Call(
+        Callee::Method {
+            method: syn::Ident::new(name, span),
+            turbofish: None,
+        },
+        args,
     )
 }

@@ -40,17 +40,22 @@ pub struct Lowered {
 ///
 /// `ref_params` name the parameters taken by reference: iterating one (`for x in xs`)
 /// yields references.
+///
+/// `structs` gives, for the parameters whose type is a struct of the crate (its
+/// definition read), the type's name.
 pub fn lower_body(
     params: &[syn::Pat],
     body: &syn::Block,
     scalar_params: Vec<String>,
     ref_params: Vec<String>,
     mut_params: Vec<usize>,
+    structs: &[(usize, String)],
     errors: &mut Errors,
 ) -> Option<Lowered> {
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
     cx.ref_params = ref_params.clone();
+    cx.struct_types = structs.iter().map(|(_, t)| t.clone()).collect();
     for (i, pat) in params.iter().enumerate() {
         if let syn::Pat::Ident(p) = pat {
             if ref_params.iter().any(|r| p.ident == r) {
@@ -61,6 +66,11 @@ pub fn lower_body(
         if let Err(e) = cx.bind_pattern(pat, v) {
             errors.push(e);
             return None;
+        }
+        if let (true, syn::Pat::Ident(p)) = (structs.iter().any(|(k, _)| *k == i), pat) {
+            if let Some(var) = cx.binding(&p.ident.to_string()) {
+                cx.struct_vars.insert(var);
+            }
         }
         if let (true, syn::Pat::Ident(p)) = (mut_params.contains(&i), pat) {
             // The pointee of a `&mut` parameter is a variable `*p` of the body.
@@ -145,6 +155,11 @@ pub(crate) struct Lowerer {
     pub(crate) errors: Errors,
     /// How many loops' first passes are being lowered (their IR is thrown away).
     pub(crate) probing: usize,
+    /// The names of the crate's struct types that parameters have (`V2` for `p: V2`).
+    struct_types: Vec<String>,
+    /// The variables holding such a struct: arithmetic on them calls the type's
+    /// operator methods (`p + q` is `p.add(q)`), not the rules of floats.
+    struct_vars: std::collections::HashSet<env::Var>,
 }
 
 /// What lowering tracks about an enclosing loop.
@@ -175,6 +190,8 @@ impl Lowerer {
             assignments: Vec::new(),
             errors: Errors::default(),
             probing: 0,
+            struct_types: Vec::new(),
+            struct_vars: std::collections::HashSet::new(),
         }
     }
 

@@ -10,6 +10,7 @@ fn ir(params: Vec<syn::Pat>, body: syn::Block) -> String {
         vec!["T".into()],
         vec![],
         vec![],
+        &[],
         &mut errors,
     ) {
         Some(l) => l.func.to_string(),

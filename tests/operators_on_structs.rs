@@ -1,0 +1,151 @@
+//! Arithmetic operators implemented for a struct of the crate (`impl Add for V2`) with
+//! `#[differentiable]` on the operator's method: `p + q`, `p * s`, `-p`, `p += q` on such
+//! values call the implementation's derivatives. Checked against hand-written gradients,
+//! forward against reverse mode, and central differences.
+#![allow(clippy::assign_op_pattern)]
+mod common;
+use common::{assert_close, fd};
+use diff::prelude::*;
+
+mod geometry {
+    use diff::prelude::*;
+    use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub};
+
+    #[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
+    pub struct V2 {
+        pub x: f64,
+        pub y: f64,
+    }
+
+    impl Add for V2 {
+        type Output = V2;
+        #[differentiable]
+        fn add(self, o: V2) -> V2 {
+            V2 {
+                x: self.x + o.x,
+                y: self.y + o.y,
+            }
+        }
+    }
+
+    // `p += q` is differentiated as `p = p + q`.
+    impl AddAssign for V2 {
+        fn add_assign(&mut self, o: V2) {
+            *self = *self + o;
+        }
+    }
+
+    impl Sub for V2 {
+        type Output = V2;
+        #[differentiable]
+        fn sub(self, o: V2) -> V2 {
+            V2 {
+                x: self.x - o.x,
+                y: self.y - o.y,
+            }
+        }
+    }
+
+    // The attribute on the block works as well.
+    #[differentiable]
+    impl Mul<f64> for V2 {
+        type Output = V2;
+        #[differentiable]
+        fn mul(self, s: f64) -> V2 {
+            V2 {
+                x: self.x * s,
+                y: self.y * s,
+            }
+        }
+    }
+
+    impl Div<f64> for V2 {
+        type Output = V2;
+        #[differentiable]
+        fn div(self, s: f64) -> V2 {
+            V2 {
+                x: self.x / s,
+                y: self.y / s,
+            }
+        }
+    }
+
+    impl Neg for V2 {
+        type Output = V2;
+        #[differentiable]
+        fn neg(self) -> V2 {
+            V2 {
+                x: -self.x,
+                y: -self.y,
+            }
+        }
+    }
+
+    impl V2 {
+        #[differentiable]
+        pub fn dot(self, o: V2) -> f64 {
+            self.x * o.x + self.y * o.y
+        }
+    }
+}
+
+// Used where `std::ops` is not imported.
+use geometry::V2;
+
+/// k |p - q|^2 + |(p + q) / 2|^2 - (-p).x
+#[differentiable]
+fn energy(p: V2, q: V2, k: f64) -> f64 {
+    let d = p - q;
+    let m = (p + q) * 0.5;
+    let n = -p;
+    k * d.dot(d) + (m / 1.0).dot(m) + n.x
+}
+
+#[test]
+fn operators_on_a_struct_use_their_implementations_derivatives() {
+    let (p, q, k) = (V2 { x: 1.0, y: 2.0 }, V2 { x: 0.5, y: -1.0 }, 3.0);
+    let (v, (gp, gq, gk)) = value_with_gradient!(at: (p, q, k), of: energy);
+    assert_close(v, energy(p, q, k), 1e-12, "value");
+    let (d, m) = (
+        (p.x - q.x, p.y - q.y),
+        ((p.x + q.x) / 2.0, (p.y + q.y) / 2.0),
+    );
+    assert_close(gp.x, 2.0 * k * d.0 + m.0 - 1.0, 1e-12, "dp.x");
+    assert_close(gp.y, 2.0 * k * d.1 + m.1, 1e-12, "dp.y");
+    assert_close(gq.x, -2.0 * k * d.0 + m.0, 1e-12, "dq.x");
+    assert_close(gq.y, -2.0 * k * d.1 + m.1, 1e-12, "dq.y");
+    assert_close(gk, d.0 * d.0 + d.1 * d.1, 1e-12, "dk");
+    let forward = first_derivative!(at: k, of: |k| energy(p, q, k));
+    assert_close(forward, gk, 1e-12, "forward dk");
+}
+
+/// A projectile under gravity and drag, Euler steps, state held in `V2`s updated with
+/// `+=` and `=` in the loop: the horizontal distance travelled.
+#[differentiable]
+fn distance(v0: V2, drag: f64) -> f64 {
+    let g = V2 { x: 0.0, y: -9.81 };
+    let dt = 0.01;
+    let mut pos = V2 { x: 0.0, y: 0.0 };
+    let mut vel = v0;
+    for _ in 0..100 {
+        let acc = g - vel * drag;
+        vel += acc * dt;
+        pos = pos + vel * dt;
+    }
+    pos.x
+}
+
+#[test]
+fn struct_state_updated_by_operators_in_a_loop() {
+    let (v0, drag) = (V2 { x: 3.0, y: 4.0 }, 0.1);
+    let (v, (gv, gd)) = value_with_gradient!(at: (v0, drag), of: distance);
+    assert_close(v, distance(v0, drag), 1e-12, "value");
+    let fx = fd(|t| distance(V2 { x: t, y: 4.0 }, drag), 3.0);
+    let fy = fd(|t| distance(V2 { x: 3.0, y: t }, drag), 4.0);
+    let fdrag = fd(|t| distance(v0, t), drag);
+    assert_close(gv.x, fx, 1e-6, "dv0.x");
+    assert_close(gv.y, fy, 1e-6, "dv0.y");
+    assert_close(gd, fdrag, 1e-6, "ddrag");
+    let forward = first_derivative!(at: drag, of: |d| distance(v0, d));
+    assert_close(forward, gd, 1e-12, "forward ddrag");
+}
