@@ -54,6 +54,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .as_ref()
             .and_then(|(_, p, _)| p.segments.last());
         if trait_name.is_some_and(|t| is_operator_trait(&t.ident, &func.sig.ident)) {
+            if let Some(e) = primitive_operand(block, &func.sig.ident) {
+                let e = e.to_compile_error();
+                return quote! { #func #e };
+            }
             let owner = Some(Owner {
                 ty: &block.self_ty,
                 declared_by_trait: false,
@@ -213,6 +217,21 @@ fn is_operator_trait(name: &syn::Ident, method: &syn::Ident) -> bool {
     OPERATOR_TRAITS
         .iter()
         .any(|(t, m)| name == t && method == m)
+}
+
+/// The refusal of an operator implemented for a primitive (`impl Mul<V> for f64`), whose
+/// derivatives would have to be the primitive's.
+fn primitive_operand(block: &syn::ItemImpl, at: &dyn ToTokens) -> Option<syn::Error> {
+    let ty = &block.self_ty;
+    let name = type_name(ty)?;
+    PRIMITIVES.contains(&name.as_str()).then(|| {
+        syn::Error::new_spanned(
+            at,
+            format!(
+                "an operator implemented for `{name}` cannot be differentiated: its derivatives go to its left operand's type, which must be a type of this crate; implement it with your type on the left (`impl Mul<{name}> for V`) and write the operands in that order (`v * s`)"
+            ),
+        )
+    })
 }
 
 /// The companions of an operator's implementation (`fn add` in `impl Add for V`) as an
@@ -464,7 +483,20 @@ fn companions(
     }
     let output_tangent = errors.take(sig.output_tangent(func.sig.output.span()))?;
     let name = func.sig.ident.to_string();
-    let analyzed = pipeline::analyze(&name, Body::of(&sig, &func.block), errors);
+    let mut body = Body::of(&sig, &func.block);
+    if let Some(seen) = &seen {
+        body.unmarked_operators = body
+            .structs
+            .iter()
+            .flat_map(|(_, ty)| {
+                let ty = ty.clone();
+                seen.unmarked_operators(&ty)
+                    .into_iter()
+                    .map(move |m| (ty.clone(), m))
+            })
+            .collect();
+    }
+    let analyzed = pipeline::analyze(&name, body, errors);
     // Parameters of types the macro cannot classify, through which no derivative flows
     // (an enum, a configuration), are left out.
     for i in analyzed.iter().flat_map(|a| &a.left_out) {
@@ -604,6 +636,10 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     let trait_path = block.trait_.as_ref().map(|(_, p, _)| p.clone());
     let of_trait = trait_path.is_some();
     let self_ty = (*block.self_ty).clone();
+    let block_head = syn::ItemImpl {
+        items: Vec::new(),
+        ..block.clone()
+    };
     for item in &mut block.items {
         let syn::ImplItem::Fn(func) = item else {
             continue;
@@ -622,6 +658,10 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let public;
         let func_for_companions = match trait_path.as_ref().and_then(|p| p.segments.last()) {
             Some(t) if is_operator_trait(&t.ident, &func.sig.ident) => {
+                if let Some(e) = primitive_operand(&block_head, &block_head.self_ty) {
+                    errors.push(e);
+                    continue;
+                }
                 public = syn::ImplItemFn {
                     vis: syn::parse_quote!(pub),
                     ..func.clone()

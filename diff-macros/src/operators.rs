@@ -238,6 +238,7 @@ fn closure(
         arrays_by_value: Vec::new(),
         integers: Vec::new(),
         structs: Vec::new(),
+        unmarked_operators: Vec::new(),
         output: match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,

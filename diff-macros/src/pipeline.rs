@@ -50,6 +50,9 @@ pub struct Body<'a> {
     /// The parameters whose type is a struct of the crate (its definition read), with
     /// the type's name: arithmetic on them calls the type's operators.
     pub structs: Vec<(usize, String)>,
+    /// The operator methods implemented for those types without #[differentiable]
+    /// (`("V", "sub")`): arithmetic calling one is refused at the operator.
+    pub unmarked_operators: Vec<(String, String)>,
 }
 
 impl<'a> Body<'a> {
@@ -111,6 +114,7 @@ impl<'a> Body<'a> {
                     (i, name.unwrap_or_else(|| "Self".to_string()))
                 })
                 .collect(),
+            unmarked_operators: Vec::new(),
         }
     }
 }
@@ -139,7 +143,10 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         body.scalars,
         body.by_ref,
         body.mutated,
-        &body.structs,
+        lower::Structs {
+            params: &body.structs,
+            unmarked_operators: &body.unmarked_operators,
+        },
         errors,
     )?;
     lowered.func.arrays = body.arrays;

@@ -200,6 +200,9 @@ struct Types {
     /// Types implementing an arithmetic operator (`impl Add for V`): a value of the
     /// type may meet dual numbers in arithmetic, so it has no dual twin.
     arithmetic: Vec<String>,
+    /// The operators' methods implemented for a type (`impl Sub for V`: `("V", "sub")`)
+    /// and whether they are marked #[differentiable] (or their `impl` block is).
+    operator_methods: Vec<(String, String, bool)>,
     /// The inline modules the visit is in.
     path: Vec<String>,
 }
@@ -352,6 +355,20 @@ impl<'a> syn::visit::Visit<'a> for Types {
                 .last()
                 .is_some_and(|s| OPERATORS.iter().any(|o| s.ident == o))
         });
+        if let (true, syn::Type::Path(t)) = (operator, &*i.self_ty) {
+            let block_marked = marked(&i.attrs, "differentiable");
+            if let Some(last) = t.path.segments.last() {
+                for item in &i.items {
+                    if let syn::ImplItem::Fn(f) = item {
+                        self.operator_methods.push((
+                            last.ident.to_string(),
+                            f.sig.ident.to_string(),
+                            block_marked || marked(&f.attrs, "differentiable"),
+                        ));
+                    }
+                }
+            }
+        }
         // `impl Mul<V> for f64` makes `V` meet floats in arithmetic too.
         let mut operands = vec![&*i.self_ty];
         if let Some((_, p, _)) = i.trait_.as_ref().filter(|_| operator) {
@@ -470,6 +487,17 @@ pub fn seen(at: &syn::Ident) -> Option<Seen> {
 }
 
 impl Seen {
+    /// The operator methods (`add`, `sub`, ..) implemented for the type `name` without
+    /// #[differentiable].
+    pub fn unmarked_operators(&self, name: &str) -> Vec<String> {
+        self.all
+            .iter()
+            .flat_map(|t| &t.operator_methods)
+            .filter(|(ty, _, marked)| ty == name && !marked)
+            .map(|(_, m, _)| m.clone())
+            .collect()
+    }
+
     /// The named fields of the struct `name` and their types (see [`Seen::struct_def`]).
     pub fn struct_fields(&self, name: &str) -> Option<Vec<(String, syn::Type)>> {
         let (_, _, fields, _) = self.struct_def(name)?;

@@ -88,8 +88,9 @@ impl Lowerer {
                 if let (Expr::Closure(c), syn::Pat::Ident(p)) = (&*init.expr, &local.pat) {
                     self.record_closure(p.ident.to_string(), v, c);
                 }
-                let holds_struct = self.is_struct_expr(&init.expr)
-                    || declared.is_some_and(|ty| self.is_struct_type(ty));
+                let holds_struct = self
+                    .struct_type_of(&init.expr)
+                    .or_else(|| declared.and_then(|ty| self.struct_type_name(ty)));
                 self.bind_pattern(&local.pat, v)?;
                 if let syn::Pat::Type(t) = &local.pat {
                     if let syn::Pat::Ident(p) = &*t.pat {
@@ -106,9 +107,9 @@ impl Lowerer {
                     },
                     _ => None,
                 };
-                if let (true, Some(name)) = (holds_struct, name) {
+                if let (Some(ty), Some(name)) = (holds_struct, name) {
                     if let Some(var) = self.binding(&name.to_string()) {
-                        self.struct_vars.insert(var);
+                        self.struct_vars.insert(var, ty);
                     }
                 }
                 Ok(())
@@ -378,7 +379,15 @@ impl Lowerer {
             // Comparisons, logic and bit operations: no derivative, kept verbatim.
             return Ok(self.opaque(&Expr::Binary(b.clone())));
         };
-        let on_struct = self.is_struct_expr(&b.left) || self.is_struct_expr(&b.right);
+        let on_struct = self
+            .struct_type_of(&b.left)
+            .or_else(|| self.struct_type_of(&b.right));
+        if let Some(ty) = &on_struct {
+            if let Some(e) = self.unmarked_operator(ty, operator_name(op), &b.op) {
+                return Err(e);
+            }
+        }
+        let on_struct = on_struct.is_some() && self.underived == 0;
         if compound {
             // For primitive operands Rust evaluates the right side first, then the place
             // (`g += { g += x; x * x }` adds to the updated `g`).
@@ -402,21 +411,22 @@ impl Lowerer {
         Ok(self.emit(inst, b.span(), None))
     }
 
-    /// Whether `e` is known to be a value of one of the crate's struct types: a variable
-    /// holding one, a struct literal, or arithmetic on one (`(p + q) * 0.5`).
-    pub(crate) fn is_struct_expr(&self, e: &Expr) -> bool {
+    /// The name of the crate's struct type `e` is known to be a value of: a variable
+    /// holding one, a struct literal, or arithmetic on one (`(p + q) * 0.5`, taken to
+    /// give its left struct operand's type).
+    fn struct_type_of(&self, e: &Expr) -> Option<String> {
         match e {
             Expr::Path(p) => p
                 .path
                 .get_ident()
                 .and_then(|i| self.binding(&i.to_string()))
-                .is_some_and(|var| self.struct_vars.contains(&var)),
-            Expr::Struct(_) => true,
-            Expr::Paren(p) => self.is_struct_expr(&p.expr),
-            Expr::Group(g) => self.is_struct_expr(&g.expr),
-            Expr::Reference(r) => self.is_struct_expr(&r.expr),
+                .and_then(|var| self.struct_vars.get(&var).cloned()),
+            Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+            Expr::Paren(p) => self.struct_type_of(&p.expr),
+            Expr::Group(g) => self.struct_type_of(&g.expr),
+            Expr::Reference(r) => self.struct_type_of(&r.expr),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_) | syn::UnOp::Deref(_)) => {
-                self.is_struct_expr(&u.expr)
+                self.struct_type_of(&u.expr)
             }
             Expr::Binary(b)
                 if matches!(
@@ -427,16 +437,44 @@ impl Lowerer {
                         | syn::BinOp::Div(_)
                 ) =>
             {
-                self.is_struct_expr(&b.left) || self.is_struct_expr(&b.right)
+                self.struct_type_of(&b.left)
+                    .or_else(|| self.struct_type_of(&b.right))
             }
-            _ => false,
+            _ => None,
         }
     }
 
-    /// Whether `ty` names one of the crate's struct types the parameters have.
-    fn is_struct_type(&self, ty: &syn::Type) -> bool {
-        matches!(ty, syn::Type::Path(p) if p.qself.is_none()
-            && p.path.segments.last().is_some_and(|s| self.struct_types.iter().any(|t| s.ident == t)))
+    /// The refusal of an operator on the struct `ty` whose method `method` (`sub`) is
+    /// implemented without #[differentiable]; `None` when it is marked or not seen.
+    fn unmarked_operator(&self, ty: &str, method: &str, op: &dyn ToTokens) -> Option<syn::Error> {
+        let unmarked = self.underived == 0
+            && self
+                .unmarked_operators
+                .iter()
+                .any(|(t, m)| t == ty && m == method);
+        let trait_name = format!("{}{}", method[..1].to_uppercase(), &method[1..]);
+        unmarked.then(|| {
+            syn::Error::new_spanned(
+                op,
+                format!(
+                    "`{}` on `{ty}` has no derivative: `fn {method}` in `impl {trait_name} for {ty}` is not #[differentiable]; mark it #[differentiable], or wrap the value in `no_derivative(..)` to drop its derivative",
+                    op.to_token_stream()
+                ),
+            )
+        })
+    }
+
+    /// The name of `ty` when it is one of the crate's struct types the parameters have.
+    fn struct_type_name(&self, ty: &syn::Type) -> Option<String> {
+        match ty {
+            syn::Type::Path(p) if p.qself.is_none() => p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .filter(|n| self.struct_types.contains(n)),
+            _ => None,
+        }
     }
 
     /// `x %= e` and bit-operation assignments: an opaque computation rebinding `x`.
@@ -465,7 +503,13 @@ impl Lowerer {
     fn lower_unary(&mut self, u: &syn::ExprUnary) -> syn::Result<Value> {
         match u.op {
             syn::UnOp::Neg(_) => {
-                let on_struct = self.is_struct_expr(&u.expr);
+                let on_struct = self.struct_type_of(&u.expr);
+                if let Some(ty) = &on_struct {
+                    if let Some(e) = self.unmarked_operator(ty, "neg", &u.op) {
+                        return Err(e);
+                    }
+                }
+                let on_struct = on_struct.is_some() && self.underived == 0;
                 let v = self.lower_expr(&u.expr)?;
                 let inst = match on_struct {
                     true => Inst::Call(
@@ -555,10 +599,20 @@ impl Lowerer {
                 return Ok(self.opaque(&Expr::Call(c.clone())));
             }
         }
-        let (args, muts) = self.lower_args(c.args.iter())?;
+        let underived = func
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "no_derivative")
+            && c.args.len() == 1;
+        // Inside `no_derivative(..)` an operator on a struct is the operator itself.
+        self.underived += usize::from(underived);
+        let lowered = self.lower_args(c.args.iter());
+        self.underived -= usize::from(underived);
+        let (args, muts) = lowered?;
         let segs = &func.path.segments;
         let last = segs.last().expect("a path has a segment");
-        if last.ident == "no_derivative" && args.len() == 1 {
+        if underived {
             return Ok(self.emit(Inst::NoDerivative(args[0]), c.span(), None));
         }
         let type_prefix = func.qself.is_none()
@@ -1093,18 +1147,22 @@ pub(crate) fn is_compound_assignment(op: &syn::BinOp) -> bool {
 /// (`p + q` is `p.add(q)`), whose derivatives are the operator's implementation's
 /// (`#[differentiable] fn add` in `impl Add for V`).
 fn operator_call(op: BinOp, span: proc_macro2::Span, args: Vec<Value>) -> Inst {
-    let name = match op {
+    Inst::Call(
+        Callee::Method {
+            method: syn::Ident::new(operator_name(op), span),
+            turbofish: None,
+        },
+        args,
+    )
+}
+
+/// The method of `core::ops` an operator calls (`add` for `+`).
+fn operator_name(op: BinOp) -> &'static str {
+    match op {
         BinOp::Add => "add",
         BinOp::Sub => "sub",
         BinOp::Mul => "mul",
         BinOp::Div => "div",
         BinOp::Rem => "rem",
-    };
-    Inst::Call(
-        Callee::Method {
-            method: syn::Ident::new(name, span),
-            turbofish: None,
-        },
-        args,
-    )
+    }
 }

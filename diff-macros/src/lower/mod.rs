@@ -33,6 +33,16 @@ pub struct Lowered {
     pub items: Vec<syn::Item>,
 }
 
+/// The parameters whose type is a struct of the crate, with the type's name, and the
+/// operator methods implemented for those types without #[differentiable].
+#[derive(Clone, Copy, Default)]
+pub struct Structs<'a> {
+    /// `(parameter index, type name)`.
+    pub params: &'a [(usize, String)],
+    /// `(type name, method)`, `("V", "sub")`.
+    pub unmarked_operators: &'a [(String, String)],
+}
+
 /// Lowers `body` with the given parameter patterns (the receiver, if any, first as `self`).
 ///
 /// `scalar_params` are the function's generic type parameters bounded by a float trait:
@@ -49,13 +59,18 @@ pub fn lower_body(
     scalar_params: Vec<String>,
     ref_params: Vec<String>,
     mut_params: Vec<usize>,
-    structs: &[(usize, String)],
+    structs: Structs<'_>,
     errors: &mut Errors,
 ) -> Option<Lowered> {
+    let Structs {
+        params: structs,
+        unmarked_operators,
+    } = structs;
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
     cx.ref_params = ref_params.clone();
     cx.struct_types = structs.iter().map(|(_, t)| t.clone()).collect();
+    cx.unmarked_operators = unmarked_operators.to_vec();
     for (i, pat) in params.iter().enumerate() {
         if let syn::Pat::Ident(p) = pat {
             if ref_params.iter().any(|r| p.ident == r) {
@@ -68,8 +83,11 @@ pub fn lower_body(
             return None;
         }
         if let (true, syn::Pat::Ident(p)) = (structs.iter().any(|(k, _)| *k == i), pat) {
-            if let Some(var) = cx.binding(&p.ident.to_string()) {
-                cx.struct_vars.insert(var);
+            if let (Some(var), Some((_, ty))) = (
+                cx.binding(&p.ident.to_string()),
+                structs.iter().find(|(k, _)| *k == i),
+            ) {
+                cx.struct_vars.insert(var, ty.clone());
             }
         }
         if let (true, syn::Pat::Ident(p)) = (mut_params.contains(&i), pat) {
@@ -157,9 +175,14 @@ pub(crate) struct Lowerer {
     pub(crate) probing: usize,
     /// The names of the crate's struct types that parameters have (`V2` for `p: V2`).
     struct_types: Vec<String>,
-    /// The variables holding such a struct: arithmetic on them calls the type's
-    /// operator methods (`p + q` is `p.add(q)`), not the rules of floats.
-    struct_vars: std::collections::HashSet<env::Var>,
+    /// The variables holding such a struct, with its name: arithmetic on them calls
+    /// the type's operator methods (`p + q` is `p.add(q)`), not the rules of floats.
+    struct_vars: HashMap<env::Var, String>,
+    /// The operator methods implemented for those types without #[differentiable]
+    /// (`("V", "sub")`).
+    unmarked_operators: Vec<(String, String)>,
+    /// How many `no_derivative(..)` calls the expression being lowered is inside.
+    pub(crate) underived: usize,
 }
 
 /// What lowering tracks about an enclosing loop.
@@ -191,7 +214,9 @@ impl Lowerer {
             errors: Errors::default(),
             probing: 0,
             struct_types: Vec::new(),
-            struct_vars: std::collections::HashSet::new(),
+            struct_vars: HashMap::new(),
+            unmarked_operators: Vec::new(),
+            underived: 0,
         }
     }
 

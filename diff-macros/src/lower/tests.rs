@@ -10,7 +10,7 @@ fn ir(params: Vec<syn::Pat>, body: syn::Block) -> String {
         vec!["T".into()],
         vec![],
         vec![],
-        &[],
+        super::Structs::default(),
         &mut errors,
     ) {
         Some(l) => l.func.to_string(),

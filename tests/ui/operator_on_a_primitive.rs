@@ -1,0 +1,25 @@
+// An operator implemented for f64 with a struct on the right cannot carry derivatives.
+use diff::prelude::*;
+use std::ops::Mul;
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct V2 {
+    x: f64,
+    y: f64,
+}
+
+impl Mul<V2> for f64 {
+    type Output = V2;
+    #[differentiable]
+    fn mul(self, v: V2) -> V2 {
+        V2 {
+            x: self * v.x,
+            y: self * v.y,
+        }
+    }
+}
+
+fn main() {
+    let v = 2.0 * V2 { x: 1.0, y: 2.0 };
+    println!("{v:?}");
+}
