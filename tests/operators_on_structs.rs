@@ -149,3 +149,41 @@ fn struct_state_updated_by_operators_in_a_loop() {
     let forward = first_derivative!(at: drag, of: |d| distance(v0, d));
     assert_close(forward, gd, 1e-12, "forward ddrag");
 }
+
+/// A particle whose fields are `V2`s: `self.pos + self.vel * dt` calls `V2`'s operators.
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Particle {
+    pos: V2,
+    vel: V2,
+}
+
+impl Particle {
+    #[differentiable]
+    fn advanced(&self, dt: f64) -> V2 {
+        self.pos + self.vel * dt
+    }
+}
+
+#[differentiable]
+fn height_after(p: Particle, dt: f64) -> f64 {
+    let next = p.advanced(dt);
+    let drift = p.vel * 2.0 - p.pos;
+    next.y * next.y + drift.x
+}
+
+#[test]
+fn operators_on_fields_of_a_struct() {
+    let p = Particle {
+        pos: V2 { x: 1.0, y: 2.0 },
+        vel: V2 { x: -0.5, y: 3.0 },
+    };
+    let dt = 0.25;
+    let (v, (gp, gdt)) = value_with_gradient!(at: (p, dt), of: height_after);
+    assert_close(v, height_after(p, dt), 1e-12, "value");
+    let y = p.pos.y + p.vel.y * dt;
+    assert_close(gp.pos.x, -1.0, 1e-12, "d pos.x");
+    assert_close(gp.pos.y, 2.0 * y, 1e-12, "d pos.y");
+    assert_close(gp.vel.x, 2.0, 1e-12, "d vel.x");
+    assert_close(gp.vel.y, 2.0 * y * dt, 1e-12, "d vel.y");
+    assert_close(gdt, 2.0 * y * p.vel.y, 1e-12, "d dt");
+}

@@ -485,6 +485,23 @@ fn companions(
     let name = func.sig.ident.to_string();
     let mut body = Body::of(&sig, &func.block);
     if let Some(seen) = &seen {
+        body.struct_fields = body
+            .structs
+            .iter()
+            .flat_map(|(i, ty)| {
+                sig.param_fields[*i].iter().filter_map(move |(field, fty)| {
+                    let name = type_name(fty).filter(|n| seen.has_operators(n))?;
+                    Some((ty.clone(), field.clone(), name))
+                })
+            })
+            .collect();
+        // The structs in those fields, whose operators are checked too.
+        let nested: Vec<(usize, String)> = body
+            .struct_fields
+            .iter()
+            .map(|(_, _, f)| (usize::MAX, f.clone()))
+            .collect();
+        body.structs.extend(nested);
         body.unmarked_operators = body
             .structs
             .iter()

@@ -239,6 +239,7 @@ fn closure(
         integers: Vec::new(),
         structs: Vec::new(),
         unmarked_operators: Vec::new(),
+        struct_fields: Vec::new(),
         output: match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,

@@ -53,6 +53,9 @@ pub struct Body<'a> {
     /// The operator methods implemented for those types without #[differentiable]
     /// (`("V", "sub")`): arithmetic calling one is refused at the operator.
     pub unmarked_operators: Vec<(String, String)>,
+    /// The fields of those types whose type has arithmetic operators of the crate:
+    /// `(type, field, field's type)` (`("Particle", "pos", "V2")`).
+    pub struct_fields: Vec<(String, String, String)>,
 }
 
 impl<'a> Body<'a> {
@@ -115,6 +118,7 @@ impl<'a> Body<'a> {
                 })
                 .collect(),
             unmarked_operators: Vec::new(),
+            struct_fields: Vec::new(),
         }
     }
 }
@@ -146,6 +150,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         lower::Structs {
             params: &body.structs,
             unmarked_operators: &body.unmarked_operators,
+            fields: &body.struct_fields,
         },
         errors,
     )?;

@@ -487,6 +487,14 @@ pub fn seen(at: &syn::Ident) -> Option<Seen> {
 }
 
 impl Seen {
+    /// Whether the type `name` has an arithmetic operator implemented for it by the
+    /// crate (`impl Add for V`, `impl Mul<V> for f64`).
+    pub fn has_operators(&self, name: &str) -> bool {
+        self.all
+            .iter()
+            .any(|t| t.arithmetic.iter().any(|n| n == name))
+    }
+
     /// The operator methods (`add`, `sub`, ..) implemented for the type `name` without
     /// #[differentiable].
     pub fn unmarked_operators(&self, name: &str) -> Vec<String> {

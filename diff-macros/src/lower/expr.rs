@@ -422,6 +422,16 @@ impl Lowerer {
                 .and_then(|i| self.binding(&i.to_string()))
                 .and_then(|var| self.struct_vars.get(&var).cloned()),
             Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+            Expr::Field(f) => {
+                let base = self.struct_type_of(&f.base)?;
+                let syn::Member::Named(field) = &f.member else {
+                    return None;
+                };
+                self.struct_fields
+                    .iter()
+                    .find(|(t, name, _)| *t == base && field == name)
+                    .map(|(_, _, ty)| ty.clone())
+            }
             Expr::Paren(p) => self.struct_type_of(&p.expr),
             Expr::Group(g) => self.struct_type_of(&g.expr),
             Expr::Reference(r) => self.struct_type_of(&r.expr),

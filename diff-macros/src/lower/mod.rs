@@ -41,6 +41,8 @@ pub struct Structs<'a> {
     pub params: &'a [(usize, String)],
     /// `(type name, method)`, `("V", "sub")`.
     pub unmarked_operators: &'a [(String, String)],
+    /// `(type, field, field's type)` for the fields whose type has operators.
+    pub fields: &'a [(String, String, String)],
 }
 
 /// Lowers `body` with the given parameter patterns (the receiver, if any, first as `self`).
@@ -65,12 +67,14 @@ pub fn lower_body(
     let Structs {
         params: structs,
         unmarked_operators,
+        fields,
     } = structs;
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
     cx.ref_params = ref_params.clone();
     cx.struct_types = structs.iter().map(|(_, t)| t.clone()).collect();
     cx.unmarked_operators = unmarked_operators.to_vec();
+    cx.struct_fields = fields.to_vec();
     for (i, pat) in params.iter().enumerate() {
         if let syn::Pat::Ident(p) = pat {
             if ref_params.iter().any(|r| p.ident == r) {
@@ -181,6 +185,9 @@ pub(crate) struct Lowerer {
     /// The operator methods implemented for those types without #[differentiable]
     /// (`("V", "sub")`).
     unmarked_operators: Vec<(String, String)>,
+    /// `(type, field, field's type)` for the fields of the parameters' structs whose
+    /// type has operators: `self.pos + self.vel * dt` calls them.
+    struct_fields: Vec<(String, String, String)>,
     /// How many `no_derivative(..)` calls the expression being lowered is inside.
     pub(crate) underived: usize,
 }
@@ -217,6 +224,7 @@ impl Lowerer {
             struct_vars: HashMap::new(),
             unmarked_operators: Vec::new(),
             underived: 0,
+            struct_fields: Vec::new(),
         }
     }
 
