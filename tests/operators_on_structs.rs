@@ -187,3 +187,19 @@ fn operators_on_fields_of_a_struct() {
     assert_close(gp.vel.y, 2.0 * y * dt, 1e-12, "d vel.y");
     assert_close(gdt, 2.0 * y * p.vel.y, 1e-12, "d dt");
 }
+
+#[test]
+fn operators_in_a_closure_taking_a_struct() {
+    let (p, q) = (V2 { x: 1.5, y: -2.0 }, V2 { x: 0.5, y: 1.0 });
+    // |p - q|^2 / 2 + (p * 3).y
+    let g = gradient!(at: p, of: |p: V2| {
+        let d = p - q;
+        0.5 * d.dot(d) + (p * 3.0).y
+    });
+    assert_close(g.x, p.x - q.x, 1e-12, "dx");
+    assert_close(g.y, p.y - q.y + 3.0, 1e-12, "dy");
+    let (g1, g2) = gradient!(at: (p, q), of: |a: V2, b: V2| (a + b).dot(-b));
+    // (a + b)·(-b): d/da = -b, d/db = -a - 2b
+    assert_close(g1.x, -q.x, 1e-12, "d a.x");
+    assert_close(g2.y, -p.y - 2.0 * q.y, 1e-12, "d b.y");
+}

@@ -143,7 +143,7 @@ struct Owner<'a> {
 
 /// The name a type is known by in the source (`Config` for `&'a m::Config<T>`): the last
 /// segment of a path, under references.
-fn type_name(mut ty: &syn::Type) -> Option<String> {
+pub(crate) fn type_name(mut ty: &syn::Type) -> Option<String> {
     while let syn::Type::Reference(r) = ty {
         ty = &r.elem;
     }
@@ -485,33 +485,7 @@ fn companions(
     let name = func.sig.ident.to_string();
     let mut body = Body::of(&sig, &func.block);
     if let Some(seen) = &seen {
-        body.struct_fields = body
-            .structs
-            .iter()
-            .flat_map(|(i, ty)| {
-                sig.param_fields[*i].iter().filter_map(move |(field, fty)| {
-                    let name = type_name(fty).filter(|n| seen.has_operators(n))?;
-                    Some((ty.clone(), field.clone(), name))
-                })
-            })
-            .collect();
-        // The structs in those fields, whose operators are checked too.
-        let nested: Vec<(usize, String)> = body
-            .struct_fields
-            .iter()
-            .map(|(_, _, f)| (usize::MAX, f.clone()))
-            .collect();
-        body.structs.extend(nested);
-        body.unmarked_operators = body
-            .structs
-            .iter()
-            .flat_map(|(_, ty)| {
-                let ty = ty.clone();
-                seen.unmarked_operators(&ty)
-                    .into_iter()
-                    .map(move |m| (ty.clone(), m))
-            })
-            .collect();
+        body.struct_operands(seen, &sig.param_fields);
     }
     let analyzed = pipeline::analyze(&name, body, errors);
     // Parameters of types the macro cannot classify, through which no derivative flows

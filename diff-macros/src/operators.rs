@@ -225,7 +225,34 @@ fn closure(
         brace_token: Default::default(),
         stmts: vec![syn::Stmt::Expr((*c.body).clone(), None)],
     };
-    let body = Body {
+    // Inputs typed as structs of the crate (`|p: V2| ..`), whose operators the body
+    // calls.
+    let typed: Vec<(usize, String)> = pats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p {
+            syn::Pat::Type(t) => crate::differentiable::type_name(&t.ty).map(|n| (i, n)),
+            _ => None,
+        })
+        .collect();
+    let seen = pats.iter().find_map(|p| match p {
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(i) => crate::source::seen(&i.ident),
+            _ => None,
+        },
+        _ => None,
+    });
+    let mut struct_params = Vec::new();
+    let mut struct_fields = vec![Vec::new(); pats.len()];
+    if let Some(seen) = &seen {
+        for (i, name) in typed {
+            if let Some(fields) = seen.struct_fields(&name).filter(|f| !f.is_empty()) {
+                struct_fields[i] = fields;
+                struct_params.push((i, name));
+            }
+        }
+    }
+    let mut body = Body {
         params: pats,
         block: &block,
         scalars: Vec::new(),
@@ -237,7 +264,7 @@ fn closure(
         arrays: Vec::new(),
         arrays_by_value: Vec::new(),
         integers: Vec::new(),
-        structs: Vec::new(),
+        structs: struct_params,
         unmarked_operators: Vec::new(),
         struct_fields: Vec::new(),
         output: match &c.output {
@@ -245,6 +272,9 @@ fn closure(
             syn::ReturnType::Default => None,
         },
     };
+    if let Some(seen) = &seen {
+        body.struct_operands(seen, &struct_fields);
+    }
     let mut errors = Errors::default();
     let analyzed = match (
         pipeline::analyze("closure", body, &mut errors),

@@ -123,6 +123,50 @@ impl<'a> Body<'a> {
     }
 }
 
+impl Body<'_> {
+    /// Completes what the body knows of its structs with operators from the source:
+    /// the fields of the parameters' structs whose type has operators (`fields[i]` are
+    /// parameter `i`'s struct's fields), and the operator methods left unmarked.
+    pub fn struct_operands(
+        &mut self,
+        seen: &crate::source::Seen,
+        fields: &[Vec<(String, syn::Type)>],
+    ) {
+        self.struct_fields = self
+            .structs
+            .iter()
+            .flat_map(|(i, ty)| {
+                fields
+                    .get(*i)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(move |(field, fty)| {
+                        let name = crate::differentiable::type_name(fty)
+                            .filter(|n| seen.has_operators(n))?;
+                        Some((ty.clone(), field.clone(), name))
+                    })
+            })
+            .collect();
+        // The structs in those fields, whose operators are checked too.
+        let nested: Vec<(usize, String)> = self
+            .struct_fields
+            .iter()
+            .map(|(_, _, f)| (usize::MAX, f.clone()))
+            .collect();
+        self.structs.extend(nested);
+        self.unmarked_operators = self
+            .structs
+            .iter()
+            .flat_map(|(_, ty)| {
+                let ty = ty.clone();
+                seen.unmarked_operators(&ty)
+                    .into_iter()
+                    .map(move |m| (ty.clone(), m))
+            })
+            .collect();
+    }
+}
+
 /// Of the parameters `candidates`, those from which no derivative flows to the result
 /// (none of the values they vary is active): an enum only matched on, a configuration
 /// whose fields are counts and flags.

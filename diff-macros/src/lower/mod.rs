@@ -86,11 +86,16 @@ pub fn lower_body(
             errors.push(e);
             return None;
         }
-        if let (true, syn::Pat::Ident(p)) = (structs.iter().any(|(k, _)| *k == i), pat) {
-            if let (Some(var), Some((_, ty))) = (
-                cx.binding(&p.ident.to_string()),
-                structs.iter().find(|(k, _)| *k == i),
-            ) {
+        let ident = match pat {
+            syn::Pat::Ident(p) => Some(&p.ident),
+            syn::Pat::Type(t) => match &*t.pat {
+                syn::Pat::Ident(p) => Some(&p.ident),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let (Some(ident), Some((_, ty))) = (ident, structs.iter().find(|(k, _)| *k == i)) {
+            if let Some(var) = cx.binding(&ident.to_string()) {
                 cx.struct_vars.insert(var, ty.clone());
             }
         }
