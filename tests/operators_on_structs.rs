@@ -81,6 +81,18 @@ mod geometry {
         }
     }
 
+    // A float on the left: the derivatives are `V2`'s.
+    impl Mul<V2> for f64 {
+        type Output = V2;
+        #[differentiable]
+        fn mul(self, v: V2) -> V2 {
+            V2 {
+                x: self * v.x,
+                y: self * v.y,
+            }
+        }
+    }
+
     impl V2 {
         #[differentiable]
         pub fn dot(self, o: V2) -> f64 {
@@ -202,4 +214,27 @@ fn operators_in_a_closure_taking_a_struct() {
     // (a + b)·(-b): d/da = -b, d/db = -a - 2b
     assert_close(g1.x, -q.x, 1e-12, "d a.x");
     assert_close(g2.y, -p.y - 2.0 * q.y, 1e-12, "d b.y");
+}
+
+/// Floats on the left of `*`: `2.0 * p`, `k * (p - q)`, `dt * self.vel`.
+#[differentiable]
+fn scaled_gap(p: V2, q: V2, k: f64) -> f64 {
+    let d = k * (p - q);
+    let e = 2.0 * p + d;
+    e.dot(d)
+}
+
+#[test]
+fn a_float_times_a_struct() {
+    let (p, q, k) = (V2 { x: 1.0, y: -2.0 }, V2 { x: 0.25, y: 0.5 }, 1.5);
+    let (v, (gp, gq, gk)) = value_with_gradient!(at: (p, q, k), of: scaled_gap);
+    assert_close(v, scaled_gap(p, q, k), 1e-12, "value");
+    // f = (2p + k(p-q))·k(p-q)
+    let fp = |x: f64, y: f64| scaled_gap(V2 { x, y }, q, k);
+    assert_close(gp.x, fd(|t| fp(t, p.y), p.x), 1e-6, "dp.x");
+    assert_close(gp.y, fd(|t| fp(p.x, t), p.y), 1e-6, "dp.y");
+    assert_close(gq.x, fd(|t| scaled_gap(p, V2 { x: t, y: q.y }, k), q.x), 1e-6, "dq.x");
+    assert_close(gk, fd(|t| scaled_gap(p, q, t), k), 1e-6, "dk");
+    let forward = first_derivative!(at: k, of: |k| scaled_gap(p, q, k));
+    assert_close(forward, gk, 1e-12, "forward dk");
 }

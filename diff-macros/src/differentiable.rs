@@ -54,28 +54,13 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .as_ref()
             .and_then(|(_, p, _)| p.segments.last());
         if trait_name.is_some_and(|t| is_operator_trait(&t.ident, &func.sig.ident)) {
-            if let Some(e) = primitive_operand(block, &func.sig.ident) {
-                let e = e.to_compile_error();
-                return quote! { #func #e };
-            }
-            let owner = Some(Owner {
-                ty: &block.self_ty,
-                declared_by_trait: false,
-            });
-            let context = Context::Impl(Some(&block.generics));
-            // As public as the trait's method.
-            let public = syn::ImplItemFn {
-                vis: syn::parse_quote!(pub),
-                ..func.clone()
-            };
-            let companions = companions(args, &public, context, owner, &mut errors);
-            if errors.is_empty() {
-                if let Some(companions) = &companions {
-                    crate::debug::dump(companions);
-                }
-            }
+            let items = operator_items(args, &func, block, &mut errors);
             let mut func = func;
-            operator_companions(&mut func, block, companions);
+            if let Some(items) = items {
+                func.block
+                    .stmts
+                    .insert(0, syn::Stmt::Item(syn::Item::Verbatim(items)));
+            }
             let errors = errors.to_compile_errors();
             return quote! { #func #errors };
         }
@@ -219,39 +204,116 @@ fn is_operator_trait(name: &syn::Ident, method: &syn::Ident) -> bool {
         .any(|(t, m)| name == t && method == m)
 }
 
-/// The refusal of an operator implemented for a primitive (`impl Mul<V> for f64`), whose
-/// derivatives would have to be the primitive's.
-fn primitive_operand(block: &syn::ItemImpl, at: &dyn ToTokens) -> Option<syn::Error> {
-    let ty = &block.self_ty;
-    let name = type_name(ty)?;
-    PRIMITIVES.contains(&name.as_str()).then(|| {
-        syn::Error::new_spanned(
-            at,
-            format!(
-                "an operator implemented for `{name}` cannot be differentiated: its derivatives go to its left operand's type, which must be a type of this crate; implement it with your type on the left (`impl Mul<{name}> for V`) and write the operands in that order (`v * s`)"
-            ),
-        )
+/// The derivatives of an operator's implementation (`fn add` in `impl Add for V`) as an
+/// inherent `impl` of its struct, which the caller writes inside the method's body (the
+/// trait's `impl` cannot hold items the trait does not declare; an item in a body is
+/// global) or beside a marked block. With a float on the left (`impl Mul<V> for f64`)
+/// they are `V`'s, for the associated function `V::__rhs_mul(lhs, v)` the body becomes.
+fn operator_items(
+    args: TokenStream,
+    func: &syn::ImplItemFn,
+    block: &syn::ItemImpl,
+    errors: &mut Errors,
+) -> Option<TokenStream> {
+    // As public as the trait's method.
+    let public = syn::ImplItemFn {
+        vis: syn::parse_quote!(pub),
+        ..func.clone()
+    };
+    let primitive = type_name(&block.self_ty).is_some_and(|n| is_primitive(&n));
+    let (owner_ty, function, plain) = if primitive {
+        let rhs = operator_rhs(block).filter(|t| type_name(t).is_some_and(|n| !is_primitive(&n)));
+        let made = rhs.and_then(|rhs| Some((rhs, rhs_function(&public, &block.self_ty)?)));
+        let Some((rhs, f)) = made else {
+            let name = type_name(&block.self_ty).unwrap_or_default();
+            errors.push(syn::Error::new_spanned(
+                &func.sig.ident,
+                format!(
+                    "an operator implemented for `{name}` is differentiable when its other operand is a struct of this crate (`impl Mul<V> for {name}`) taken by value"
+                ),
+            ));
+            return None;
+        };
+        (rhs, f.clone(), Some(f))
+    } else {
+        ((*block.self_ty).clone(), public, None)
+    };
+    let owner = Some(Owner {
+        ty: &owner_ty,
+        declared_by_trait: false,
+    });
+    let context = Context::Impl(Some(&block.generics));
+    let companions = companions(args, &function, context, owner, errors)?;
+    if errors.is_empty() {
+        crate::debug::dump(&companions);
+    }
+    let (params, _, where_clause) = block.generics.split_for_impl();
+    Some(quote! {
+        #[allow(non_local_definitions, clippy::all)]
+        impl #params #owner_ty #where_clause { #plain #companions }
     })
 }
 
-/// The companions of an operator's implementation (`fn add` in `impl Add for V`) as an
-/// inherent `impl` of the type, written inside the method's body: the trait's `impl`
-/// cannot hold items the trait does not declare, and an item in a body is global.
-fn operator_companions(
-    func: &mut syn::ImplItemFn,
-    block: &syn::ItemImpl,
-    companions: Option<TokenStream>,
-) {
-    let Some(companions) = companions else {
-        return;
+/// The right operand's type of an operator's `impl` (`V` in `impl Mul<V> for f64`).
+fn operator_rhs(block: &syn::ItemImpl) -> Option<syn::Type> {
+    let (_, path, _) = block.trait_.as_ref()?;
+    let syn::PathArguments::AngleBracketed(a) = &path.segments.last()?.arguments else {
+        return None;
     };
-    let (params, _, where_clause) = block.generics.split_for_impl();
-    let ty = &block.self_ty;
-    let item: syn::Stmt = syn::Stmt::Item(syn::Item::Verbatim(quote! {
-        #[allow(non_local_definitions, clippy::all)]
-        impl #params #ty #where_clause { #companions }
-    }));
-    func.block.stmts.insert(0, item);
+    match a.args.first()? {
+        syn::GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// `fn mul(self, v: V) -> V` of `impl Mul<V> for f64` as the associated function
+/// `fn __rhs_mul(lhs: f64, v: V) -> V` of `V` (`self` read as `lhs`, `Self` as `f64`);
+/// `None` when the receiver is not taken by value.
+fn rhs_function(func: &syn::ImplItemFn, lhs_ty: &syn::Type) -> Option<syn::ImplItemFn> {
+    let mut f = func.clone();
+    let first = f.sig.inputs.first_mut()?;
+    let syn::FnArg::Receiver(r) = first else {
+        return None;
+    };
+    if r.reference.is_some() {
+        return None;
+    }
+    let mutability = r.mutability;
+    *first = syn::parse_quote!(#mutability lhs: #lhs_ty);
+    f.sig.ident = quote::format_ident!("__rhs_{}", f.sig.ident);
+    f.block = syn::parse2(self_as(f.block.to_token_stream(), lhs_ty)).ok()?;
+    f.sig.output = syn::parse2(self_as(f.sig.output.to_token_stream(), lhs_ty)).ok()?;
+    f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+    Some(f)
+}
+
+/// `ts` with `self` read as `lhs` and `Self` as `lhs_ty`.
+fn self_as(ts: TokenStream, lhs_ty: &syn::Type) -> TokenStream {
+    use proc_macro2::TokenTree;
+    ts.into_iter()
+        .flat_map(|tt| -> Vec<TokenTree> {
+            match tt {
+                TokenTree::Ident(i) if i == "self" => {
+                    vec![TokenTree::Ident(proc_macro2::Ident::new("lhs", i.span()))]
+                }
+                TokenTree::Ident(i) if i == "Self" => {
+                    lhs_ty.to_token_stream().into_iter().collect()
+                }
+                TokenTree::Group(g) => {
+                    let mut ng =
+                        proc_macro2::Group::new(g.delimiter(), self_as(g.stream(), lhs_ty));
+                    ng.set_span(g.span());
+                    vec![TokenTree::Group(ng)]
+                }
+                other => vec![other],
+            }
+        })
+        .collect()
+}
+
+/// Whether `name` is a primitive type's.
+pub(crate) fn is_primitive(name: &str) -> bool {
+    PRIMITIVES.contains(&name)
 }
 
 /// The error for `#[differentiable]` on a method of a trait's `impl` whose trait does not
@@ -631,6 +693,8 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         items: Vec::new(),
         ..block.clone()
     };
+    // The derivatives of operators' implementations (`operator_items`).
+    let mut operators = TokenStream::new();
     for item in &mut block.items {
         let syn::ImplItem::Fn(func) = item else {
             continue;
@@ -645,23 +709,15 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             ty: &self_ty,
             declared_by_trait: of_trait && !unmarked,
         });
-        // The companions of an operator's implementation are as public as its method.
-        let public;
-        let func_for_companions = match trait_path.as_ref().and_then(|p| p.segments.last()) {
-            Some(t) if is_operator_trait(&t.ident, &func.sig.ident) => {
-                if let Some(e) = primitive_operand(&block_head, &block_head.self_ty) {
-                    errors.push(e);
-                    continue;
-                }
-                public = syn::ImplItemFn {
-                    vis: syn::parse_quote!(pub),
-                    ..func.clone()
-                };
-                &public
-            }
-            _ => &*func,
-        };
-        if let Some(c) = self::companions(args, func_for_companions, context, owner, &mut errors) {
+        if trait_path
+            .as_ref()
+            .and_then(|p| p.segments.last())
+            .is_some_and(|t| is_operator_trait(&t.ident, &func.sig.ident))
+        {
+            operators.extend(operator_items(args, func, &block_head, &mut errors));
+            continue;
+        }
+        if let Some(c) = self::companions(args, func, context, owner, &mut errors) {
             if unmarked {
                 inherent.extend(c);
             } else {
@@ -685,7 +741,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         quote! { impl #params #ty #where_clause { #inherent } }
     });
     let errors = errors.to_compile_errors();
-    let out = quote! { #block #inherent #errors };
+    let out = quote! { #block #inherent #operators #errors };
     crate::debug::dump(&out);
     out
 }

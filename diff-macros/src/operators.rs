@@ -265,7 +265,7 @@ fn closure(
         arrays_by_value: Vec::new(),
         integers: Vec::new(),
         structs: struct_params,
-        unmarked_operators: Vec::new(),
+        operators: Vec::new(),
         struct_fields: Vec::new(),
         output: match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),

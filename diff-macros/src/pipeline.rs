@@ -50,9 +50,9 @@ pub struct Body<'a> {
     /// The parameters whose type is a struct of the crate (its definition read), with
     /// the type's name: arithmetic on them calls the type's operators.
     pub structs: Vec<(usize, String)>,
-    /// The operator methods implemented for those types without #[differentiable]
-    /// (`("V", "sub")`): arithmetic calling one is refused at the operator.
-    pub unmarked_operators: Vec<(String, String)>,
+    /// The operator methods implemented for those types (`("V", "sub", marked)`):
+    /// arithmetic calling an unmarked one is refused at the operator.
+    pub operators: Vec<(String, String, bool)>,
     /// The fields of those types whose type has arithmetic operators of the crate:
     /// `(type, field, field's type)` (`("Particle", "pos", "V2")`).
     pub struct_fields: Vec<(String, String, String)>,
@@ -117,7 +117,7 @@ impl<'a> Body<'a> {
                     (i, name.unwrap_or_else(|| "Self".to_string()))
                 })
                 .collect(),
-            unmarked_operators: Vec::new(),
+            operators: Vec::new(),
             struct_fields: Vec::new(),
         }
     }
@@ -126,7 +126,7 @@ impl<'a> Body<'a> {
 impl Body<'_> {
     /// Completes what the body knows of its structs with operators from the source:
     /// the fields of the parameters' structs whose type has operators (`fields[i]` are
-    /// parameter `i`'s struct's fields), and the operator methods left unmarked.
+    /// parameter `i`'s struct's fields), and the operator methods implemented for them.
     pub fn struct_operands(
         &mut self,
         seen: &crate::source::Seen,
@@ -154,14 +154,14 @@ impl Body<'_> {
             .map(|(_, _, f)| (usize::MAX, f.clone()))
             .collect();
         self.structs.extend(nested);
-        self.unmarked_operators = self
+        self.operators = self
             .structs
             .iter()
             .flat_map(|(_, ty)| {
                 let ty = ty.clone();
-                seen.unmarked_operators(&ty)
+                seen.operators(&ty)
                     .into_iter()
-                    .map(move |m| (ty.clone(), m))
+                    .map(move |(m, marked)| (ty.clone(), m, marked))
             })
             .collect();
     }
@@ -193,7 +193,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         body.mutated,
         lower::Structs {
             params: &body.structs,
-            unmarked_operators: &body.unmarked_operators,
+            operators: &body.operators,
             fields: &body.struct_fields,
         },
         errors,

@@ -356,15 +356,37 @@ impl<'a> syn::visit::Visit<'a> for Types {
                 .is_some_and(|s| OPERATORS.iter().any(|o| s.ident == o))
         });
         if let (true, syn::Type::Path(t)) = (operator, &*i.self_ty) {
-            let block_marked = marked(&i.attrs, "differentiable");
+            // `impl Mul<V> for f64`: the method is `V`'s, with `V` on the right.
+            let rhs = i.trait_.as_ref().and_then(|(_, p, _)| {
+                let syn::PathArguments::AngleBracketed(a) = &p.segments.last()?.arguments else {
+                    return None;
+                };
+                match a.args.first()? {
+                    syn::GenericArgument::Type(syn::Type::Path(r)) => {
+                        Some(r.path.segments.last()?.ident.to_string())
+                    }
+                    _ => None,
+                }
+            });
             if let Some(last) = t.path.segments.last() {
+                let primitive = crate::differentiable::is_primitive(&last.ident.to_string());
                 for item in &i.items {
                     if let syn::ImplItem::Fn(f) = item {
-                        self.operator_methods.push((
-                            last.ident.to_string(),
-                            f.sig.ident.to_string(),
-                            block_marked || marked(&f.attrs, "differentiable"),
-                        ));
+                        // (A marked block differentiates the methods marked in it.)
+                        let is_marked = marked(&f.attrs, "differentiable");
+                        let method = f.sig.ident.to_string();
+                        match (&rhs, primitive) {
+                            (Some(rhs), true) => self.operator_methods.push((
+                                rhs.clone(),
+                                format!("__rhs_{method}"),
+                                is_marked,
+                            )),
+                            _ => self.operator_methods.push((
+                                last.ident.to_string(),
+                                method,
+                                is_marked,
+                            )),
+                        }
                     }
                 }
             }
@@ -495,14 +517,15 @@ impl Seen {
             .any(|t| t.arithmetic.iter().any(|n| n == name))
     }
 
-    /// The operator methods (`add`, `sub`, ..) implemented for the type `name` without
+    /// The operator methods implemented for the type `name` (`add`, `sub`, ..; `__rhs_mul`
+    /// for `impl Mul<V> for f64`, with `V` on the right) and whether each is marked
     /// #[differentiable].
-    pub fn unmarked_operators(&self, name: &str) -> Vec<String> {
+    pub fn operators(&self, name: &str) -> Vec<(String, bool)> {
         self.all
             .iter()
             .flat_map(|t| &t.operator_methods)
-            .filter(|(ty, _, marked)| ty == name && !marked)
-            .map(|(_, m, _)| m.clone())
+            .filter(|(ty, ..)| ty == name)
+            .map(|(_, m, marked)| (m.clone(), *marked))
             .collect()
     }
 

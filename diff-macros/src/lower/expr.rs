@@ -379,35 +379,49 @@ impl Lowerer {
             // Comparisons, logic and bit operations: no derivative, kept verbatim.
             return Ok(self.opaque(&Expr::Binary(b.clone())));
         };
-        let on_struct = self
-            .struct_type_of(&b.left)
-            .or_else(|| self.struct_type_of(&b.right));
-        if let Some(ty) = &on_struct {
-            if let Some(e) = self.unmarked_operator(ty, operator_name(op), &b.op) {
+        // An operand known to be a struct with operators: the left one's method, or,
+        // with a float on the left, the right one's (`impl Mul<V> for f64`).
+        let left = self.struct_type_of(&b.left);
+        let right = self.struct_type_of(&b.right);
+        let rhs_method = format!("__rhs_{}", operator_name(op));
+        let dispatch = match (left, right) {
+            (Some(t), _) => Some((t, operator_name(op).to_string())),
+            (None, Some(t)) if self.has_operator(&t, &rhs_method) => Some((t, rhs_method)),
+            (None, Some(t)) => Some((t, operator_name(op).to_string())),
+            (None, None) => None,
+        };
+        if let Some((ty, method)) = &dispatch {
+            if let Some(e) = self.unmarked_operator(ty, method, &b.op) {
                 return Err(e);
             }
         }
-        let on_struct = on_struct.is_some() && self.underived == 0;
+        let dispatch = dispatch.filter(|_| self.underived == 0);
+        let operator_call = |args: Vec<Value>| match &dispatch {
+            Some((ty, method)) if method.starts_with("__rhs_") => {
+                let ty = syn::Ident::new(ty, b.op.span());
+                let method = syn::Ident::new(method, b.op.span());
+                Some(Inst::Call(
+                    Callee::Path(syn::parse_quote!(#ty::#method)),
+                    args,
+                ))
+            }
+            Some(_) => Some(operator_call(op, b.op.span(), args)),
+            None => None,
+        };
         if compound {
             // For primitive operands Rust evaluates the right side first, then the place
             // (`g += { g += x; x * x }` adds to the updated `g`).
             let rhs = self.lower_expr(&b.right)?;
             let place = self.assigned_place(&b.left)?;
             let cur = self.read_place(&place);
-            let inst = match on_struct {
-                true => operator_call(op, b.op.span(), vec![cur, rhs]),
-                false => Inst::Binary(op, cur, rhs),
-            };
+            let inst = operator_call(vec![cur, rhs]).unwrap_or(Inst::Binary(op, cur, rhs));
             let v = self.emit(inst, b.span(), Some(place.display_name()));
             self.write_place(&place, v);
             return Ok(self.unit(b.span()));
         }
         let l = self.lower_expr(&b.left)?;
         let r = self.lower_expr(&b.right)?;
-        let inst = match on_struct {
-            true => operator_call(op, b.op.span(), vec![l, r]),
-            false => Inst::Binary(op, l, r),
-        };
+        let inst = operator_call(vec![l, r]).unwrap_or(Inst::Binary(op, l, r));
         Ok(self.emit(inst, b.span(), None))
     }
 
@@ -454,20 +468,39 @@ impl Lowerer {
         }
     }
 
-    /// The refusal of an operator on the struct `ty` whose method `method` (`sub`) is
-    /// implemented without #[differentiable]; `None` when it is marked or not seen.
+    /// Whether the source shows the operator method `method` implemented for `ty`.
+    fn has_operator(&self, ty: &str, method: &str) -> bool {
+        self.operators
+            .iter()
+            .any(|(t, m, _)| t == ty && m == method)
+    }
+
+    /// The refusal of an operator on the struct `ty` whose method `method` (`sub`, or
+    /// `__rhs_mul` for `impl Mul<V> for f64`) is implemented without #[differentiable];
+    /// `None` when it is marked or not seen.
     fn unmarked_operator(&self, ty: &str, method: &str, op: &dyn ToTokens) -> Option<syn::Error> {
         let unmarked = self.underived == 0
             && self
-                .unmarked_operators
+                .operators
                 .iter()
-                .any(|(t, m)| t == ty && m == method);
+                .any(|(t, m, marked)| t == ty && m == method && !marked);
+        let (method, on_right) = match method.strip_prefix("__rhs_") {
+            Some(m) => (m, true),
+            None => (method, false),
+        };
         let trait_name = format!("{}{}", method[..1].to_uppercase(), &method[1..]);
+        let (what, block) = match on_right {
+            true => (
+                format!("with `{ty}` on the right"),
+                format!("impl {trait_name}<{ty}> for .."),
+            ),
+            false => (format!("on `{ty}`"), format!("impl {trait_name} for {ty}")),
+        };
         unmarked.then(|| {
             syn::Error::new_spanned(
                 op,
                 format!(
-                    "`{}` on `{ty}` has no derivative: `fn {method}` in `impl {trait_name} for {ty}` is not #[differentiable]; mark it #[differentiable], or wrap the value in `no_derivative(..)` to drop its derivative",
+                    "`{}` {what} has no derivative: `fn {method}` in `{block}` is not #[differentiable]; mark it #[differentiable], or wrap the value in `no_derivative(..)` to drop its derivative",
                     op.to_token_stream()
                 ),
             )

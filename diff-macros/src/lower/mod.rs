@@ -34,13 +34,13 @@ pub struct Lowered {
 }
 
 /// The parameters whose type is a struct of the crate, with the type's name, and the
-/// operator methods implemented for those types without #[differentiable].
+/// operator methods implemented for those types.
 #[derive(Clone, Copy, Default)]
 pub struct Structs<'a> {
     /// `(parameter index, type name)`.
     pub params: &'a [(usize, String)],
-    /// `(type name, method)`, `("V", "sub")`.
-    pub unmarked_operators: &'a [(String, String)],
+    /// `(type name, method, marked)`, `("V", "sub", true)`.
+    pub operators: &'a [(String, String, bool)],
     /// `(type, field, field's type)` for the fields whose type has operators.
     pub fields: &'a [(String, String, String)],
 }
@@ -66,14 +66,14 @@ pub fn lower_body(
 ) -> Option<Lowered> {
     let Structs {
         params: structs,
-        unmarked_operators,
+        operators,
         fields,
     } = structs;
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
     cx.ref_params = ref_params.clone();
     cx.struct_types = structs.iter().map(|(_, t)| t.clone()).collect();
-    cx.unmarked_operators = unmarked_operators.to_vec();
+    cx.operators = operators.to_vec();
     cx.struct_fields = fields.to_vec();
     for (i, pat) in params.iter().enumerate() {
         if let syn::Pat::Ident(p) = pat {
@@ -187,9 +187,9 @@ pub(crate) struct Lowerer {
     /// The variables holding such a struct, with its name: arithmetic on them calls
     /// the type's operator methods (`p + q` is `p.add(q)`), not the rules of floats.
     struct_vars: HashMap<env::Var, String>,
-    /// The operator methods implemented for those types without #[differentiable]
-    /// (`("V", "sub")`).
-    unmarked_operators: Vec<(String, String)>,
+    /// The operator methods implemented for those types, and whether each is marked
+    /// #[differentiable] (`("V", "sub", true)`).
+    operators: Vec<(String, String, bool)>,
     /// `(type, field, field's type)` for the fields of the parameters' structs whose
     /// type has operators: `self.pos + self.vel * dt` calls them.
     struct_fields: Vec<(String, String, String)>,
@@ -227,7 +227,7 @@ impl Lowerer {
             probing: 0,
             struct_types: Vec::new(),
             struct_vars: HashMap::new(),
-            unmarked_operators: Vec::new(),
+            operators: Vec::new(),
             underived: 0,
             struct_fields: Vec::new(),
         }

@@ -1,4 +1,4 @@
-// An operator implemented for f64 with a struct on the right cannot carry derivatives.
+// `2.0 * p` whose implementation (`impl Mul<V2> for f64`) is not #[differentiable].
 use diff::prelude::*;
 use std::ops::Mul;
 
@@ -10,7 +10,6 @@ struct V2 {
 
 impl Mul<V2> for f64 {
     type Output = V2;
-    #[differentiable]
     fn mul(self, v: V2) -> V2 {
         V2 {
             x: self * v.x,
@@ -19,7 +18,12 @@ impl Mul<V2> for f64 {
     }
 }
 
+#[differentiable]
+fn doubled_x(p: V2) -> f64 {
+    let d = 2.0 * p;
+    d.x
+}
+
 fn main() {
-    let v = 2.0 * V2 { x: 1.0, y: 2.0 };
-    println!("{v:?}");
+    let _ = gradient!(at: V2 { x: 1.0, y: 2.0 }, of: doubled_x);
 }
