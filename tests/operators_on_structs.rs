@@ -98,6 +98,12 @@ mod geometry {
         pub fn dot(self, o: V2) -> f64 {
             self.x * o.x + self.y * o.y
         }
+
+        /// Operators on the receiver.
+        #[differentiable]
+        pub fn lerp(self, o: V2, t: f64) -> V2 {
+            self + (o - self) * t
+        }
     }
 }
 
@@ -233,8 +239,23 @@ fn a_float_times_a_struct() {
     let fp = |x: f64, y: f64| scaled_gap(V2 { x, y }, q, k);
     assert_close(gp.x, fd(|t| fp(t, p.y), p.x), 1e-6, "dp.x");
     assert_close(gp.y, fd(|t| fp(p.x, t), p.y), 1e-6, "dp.y");
-    assert_close(gq.x, fd(|t| scaled_gap(p, V2 { x: t, y: q.y }, k), q.x), 1e-6, "dq.x");
+    assert_close(
+        gq.x,
+        fd(|t| scaled_gap(p, V2 { x: t, y: q.y }, k), q.x),
+        1e-6,
+        "dq.x",
+    );
     assert_close(gk, fd(|t| scaled_gap(p, q, t), k), 1e-6, "dk");
     let forward = first_derivative!(at: k, of: |k| scaled_gap(p, q, k));
     assert_close(forward, gk, 1e-12, "forward dk");
+}
+
+#[test]
+fn operators_on_the_receiver() {
+    let (p, q, t) = (V2 { x: 1.0, y: -2.0 }, V2 { x: 3.0, y: 0.5 }, 0.25);
+    let (gp, gq, gt) = gradient!(at: (p, q, t), of: |p: V2, q: V2, t: f64| p.lerp(q, t).y);
+    assert_close(gp.y, 1.0 - t, 1e-12, "dp.y");
+    assert_close(gp.x, 0.0, 1e-12, "dp.x");
+    assert_close(gq.y, t, 1e-12, "dq.y");
+    assert_close(gt, q.y - p.y, 1e-12, "dt");
 }

@@ -547,7 +547,8 @@ fn companions(
     let name = func.sig.ident.to_string();
     let mut body = Body::of(&sig, &func.block);
     if let Some(seen) = &seen {
-        body.struct_operands(seen, &sig.param_fields);
+        let self_name = self_ty.and_then(|o| type_name(o.ty));
+        body.struct_operands(seen, &sig.param_fields, self_name.as_deref());
     }
     let analyzed = pipeline::analyze(&name, body, errors);
     // Parameters of types the macro cannot classify, through which no derivative flows

@@ -273,7 +273,7 @@ fn closure(
         },
     };
     if let Some(seen) = &seen {
-        body.struct_operands(seen, &struct_fields);
+        body.struct_operands(seen, &struct_fields, None);
     }
     let mut errors = Errors::default();
     let analyzed = match (

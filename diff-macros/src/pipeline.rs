@@ -131,7 +131,14 @@ impl Body<'_> {
         &mut self,
         seen: &crate::source::Seen,
         fields: &[Vec<(String, syn::Type)>],
+        self_name: Option<&str>,
     ) {
+        // The receiver by its type's name.
+        for (_, ty) in &mut self.structs {
+            if let (true, Some(name)) = (ty == "Self", self_name) {
+                *ty = name.to_string();
+            }
+        }
         self.struct_fields = self
             .structs
             .iter()
@@ -141,8 +148,9 @@ impl Body<'_> {
                     .into_iter()
                     .flatten()
                     .filter_map(move |(field, fty)| {
-                        let name = crate::differentiable::type_name(fty)
-                            .filter(|n| seen.has_operators(n))?;
+                        let name = crate::differentiable::type_name(fty).filter(|n| {
+                            !crate::differentiable::is_primitive(n) && seen.has_operators(n)
+                        })?;
                         Some((ty.clone(), field.clone(), name))
                     })
             })

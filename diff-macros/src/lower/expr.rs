@@ -384,12 +384,14 @@ impl Lowerer {
         let left = self.struct_type_of(&b.left);
         let right = self.struct_type_of(&b.right);
         let rhs_method = format!("__rhs_{}", operator_name(op));
+        // (Only for a type whose operators the source shows: any other arithmetic
+        // follows the rules of floats.)
         let dispatch = match (left, right) {
-            (Some(t), _) => Some((t, operator_name(op).to_string())),
             (None, Some(t)) if self.has_operator(&t, &rhs_method) => Some((t, rhs_method)),
-            (None, Some(t)) => Some((t, operator_name(op).to_string())),
+            (Some(t), _) | (None, Some(t)) => Some((t, operator_name(op).to_string())),
             (None, None) => None,
-        };
+        }
+        .filter(|(t, _)| self.operators.iter().any(|(ty, ..)| ty == t));
         if let Some((ty, method)) = &dispatch {
             if let Some(e) = self.unmarked_operator(ty, method, &b.op) {
                 return Err(e);
@@ -546,7 +548,9 @@ impl Lowerer {
     fn lower_unary(&mut self, u: &syn::ExprUnary) -> syn::Result<Value> {
         match u.op {
             syn::UnOp::Neg(_) => {
-                let on_struct = self.struct_type_of(&u.expr);
+                let on_struct = self
+                    .struct_type_of(&u.expr)
+                    .filter(|t| self.operators.iter().any(|(ty, ..)| ty == t));
                 if let Some(ty) = &on_struct {
                     if let Some(e) = self.unmarked_operator(ty, "neg", &u.op) {
                         return Err(e);

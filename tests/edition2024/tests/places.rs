@@ -138,3 +138,57 @@ fn unmarked_impls_and_parameters_left_out() {
     close(g[0], 3.0 * 2.0 * 1.0 * 0.5);
     close(g[1], 3.0 * 2.0 * -2.0 * 0.5);
 }
+
+mod vectors {
+    use diff::prelude::*;
+    use std::ops::{Add, Mul};
+
+    #[derive(Clone, Copy, Debug, Differentiable)]
+    pub struct V2 {
+        pub x: f64,
+        pub y: f64,
+    }
+
+    impl Add for V2 {
+        type Output = V2;
+        #[differentiable]
+        fn add(self, o: V2) -> V2 {
+            V2 {
+                x: self.x + o.x,
+                y: self.y + o.y,
+            }
+        }
+    }
+
+    impl Mul<V2> for f64 {
+        type Output = V2;
+        #[differentiable]
+        fn mul(self, v: V2) -> V2 {
+            V2 {
+                x: self * v.x,
+                y: self * v.y,
+            }
+        }
+    }
+}
+
+use vectors::V2;
+
+#[differentiable]
+fn combined(p: V2, q: V2, k: f64) -> f64 {
+    let r = k * p + q;
+    r.x * r.y
+}
+
+#[test]
+fn operators_on_a_struct() {
+    let (p, q, k) = (V2 { x: 1.0, y: 2.0 }, V2 { x: -0.5, y: 0.25 }, 3.0);
+    let (gp, gq, gk) = gradient!(at: (p, q, k), of: combined);
+    let r = V2 {
+        x: k * p.x + q.x,
+        y: k * p.y + q.y,
+    };
+    close(gp.x, k * r.y);
+    close(gq.y, r.x);
+    close(gk, p.x * r.y + p.y * r.x);
+}
