@@ -218,9 +218,41 @@ macro_rules! check_against_std {
     })*};
 }
 
+#[differentiable]
+fn chunks_exact_products(x: &[f64], y: &[f64]) -> f64 {
+    x.chunks_exact(2).map(|c| c[0] * c[1]).sum::<f64>()
+}
+
+#[differentiable]
+fn chunks_exact_enumerate(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, c) in x.chunks_exact(3).enumerate() {
+        s += c[2] * (i as f64 + 1.0) - c[0];
+    }
+    s
+}
+
+#[differentiable]
+fn reduce_max_rev(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().copied().rev().reduce(f64::max).unwrap()
+}
+
+#[differentiable]
+fn reduce_closure_skip(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .skip(1)
+        .map(|v| v * 2.0)
+        .reduce(|a, b| a * 0.5 + b * b)
+        .expect("not empty")
+}
+
 #[test]
 fn chains_compute_what_std_computes() {
     check_against_std!(
+        chunks_exact_products,
+        chunks_exact_enumerate,
+        reduce_max_rev,
+        reduce_closure_skip,
         zip_with_open_range,
         zip_with_closed_range,
         rev_then_enumerate,

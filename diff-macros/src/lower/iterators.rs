@@ -99,7 +99,10 @@ fn base(e: &Expr) -> Option<Base> {
             window: None,
         }),
         Expr::MethodCall(m)
-            if m.args.len() == 1 && (m.method == "windows" || m.method == "chunks") =>
+            if m.args.len() == 1
+                && (m.method == "windows"
+                    || m.method == "chunks"
+                    || m.method == "chunks_exact") =>
         {
             let inner = base(&m.receiver)?;
             if inner.range || inner.window.is_some() {
@@ -304,6 +307,7 @@ impl Chain {
             Some((kind, k)) if kind == "windows" => {
                 parse_quote!((#xs.len() + 1).saturating_sub(#k))
             }
+            Some((kind, k)) if kind == "chunks_exact" => parse_quote!(#xs.len() / (#k)),
             Some((_, k)) => parse_quote!(#xs.len().div_ceil(#k)),
             None => match &self.base.offset {
                 Some(k) => parse_quote!(#xs.len().saturating_sub(#k)),
@@ -487,6 +491,9 @@ impl Chain {
             return None;
         }
         let name = method.method.to_string();
+        if name == "reduce" {
+            return self.reduce_with(method, unwrap);
+        }
         let (x, y): (syn::Ident, syn::Ident) = (parse_quote!(__diff_x), parse_quote!(__diff_y));
         let ordering: Expr = match (name.as_str(), func(&method.args[0])?) {
             ("min_by" | "max_by", Func::Closure(c)) if c.inputs.len() == 2 => {
@@ -532,6 +539,38 @@ impl Chain {
             }
             let #ipat = #best.#unwrap_name(#unwrap_args);
             #item
+        }))
+    }
+
+    /// `chain.reduce(f).unwrap()` (or `.expect(msg)`): the first item, then `f` of the
+    /// result so far and each following item, as a loop.
+    fn reduce_with(
+        &self,
+        method: &syn::ExprMethodCall,
+        unwrap: &syn::ExprMethodCall,
+    ) -> Option<Expr> {
+        if self.filters() {
+            return None;
+        }
+        let acc: syn::Ident = parse_quote!(__diff_acc);
+        let (ipat, index, item, _) = self.parts();
+        let step: Expr = match func(&method.args[0])? {
+            Func::Closure(c) if c.inputs.len() == 2 => {
+                let (a, x, body) = (&c.inputs[0], &c.inputs[1], &c.body);
+                parse_quote!({ let #a = #acc; let #x = #item; #body })
+            }
+            Func::Path(p) => parse_quote!(#p(#acc, #item)),
+            Func::Closure(_) => return None,
+        };
+        let (unwrap_name, unwrap_args) = (&unwrap.method, &unwrap.args);
+        Some(parse_quote!({
+            let mut __diff_rest = #index;
+            let #ipat = ::core::iter::Iterator::next(&mut __diff_rest).#unwrap_name(#unwrap_args);
+            let mut #acc = #item;
+            for #ipat in ::core::iter::IntoIterator::into_iter(__diff_rest) {
+                #acc = #step;
+            }
+            #acc
         }))
     }
 
@@ -582,6 +621,7 @@ pub(crate) fn array_map(m: &syn::ExprMethodCall) -> Option<Expr> {
             "cloned",
             "windows",
             "chunks",
+            "chunks_exact",
             "filter",
         ];
         if lazy.iter().any(|name| inner.method == name) {
