@@ -336,3 +336,37 @@ fn tangent_has_the_struct_visibility_and_public_fields() {
     let t = visibility::InnerTangent { a: 1.0 };
     assert_eq!(visibility::Inner { a: 0.0 }.zero_tangent(), t.scale(0.0));
 }
+
+#[test]
+fn tangents_have_arithmetic_operators() {
+    let a = ModelTangent {
+        w: vec![1.0, 2.0, 3.0],
+        b: 0.5,
+    };
+    let b = ModelTangent {
+        w: vec![0.5, -1.0, 2.0],
+        b: 2.0,
+    };
+    let sum = a.clone() + b.clone();
+    assert_eq!((sum.w.clone(), sum.b), (vec![1.5, 1.0, 5.0], 2.5));
+    let diff = a.clone() - b.clone();
+    assert_eq!((diff.w, diff.b), (vec![0.5, 3.0, 1.0], -1.5));
+    let neg = -a.clone();
+    assert_eq!((neg.w, neg.b), (vec![-1.0, -2.0, -3.0], -0.5));
+    let scaled = a.clone() * 2.0;
+    assert_eq!((scaled.w, scaled.b), (vec![2.0, 4.0, 6.0], 1.0));
+    let mut acc = ModelTangent::zero();
+    acc += a.clone();
+    acc += b.clone();
+    acc -= a;
+    assert_eq!((acc.w, acc.b), (b.w, b.b));
+    // A step of gradient descent written with them.
+    let mut m = model();
+    let g = gradient!(at: &m, of: |m: &Model| m.w.iter().map(|w| w * w).sum::<f64>() + m.b);
+    m.move_by(&(-(g * 0.5)));
+    assert_eq!((m.w, m.b), (vec![0.0, 0.0, 0.0], 0.0));
+    // A generic struct's tangent.
+    let p = PointTangent::<f64> { x: 1.0, y: 2.0 };
+    let q = p.clone() + p;
+    assert_eq!((q.x, q.y), (2.0, 4.0));
+}

@@ -411,8 +411,10 @@ impl<'a> Derive<'a> {
         // with `num_traits::Zero::zero` that a trait method of that name would bring.
         let (impl_generics, ty_generics, where_clause) = self.tangent_generics.split_for_impl();
         let tangent = &self.tangent;
+        let operators = self.emit_operators();
         quote! {
             #vector_space
+            #operators
             #[automatically_derived]
             impl #impl_generics #tangent #ty_generics #where_clause {
                 /// The zero tangent: every field's zero.
@@ -423,6 +425,61 @@ impl<'a> Derive<'a> {
                     Self: ::diff::VectorSpace,
                 {
                     <Self as ::diff::VectorSpace>::zero_vector()
+                }
+            }
+        }
+    }
+
+    /// The arithmetic of tangent vectors as operators (`a + b`, `a - b`, `-a`, `a * 2.0`,
+    /// `a += b`, `a -= b`), through `VectorSpace`.
+    fn emit_operators(&self) -> TokenStream {
+        let mut generics = self.tangent_generics.clone();
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(Self: ::diff::VectorSpace));
+        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        let tangent = &self.tangent;
+        let vs = quote!(::diff::VectorSpace);
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics ::core::ops::Add for #tangent #ty_generics #where_clause {
+                type Output = Self;
+                #[inline]
+                fn add(self, other: Self) -> Self { #vs::add(self, other) }
+            }
+            #[automatically_derived]
+            impl #impl_generics ::core::ops::Sub for #tangent #ty_generics #where_clause {
+                type Output = Self;
+                #[inline]
+                fn sub(self, other: Self) -> Self { #vs::add(self, #vs::scale(other, -1.0)) }
+            }
+            #[automatically_derived]
+            impl #impl_generics ::core::ops::Neg for #tangent #ty_generics #where_clause {
+                type Output = Self;
+                #[inline]
+                fn neg(self) -> Self { #vs::scale(self, -1.0) }
+            }
+            #[automatically_derived]
+            impl #impl_generics ::core::ops::Mul<f64> for #tangent #ty_generics #where_clause {
+                type Output = Self;
+                #[inline]
+                fn mul(self, by: f64) -> Self { #vs::scale(self, by) }
+            }
+            #[automatically_derived]
+            impl #impl_generics ::core::ops::AddAssign for #tangent #ty_generics #where_clause {
+                #[inline]
+                fn add_assign(&mut self, other: Self) {
+                    let this = ::core::mem::replace(self, <Self as #vs>::zero_vector());
+                    *self = #vs::add(this, other);
+                }
+            }
+            #[automatically_derived]
+            impl #impl_generics ::core::ops::SubAssign for #tangent #ty_generics #where_clause {
+                #[inline]
+                fn sub_assign(&mut self, other: Self) {
+                    let this = ::core::mem::replace(self, <Self as #vs>::zero_vector());
+                    *self = #vs::add(this, #vs::scale(other, -1.0));
                 }
             }
         }
