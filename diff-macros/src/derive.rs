@@ -1107,10 +1107,10 @@ mod tests {
     fn output_parses_and_names_absolute_paths() {
         let out = expand_str("struct S(f64, #[no_derivative] u8, [f64; 3]);");
         let file: syn::File = syn::parse_str(&out).unwrap();
-        // The tangent and its impls, `TupleField` for each of the 3 positions, and the
-        // constructor's derivatives; then the dual twin, the same for it, and its
-        // conversions.
-        assert_eq!(file.items.len(), 12 + 2);
+        // The tangent and its impls (6 of them operators), `TupleField` for each of the 3
+        // positions, and the constructor's derivatives; then the dual twin, the same for
+        // it, and its conversions.
+        assert_eq!(file.items.len(), 12 + 6 + 2);
         assert!(out.contains("struct __DiffDualS (:: diff :: __private :: Dual < f64 > , u8 , [:: diff :: __private :: Dual < f64 > ; 3]) ;"), "{out}");
         assert!(out.contains("TupleField < 2usize >"), "{out}");
         assert!(
