@@ -18,26 +18,28 @@ struct Counting;
 thread_local! {
     static COUNTING: Cell<bool> = const { Cell::new(false) };
     static COUNT: Cell<usize> = const { Cell::new(0) };
+    static BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
-fn note() {
+fn note(bytes: usize) {
     // `try_with`: the allocator may run while this thread's locals are being destroyed.
     if COUNTING.try_with(Cell::get).unwrap_or(false) {
         let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+        let _ = BYTES.try_with(|c| c.set(c.get() + bytes));
     }
 }
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
+        note(layout.size());
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
+        note(layout.size());
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
+        note(new_size);
         unsafe { System.realloc(ptr, layout, new_size) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -51,11 +53,18 @@ static GLOBAL: Counting = Counting;
 /// Runs `f` and returns its result with the number of allocations (and reallocations) it
 /// made on this thread.
 fn count<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let (r, n, _) = count_bytes(f);
+    (r, n)
+}
+
+/// [`count`], with the bytes those allocations asked for.
+fn count_bytes<R>(f: impl FnOnce() -> R) -> (R, usize, usize) {
     COUNT.with(|c| c.set(0));
+    BYTES.with(|c| c.set(0));
     COUNTING.with(|c| c.set(true));
     let r = f();
     COUNTING.with(|c| c.set(false));
-    (r, COUNT.with(Cell::get))
+    (r, COUNT.with(Cell::get), BYTES.with(Cell::get))
 }
 
 #[test]
@@ -310,4 +319,30 @@ fn the_runs_of_a_nested_loop_share_one_stack() {
         "{many_runs} allocations for 1000 runs of 3 iterations"
     );
     assert_eq!(runs(10, 3), runs(10, 3));
+}
+
+#[differentiable]
+fn smoothness(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for w in xs.windows(3) {
+        s += (w[0] - 2.0 * w[1] + w[2]).powi(2);
+    }
+    s + xs.windows(2).map(|w| w[1] * w[0]).sum::<f64>()
+}
+
+#[test]
+fn windows_add_their_adjoints_in_place() {
+    // The adjoint of each window is added into the whole's at its place: the bytes a
+    // gradient allocates grow with the length, not with the length times the windows.
+    let bytes = |n: usize| {
+        let xs: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin()).collect();
+        let (g, _, bytes) = count_bytes(|| gradient!(at: black_box(&xs), of: smoothness));
+        assert_eq!(g.len(), n);
+        bytes
+    };
+    let (small, large) = (bytes(500), bytes(4000));
+    assert!(
+        large < 12 * small,
+        "{small} bytes for 500 elements, {large} for 4000"
+    );
 }

@@ -34,6 +34,30 @@ pub fn accumulate_opt<T: VectorSpace>(slot: &mut Option<T>, v: Option<T>) {
     }
 }
 
+/// Adds a callee's pullback slot into an argument's adjoint slot: an optional tangent
+/// ([`accumulate_opt`]), or the adjoint of a part of the argument ([`AddTo`]).
+#[inline(always)]
+pub fn accumulate_slot<T, V: AddTo<T>>(slot: &mut Option<T>, v: V) {
+    v.add_to(slot);
+}
+
+/// An adjoint that adds itself into a slot: an optional tangent of the slot's type, or
+/// the adjoint of a sub-slice ([`SubSliceAdjoint`](crate::vec_rules::SubSliceAdjoint)),
+/// added to its elements only.
+pub trait AddTo<T> {
+    /// Adds `self` into `slot` (`None` is zero).
+    fn add_to(self, slot: &mut Option<T>);
+}
+
+impl<T: VectorSpace> AddTo<T> for Option<T> {
+    #[inline(always)]
+    fn add_to(self, slot: &mut Option<T>) {
+        if let Some(v) = self {
+            accumulate(slot, v);
+        }
+    }
+}
+
 /// Sum of two optional tangents (`None` = zero).
 #[inline(always)]
 pub fn tadd<T: VectorSpace>(a: Option<T>, b: Option<T>) -> Option<T> {

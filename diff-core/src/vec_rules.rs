@@ -595,8 +595,9 @@ fn bounds<R: core::ops::RangeBounds<usize>>(range: &R, len: usize) -> (usize, us
     (start, end)
 }
 
-/// Reverse mode of [`sub_slice`]: the adjoint of the part, in place in a zero of the
-/// whole's length.
+/// Reverse mode of [`sub_slice`]: the adjoint of the part, which adds itself to the
+/// whole's elements at its place ([`SubSliceAdjoint`]), so that a loop over windows costs
+/// the windows' lengths, not the whole's for each.
 #[allow(clippy::type_complexity)]
 #[inline]
 pub fn __vjp_sub_slice<T: Differentiable, R: core::ops::RangeBounds<usize>>(
@@ -604,21 +605,74 @@ pub fn __vjp_sub_slice<T: Differentiable, R: core::ops::RangeBounds<usize>>(
     range: R,
 ) -> (
     &[T],
-    impl FnOnce(Vec<T::TangentVector>) -> (Option<Vec<T::TangentVector>>, ()) + use<T, R>,
+    impl FnOnce(Vec<T::TangentVector>) -> (SubSliceAdjoint<T::TangentVector>, ()) + use<T, R>,
 ) {
     let len = xs.len();
     let (start, end) = bounds(&range, len);
     (&xs[start..end], move |a: Vec<T::TangentVector>| {
-        if a.is_empty() {
-            return (None, ());
+        if !a.is_empty() {
+            check_lengths("a sub-slice's adjoint", a.len(), end - start);
         }
-        check_lengths("a sub-slice's adjoint", a.len(), end - start);
-        let mut whole: Vec<T::TangentVector> = Vec::with_capacity(len);
-        whole.resize_with(start, T::TangentVector::zero_vector);
-        whole.extend(a);
-        whole.resize_with(len, T::TangentVector::zero_vector);
-        (Some(whole), ())
+        (
+            SubSliceAdjoint {
+                whole: len,
+                start,
+                part: a,
+            },
+            (),
+        )
     })
+}
+
+/// The adjoint of `&xs[start..start + part.len()]` for an `xs` of `whole` elements (an
+/// empty `part` is zero): added into the adjoint of `xs` at its place only.
+#[derive(Debug)]
+pub struct SubSliceAdjoint<T> {
+    whole: usize,
+    start: usize,
+    part: Vec<T>,
+}
+
+impl<T: VectorSpace> SubSliceAdjoint<T> {
+    /// The adjoint of the whole, zero outside the part (`None` when the part is zero).
+    fn into_whole(self) -> Option<Vec<T>> {
+        if self.part.is_empty() {
+            return None;
+        }
+        let mut whole: Vec<T> = Vec::with_capacity(self.whole);
+        whole.resize_with(self.start, T::zero_vector);
+        whole.extend(self.part);
+        whole.resize_with(self.whole, T::zero_vector);
+        Some(whole)
+    }
+}
+
+impl<T: VectorSpace> crate::__private::AddTo<Vec<T>> for SubSliceAdjoint<T> {
+    #[inline]
+    fn add_to(self, slot: &mut Option<Vec<T>>) {
+        match slot {
+            Some(whole) if whole.len() == self.whole => {
+                for (w, a) in whole[self.start..].iter_mut().zip(self.part) {
+                    crate::support::accumulate_into(w, a);
+                }
+            }
+            _ => crate::__private::AddTo::add_to(self.into_whole(), slot),
+        }
+    }
+}
+
+impl<T: VectorSpace> SlotInto<Option<Vec<T>>> for SubSliceAdjoint<T> {
+    #[inline]
+    fn slot_into(self) -> Option<Vec<T>> {
+        self.into_whole()
+    }
+}
+
+impl<T: VectorSpace, const N: usize> SlotInto<Option<[T; N]>> for SubSliceAdjoint<T> {
+    #[inline]
+    fn slot_into(self) -> Option<[T; N]> {
+        self.into_whole().slot_into()
+    }
 }
 
 /// Forward mode of [`sub_slice`]: the part of the whole's tangent.
@@ -652,7 +706,19 @@ mod sub_slice_tests {
         let xs = [1.0, 2.0, 3.0, 4.0];
         let (part, pb) = __vjp_sub_slice(&xs, 1..3);
         assert_eq!(part, &[2.0, 3.0]);
-        assert_eq!(pb(vec![5.0, 6.0]), (Some(vec![0.0, 5.0, 6.0, 0.0]), ()));
+        let (a, ()) = pb(vec![5.0, 6.0]);
+        // Into an empty slot: the whole, zero outside the part.
+        let mut slot: Option<Vec<f64>> = None;
+        crate::__private::accumulate_slot(&mut slot, a);
+        assert_eq!(slot, Some(vec![0.0, 5.0, 6.0, 0.0]));
+        // Into a slot holding the whole's adjoint: added at the part's place.
+        let (_, pb) = __vjp_sub_slice(&xs, 2..4);
+        crate::__private::accumulate_slot(&mut slot, pb(vec![1.0, 1.0]).0);
+        assert_eq!(slot, Some(vec![0.0, 5.0, 7.0, 1.0]));
+        // Given for an array.
+        let (_, pb) = __vjp_sub_slice(&xs, ..1);
+        let arr: Option<[f64; 4]> = pb(vec![2.0]).0.slot_into();
+        assert_eq!(arr, Some([2.0, 0.0, 0.0, 0.0]));
         let (part, df) = __jvp_sub_slice(&xs, 2..);
         assert_eq!(part, &[3.0, 4.0]);
         assert_eq!(

@@ -48,9 +48,20 @@ pub fn value(func: &Function, v: Value) -> Ident {
     ident(&base(func, v))
 }
 
-/// The adjoint slot (reverse mode).
+/// The adjoint slot (reverse mode). A shared borrow `&a` has `a`'s: its adjoint is the
+/// referent's, so what flows to it is added to `a`'s slot directly (a loop reading
+/// `&xs[..]` adds into the whole's adjoint, not into a copy made each iteration).
 pub fn adjoint(func: &Function, v: Value) -> Ident {
-    ident(&format!("a_{}", base(func, v)))
+    ident(&format!("a_{}", base(func, adjoint_root(func, v))))
+}
+
+/// The value whose adjoint slot `v` uses: `v` itself, or the referent of a shared
+/// borrow (through borrows of borrows).
+pub fn adjoint_root(func: &Function, mut v: Value) -> Value {
+    while let Some(crate::ir::Inst::Ref(a, crate::ir::Borrow::Shared)) = func.def_inst(v) {
+        v = *a;
+    }
+    v
 }
 
 /// The tangent (forward mode).

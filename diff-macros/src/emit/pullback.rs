@@ -76,7 +76,7 @@ impl Emitter<'_> {
             .iter()
             .chain(region.stmts.iter().flat_map(|s| s.results.iter()));
         defined
-            .filter(|v| self.act.is_active(**v))
+            .filter(|v| self.act.is_active(**v) && names::adjoint_root(self.func, **v) == **v)
             .map(|v| {
                 let a = self.adj(*v);
                 // A parameter whose elements the body reads (its shape is saved) gets
@@ -116,6 +116,10 @@ impl Emitter<'_> {
             return TokenStream::new();
         };
         let res = stmt.results[0];
+        // A shared borrow's adjoint is its referent's slot (`names::adjoint`).
+        if names::adjoint_root(self.func, res) != res {
+            return TokenStream::new();
+        }
         let body = match rule {
             Rule::Branch(branches) => return self.reverse_branches(stmt, &branches),
             Rule::CallMut(args) => return self.reverse_call_mut(stmt, args),
@@ -488,13 +492,16 @@ impl Emitter<'_> {
             .zip(&gs)
             .map(|(a, g)| {
                 // An array given for a slice parameter (`&arr`): the slice's adjoint (a
-                // `Vec`) is converted to the argument's.
-                let g = if self.is_array_argument(*a) {
-                    quote!(::diff::__private::slot_into(#g))
+                // `Vec`) is converted to the argument's. Any other slot adds itself (the
+                // adjoint of a sub-slice, to its part of the whole's).
+                if self.is_array_argument(*a) {
+                    self.acc_opt(*a, quote!(::diff::__private::slot_into(#g)))
+                } else if self.act.is_active(*a) {
+                    let (adj, rt) = (self.adj(*a), rt());
+                    quote! { #rt::accumulate_slot(&mut #adj, #g); }
                 } else {
-                    quote!(#g)
-                };
-                self.acc_opt(*a, g)
+                    TokenStream::new()
+                }
             })
             .collect();
         let pats = args.iter().zip(&gs).map(|(a, g)| {
