@@ -398,7 +398,7 @@ impl Lowerer {
             }
         }
         let dispatch = dispatch.filter(|_| self.underived == 0);
-        let operator_call = |args: Vec<Value>| match &dispatch {
+        let dispatched = |args: Vec<Value>| match &dispatch {
             Some((ty, method)) if method.starts_with("__rhs_") => {
                 let ty = syn::Ident::new(ty, b.op.span());
                 let method = syn::Ident::new(method, b.op.span());
@@ -416,14 +416,14 @@ impl Lowerer {
             let rhs = self.lower_expr(&b.right)?;
             let place = self.assigned_place(&b.left)?;
             let cur = self.read_place(&place);
-            let inst = operator_call(vec![cur, rhs]).unwrap_or(Inst::Binary(op, cur, rhs));
+            let inst = dispatched(vec![cur, rhs]).unwrap_or(Inst::Binary(op, cur, rhs));
             let v = self.emit(inst, b.span(), Some(place.display_name()));
             self.write_place(&place, v);
             return Ok(self.unit(b.span()));
         }
         let l = self.lower_expr(&b.left)?;
         let r = self.lower_expr(&b.right)?;
-        let inst = operator_call(vec![l, r]).unwrap_or(Inst::Binary(op, l, r));
+        let inst = dispatched(vec![l, r]).unwrap_or(Inst::Binary(op, l, r));
         Ok(self.emit(inst, b.span(), None))
     }
 
