@@ -28,6 +28,23 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         }
                     }
                 }
+                Inst::Call(Callee::Method { method, .. }, _)
+                | Inst::CallMut(Callee::Method { method, .. }, _, _)
+                    if active =>
+                {
+                    let ty = func
+                        .method_receivers
+                        .iter()
+                        .find(|(v, _)| *v == stmt.results[0])
+                        .map(|(_, t)| t);
+                    if let Some(ty) = ty.filter(|ty| {
+                        crate::source::method_has_no_derivative(stmt.span, ty, &method.to_string())
+                    }) {
+                        add(syn::Error::new(method.span(), format!(
+                            "`{ty}::{method}` has no derivative: it is neither #[differentiable] nor registered; mark `fn {method}` in `impl {ty}` #[differentiable], register its derivative with #[derivative(of = {ty}::{method})], or write no_derivative(..) around the call if its derivative should be zero"
+                        )));
+                    }
+                }
                 Inst::Ref(_, Borrow::Mut) if active => add(syn::Error::new(
                     stmt.span,
                     "`&mut` of an active value is not supported in a #[differentiable] body yet",

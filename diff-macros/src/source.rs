@@ -203,6 +203,9 @@ struct Types {
     /// The operators' methods implemented for a type (`impl Sub for V`: `("V", "sub")`)
     /// and whether they are marked #[differentiable] (or their `impl` block is).
     operator_methods: Vec<(String, String, bool)>,
+    /// The methods of inherent `impl` blocks (`impl V { fn m .. }`: `("V", "m")`) and
+    /// whether each is marked #[differentiable].
+    inherent_methods: Vec<(String, String, bool)>,
     /// The inline modules the visit is in.
     path: Vec<String>,
 }
@@ -315,7 +318,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
                     if let syn::ImplItem::Fn(f) = item {
                         let receiver = f.sig.receiver();
                         let (ty, name) = (last.ident.to_string(), f.sig.ident.to_string());
-                        if !marked(&f.attrs, "differentiable") {
+                        let is_marked = marked(&f.attrs, "differentiable");
+                        self.inherent_methods
+                            .push((ty.clone(), name.clone(), is_marked));
+                        if !is_marked {
                             continue;
                         }
                         let returns_it = match &f.sig.output {
@@ -488,6 +494,28 @@ pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
         && !all
             .iter()
             .any(|t| t.with_derivatives.iter().any(|n| n == name))
+}
+
+/// Whether the method `method` called on a value of the type `ty` has no derivative, as
+/// far as the crate's source shows: an inherent `impl` of `ty` defines it without
+/// `#[differentiable]`, none defines it with, and nothing registers a derivative for a
+/// function of that name.
+pub fn method_has_no_derivative(span: proc_macro2::Span, ty: &str, method: &str) -> bool {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return false;
+    };
+    let defined = |marked: bool| {
+        all.iter().any(|t| {
+            t.inherent_methods
+                .iter()
+                .any(|(t, m, k)| t == ty && m == method && *k == marked)
+        })
+    };
+    defined(false)
+        && !defined(true)
+        && !all
+            .iter()
+            .any(|t| t.with_derivatives.iter().any(|n| n == method))
 }
 
 /// What the macros read where a name is written, read once for several questions: the

@@ -794,7 +794,16 @@ impl Lowerer {
             method: m.method.clone(),
             turbofish: m.turbofish.clone(),
         };
-        Ok(self.emit_call(callee, args, muts, m.span()))
+        let v = self.emit_call(callee, args, muts, m.span());
+        self.note_receiver(m, v);
+        Ok(v)
+    }
+
+    /// Records the struct a method call's receiver is known to be (`method_receivers`).
+    fn note_receiver(&mut self, m: &syn::ExprMethodCall, v: Value) {
+        if let Some(ty) = self.struct_type_of(&m.receiver) {
+            self.func.method_receivers.push((v, ty));
+        }
     }
 
     /// `gradient!(at: x, of: f)` / `first_derivative!(at: x, of: f)` in the body.
@@ -903,7 +912,9 @@ impl Lowerer {
             method: m.method.clone(),
             turbofish: m.turbofish.clone(),
         };
-        Ok(self.emit_call(callee, args, muts, m.span()))
+        let v = self.emit_call(callee, args, muts, m.span());
+        self.note_receiver(m, v);
+        Ok(v)
     }
 }
 
