@@ -26,6 +26,12 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                                 "`{name}` has no derivative: it is neither #[differentiable] nor registered; mark `fn {name}` #[differentiable], register its derivative with #[derivative(of = {name})], or write no_derivative({name}(..)) if this call's derivative should be zero"
                             )));
                         }
+                    } else if let Some((ty, name)) = associated_function(p) {
+                        if crate::source::method_has_no_derivative(stmt.span, &ty, &name) {
+                            add(syn::Error::new(stmt.span, format!(
+                                "`{ty}::{name}` has no derivative: it is neither #[differentiable] nor registered; mark `fn {name}` in `impl {ty}` #[differentiable], register its derivative with #[derivative(of = {ty}::{name})], or write no_derivative(..) around the call if its derivative should be zero"
+                            )));
+                        }
                     }
                 }
                 Inst::Call(Callee::Method { method, .. }, _)
@@ -62,6 +68,20 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
         }
     }
     errors.len() == before
+}
+
+/// The type and the function of a path naming an associated function (`Params::new`,
+/// `m::Params::new`): its last two segments, the type's name capitalized.
+fn associated_function(p: &syn::ExprPath) -> Option<(String, String)> {
+    let n = p.path.segments.len();
+    if p.qself.is_some() || n < 2 {
+        return None;
+    }
+    let ty = p.path.segments[n - 2].ident.to_string();
+    let name = p.path.segments[n - 1].ident.to_string();
+    ty.starts_with(|c: char| c.is_uppercase())
+        .then_some((ty, name))
+        .filter(|(ty, _)| ty != "Self")
 }
 
 /// The name of the free function a path calls by its name alone (`g`, `self::g`,
