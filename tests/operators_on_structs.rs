@@ -2,7 +2,7 @@
 //! `#[differentiable]` on the operator's method: `p + q`, `p * s`, `-p`, `p += q` on such
 //! values call the implementation's derivatives. Checked against hand-written gradients,
 //! forward against reverse mode, and central differences.
-#![allow(clippy::assign_op_pattern)]
+#![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 mod common;
 use common::{assert_close, fd};
 use diff::prelude::*;
@@ -258,4 +258,35 @@ fn operators_on_the_receiver() {
     assert_close(gp.x, 0.0, 1e-12, "dp.x");
     assert_close(gq.y, t, 1e-12, "dq.y");
     assert_close(gt, q.y - p.y, 1e-12, "dt");
+}
+
+/// Elements of a slice of `V2`s: `points[i] * w` with an active weight, and items of a
+/// loop over them.
+#[differentiable]
+fn weighted_sum_x(points: &[V2], w: f64) -> f64 {
+    let mut acc = V2 { x: 0.0, y: 0.0 };
+    for i in 0..points.len() {
+        acc = acc + points[i] * (w * i as f64);
+    }
+    for p in points.iter() {
+        acc += *p * w;
+    }
+    acc.x + acc.y
+}
+
+#[test]
+fn operators_on_elements_of_a_slice_of_structs() {
+    let points = vec![
+        V2 { x: 1.0, y: 2.0 },
+        V2 { x: -0.5, y: 0.25 },
+        V2 { x: 3.0, y: 1.0 },
+    ];
+    let w = 0.7;
+    let (gp, gw) = gradient!(at: (&points[..], w), of: weighted_sum_x);
+    assert_close(gw, fd(|t| weighted_sum_x(&points, t), w), 1e-6, "dw");
+    for (i, g) in gp.iter().enumerate() {
+        let c = w * i as f64 + w;
+        assert_close(g.x, c, 1e-12, "dx");
+        assert_close(g.y, c, 1e-12, "dy");
+    }
 }

@@ -548,7 +548,10 @@ fn companions(
     let mut body = Body::of(&sig, &func.block);
     if let Some(seen) = &seen {
         let self_name = self_ty.and_then(|o| type_name(o.ty));
-        body.struct_operands(seen, &sig.param_fields, self_name.as_deref());
+        let declared: Vec<Option<syn::Type>> = (0..sig.params.len())
+            .map(|i| sig.declared_type(i))
+            .collect();
+        body.struct_operands(seen, &sig.param_fields, &declared, self_name.as_deref());
     }
     let analyzed = pipeline::analyze(&name, body, errors);
     // Parameters of types the macro cannot classify, through which no derivative flows

@@ -267,13 +267,22 @@ fn closure(
         structs: struct_params,
         operators: Vec::new(),
         struct_fields: Vec::new(),
+        struct_elements: Vec::new(),
         output: match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,
         },
     };
     if let Some(seen) = &seen {
-        body.struct_operands(seen, &struct_fields, None);
+        let declared: Vec<Option<syn::Type>> = body
+            .params
+            .iter()
+            .map(|p| match p {
+                syn::Pat::Type(t) => Some((*t.ty).clone()),
+                _ => None,
+            })
+            .collect();
+        body.struct_operands(seen, &struct_fields, &declared, None);
     }
     let mut errors = Errors::default();
     let analyzed = match (

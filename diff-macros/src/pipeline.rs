@@ -56,6 +56,9 @@ pub struct Body<'a> {
     /// The fields of those types whose type has arithmetic operators of the crate:
     /// `(type, field, field's type)` (`("Particle", "pos", "V2")`).
     pub struct_fields: Vec<(String, String, String)>,
+    /// The parameters that are collections (`&[T]`, `Vec<T>`, `[T; N]`) of such structs,
+    /// with the element type's name.
+    pub struct_elements: Vec<(usize, String)>,
 }
 
 impl<'a> Body<'a> {
@@ -119,6 +122,7 @@ impl<'a> Body<'a> {
                 .collect(),
             operators: Vec::new(),
             struct_fields: Vec::new(),
+            struct_elements: Vec::new(),
         }
     }
 }
@@ -131,8 +135,22 @@ impl Body<'_> {
         &mut self,
         seen: &crate::source::Seen,
         fields: &[Vec<(String, syn::Type)>],
+        declared: &[Option<syn::Type>],
         self_name: Option<&str>,
     ) {
+        // Collections of structs with operators or fields the source shows.
+        self.struct_elements = declared
+            .iter()
+            .enumerate()
+            .filter_map(|(i, ty)| {
+                let element = collection_element(ty.as_ref()?)?;
+                let name = crate::differentiable::type_name(element)
+                    .filter(|n| !crate::differentiable::is_primitive(n))?;
+                seen.struct_fields(&name)
+                    .is_some_and(|f| !f.is_empty())
+                    .then_some((i, name))
+            })
+            .collect();
         // The receiver by its type's name.
         for (_, ty) in &mut self.structs {
             if let (true, Some(name)) = (ty == "Self", self_name) {
@@ -162,10 +180,17 @@ impl Body<'_> {
             .map(|(_, _, f)| (usize::MAX, f.clone()))
             .collect();
         self.structs.extend(nested);
-        self.operators = self
+        let mut types: Vec<&String> = self
             .structs
             .iter()
-            .flat_map(|(_, ty)| {
+            .chain(&self.struct_elements)
+            .map(|(_, ty)| ty)
+            .collect();
+        types.sort();
+        types.dedup();
+        self.operators = types
+            .into_iter()
+            .flat_map(|ty| {
                 let ty = ty.clone();
                 seen.operators(&ty)
                     .into_iter()
@@ -203,6 +228,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
             params: &body.structs,
             operators: &body.operators,
             fields: &body.struct_fields,
+            elements: &body.struct_elements,
         },
         errors,
     )?;
@@ -230,4 +256,28 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
     };
     crate::debug::dump_ir(name, &analyzed);
     Some(analyzed)
+}
+
+/// The element type of a collection type (`&[T]`, `&Vec<T>`, `Vec<T>`, `[T; N]`).
+fn collection_element(mut ty: &syn::Type) -> Option<&syn::Type> {
+    while let syn::Type::Reference(r) = ty {
+        ty = &r.elem;
+    }
+    match ty {
+        syn::Type::Slice(s) => Some(&s.elem),
+        syn::Type::Array(a) => Some(&a.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) if last.ident == "Vec" => {
+                    match a.args.first()? {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }

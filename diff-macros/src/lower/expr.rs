@@ -438,6 +438,14 @@ impl Lowerer {
                 .and_then(|i| self.binding(&i.to_string()))
                 .and_then(|var| self.struct_vars.get(&var).cloned()),
             Expr::Struct(s) => s.path.segments.last().map(|s| s.ident.to_string()),
+            Expr::Index(ix) => match &*ix.expr {
+                Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.binding(&i.to_string()))
+                    .and_then(|var| self.struct_collections.get(&var).cloned()),
+                _ => None,
+            },
             Expr::Field(f) => {
                 let base = self.struct_type_of(&f.base)?;
                 let syn::Member::Named(field) = &f.member else {

@@ -43,6 +43,9 @@ pub struct Structs<'a> {
     pub operators: &'a [(String, String, bool)],
     /// `(type, field, field's type)` for the fields whose type has operators.
     pub fields: &'a [(String, String, String)],
+    /// `(parameter index, element type)` for the parameters that are collections of
+    /// such structs (`&[V2]`, `Vec<V2>`, `[V2; 3]`): their elements are structs.
+    pub elements: &'a [(usize, String)],
 }
 
 /// Lowers `body` with the given parameter patterns (the receiver, if any, first as `self`).
@@ -68,6 +71,7 @@ pub fn lower_body(
         params: structs,
         operators,
         fields,
+        elements,
     } = structs;
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
@@ -97,6 +101,11 @@ pub fn lower_body(
         if let (Some(ident), Some((_, ty))) = (ident, structs.iter().find(|(k, _)| *k == i)) {
             if let Some(var) = cx.binding(&ident.to_string()) {
                 cx.struct_vars.insert(var, ty.clone());
+            }
+        }
+        if let (Some(ident), Some((_, ty))) = (ident, elements.iter().find(|(k, _)| *k == i)) {
+            if let Some(var) = cx.binding(&ident.to_string()) {
+                cx.struct_collections.insert(var, ty.clone());
             }
         }
         if let (true, syn::Pat::Ident(p)) = (mut_params.contains(&i), pat) {
@@ -193,6 +202,9 @@ pub(crate) struct Lowerer {
     /// `(type, field, field's type)` for the fields of the parameters' structs whose
     /// type has operators: `self.pos + self.vel * dt` calls them.
     struct_fields: Vec<(String, String, String)>,
+    /// The variables holding collections of such structs (`&[V2]`), with the element's
+    /// name: `points[i]` is a struct.
+    struct_collections: HashMap<env::Var, String>,
     /// How many `no_derivative(..)` calls the expression being lowered is inside.
     pub(crate) underived: usize,
 }
@@ -229,6 +241,7 @@ impl Lowerer {
             struct_vars: HashMap::new(),
             operators: Vec::new(),
             underived: 0,
+            struct_collections: HashMap::new(),
             struct_fields: Vec::new(),
         }
     }
