@@ -49,11 +49,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     // then known exactly, as when the block is marked.
     let written_in = crate::source::enclosing(&func.sig.ident);
     if let Enclosing::Impl(block) = &written_in {
-        let trait_name = block
-            .trait_
-            .as_ref()
-            .and_then(|(_, p, _)| p.segments.last());
-        if trait_name.is_some_and(|t| is_operator_trait(&t.ident, &func.sig.ident)) {
+        let trait_path = block.trait_.as_ref().map(|(_, p, _)| p);
+        if implements_operator(trait_path, &func.sig.ident) {
             let items = operator_items(args, &func, block, &mut errors);
             let mut func = func;
             if let Some(items) = items {
@@ -183,8 +180,7 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
 fn unmarked_trait(trait_path: Option<&syn::Path>, method: &syn::Ident) -> Option<syn::Ident> {
     let name = &trait_path?.segments.last()?.ident;
     let marks = crate::source::trait_marks(method.span(), &name.to_string(), &method.to_string());
-    (marks == Some(false) || (marks.is_none() && is_operator_trait(name, method)))
-        .then(|| name.clone())
+    (marks == Some(false)).then(|| name.clone())
 }
 
 /// The arithmetic operators' traits of `core::ops`, which cannot mark their methods: an
@@ -197,11 +193,14 @@ const OPERATOR_TRAITS: &[(&str, &str)] = &[
     ("Neg", "neg"),
 ];
 
-/// Whether `method` of the trait named `name` is an arithmetic operator of `core::ops`.
-fn is_operator_trait(name: &syn::Ident, method: &syn::Ident) -> bool {
-    OPERATOR_TRAITS
-        .iter()
-        .any(|(t, m)| name == t && method == m)
+/// Whether `method`, of an `impl` of the trait `trait_path`, is an arithmetic operator of
+/// `core::ops`.
+fn implements_operator(trait_path: Option<&syn::Path>, method: &syn::Ident) -> bool {
+    trait_path.and_then(|p| p.segments.last()).is_some_and(|t| {
+        OPERATOR_TRAITS
+            .iter()
+            .any(|(n, m)| t.ident == n && method == m)
+    })
 }
 
 /// The derivatives of an operator's implementation (`fn add` in `impl Add for V`) as an
@@ -255,7 +254,7 @@ fn operator_items(
 }
 
 /// The right operand's type of an operator's `impl` (`V` in `impl Mul<V> for f64`).
-fn operator_rhs(block: &syn::ItemImpl) -> Option<syn::Type> {
+pub(crate) fn operator_rhs(block: &syn::ItemImpl) -> Option<syn::Type> {
     let (_, path, _) = block.trait_.as_ref()?;
     let syn::PathArguments::AngleBracketed(a) = &path.segments.last()?.arguments else {
         return None;
@@ -713,11 +712,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             ty: &self_ty,
             declared_by_trait: of_trait && !unmarked,
         });
-        if trait_path
-            .as_ref()
-            .and_then(|p| p.segments.last())
-            .is_some_and(|t| is_operator_trait(&t.ident, &func.sig.ident))
-        {
+        if implements_operator(trait_path.as_ref(), &func.sig.ident) {
             operators.extend(operator_items(args, func, &block_head, &mut errors));
             continue;
         }

@@ -107,16 +107,10 @@ impl<'a> Body<'a> {
             structs: (0..sig.params.len())
                 .filter(|i| sig.param_fields.get(*i).is_some_and(|f| !f.is_empty()))
                 .map(|i| {
-                    let mut ty = sig.declared_type(i);
-                    while let Some(syn::Type::Reference(r)) = ty {
-                        ty = Some(*r.elem);
-                    }
-                    let name = match ty {
-                        Some(syn::Type::Path(p)) => {
-                            p.path.segments.last().map(|s| s.ident.to_string())
-                        }
-                        _ => None,
-                    };
+                    let name = sig
+                        .declared_type(i)
+                        .as_ref()
+                        .and_then(crate::differentiable::type_name);
                     (i, name.unwrap_or_else(|| "Self".to_string()))
                 })
                 .collect(),
@@ -265,19 +259,6 @@ fn collection_element(mut ty: &syn::Type) -> Option<&syn::Type> {
     }
     match ty {
         syn::Type::Slice(s) => Some(&s.elem),
-        syn::Type::Array(a) => Some(&a.elem),
-        syn::Type::Path(p) => {
-            let last = p.path.segments.last()?;
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) if last.ident == "Vec" => {
-                    match a.args.first()? {
-                        syn::GenericArgument::Type(t) => Some(t),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            }
-        }
-        _ => None,
+        ty => crate::parse::types::element_type(ty),
     }
 }

@@ -200,8 +200,9 @@ struct Types {
     /// Types implementing an arithmetic operator (`impl Add for V`): a value of the
     /// type may meet dual numbers in arithmetic, so it has no dual twin.
     arithmetic: Vec<String>,
-    /// The operators' methods implemented for a type (`impl Sub for V`: `("V", "sub")`)
-    /// and whether they are marked #[differentiable] (or their `impl` block is).
+    /// The operators' methods implemented for a type (`impl Sub for V`: `("V", "sub")`;
+    /// `impl Mul<V> for f64`: `("V", "__rhs_mul")`) and whether each is marked
+    /// #[differentiable].
     operator_methods: Vec<(String, String, bool)>,
     /// The methods of inherent `impl` blocks (`impl V { fn m .. }`: `("V", "m")`) and
     /// whether each is marked #[differentiable].
@@ -363,17 +364,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
         });
         if let (true, syn::Type::Path(t)) = (operator, &*i.self_ty) {
             // `impl Mul<V> for f64`: the method is `V`'s, with `V` on the right.
-            let rhs = i.trait_.as_ref().and_then(|(_, p, _)| {
-                let syn::PathArguments::AngleBracketed(a) = &p.segments.last()?.arguments else {
-                    return None;
-                };
-                match a.args.first()? {
-                    syn::GenericArgument::Type(syn::Type::Path(r)) => {
-                        Some(r.path.segments.last()?.ident.to_string())
-                    }
-                    _ => None,
-                }
-            });
+            let rhs = crate::differentiable::operator_rhs(i)
+                .filter(|t| matches!(t, syn::Type::Path(_)))
+                .as_ref()
+                .and_then(crate::differentiable::type_name);
             if let Some(last) = t.path.segments.last() {
                 let primitive = crate::differentiable::is_primitive(&last.ident.to_string());
                 for item in &i.items {

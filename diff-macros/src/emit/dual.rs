@@ -96,37 +96,14 @@ pub fn is_floats(ty: &syn::Type, scalar: &Ident) -> bool {
 /// rows of a matrix, `Vec<Vec<f64>>`, `[[f64; 3]; 3]`).
 fn is_lifted_type(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
     is_lifted_element(ty, scalar, twins)
-        || collection_element(ty)
+        || crate::parse::types::element_type(ty)
             .is_some_and(|e| is_row(e, scalar) || is_lifted_element(e, scalar, twins))
 }
 
 /// Whether `ty` is a `Vec` or an array of the scalar (the lifted conversions,
 /// diff-core `lift.rs`, go one level deeper than that).
 fn is_row(ty: &syn::Type, scalar: &Ident) -> bool {
-    collection_element(ty).is_some_and(|e| is_lifted_element(e, scalar, &[]))
-}
-
-/// The element type of `Vec<T>` or `[T; N]`.
-fn collection_element(ty: &syn::Type) -> Option<&syn::Type> {
-    match ty {
-        syn::Type::Array(a) => Some(&a.elem),
-        syn::Type::Paren(p) => collection_element(&p.elem),
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let last = p.path.segments.last()?;
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a)
-                    if last.ident == "Vec" && a.args.len() == 1 =>
-                {
-                    match a.args.first() {
-                        Some(syn::GenericArgument::Type(t)) => Some(t),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+    crate::parse::types::element_type(ty).is_some_and(|e| is_lifted_element(e, scalar, &[]))
 }
 
 /// Whether `ty` is the scalar or a struct with a twin named in `twins`.

@@ -149,6 +149,29 @@ fn bound_name(b: &syn::TypeParamBound) -> Option<String> {
     }
 }
 
+/// The element type of `Vec<T>` or `[T; N]` (through parentheses).
+pub fn element_type(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Array(a) => Some(&a.elem),
+        Type::Paren(p) => element_type(&p.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a)
+                    if last.ident == "Vec" && a.args.len() == 1 =>
+                {
+                    match a.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => Some(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
