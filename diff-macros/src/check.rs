@@ -28,9 +28,7 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         }
                     } else if let Some((ty, name)) = associated_function(p) {
                         if crate::source::method_has_no_derivative(stmt.span, &ty, &name) {
-                            add(syn::Error::new(stmt.span, format!(
-                                "`{ty}::{name}` has no derivative: it is neither #[differentiable] nor registered; mark `fn {name}` in `impl {ty}` #[differentiable], register its derivative with #[derivative(of = {ty}::{name})], or write no_derivative(..) around the call if its derivative should be zero"
-                            )));
+                            add(no_derivative_in_impl(stmt.span, &ty, &name));
                         }
                     }
                 }
@@ -43,12 +41,12 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         .iter()
                         .find(|(v, _)| *v == stmt.results[0])
                         .map(|(_, t)| t);
+                    let method_span = method.span();
+                    let method = method.to_string();
                     if let Some(ty) = ty.filter(|ty| {
-                        crate::source::method_has_no_derivative(stmt.span, ty, &method.to_string())
+                        crate::source::method_has_no_derivative(stmt.span, ty, &method)
                     }) {
-                        add(syn::Error::new(method.span(), format!(
-                            "`{ty}::{method}` has no derivative: it is neither #[differentiable] nor registered; mark `fn {method}` in `impl {ty}` #[differentiable], register its derivative with #[derivative(of = {ty}::{method})], or write no_derivative(..) around the call if its derivative should be zero"
-                        )));
+                        add(no_derivative_in_impl(method_span, ty, &method));
                     }
                 }
                 Inst::Ref(_, Borrow::Mut) if active => add(syn::Error::new(
@@ -68,6 +66,13 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
         }
     }
     errors.len() == before
+}
+
+/// The refusal of a call of `ty::name`, defined in `impl ty` without a derivative.
+fn no_derivative_in_impl(span: proc_macro2::Span, ty: &str, name: &str) -> syn::Error {
+    syn::Error::new(span, format!(
+        "`{ty}::{name}` has no derivative: it is neither #[differentiable] nor registered; mark `fn {name}` in `impl {ty}` #[differentiable], register its derivative with #[derivative(of = {ty}::{name})], or write no_derivative(..) around the call if its derivative should be zero"
+    ))
 }
 
 /// The type and the function of a path naming an associated function (`Params::new`,

@@ -235,13 +235,10 @@ fn closure(
             _ => None,
         })
         .collect();
-    let seen = pats.iter().find_map(|p| match p {
-        syn::Pat::Type(t) => match &*t.pat {
-            syn::Pat::Ident(i) => crate::source::seen(&i.ident),
-            _ => None,
-        },
-        _ => None,
-    });
+    let seen = pats
+        .iter()
+        .filter(|p| matches!(p, syn::Pat::Type(_)))
+        .find_map(|p| crate::source::seen(crate::lower::pat_name(p)?));
     let mut struct_params = Vec::new();
     let mut struct_fields = vec![Vec::new(); pats.len()];
     if let Some(seen) = &seen {

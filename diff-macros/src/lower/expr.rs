@@ -99,15 +99,7 @@ impl Lowerer {
                         }
                     }
                 }
-                let name = match &local.pat {
-                    syn::Pat::Ident(p) => Some(&p.ident),
-                    syn::Pat::Type(t) => match &*t.pat {
-                        syn::Pat::Ident(p) => Some(&p.ident),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                if let (Some(ty), Some(name)) = (holds_struct, name) {
+                if let (Some(ty), Some(name)) = (holds_struct, super::pat_name(&local.pat)) {
                     if let Some(var) = self.binding(&name.to_string()) {
                         self.struct_vars.insert(var, ty);
                     }

@@ -253,6 +253,19 @@ fn element(b: &Base, i: &syn::Ident) -> Expr {
     }
 }
 
+/// `f(acc, item)` for a folding function: a closure of two arguments or a path; `None`
+/// for a closure of another arity.
+fn fold_step(f: Func, acc: &syn::Ident, item: &Expr) -> Option<Expr> {
+    match f {
+        Func::Closure(c) if c.inputs.len() == 2 => {
+            let (a, x, body) = (&c.inputs[0], &c.inputs[1], &c.body);
+            Some(parse_quote!({ let #a = #acc; let #x = #item; #body }))
+        }
+        Func::Path(p) => Some(parse_quote!(#p(#acc, #item))),
+        Func::Closure(_) => None,
+    }
+}
+
 fn apply(f: &Func, item: Expr) -> Expr {
     match f {
         Func::Closure(c) if c.inputs.len() == 1 => {
@@ -445,15 +458,7 @@ impl Chain {
                 ),
                 ("fold", 2) => {
                     let init = method.args[0].clone();
-                    let step = match func(&method.args[1])? {
-                        Func::Closure(c) if c.inputs.len() == 2 => {
-                            let (a, x, body) = (&c.inputs[0], &c.inputs[1], &c.body);
-                            parse_quote!({ let #a = #acc; let #x = #item; #body })
-                        }
-                        Func::Path(p) => parse_quote!(#p(#acc, #item)),
-                        Func::Closure(_) => return None,
-                    };
-                    (init, step)
+                    (init, fold_step(func(&method.args[1])?, &acc, &item)?)
                 }
                 _ => return None,
             };
@@ -554,14 +559,7 @@ impl Chain {
         }
         let acc: syn::Ident = parse_quote!(__diff_acc);
         let (ipat, index, item, _) = self.parts();
-        let step: Expr = match func(&method.args[0])? {
-            Func::Closure(c) if c.inputs.len() == 2 => {
-                let (a, x, body) = (&c.inputs[0], &c.inputs[1], &c.body);
-                parse_quote!({ let #a = #acc; let #x = #item; #body })
-            }
-            Func::Path(p) => parse_quote!(#p(#acc, #item)),
-            Func::Closure(_) => return None,
-        };
+        let step = fold_step(func(&method.args[0])?, &acc, &item)?;
         let (unwrap_name, unwrap_args) = (&unwrap.method, &unwrap.args);
         Some(parse_quote!({
             let mut __diff_rest = #index;

@@ -90,21 +90,11 @@ pub fn lower_body(
             errors.push(e);
             return None;
         }
-        let ident = match pat {
-            syn::Pat::Ident(p) => Some(&p.ident),
-            syn::Pat::Type(t) => match &*t.pat {
-                syn::Pat::Ident(p) => Some(&p.ident),
-                _ => None,
-            },
-            _ => None,
-        };
-        if let (Some(ident), Some((_, ty))) = (ident, structs.iter().find(|(k, _)| *k == i)) {
-            if let Some(var) = cx.binding(&ident.to_string()) {
+        if let Some(var) = pat_name(pat).and_then(|n| cx.binding(&n.to_string())) {
+            if let Some((_, ty)) = structs.iter().find(|(k, _)| *k == i) {
                 cx.struct_vars.insert(var, ty.clone());
             }
-        }
-        if let (Some(ident), Some((_, ty))) = (ident, elements.iter().find(|(k, _)| *k == i)) {
-            if let Some(var) = cx.binding(&ident.to_string()) {
+            if let Some((_, ty)) = elements.iter().find(|(k, _)| *k == i) {
                 cx.struct_collections.insert(var, ty.clone());
             }
         }
@@ -149,6 +139,15 @@ pub(crate) fn prepare(block: &syn::Block, output: Option<&syn::Type>) -> Option<
     let inlined = iterators::inline_iterator_variables(block);
     let block = inlined.as_ref().unwrap_or(block);
     iterators::typed_reductions(block, output).or(inlined)
+}
+
+/// The name a pattern binds when it is a name (`x`, `mut x`, `x: T`).
+pub(crate) fn pat_name(p: &syn::Pat) -> Option<&syn::Ident> {
+    match p {
+        syn::Pat::Ident(p) => Some(&p.ident),
+        syn::Pat::Type(t) => pat_name(&t.pat),
+        _ => None,
+    }
 }
 
 fn pat_span(p: &syn::Pat) -> Span {
