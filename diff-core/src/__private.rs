@@ -52,9 +52,7 @@ pub trait AddTo<T> {
 impl<T: VectorSpace> AddTo<T> for Option<T> {
     #[inline(always)]
     fn add_to(self, slot: &mut Option<T>) {
-        if let Some(v) = self {
-            accumulate(slot, v);
-        }
+        accumulate_opt(slot, self);
     }
 }
 

@@ -656,7 +656,7 @@ impl<T: VectorSpace> crate::__private::AddTo<Vec<T>> for SubSliceAdjoint<T> {
                     crate::support::accumulate_into(w, a);
                 }
             }
-            _ => crate::__private::AddTo::add_to(self.into_whole(), slot),
+            _ => crate::__private::accumulate_opt(slot, self.into_whole()),
         }
     }
 }
