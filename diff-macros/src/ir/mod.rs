@@ -38,6 +38,19 @@ pub enum BinOp {
     Rem,
 }
 
+impl BinOp {
+    /// The method of `core::ops` the operator calls (`add` for `+`).
+    pub fn method(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::Div => "div",
+            BinOp::Rem => "rem",
+        }
+    }
+}
+
 /// What a literal sequence builds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sequence {

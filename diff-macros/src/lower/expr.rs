@@ -352,22 +352,6 @@ impl Lowerer {
             if compound {
                 return self.lower_opaque_compound(b);
             }
-            if let B::Rem(_) = b.op {
-                let l = self.lower_expr(&b.left)?;
-                let r = self.lower_expr(&b.right)?;
-                let method = syn::Ident::new("rem", b.op.span());
-                return Ok(self.emit(
-                    Inst::Call(
-                        Callee::Method {
-                            method,
-                            turbofish: None,
-                        },
-                        vec![l, r],
-                    ),
-                    b.span(),
-                    None,
-                ));
-            }
             // Comparisons, logic and bit operations: no derivative, kept verbatim.
             return Ok(self.opaque(&Expr::Binary(b.clone())));
         };
@@ -375,15 +359,15 @@ impl Lowerer {
         // with a float on the left, the right one's (`impl Mul<V> for f64`).
         let left = self.struct_type_of(&b.left);
         let right = self.struct_type_of(&b.right);
-        let rhs_method = format!("__rhs_{}", operator_name(op));
+        let rhs_method = format!("__rhs_{}", op.method());
         // (Only for a type whose operators the source shows: any other arithmetic
         // follows the rules of floats.)
         let dispatch = match (left, right) {
             (None, Some(t)) if self.has_operator(&t, &rhs_method) => Some((t, rhs_method)),
-            (Some(t), _) | (None, Some(t)) => Some((t, operator_name(op).to_string())),
+            (Some(t), _) | (None, Some(t)) => Some((t, op.method().to_string())),
             (None, None) => None,
         }
-        .filter(|(t, _)| self.operators.iter().any(|(ty, ..)| ty == t));
+        .filter(|(t, _)| self.has_operators(t));
         if let Some((ty, method)) = &dispatch {
             if let Some(e) = self.unmarked_operator(ty, method, &b.op) {
                 return Err(e);
@@ -399,7 +383,7 @@ impl Lowerer {
                     args,
                 ))
             }
-            Some(_) => Some(operator_call(op, b.op.span(), args)),
+            Some(_) => Some(operator_call(op.method(), b.op.span(), args)),
             None => None,
         };
         if compound {
@@ -468,6 +452,11 @@ impl Lowerer {
             }
             _ => None,
         }
+    }
+
+    /// Whether the source shows operators implemented for `ty`.
+    fn has_operators(&self, ty: &str) -> bool {
+        self.operators.iter().any(|(t, ..)| t == ty)
     }
 
     /// Whether the source shows the operator method `method` implemented for `ty`.
@@ -550,7 +539,7 @@ impl Lowerer {
             syn::UnOp::Neg(_) => {
                 let on_struct = self
                     .struct_type_of(&u.expr)
-                    .filter(|t| self.operators.iter().any(|(ty, ..)| ty == t));
+                    .filter(|t| self.has_operators(t));
                 if let Some(ty) = &on_struct {
                     if let Some(e) = self.unmarked_operator(ty, "neg", &u.op) {
                         return Err(e);
@@ -559,13 +548,7 @@ impl Lowerer {
                 let on_struct = on_struct.is_some() && self.underived == 0;
                 let v = self.lower_expr(&u.expr)?;
                 let inst = match on_struct {
-                    true => Inst::Call(
-                        Callee::Method {
-                            method: syn::Ident::new("neg", u.op.span()),
-                            turbofish: None,
-                        },
-                        vec![v],
-                    ),
+                    true => operator_call("neg", u.op.span(), vec![v]),
                     false => Inst::Neg(v),
                 };
                 Ok(self.emit(inst, u.span(), None))
@@ -1201,26 +1184,15 @@ pub(crate) fn is_compound_assignment(op: &syn::BinOp) -> bool {
     )
 }
 
-/// An arithmetic operator on a struct of the crate as the call of its method
-/// (`p + q` is `p.add(q)`), whose derivatives are the operator's implementation's
+/// An operator on a struct of the crate as the call of its method (`p + q` is
+/// `p.add(q)`, `-p` is `p.neg()`), whose derivatives are the operator's implementation's
 /// (`#[differentiable] fn add` in `impl Add for V`).
-fn operator_call(op: BinOp, span: proc_macro2::Span, args: Vec<Value>) -> Inst {
+fn operator_call(method: &str, span: proc_macro2::Span, args: Vec<Value>) -> Inst {
     Inst::Call(
         Callee::Method {
-            method: syn::Ident::new(operator_name(op), span),
+            method: syn::Ident::new(method, span),
             turbofish: None,
         },
         args,
     )
-}
-
-/// The method of `core::ops` an operator calls (`add` for `+`).
-fn operator_name(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "add",
-        BinOp::Sub => "sub",
-        BinOp::Mul => "mul",
-        BinOp::Div => "div",
-        BinOp::Rem => "rem",
-    }
 }
