@@ -253,14 +253,15 @@ fn operator_items(
     })
 }
 
-/// The right operand's type of an operator's `impl` (`V` in `impl Mul<V> for f64`).
+/// The right operand's type of an operator's `impl` when it is a type named by a path,
+/// taken by value (`V` in `impl Mul<V> for f64`; `None` for `impl Mul<&V> for f64`).
 pub(crate) fn operator_rhs(block: &syn::ItemImpl) -> Option<syn::Type> {
     let (_, path, _) = block.trait_.as_ref()?;
     let syn::PathArguments::AngleBracketed(a) = &path.segments.last()?.arguments else {
         return None;
     };
     match a.args.first()? {
-        syn::GenericArgument::Type(t) => Some(t.clone()),
+        syn::GenericArgument::Type(t @ syn::Type::Path(_)) => Some(t.clone()),
         _ => None,
     }
 }

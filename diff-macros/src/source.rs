@@ -365,7 +365,6 @@ impl<'a> syn::visit::Visit<'a> for Types {
         if let (true, syn::Type::Path(t)) = (operator, &*i.self_ty) {
             // `impl Mul<V> for f64`: the method is `V`'s, with `V` on the right.
             let rhs = crate::differentiable::operator_rhs(i)
-                .filter(|t| matches!(t, syn::Type::Path(_)))
                 .as_ref()
                 .and_then(crate::differentiable::type_name);
             if let Some(last) = t.path.segments.last() {
