@@ -1244,3 +1244,26 @@ fn hessians_of_functions_taking_the_rows_of_a_matrix() {
     ];
     assert_matrix(&h, &want, 1e-12);
 }
+
+#[differentiable]
+fn cubes_reported(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().map(|v| v * v * v).sum();
+    let label = format!("sum of cubes {s:.3}");
+    debug_assert!(s.is_finite(), "{label}: {s}");
+    s
+}
+
+#[test]
+fn formatting_a_value_by_name_keeps_second_order() {
+    // A format string naming a local (`{s}`) reads it; the second sweep prints the value.
+    let x = vec![0.5, -2.0, 1.5];
+    let h = hessian!(at: &x, of: cubes_reported);
+    let want: Vec<Vec<f64>> = (0..3)
+        .map(|i| {
+            (0..3)
+                .map(|j| if i == j { 6.0 * x[i] } else { 0.0 })
+                .collect()
+        })
+        .collect();
+    assert_matrix(&h, &want, 1e-12);
+}

@@ -172,13 +172,12 @@ enum OpaqueKind {
 }
 
 fn opaque_kind(o: &Opaque) -> OpaqueKind {
-    let first = o.tokens.clone().into_iter().next();
     match o.what.as_str() {
         "comparison or logical operator" | "`!` operator" => OpaqueKind::Comparison,
         "array expression" => OpaqueKind::Collection,
-        "macro call" => match first {
-            Some(TokenTree::Ident(i)) if i == "vec" => OpaqueKind::Collection,
-            Some(TokenTree::Ident(i)) if PLAIN_MACROS.iter().any(|m| i == m) => OpaqueKind::Plain,
+        "macro call" => match o.macro_name.as_deref() {
+            Some("vec") => OpaqueKind::Collection,
+            Some(m) if PLAIN_MACROS.contains(&m) => OpaqueKind::Plain,
             _ => OpaqueKind::Unknown,
         },
         _ => OpaqueKind::Unknown,
@@ -849,6 +848,7 @@ impl<'a> Lifting<'a> {
                 tokens,
                 uses: vec![v],
                 what: "conversion to dual numbers".into(),
+                macro_name: None,
                 inactive: true,
             }),
             span,
@@ -882,6 +882,7 @@ impl<'a> Lifting<'a> {
                 tokens,
                 uses: vec![*v],
                 what: "value of a dual number".into(),
+                macro_name: None,
                 inactive: true,
             }),
             span,
@@ -1138,6 +1139,7 @@ impl<'a> Lifting<'a> {
                     tokens: quote!(#companion(#(#phs),*).0),
                     uses: args.clone(),
                     what: "call".into(),
+                    macro_name: None,
                     inactive: false,
                 });
                 return;

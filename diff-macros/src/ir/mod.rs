@@ -246,6 +246,8 @@ pub struct Opaque {
     pub uses: Vec<Value>,
     /// A short description for diagnostics ("macro call", "cast", ...).
     pub what: String,
+    /// For a macro call, the macro's name (`println`, `vec`).
+    pub macro_name: Option<String>,
     /// Whether the result can never carry a derivative (an integer cast, a comparison).
     pub inactive: bool,
 }

@@ -208,6 +208,7 @@ impl Lowerer {
                     tokens: quote::quote!(::core::unreachable!()),
                     uses: Vec::new(),
                     what: "statement refused above".to_string(),
+                    macro_name: None,
                     inactive: true,
                 });
                 let v = self.emit(placeholder, name.span(), Some(name.to_string()));

@@ -292,6 +292,7 @@ impl Lowerer {
             tokens,
             uses,
             what: "range".into(),
+            macro_name: None,
             inactive: true,
         };
         Ok(self.emit(Inst::Opaque(o), r.span(), None))
@@ -527,6 +528,7 @@ impl Lowerer {
             tokens: quote::quote!((#l #op #r)),
             uses: vec![cur, rhs],
             what: "compound assignment".into(),
+            macro_name: None,
             inactive: false,
         };
         let v = self.emit(Inst::Opaque(o), b.span(), Some(place.display_name()));

@@ -200,6 +200,7 @@ impl Lowerer {
             tokens,
             uses,
             what: "guard".into(),
+            macro_name: None,
             inactive: true,
         }
     }

@@ -20,6 +20,10 @@ impl Lowerer {
                 tokens,
                 uses,
                 what: what.to_string(),
+                macro_name: match e {
+                    syn::Expr::Macro(m) => m.mac.path.segments.last().map(|s| s.ident.to_string()),
+                    _ => None,
+                },
                 inactive: never_active(e),
             }),
             e.span(),
