@@ -1267,3 +1267,30 @@ fn formatting_a_value_by_name_keeps_second_order() {
         .collect();
     assert_matrix(&h, &want, 1e-12);
 }
+
+#[differentiable]
+fn horner(coef: &[f64], x: f64) -> f64 {
+    if coef.is_empty() {
+        0.0
+    } else {
+        coef[0] + x * horner(&coef[1..], x)
+    }
+}
+
+#[test]
+fn second_order_of_a_recursive_function() {
+    // The recursive call's pullback is boxed in the second sweep as in the first.
+    let c = vec![1.0, -2.0, 0.5, 3.0];
+    let d2 = second_derivative!(at: 0.7, of: |x| horner(&c, x));
+    assert_close(d2, 2.0 * 0.5 + 6.0 * 3.0 * 0.7, 1e-12);
+    // With respect to the coefficients and x: ∂²/∂c_k∂x = k x^(k-1), ∂²/∂x² as above.
+    let h = hessian!(at: vec![1.0, -2.0, 0.5, 3.0, 0.7], of: |v: Vec<f64>| horner(&v[..4], v[4]));
+    let x = 0.7f64;
+    let mut want = vec![vec![0.0; 5]; 5];
+    for k in 1..4 {
+        want[k][4] = k as f64 * x.powi(k as i32 - 1);
+        want[4][k] = want[k][4];
+    }
+    want[4][4] = d2;
+    assert_matrix(&h, &want, 1e-12);
+}

@@ -79,7 +79,6 @@ pub fn lift(
     lifted_params: &[usize],
     floats: FloatInputs<'_>,
     scalar: &str,
-    own: &str,
 ) -> Result<Function, String> {
     let mut l = Lifting {
         func,
@@ -92,7 +91,6 @@ pub fn lift(
         user_types: names_user_types(func, floats.twins),
         lifted: BTreeSet::new(),
         scalar: Ident::new(scalar, Span::call_site()),
-        own: own.to_string(),
         refusal: None,
         floaty_steps: std::cell::Cell::new(0),
         at: None,
@@ -150,8 +148,6 @@ struct Lifting<'a> {
     /// Values whose type holds dual numbers.
     lifted: BTreeSet<Value>,
     scalar: Ident,
-    /// The function's name (a call of itself is refused).
-    own: String,
     refusal: Option<String>,
     /// The steps of the current [`Lifting::floaty`] walk.
     floaty_steps: std::cell::Cell<usize>,
@@ -622,14 +618,11 @@ impl<'a> Lifting<'a> {
                 if !self.any_lifted(args) {
                     false
                 } else {
-                    let name = p.path.segments.last().map(|s| s.ident.to_string());
                     let why = self
                         .not_a_function(p)
                         .filter(|_| self.on_twin(stmt).is_none());
                     if let Some(why) = why {
                         self.refuse(why);
-                    } else if name.as_deref() == Some(self.own.as_str()) {
-                        self.refuse("a call of the function itself");
                     }
                     // A call whose result carries no derivative is rewritten to the value
                     // of its dual companion (`rewrite_stmt`).

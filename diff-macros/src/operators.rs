@@ -312,7 +312,7 @@ fn closure(
                 twins: &[],
                 param_structs: &[],
             };
-            lifting::lift(&analyzed.func, &analyzed.act, &all, floats, scalar, "")
+            lifting::lift(&analyzed.func, &analyzed.act, &all, floats, scalar)
         })
         .and_then(Result::ok);
     let (stmts, inner) = match &lifted {

@@ -239,20 +239,25 @@ impl Companions<'_> {
             |e| e.recursion = rec(jvp_box),
         );
         let jvp_body = quote! { { #st #r } };
-        let dual_body = self.dual_body(&sh, params);
+        let dual_body = self.dual_body(&sh, params, output_tangent);
         sh.items(output_tangent, [vjp_body, jvp_body, dual_body])
     }
 
     /// The body of the dual companion (`dual.rs`): the `__vjp` of a function generic over
     /// its scalar; for one written for `f64`, the reverse sweep of the IR `lifting.rs`
     /// rewrites to dual numbers, or a stop saying why there is none.
-    fn dual_body(&self, sh: &Signatures<'_>, params: Vec<TokenStream>) -> TokenStream {
+    fn dual_body(
+        &self,
+        sh: &Signatures<'_>,
+        params: Vec<TokenStream>,
+        output_tangent: &TokenStream,
+    ) -> TokenStream {
         let sig = self.sig;
         if !sig.roles.scalars.is_empty() {
             let (vjp, args) = (sh.callee(Mode::Vjp), sh.call_args());
             return quote! {{ #vjp(#(#args),*) }};
         }
-        self.lifted_body(&DualSig::of(sig), params)
+        self.lifted_body(&DualSig::of(sig), params, output_tangent)
     }
 
     /// The companion of a method taking its receiver as the dual twin of its struct
@@ -267,14 +272,23 @@ impl Companions<'_> {
         };
         let header = ds.header(self.vis, names::twin_receiver(&sig.ident), output_tangent);
         let params = sig.params.iter().map(|p| p.ident.clone()).collect();
-        let body = self.lifted_body(&ds, params);
+        let body = if sig.recursive {
+            ds.stop("a method calling itself, on a struct's dual twin")
+        } else {
+            self.lifted_body(&ds, params, output_tangent)
+        };
         quote! { #header #body }
     }
 
     /// The body of a dual companion of a function written for `f64` (`ds` its
     /// signature): the reverse sweep of the IR `lifting.rs` rewrites to dual numbers, or
     /// a stop saying why there is none.
-    fn lifted_body(&self, ds: &DualSig<'_>, mut params: Vec<TokenStream>) -> TokenStream {
+    fn lifted_body(
+        &self,
+        ds: &DualSig<'_>,
+        mut params: Vec<TokenStream>,
+        output_tangent: &TokenStream,
+    ) -> TokenStream {
         let sig = self.sig;
         let Some(scalar) = ds.liftable() else {
             return ds.stop(&ds.why_not());
@@ -330,14 +344,7 @@ impl Companions<'_> {
             twins: &twins,
             param_structs: &param_structs,
         };
-        let lifted = lifting::lift(
-            self.func,
-            self.act,
-            &wrt,
-            floats,
-            &scalar.to_string(),
-            &sig.ident.to_string(),
-        );
+        let lifted = lifting::lift(self.func, self.act, &wrt, floats, &scalar.to_string());
         let lifted = match lifted {
             Ok(f) => f,
             Err(why) => return ds.stop(&why),
@@ -354,6 +361,11 @@ impl Companions<'_> {
             |e| {
                 e.dual = true;
                 e.constant_params = constant;
+                e.recursion = Some(Recursion {
+                    name: sig.ident.to_string(),
+                    method: sig.has_receiver(),
+                    boxed: ds.boxed_pullback(output_tangent),
+                });
             },
         );
         let conversions = ds.conversions();

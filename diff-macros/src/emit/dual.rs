@@ -344,6 +344,27 @@ impl<'a> DualSig<'a> {
             });
         let caps = sig.captures();
         let out = self.lift(&sig.output);
+        let (seed, slots) = self.linear_map_types(output_tangent);
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(dead_code, unreachable_code, unused_mut, unused_variables, unused_parens, non_snake_case, clippy::all, clippy::pedantic)]
+            #vis fn #name #gen (#(#decls),*) -> (#out, impl ::core::ops::FnOnce(#seed) -> (#(#slots,)*) #caps) #wher
+        }
+    }
+
+    /// The type of the dual companion's pullback boxed, which a recursive call's takes
+    /// (`emit/primal.rs`, `Recursion`).
+    pub fn boxed_pullback(&self, output_tangent: &TokenStream) -> TokenStream {
+        let (seed, slots) = self.linear_map_types(output_tangent);
+        let caps = self.sig.dyn_lifetime();
+        quote!(::std::boxed::Box<dyn ::core::ops::FnOnce(#seed) -> (#(#slots,)*) #caps>)
+    }
+
+    /// The seed its pullback takes and the slots it returns: lifted, but for a receiver
+    /// taken as it is.
+    fn linear_map_types(&self, output_tangent: &TokenStream) -> (TokenStream, Vec<TokenStream>) {
+        let sig = self.sig;
         let seed = self.lift(output_tangent);
         // A receiver taken as it is (a constant) keeps its own tangent's slot, which its
         // callers accumulate into the plain receiver's.
@@ -367,12 +388,7 @@ impl<'a> DualSig<'a> {
             let m = mutated.iter().map(|s| self.lift(s));
             quote!((::core::option::Option<#seed>, #(#m,)*))
         };
-        quote! {
-            #[doc(hidden)]
-            #[inline]
-            #[allow(dead_code, unreachable_code, unused_mut, unused_variables, unused_parens, non_snake_case, clippy::all, clippy::pedantic)]
-            #vis fn #name #gen (#(#decls),*) -> (#out, impl ::core::ops::FnOnce(#seed) -> (#(#slots,)*) #caps) #wher
-        }
+        (seed, slots)
     }
 
     /// The statements giving a parameter taken as a `Cow` the reference the body reads.
