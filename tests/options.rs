@@ -130,6 +130,26 @@ fn first_and_last_elements() {
     );
 }
 
+/// An end element with a fallback for an empty slice.
+#[differentiable]
+fn ends_or(xs: &[f64], d: f64) -> f64 {
+    let a = xs.last().copied().unwrap_or(d);
+    let b: f64 = xs.first().cloned().unwrap_or_default();
+    let c = *xs.last().unwrap_or(&d);
+    a * c + b
+}
+
+#[test]
+fn end_elements_with_a_fallback() {
+    let xs = vec![2.0, 3.0, 5.0];
+    let (v, (g, gd)) = value_with_gradient!(at: (&xs, 0.5), of: ends_or);
+    assert_eq!((v, g, gd), (27.0, vec![1.0, 0.0, 10.0], 0.0));
+    let (v, (g, gd)) = value_with_gradient!(at: (&Vec::new(), 0.5), of: ends_or);
+    assert_eq!((v, g, gd), (0.25, vec![], 1.0));
+    let (v, dd) = value_with_derivative!(at: 0.5, of: |d| ends_or(&[], d));
+    assert_eq!((v, dd), (0.25, 1.0));
+}
+
 #[test]
 #[should_panic(expected = "called `Option::unwrap()` on a `None` value")]
 fn last_of_nothing_panics_like_std() {

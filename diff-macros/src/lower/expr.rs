@@ -851,11 +851,11 @@ impl Lowerer {
                     return self.lower_expr(&e);
                 }
             }
-            // `xs.first().unwrap()` / `xs.last().unwrap()` (also through `.copied()` or
-            // `.cloned()`): the element, by index (an empty `xs` panics either way).
-            if let Some(e) = end_element(m) {
-                return self.lower_expr(&e);
-            }
+        }
+        // `xs.first().unwrap()` / `xs.last().copied().unwrap_or(0.0)` (also through
+        // `.cloned()`, or `expect`, `unwrap_or_default`): the element, by index.
+        if let Some(e) = end_element(m) {
+            return self.lower_expr(&e);
         }
         // `xs.split_at(k)`: the pair of sub-slices.
         if m.method == "split_at" && m.args.len() == 1 {
@@ -905,8 +905,18 @@ impl Lowerer {
 
 /// `xs.first()` / `xs.last()`, optionally followed by `.copied()` or `.cloned()`, then
 /// unwrapped (`m`): `&xs[0]` / `&xs[xs.len() - 1]` (without the `&` when copied), after
-/// checking, as `unwrap`/`expect` would, that `xs` is not empty.
+/// checking, as `unwrap`/`expect` would, that `xs` is not empty; with `unwrap_or(d)` or
+/// `unwrap_or_default()`, `d` (or the default) when it is.
 fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
+    let unwrap = matches!(m.method.to_string().as_str(), "unwrap" | "expect");
+    let fallback: Option<Expr> = match (m.method.to_string().as_str(), m.args.len()) {
+        ("unwrap_or", 1) => Some(m.args[0].clone()),
+        ("unwrap_or_default", 0) => Some(syn::parse_quote!(::core::default::Default::default())),
+        _ => None,
+    };
+    if !unwrap && fallback.is_none() {
+        return None;
+    }
     let Expr::MethodCall(mut inner) = (*m.receiver).clone() else {
         return None;
     };
@@ -931,6 +941,12 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
     } else {
         syn::parse_quote!(&__diff_xs[#index])
     };
+    if let Some(d) = fallback {
+        return Some(syn::parse_quote_spanned!(m.span()=> {
+            let __diff_xs = &#xs;
+            if __diff_xs.is_empty() { #d } else { #element }
+        }));
+    }
     let (check, args) = (&m.method, &m.args);
     Some(syn::parse_quote_spanned!(m.span()=> {
         let __diff_xs = &#xs;
