@@ -139,6 +139,31 @@ fn ends_or(xs: &[f64], d: f64) -> f64 {
     a * c + b
 }
 
+/// A stencil reading its neighbours, zero past the ends.
+#[differentiable]
+fn smoothed(xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..xs.len() {
+        let left = if i > 0 {
+            xs.get(i - 1).copied().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        let right = xs.get(i + 1).copied().unwrap_or(0.0);
+        let here = *xs.get(i).unwrap();
+        total += (left + 2.0 * here + right).powi(2);
+    }
+    total
+}
+
+#[test]
+fn elements_got_by_index_with_a_fallback() {
+    let xs = vec![0.5, -1.0, 2.0, 1.5];
+    let (v, g) = value_with_gradient!(at: &xs, of: smoothed);
+    assert_eq!(v, smoothed(&xs));
+    assert_vec_close(&g, &fd_grad(smoothed, &xs), 1e-6, "get(i)");
+}
+
 #[test]
 fn end_elements_with_a_fallback() {
     let xs = vec![2.0, 3.0, 5.0];

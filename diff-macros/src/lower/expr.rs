@@ -852,8 +852,8 @@ impl Lowerer {
                 }
             }
         }
-        // `xs.first().unwrap()` / `xs.last().copied().unwrap_or(0.0)` (also through
-        // `.cloned()`, or `expect`, `unwrap_or_default`): the element, by index.
+        // `xs.first().unwrap()` / `xs.get(i).copied().unwrap_or(0.0)` (also `last`,
+        // through `.cloned()`, or `expect`, `unwrap_or_default`): the element, by index.
         if let Some(e) = end_element(m) {
             return self.lower_expr(&e);
         }
@@ -903,10 +903,10 @@ impl Lowerer {
     }
 }
 
-/// `xs.first()` / `xs.last()`, optionally followed by `.copied()` or `.cloned()`, then
-/// unwrapped (`m`): `&xs[0]` / `&xs[xs.len() - 1]` (without the `&` when copied), after
-/// checking, as `unwrap`/`expect` would, that `xs` is not empty; with `unwrap_or(d)` or
-/// `unwrap_or_default()`, `d` (or the default) when it is.
+/// `xs.first()` / `xs.last()` / `xs.get(i)`, optionally followed by `.copied()` or
+/// `.cloned()`, then unwrapped (`m`): `&xs[0]` / `&xs[xs.len() - 1]` / `&xs[i]` (without
+/// the `&` when copied), after checking, as `unwrap`/`expect` would, that the element is
+/// there; with `unwrap_or(d)` or `unwrap_or_default()`, `d` (or the default) when not.
 fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
     let unwrap = matches!(m.method.to_string().as_str(), "unwrap" | "expect");
     let fallback: Option<Expr> = match (m.method.to_string().as_str(), m.args.len()) {
@@ -927,14 +927,27 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
         };
         inner = end;
     }
-    if !inner.args.is_empty() || !(inner.method == "first" || inner.method == "last") {
-        return None;
-    }
+    // The index, and whether the element is there.
+    let (index, present): (Expr, Expr) = match (inner.method.to_string().as_str(), &inner.args) {
+        ("first", a) if a.is_empty() => (
+            syn::parse_quote!(0),
+            syn::parse_quote!(!__diff_xs.is_empty()),
+        ),
+        ("last", a) if a.is_empty() => (
+            syn::parse_quote!(__diff_xs.len() - 1),
+            syn::parse_quote!(!__diff_xs.is_empty()),
+        ),
+        // `xs.get(i)` of one element (not of a range: a sub-slice).
+        ("get", a) if a.len() == 1 && !matches!(peel(&a[0]), Expr::Range(_)) => (
+            syn::parse_quote!(__diff_i),
+            syn::parse_quote!(__diff_i < __diff_xs.len()),
+        ),
+        _ => return None,
+    };
     let xs = &inner.receiver;
-    let index: Expr = if inner.method == "first" {
-        syn::parse_quote!(0)
-    } else {
-        syn::parse_quote!(__diff_xs.len() - 1)
+    let at: Vec<syn::Stmt> = match inner.args.first() {
+        Some(i) => vec![syn::parse_quote!(let __diff_i: usize = #i;)],
+        None => Vec::new(),
     };
     let element: Expr = if copied {
         syn::parse_quote!(__diff_xs[#index])
@@ -944,13 +957,15 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
     if let Some(d) = fallback {
         return Some(syn::parse_quote_spanned!(m.span()=> {
             let __diff_xs = &#xs;
-            if __diff_xs.is_empty() { #d } else { #element }
+            #(#at)*
+            if #present { #element } else { #d }
         }));
     }
     let (check, args) = (&m.method, &m.args);
     Some(syn::parse_quote_spanned!(m.span()=> {
         let __diff_xs = &#xs;
-        let __diff_end = if __diff_xs.is_empty() {
+        #(#at)*
+        let __diff_end = if !(#present) {
             ::core::option::Option::None
         } else {
             ::core::option::Option::Some(())
