@@ -386,6 +386,106 @@ fn iter_mut_loops_in_both_modes() {
     check_forward!(updated_through_iter_mut);
 }
 
+/// A `&mut` slice written through `iter_mut()` zipped with the input, and through
+/// `skip`, `rev` and `enumerate` after `iter_mut()`.
+#[differentiable]
+fn exp_into(out: &mut [f64], xs: &[f64]) {
+    for (o, x) in out.iter_mut().zip(xs) {
+        *o = x.exp();
+    }
+    for (k, o) in out.iter_mut().skip(1).rev().enumerate() {
+        *o += k as f64 * *o;
+    }
+}
+
+#[differentiable]
+fn sum_of_exps_written_in_place(xs: &[f64]) -> f64 {
+    let mut buf = vec![0.0; xs.len()];
+    exp_into(&mut buf, xs);
+    buf.iter().sum()
+}
+
+#[test]
+fn iter_mut_through_zip_and_other_adaptors() {
+    let x = vec![0.3, -1.2, 0.7, 0.1];
+    let (v, g) = value_with_gradient!(at: &x, of: sum_of_exps_written_in_place);
+    assert_eq!(v, sum_of_exps_written_in_place(&x));
+    // buf = [e^x0, e^x1 (k = 2 → ×3), e^x2 (k = 1 → ×2), e^x3 (k = 0 → ×1)]
+    let expected = [x[0].exp(), 3.0 * x[1].exp(), 2.0 * x[2].exp(), x[3].exp()];
+    assert_close(v, expected.iter().sum(), 1e-12, "value");
+    assert_vec_close(&g, &expected, 1e-12, "iter_mut().zip(..)");
+    check_forward!(sum_of_exps_written_in_place);
+}
+
+/// Elements looked up as an `Option` and matched: `if let Some(&v) = xs.get(i)`,
+/// `match xs.first() { Some(v) => .., None => .. }`.
+#[differentiable]
+fn neighbours_matched(xs: &[f64], i: usize) -> f64 {
+    let left = if let Some(&v) = xs.get(i.wrapping_sub(1)) {
+        v
+    } else {
+        0.0
+    };
+    let right = match xs.get(i + 1) {
+        Some(v) => *v * 2.0,
+        None => 0.0,
+    };
+    let first = match xs.first() {
+        Some(v) => v * v,
+        _ => 1.0,
+    };
+    left * right + first
+}
+
+#[test]
+fn elements_looked_up_and_matched() {
+    let x = vec![0.3, -1.2, 0.7, 0.1];
+    for i in 0..4 {
+        let (v, g) = value_with_gradient!(at: &x, of: |xs: &[f64]| neighbours_matched(xs, i));
+        assert_eq!(v, neighbours_matched(&x, i));
+        assert_vec_close(
+            &g,
+            &fd_grad(|xs| neighbours_matched(xs, i), &x),
+            1e-6,
+            "get(i)",
+        );
+    }
+    let (v, g) = value_with_gradient!(at: &Vec::new(), of: |xs: &[f64]| neighbours_matched(xs, 0));
+    assert_eq!((v, g), (1.0, vec![]));
+}
+
+/// Two `enumerate`s in one chain, each numbering what reaches it.
+#[differentiable]
+fn enumerated_twice(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, (j, x)) in xs.iter().skip(1).enumerate().enumerate() {
+        s += (i + 2 * j) as f64 * x;
+    }
+    s + xs
+        .iter()
+        .enumerate()
+        .rev()
+        .enumerate()
+        .map(|(k, (j, x))| (k * j) as f64 * x * x)
+        .sum::<f64>()
+}
+
+#[test]
+fn chains_enumerated_twice() {
+    let x = vec![0.3, -1.2, 0.7, 0.1];
+    let (v, g) = value_with_gradient!(at: &x, of: enumerated_twice);
+    assert_eq!(v, enumerated_twice(&x));
+    // Items x[1..] numbered 0, 1, 2 twice: 3 j x[j + 1]; reversed: k = 3 - j.
+    let expected: Vec<f64> = (0..4)
+        .map(|j| {
+            let first = if j > 0 { 3.0 * (j - 1) as f64 } else { 0.0 };
+            first + 2.0 * ((3 - j) * j) as f64 * x[j]
+        })
+        .collect();
+    assert_vec_close(&g, &expected, 1e-12, "enumerate().enumerate()");
+    check_forward!(enumerated_twice);
+}
+
 /// An array mapped (eagerly, `[T; N]::map`) into a variable, then iterated.
 #[differentiable]
 fn norm_of_mapped_array(x: [f64; 3]) -> f64 {

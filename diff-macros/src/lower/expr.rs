@@ -917,54 +917,20 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
     if !unwrap && fallback.is_none() {
         return None;
     }
-    let Expr::MethodCall(mut inner) = (*m.receiver).clone() else {
-        return None;
-    };
-    let copied = inner.args.is_empty() && (inner.method == "copied" || inner.method == "cloned");
-    if copied {
-        let Expr::MethodCall(end) = *inner.receiver else {
-            return None;
-        };
-        inner = end;
-    }
-    // The index, and whether the element is there.
-    let (index, present): (Expr, Expr) = match (inner.method.to_string().as_str(), &inner.args) {
-        ("first", a) if a.is_empty() => (
-            syn::parse_quote!(0),
-            syn::parse_quote!(!__diff_xs.is_empty()),
-        ),
-        ("last", a) if a.is_empty() => (
-            syn::parse_quote!(__diff_xs.len() - 1),
-            syn::parse_quote!(!__diff_xs.is_empty()),
-        ),
-        // `xs.get(i)` of one element (not of a range: a sub-slice).
-        ("get", a) if a.len() == 1 && !matches!(peel(&a[0]), Expr::Range(_)) => (
-            syn::parse_quote!(__diff_i),
-            syn::parse_quote!(__diff_i < __diff_xs.len()),
-        ),
-        _ => return None,
-    };
-    let xs = &inner.receiver;
-    let at: Vec<syn::Stmt> = match inner.args.first() {
-        Some(i) => vec![syn::parse_quote!(let __diff_i: usize = #i;)],
-        None => Vec::new(),
-    };
-    let element: Expr = if copied {
-        syn::parse_quote!(__diff_xs[#index])
-    } else {
-        syn::parse_quote!(&__diff_xs[#index])
-    };
+    let Lookup {
+        prelude,
+        present,
+        element,
+    } = Lookup::of(&m.receiver)?;
     if let Some(d) = fallback {
         return Some(syn::parse_quote_spanned!(m.span()=> {
-            let __diff_xs = &#xs;
-            #(#at)*
+            #(#prelude)*
             if #present { #element } else { #d }
         }));
     }
     let (check, args) = (&m.method, &m.args);
     Some(syn::parse_quote_spanned!(m.span()=> {
-        let __diff_xs = &#xs;
-        #(#at)*
+        #(#prelude)*
         let __diff_end = if !(#present) {
             ::core::option::Option::None
         } else {
@@ -973,6 +939,68 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
         __diff_end.#check(#args);
         #element
     }))
+}
+
+/// An element looked up in a slice, an `Option` of it: `xs.first()`, `xs.last()`,
+/// `xs.get(i)`, optionally followed by `.copied()` or `.cloned()`. Unwrapped
+/// ([`end_element`]) or matched (`Some(p) => ..`, `lower/matching.rs`), it is the element
+/// by index where it is present.
+pub(crate) struct Lookup {
+    /// `let __diff_xs = &xs;` (and the index `__diff_i`), each evaluated once.
+    pub prelude: Vec<syn::Stmt>,
+    /// Whether the element is there.
+    pub present: Expr,
+    /// The element: `&__diff_xs[..]`, or a copy.
+    pub element: Expr,
+}
+
+impl Lookup {
+    pub(crate) fn of(e: &Expr) -> Option<Lookup> {
+        let Expr::MethodCall(mut inner) = peel(e).clone() else {
+            return None;
+        };
+        let copied =
+            inner.args.is_empty() && (inner.method == "copied" || inner.method == "cloned");
+        if copied {
+            let Expr::MethodCall(end) = peel(&inner.receiver).clone() else {
+                return None;
+            };
+            inner = end;
+        }
+        // The index, and whether the element is there.
+        let (index, present): (Expr, Expr) = match (inner.method.to_string().as_str(), &inner.args)
+        {
+            ("first", a) if a.is_empty() => (
+                syn::parse_quote!(0),
+                syn::parse_quote!(!__diff_xs.is_empty()),
+            ),
+            ("last", a) if a.is_empty() => (
+                syn::parse_quote!(__diff_xs.len() - 1),
+                syn::parse_quote!(!__diff_xs.is_empty()),
+            ),
+            // `xs.get(i)` of one element (not of a range: a sub-slice).
+            ("get", a) if a.len() == 1 && !matches!(peel(&a[0]), Expr::Range(_)) => (
+                syn::parse_quote!(__diff_i),
+                syn::parse_quote!(__diff_i < __diff_xs.len()),
+            ),
+            _ => return None,
+        };
+        let xs = &inner.receiver;
+        let mut prelude: Vec<syn::Stmt> = vec![syn::parse_quote!(let __diff_xs = &#xs;)];
+        if let Some(i) = inner.args.first() {
+            prelude.push(syn::parse_quote!(let __diff_i: usize = #i;));
+        }
+        let element: Expr = if copied {
+            syn::parse_quote!(__diff_xs[#index])
+        } else {
+            syn::parse_quote!(&__diff_xs[#index])
+        };
+        Some(Lookup {
+            prelude,
+            present,
+            element,
+        })
+    }
 }
 
 pub(crate) fn unsupported(node: &impl ToTokens, what: &str) -> syn::Error {

@@ -329,15 +329,18 @@ impl Chain {
         };
         let mut item = element(&self.base, &i);
         let mut index: Expr = parse_quote!((0..#len));
-        let mut enumerated = false;
+        // The index iterator's items: the index, paired with a position by each
+        // `enumerate` (`(p1, (p0, i))` after two).
+        let mut pat: syn::Pat = parse_quote!(#i);
         let mut kept: Expr = parse_quote!(true);
         for a in &self.adapters {
             match a {
                 Adapter::Index(m, args) => index = parse_quote!(#index.#m(#(#args),*)),
                 Adapter::Enumerate => {
+                    let p = quote::format_ident!("{}{}", p, pat_depth(&pat));
                     index = parse_quote!(#index.enumerate());
                     item = parse_quote!((#p, #item));
-                    enumerated = true;
+                    pat = parse_quote!((#p, #pat));
                 }
                 Adapter::Zip(b) if b.range => {
                     // A range of numbers zipped (`xs.iter().zip(1..)`): its `i`-th item is
@@ -386,11 +389,6 @@ impl Chain {
             replace_root(index, &parse_quote!((#range)))
         } else {
             replace_len(index, &len)
-        };
-        let pat: syn::Pat = if enumerated {
-            parse_quote!((#p, #i))
-        } else {
-            parse_quote!(#i)
         };
         (pat, index, item, kept)
     }
@@ -659,50 +657,94 @@ fn replace_root(e: Expr, root: &Expr) -> Expr {
     }
 }
 
-/// `for x in xs.iter_mut() { .. }` (also `.enumerate()`, `for (i, x) in ..`) as an index
-/// loop in which `x` is the element itself: `*x` and `x` become `xs[i]`, so updates through
-/// `x` are element writes. `None` for other loops, and when the body binds the name again
-/// (a shadowing `let`, a closure parameter).
+/// How many `enumerate` positions an index pattern pairs (`(p1, (p0, i))`: 2).
+fn pat_depth(p: &syn::Pat) -> usize {
+    match p {
+        syn::Pat::Tuple(t) => 1 + t.elems.last().map_or(0, pat_depth),
+        _ => 0,
+    }
+}
+
+/// `for x in xs.iter_mut() { .. }`, also through adaptors (`.enumerate()`,
+/// `.zip(ys)`, `.skip(k)`, `.take(k)`, `.rev()`, `.step_by(k)`: `for (o, y) in
+/// out.iter_mut().zip(ys)`), as a loop over the indices through the same adaptors in
+/// which `x` is the element at the index itself: `*x` and `x` become `xs[i]`, so updates
+/// through `x` are element writes. `None` for other loops, and when the body binds the
+/// name again (a shadowing `let`, a closure parameter).
 pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
-    let (collection, enumerated) = match &*f.expr {
-        Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
-            (iter_mut_receiver(&m.receiver)?, true)
+    // From the loop's iterator down to `xs.iter_mut()`: the position of the element in
+    // the items (`1` of `enumerate`'s pairs, `0` of `zip`'s), outermost first.
+    let mut steps: Vec<usize> = Vec::new();
+    let mut e = &*f.expr;
+    let collection = loop {
+        if let Some(xs) = iter_mut_receiver(e) {
+            break xs;
         }
-        e => (iter_mut_receiver(e)?, false),
-    };
-    let (index, name): (syn::Pat, syn::Ident) = match (&*f.pat, enumerated) {
-        (syn::Pat::Ident(p), false) if p.subpat.is_none() && p.by_ref.is_none() => {
-            (parse_quote!(__diff_i), p.ident.clone())
-        }
-        (syn::Pat::Tuple(t), true) if t.elems.len() == 2 => match &t.elems[1] {
-            syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
-                let i = &t.elems[0];
-                (parse_quote!(#i), p.ident.clone())
-            }
+        let Expr::MethodCall(m) = e else {
+            return None;
+        };
+        match (m.method.to_string().as_str(), m.args.len()) {
+            ("enumerate", 0) => steps.push(1),
+            ("zip", 1) => steps.push(0),
+            ("skip" | "take" | "step_by", 1) | ("rev", 0) => {}
             _ => return None,
-        },
+        }
+        e = &m.receiver;
+    };
+    // The element's binding in the pattern, replaced by the index.
+    let mut pat = (*f.pat).clone();
+    let mut at = &mut pat;
+    for &i in &steps {
+        let syn::Pat::Tuple(t) = at else {
+            return None;
+        };
+        if t.elems.len() != 2 {
+            return None;
+        }
+        at = &mut t.elems[i];
+    }
+    let name = match at {
+        syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => p.ident.clone(),
         _ => return None,
     };
     if binds_any(&f.body.stmts, &[name.to_string()], true) {
         return None;
     }
-    let i: Expr = match &index {
-        syn::Pat::Ident(p) => {
-            let id = &p.ident;
-            parse_quote!(#id)
-        }
-        // `(_, x)`: the index is still needed.
-        _ => return None,
+    // The indices: a range, or, zipped (which a range is not, `parse_chain`), the
+    // collection's enumerated items.
+    let zipped = steps.contains(&0);
+    *at = if zipped {
+        parse_quote!((__diff_i, _))
+    } else {
+        parse_quote!(__diff_i)
     };
-    let element: Expr = parse_quote!(#collection[#i]);
+    let element: Expr = parse_quote!(#collection[__diff_i]);
     let mut body = f.body.clone();
     let mut replace = ElementOf {
         name: &name,
         element: &element,
     };
     syn::visit_mut::VisitMut::visit_block_mut(&mut replace, &mut body);
+    let mut indices = (*f.expr).clone();
+    let root: Expr = if zipped {
+        parse_quote!(#collection.iter().enumerate())
+    } else {
+        parse_quote!((0..#collection.len()))
+    };
+    replace_iter_mut(&mut indices, root);
     let stmts = &body.stmts;
-    Some(parse_quote!(for #index in 0..#collection.len() { #(#stmts)* }))
+    Some(parse_quote!(for #pat in #indices { #(#stmts)* }))
+}
+
+/// Replaces the innermost receiver of a method chain (`xs.iter_mut()` in
+/// `xs.iter_mut().zip(ys)`) by `root`.
+fn replace_iter_mut(e: &mut Expr, root: Expr) {
+    if iter_mut_receiver(e).is_none() {
+        if let Expr::MethodCall(m) = e {
+            return replace_iter_mut(&mut m.receiver, root);
+        }
+    }
+    *e = root;
 }
 
 /// `xs` of `xs.iter_mut()` (`xs` a variable or a field of one).

@@ -105,6 +105,23 @@ impl Lowerer {
         binder: Option<&syn::Local>,
         rest: &[syn::Stmt],
     ) -> syn::Result<Value> {
+        // `match xs.get(i) { Some(p) => a, None => b }` (also `first`, `last`, from `if
+        // let`): `match i < xs.len() { true => { let p = &xs[i]; a } false => b }`.
+        if let (Some((payload, some_body, none_body)), Some(lookup)) =
+            (option_arms(m), super::expr::Lookup::of(&m.expr))
+        {
+            for stmt in &lookup.prelude {
+                self.lower_stmt(stmt)?;
+            }
+            let (present, element) = (&lookup.present, &lookup.element);
+            let rewritten: syn::ExprMatch = syn::parse_quote_spanned! {m.span()=>
+                match #present {
+                    true => { let #payload = #element; #some_body }
+                    false => #none_body,
+                }
+            };
+            return self.lower_match_binding(&rewritten, binder, rest);
+        }
         let scrutinee = self.in_expression(|cx| cx.lower_expr(&m.expr))?;
         // `match o { Some(p) => a, None => b }` (also from `if let` and `while let`):
         // `match o.is_some() { true => { let p = o.unwrap(); a } false => b }`, so that
