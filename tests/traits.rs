@@ -4,7 +4,7 @@
 //! its own; `#[differentiable]` on the trait or an impl block says what the macro also
 //! reads from the source (both ways are tested).
 mod common;
-use common::{assert_close, fd};
+use common::{assert_close, assert_vec_close, fd};
 use diff::prelude::*;
 
 #[differentiable]
@@ -282,4 +282,121 @@ fn unmarked_trait_and_generic_impl_delegating_to_a_field() {
             "d/dby",
         );
     }
+}
+
+// Implementations of a type that is not Differentiable (an objective holding its data):
+// the receiver is left out of the derivative, as any parameter of such a type is, and
+// the trait's methods are called through `T: Cost` with no `Differentiable` bound.
+
+trait Cost {
+    #[differentiable]
+    fn cost(&self, x: &[f64]) -> f64;
+
+    /// Provided, calling the declared method.
+    #[differentiable]
+    fn penalized(&self, x: &[f64]) -> f64 {
+        self.cost(x) + 0.5 * x.iter().map(|v| v * v).sum::<f64>()
+    }
+}
+
+/// Holds data, and is not Differentiable.
+struct LeastSquares {
+    targets: Vec<f64>,
+}
+
+impl Cost for LeastSquares {
+    #[differentiable]
+    fn cost(&self, x: &[f64]) -> f64 {
+        x.iter()
+            .zip(&self.targets)
+            .map(|(a, t)| (a - t) * (a - t))
+            .sum()
+    }
+}
+
+/// A unit struct, not Differentiable either.
+struct Rosenbrock;
+
+impl Cost for Rosenbrock {
+    #[differentiable]
+    fn cost(&self, x: &[f64]) -> f64 {
+        (1.0 - x[0]).powi(2) + 100.0 * (x[1] - x[0] * x[0]).powi(2)
+    }
+}
+
+/// A Differentiable implementation of the same trait: differentiable with respect to
+/// itself where a caller asks.
+#[derive(Differentiable, Clone, Debug)]
+struct Weighted {
+    w: f64,
+}
+
+impl Cost for Weighted {
+    #[differentiable]
+    fn cost(&self, x: &[f64]) -> f64 {
+        self.w * x[0] * x[1]
+    }
+}
+
+/// Gradient descent on any `T: Cost`, as a user writes it: no `Differentiable` bound.
+fn descend<T: Cost>(c: &T, mut x: Vec<f64>, steps: usize, rate: f64) -> Vec<f64> {
+    for _ in 0..steps {
+        let g = gradient!(at: &x, of: |p: &[f64]| c.penalized(p));
+        for (xi, gi) in x.iter_mut().zip(&g) {
+            *xi -= rate * gi;
+        }
+    }
+    x
+}
+
+/// A differentiable function generic over `T: Cost` only.
+#[differentiable]
+fn scaled_cost<T: Cost>(c: &T, x: &[f64], k: f64) -> f64 {
+    k * c.cost(x)
+}
+
+#[test]
+fn implementations_of_a_type_that_is_not_differentiable() {
+    let ls = LeastSquares {
+        targets: vec![1.0, -2.0],
+    };
+    let x = vec![0.5, 0.5];
+    let (v, g) = value_with_gradient!(at: &x, of: |p: &[f64]| ls.cost(p));
+    assert_eq!(v, ls.cost(&x));
+    assert_eq!(g, vec![2.0 * (0.5 - 1.0), 2.0 * (0.5 + 2.0)]);
+    // Through the provided method, and through a generic function with no bound.
+    let g = gradient!(at: &x, of: |p: &[f64]| ls.penalized(p));
+    assert_eq!(g, vec![2.0 * (0.5 - 1.0) + 0.5, 2.0 * (0.5 + 2.0) + 0.5]);
+    let (gx, gk) = gradient!(at: (&x, 3.0), of: |p: &[f64], k: f64| scaled_cost(&ls, p, k));
+    assert_eq!(gk, ls.cost(&x));
+    assert_vec_close(&gx, &[-3.0, 15.0], 1e-12, "scaled");
+    // One step of descent with each: the penalized gradient is (2 (x - t) + x).
+    let after = descend(&ls, x.clone(), 1, 0.1);
+    assert_vec_close(
+        &after,
+        &[0.5 - 0.1 * -0.5, 0.5 - 0.1 * 5.5],
+        1e-12,
+        "descent",
+    );
+    let r = descend(&Rosenbrock, vec![-1.0, 1.0], 1, 0.001);
+    // ∇ = (-2 (1 - x) - 400 x (y - x²) + x, 200 (y - x²) + y) at (-1, 1) = (-5, 1).
+    assert_vec_close(&r, &[-1.0 + 0.005, 1.0 - 0.001], 1e-12, "rosenbrock");
+    // Forward mode and second order on a constant receiver.
+    let d = first_derivative!(at: 0.5, of: |t| Rosenbrock.cost(&[t, 0.5]));
+    assert_close(d, fd(|t| Rosenbrock.cost(&[t, 0.5]), 0.5), 1e-6, "forward");
+    let h = hessian!(at: &vec![-1.0, 1.0], of: |p: &[f64]| Rosenbrock.cost(p));
+    assert_eq!(h, vec![vec![802.0, 400.0], vec![400.0, 200.0]]);
+}
+
+#[test]
+fn a_differentiable_implementation_of_the_same_trait() {
+    let m = Weighted { w: 2.0 };
+    let x = vec![3.0, -1.0];
+    // With respect to the model, and to the input with the model held constant.
+    let gm = gradient!(at: m.clone(), of: |m: Weighted| m.cost(&x));
+    assert_eq!(gm.w, -3.0);
+    let gx = gradient!(at: &x, of: |p: &[f64]| m.penalized(p));
+    // w x1 + x0, w x0 + x1
+    assert_eq!(gx, vec![-2.0 + 3.0, 6.0 - 1.0]);
+    assert_eq!(descend(&m, x.clone(), 1, 0.5), vec![3.0 - 0.5, -1.0 - 2.5]);
 }

@@ -545,22 +545,48 @@ fn companions(
     }
     let output_tangent = errors.take(sig.output_tangent(func.sig.output.span()))?;
     let name = func.sig.ident.to_string();
-    let mut body = Body::of(&sig, &func.block);
-    if let Some(seen) = &seen {
-        let self_name = self_ty.and_then(|o| type_name(o.ty));
-        let declared: Vec<Option<syn::Type>> = (0..sig.params.len())
-            .map(|i| sig.declared_type(i))
-            .collect();
-        body.struct_operands(seen, &sig.param_fields, &declared, self_name.as_deref());
-    }
-    let analyzed = pipeline::analyze(&name, body, errors);
+    let trait_methods = seen.as_ref().map(|s| s.trait_methods()).unwrap_or_default();
+    let body_of = |sig: &FnSig| {
+        let mut body = Body::of(sig, &func.block);
+        if let Some(seen) = &seen {
+            let self_name = self_ty.and_then(|o| type_name(o.ty));
+            let declared: Vec<Option<syn::Type>> = (0..sig.params.len())
+                .map(|i| sig.declared_type(i))
+                .collect();
+            body.struct_operands(seen, &sig.param_fields, &declared, self_name.as_deref());
+            body.trait_methods = trait_methods.clone();
+        }
+        body
+    };
+    let analyzed = pipeline::analyze(&name, body_of(&sig), errors);
     // Parameters of types the macro cannot classify, through which no derivative flows
     // (an enum, a configuration), are left out.
     for i in analyzed.iter().flat_map(|a| &a.left_out) {
         sig.leave_out(*i);
     }
+    // A trait's method (and a method sharing the name of one, which callers cannot tell
+    // apart) has companions taking its receiver as a constant too, which callers use on
+    // a receiver carrying no derivative: the implementations of a type that is not
+    // Differentiable have only those.
+    let constant_sig = (in_trait || trait_methods.contains(&name))
+        .then(|| sig.with_constant_receiver())
+        .flatten();
+    let only_constant = constant_sig.is_some()
+        && sig.params[0].tangent.is_some()
+        && self_ty.is_some_and(|o| {
+            o.declared_by_trait
+                && type_name(o.ty).is_some_and(|n| {
+                    crate::source::differentiable_type(func.sig.ident.span(), &n) == Some(false)
+                })
+        });
     let Some(analyzed) = analyzed else {
-        let items = Companions::stand_ins(&sig, &func.vis, &output_tangent);
+        let mut items = TokenStream::new();
+        if !only_constant {
+            items.extend(Companions::stand_ins(&sig, &func.vis, &output_tangent));
+        }
+        if let Some(c) = &constant_sig {
+            items.extend(Companions::stand_ins(c, &func.vis, &output_tangent));
+        }
         return Some(place(func, &sig, &output_tangent, items));
     };
     // A function calling itself boxes that call's linear map (`Box<dyn ..>`, which is
@@ -599,7 +625,27 @@ fn companions(
         maps: &analyzed.maps,
         items: &analyzed.items,
     };
-    let mut items = companions.emit(&output_tangent);
+    let mut items = if only_constant {
+        TokenStream::new()
+    } else {
+        companions.emit(&output_tangent)
+    };
+    if let Some(mut c) = constant_sig {
+        c.recursive = recursive;
+        // (Refusals were reported above: the same body.)
+        let mut quiet = Errors::default();
+        if let Some(a) = pipeline::analyze(&name, body_of(&c), &mut quiet) {
+            let constant = Companions {
+                sig: &c,
+                vis: &func.vis,
+                func: &a.func,
+                act: &a.act,
+                maps: &a.maps,
+                items: &a.items,
+            };
+            items.extend(constant.emit(&output_tangent));
+        }
+    }
     // Where no trait declares the companions, a method on a struct with a dual twin has
     // one more, taking the twin (`twin.rs`): the source reader tells callers it exists.
     if inherent.is_some() && func.sig.receiver().is_some_and(crate::twin::takes_twin) {
@@ -780,7 +826,11 @@ fn declarations(
     let fn_sig = errors.take(context.read(sig, &args))?;
     let output_tangent = errors.take(fn_sig.output_tangent(sig.output.span()))?;
     let vis = syn::Visibility::Inherited;
-    Some(Signatures::of(&fn_sig, &vis).declarations(&output_tangent))
+    let mut items = Signatures::of(&fn_sig, &vis).declarations(&output_tangent);
+    if let Some(constant) = fn_sig.with_constant_receiver() {
+        items.extend(Signatures::of(&constant, &vis).declarations(&output_tangent));
+    }
+    Some(items)
 }
 
 /// `#[differentiable]` on a trait: the methods in it marked `#[differentiable]`, declared

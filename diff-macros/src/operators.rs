@@ -237,7 +237,6 @@ fn closure(
         .collect();
     let seen = pats
         .iter()
-        .filter(|p| matches!(p, syn::Pat::Type(_)))
         .find_map(|p| crate::source::seen(crate::lower::pat_name(p)?));
     let mut struct_params = Vec::new();
     let mut struct_fields = vec![Vec::new(); pats.len()];
@@ -265,6 +264,7 @@ fn closure(
         operators: Vec::new(),
         struct_fields: Vec::new(),
         struct_elements: Vec::new(),
+        trait_methods: seen.as_ref().map(|s| s.trait_methods()).unwrap_or_default(),
         output: match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,

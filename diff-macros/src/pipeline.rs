@@ -59,6 +59,9 @@ pub struct Body<'a> {
     /// The parameters that are collections (`&[T]`, `Vec<T>`, `[T; N]`) of such structs,
     /// with the element type's name.
     pub struct_elements: Vec<(usize, String)>,
+    /// The methods a trait of the crate marks #[differentiable]: called on a receiver
+    /// that carries no derivative, through their constant-receiver companions.
+    pub trait_methods: Vec<String>,
 }
 
 impl<'a> Body<'a> {
@@ -117,6 +120,7 @@ impl<'a> Body<'a> {
             operators: Vec::new(),
             struct_fields: Vec::new(),
             struct_elements: Vec::new(),
+            trait_methods: Vec::new(),
         }
     }
 }
@@ -223,6 +227,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
             operators: &body.operators,
             fields: &body.struct_fields,
             elements: &body.struct_elements,
+            trait_methods: &body.trait_methods,
         },
         errors,
     )?;

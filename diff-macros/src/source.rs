@@ -191,6 +191,9 @@ struct Types {
     other_types: Vec<String>,
     /// Traits, each with its methods and whether it marks them `#[differentiable]`.
     traits: Vec<(String, Vec<(String, bool)>)>,
+    /// The methods traits mark #[differentiable] that take `&self` or `self`: they have
+    /// companions taking the receiver as a constant (`FnSig::with_constant_receiver`).
+    constant_receivers: Vec<String>,
     /// Structs.
     structs: Vec<StructFields>,
     /// Functions of inherent `impl` blocks marked `#[differentiable]`: the type, the
@@ -251,6 +254,16 @@ impl<'a> syn::visit::Visit<'a> for Types {
             })
             .collect();
         self.traits.push((i.ident.to_string(), methods));
+        self.constant_receivers
+            .extend(i.items.iter().filter_map(|item| match item {
+                syn::TraitItem::Fn(f)
+                    if marked(&f.attrs, "differentiable")
+                        && f.sig.receiver().is_some_and(|r| r.mutability.is_none()) =>
+                {
+                    Some(f.sig.ident.to_string())
+                }
+                _ => None,
+            }));
         syn::visit::visit_item_trait(self, i);
     }
     fn visit_item_type(&mut self, i: &'a syn::ItemType) {
@@ -530,6 +543,20 @@ pub fn seen(at: &syn::Ident) -> Option<Seen> {
 }
 
 impl Seen {
+    /// The methods a trait of the crate marks #[differentiable] that take `&self` or
+    /// `self` (`value` of `trait Objective { #[differentiable] fn value(&self, x: f64)
+    /// -> f64; }`): they have companions taking the receiver as a constant.
+    pub fn trait_methods(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .all
+            .iter()
+            .flat_map(|t| t.constant_receivers.iter().cloned())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Whether the type `name` has an arithmetic operator implemented for it by the
     /// crate (`impl Add for V`, `impl Mul<V> for f64`).
     pub fn has_operators(&self, name: &str) -> bool {

@@ -423,9 +423,10 @@ impl<'a> Signatures<'a> {
             Kind::VjpDual,
             output_tangent,
         );
-        let mutates = !self.sig.mutated().is_empty();
-        let pullback = (!mutates).then(|| self.user_pullback(output_tangent));
-        let differential = (!mutates).then(|| self.user_differential(output_tangent));
+        // (The operators take the receiver as an input: none for a constant one.)
+        let user = self.sig.mutated().is_empty() && !self.sig.constant_receiver;
+        let pullback = user.then(|| self.user_pullback(output_tangent));
+        let differential = user.then(|| self.user_differential(output_tangent));
         quote! {
             #vjp #vjp_body
             #jvp #jvp_body
@@ -505,7 +506,9 @@ impl<'a> Signatures<'a> {
     /// The companion's name: `__vjp` as an associated function of a free function's
     /// carrier, `__vjp_f` beside a method.
     fn name(&self, kind: Kind) -> Ident {
-        if self.in_impl {
+        if self.sig.constant_receiver {
+            kind.constant_receiver(&self.sig.ident)
+        } else if self.in_impl {
             kind.long(&self.sig.ident)
         } else {
             kind.short()

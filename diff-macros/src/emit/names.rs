@@ -164,6 +164,19 @@ impl Kind {
         })
     }
 
+    /// The name of the companion taking the receiver as a constant (`__vjp_const_m`),
+    /// which a trait's method has beside `__vjp_m` (`FnSig::constant_receiver`).
+    pub fn constant_receiver(self, name: &Ident) -> Ident {
+        Ident::new(
+            &format!(
+                "{}_const_{}",
+                self.short(),
+                name.to_string().trim_start_matches("r#")
+            ),
+            name.span(),
+        )
+    }
+
     /// The companion's name beside the function (`__vjp_f`), at the name's span.
     pub fn long(self, name: &Ident) -> Ident {
         Ident::new(

@@ -553,16 +553,28 @@ impl<'a> Emitter<'a> {
                     quote_spanned! {stmt.span=> #p(#(#argv),*) }
                 }
             }
-            Callee::Method { method, turbofish } => {
+            Callee::Method {
+                method,
+                turbofish,
+                of_trait,
+            } => {
                 // A method of the user's on dual numbers: its dual companion, which takes
                 // what `LiftTo` converts to (the float methods' rules are generic).
                 let user_dual = active && self.dual && !crate::lifting::is_rule(method);
-                let m = if user_dual {
-                    names::Kind::VjpDual.long(method)
+                // A trait's method on a receiver that carries no derivative: the
+                // companion taking it as a constant, which needs no `Differentiable`.
+                let constant = *of_trait && !self.act.is_active(args[0]);
+                let kind = if user_dual {
+                    Some(names::Kind::VjpDual)
                 } else if active {
-                    names::Kind::of(self.mode).long(method)
+                    Some(names::Kind::of(self.mode))
                 } else {
-                    method.clone()
+                    None
+                };
+                let m = match kind {
+                    Some(k) if constant => k.constant_receiver(method),
+                    Some(k) => k.long(method),
+                    None => method.clone(),
                 };
                 if user_dual {
                     for a in argv.iter_mut().skip(1) {

@@ -80,6 +80,11 @@ pub enum Callee {
         method: syn::Ident,
         /// Turbofish, if any.
         turbofish: Option<syn::AngleBracketedGenericArguments>,
+        /// Whether a trait of the crate marks a method of this name #[differentiable]:
+        /// with a receiver that carries no derivative, the call goes to the
+        /// constant-receiver companions (`__vjp_const_m`), which every implementation
+        /// has, of a Differentiable type or not.
+        of_trait: bool,
     },
     /// `args[0].method(args[1..])` where `args[0]` is a struct's dual twin, in a dual
     /// companion (`lifting.rs`): the method's companion for a twin receiver,

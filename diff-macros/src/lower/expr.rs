@@ -675,6 +675,7 @@ impl Lowerer {
             Callee::Method {
                 method: last.ident.clone(),
                 turbofish,
+                of_trait: false,
             }
         } else {
             Callee::Path(func.clone())
@@ -775,9 +776,11 @@ impl Lowerer {
         args.extend(rest);
         let mut muts: Vec<(usize, Place)> = muts.into_iter().map(|(i, p)| (i + 1, p)).collect();
         muts.insert(0, (0, place));
+        // (A receiver updated in place is differentiated.)
         let callee = Callee::Method {
             method: m.method.clone(),
             turbofish: m.turbofish.clone(),
+            of_trait: false,
         };
         let v = self.emit_call(callee, args, muts, m.span());
         self.note_receiver(m, v);
@@ -893,10 +896,7 @@ impl Lowerer {
         let mut args = vec![recv];
         args.extend(rest);
         let muts = muts.into_iter().map(|(i, n)| (i + 1, n)).collect();
-        let callee = Callee::Method {
-            method: m.method.clone(),
-            turbofish: m.turbofish.clone(),
-        };
+        let callee = self.method_callee(m.method.clone(), m.turbofish.clone());
         let v = self.emit_call(callee, args, muts, m.span());
         self.note_receiver(m, v);
         Ok(v)
@@ -1253,6 +1253,7 @@ fn operator_call(method: &str, span: proc_macro2::Span, args: Vec<Value>) -> Ins
         Callee::Method {
             method: syn::Ident::new(method, span),
             turbofish: None,
+            of_trait: false,
         },
         args,
     )

@@ -21,7 +21,7 @@ mod place;
 mod tests;
 
 use crate::errors::Errors;
-use crate::ir::{Function, Inst, RegionId, Stmt, Value};
+use crate::ir::{Callee, Function, Inst, RegionId, Stmt, Value};
 use proc_macro2::Span;
 use std::collections::HashMap;
 
@@ -46,6 +46,9 @@ pub struct Structs<'a> {
     /// `(parameter index, element type)` for the parameters that are collections of
     /// such structs (`&[V2]`, `Vec<V2>`, `[V2; 3]`): their elements are structs.
     pub elements: &'a [(usize, String)],
+    /// The methods a trait of the crate marks #[differentiable] (`Callee::Method`'s
+    /// `of_trait`).
+    pub trait_methods: &'a [String],
 }
 
 /// Lowers `body` with the given parameter patterns (the receiver, if any, first as `self`).
@@ -72,6 +75,7 @@ pub fn lower_body(
         operators,
         fields,
         elements,
+        trait_methods,
     } = structs;
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
@@ -79,6 +83,7 @@ pub fn lower_body(
     cx.struct_types = structs.iter().map(|(_, t)| t.clone()).collect();
     cx.operators = operators.to_vec();
     cx.struct_fields = fields.to_vec();
+    cx.trait_methods = trait_methods.to_vec();
     for (i, pat) in params.iter().enumerate() {
         if let syn::Pat::Ident(p) = pat {
             if ref_params.iter().any(|r| p.ident == r) {
@@ -201,6 +206,8 @@ pub(crate) struct Lowerer {
     /// `(type, field, field's type)` for the fields of the parameters' structs whose
     /// type has operators: `self.pos + self.vel * dt` calls them.
     struct_fields: Vec<(String, String, String)>,
+    /// The methods a trait of the crate marks #[differentiable].
+    trait_methods: Vec<String>,
     /// The variables holding collections of such structs (`&[V2]`), with the element's
     /// name: `points[i]` is a struct.
     struct_collections: HashMap<env::Var, String>,
@@ -242,6 +249,21 @@ impl Lowerer {
             underived: 0,
             struct_collections: HashMap::new(),
             struct_fields: Vec::new(),
+            trait_methods: Vec::new(),
+        }
+    }
+
+    /// A method call's callee: `of_trait` when a trait of the crate marks the method.
+    pub(crate) fn method_callee(
+        &self,
+        method: syn::Ident,
+        turbofish: Option<syn::AngleBracketedGenericArguments>,
+    ) -> Callee {
+        let of_trait = self.trait_methods.iter().any(|m| method == m);
+        Callee::Method {
+            method,
+            turbofish,
+            of_trait,
         }
     }
 

@@ -29,6 +29,7 @@ pub struct Param {
 }
 
 /// A checked signature.
+#[derive(Clone)]
 pub struct FnSig {
     pub ident: syn::Ident,
     pub params: Vec<Param>,
@@ -65,6 +66,9 @@ pub struct FnSig {
     /// The type of the `impl` block, when it is a struct with a dual twin: `Self` is that
     /// struct in the dual companion.
     pub self_twin: Option<String>,
+    /// The companions taking the receiver as a constant (`__vjp_const_m`,
+    /// [`FnSig::with_constant_receiver`]).
+    pub constant_receiver: bool,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -189,6 +193,7 @@ impl FnSig {
             param_fields: Vec::new(),
             twins: Vec::new(),
             self_twin: None,
+            constant_receiver: false,
         })
     }
 
@@ -423,6 +428,43 @@ impl FnSig {
             .make_where_clause()
             .predicates
             .push(syn::parse_quote!(Self: #bound));
+    }
+
+    /// For a method of a trait (`&self` or `self`), the signature of its companions
+    /// taking the receiver as a constant (`__vjp_const_m`): the receiver is left out,
+    /// and with it the need for `Self: Differentiable` when nothing else names `Self`.
+    /// Callers use them on receivers that carry no derivative, so that a trait's
+    /// methods are differentiable on every implementing type, Differentiable or not.
+    /// `None` for a method updating its receiver, or with no receiver.
+    pub fn with_constant_receiver(&self) -> Option<FnSig> {
+        let receiver = self.params.first().filter(|_| self.has_receiver())?;
+        if receiver.mutable {
+            return None;
+        }
+        let mut sig = self.clone();
+        sig.leave_out(0);
+        sig.constant_receiver = true;
+        sig.twins.clear();
+        sig.self_twin = None;
+        let names_self = |ts: &TokenStream| types::mentions(ts, "Self");
+        let still = sig
+            .params
+            .iter()
+            .filter_map(|p| p.tangent.as_ref())
+            .chain(sig.output_tangent.as_ref())
+            .any(names_self);
+        if !still {
+            if let Some(w) = sig.generics.where_clause.as_mut() {
+                let differentiable: syn::WherePredicate =
+                    syn::parse_quote!(Self: ::core::marker::Sized + ::diff::Differentiable);
+                for p in w.predicates.iter_mut() {
+                    if *p == differentiable {
+                        *p = syn::parse_quote!(Self: ::core::marker::Sized);
+                    }
+                }
+            }
+        }
+        Some(sig)
     }
 
     /// Whether the function has a receiver (`self`, `&self`, `&mut self`).
