@@ -94,7 +94,7 @@ fn inputs(at: &syn::Expr) -> Vec<syn::Expr> {
 }
 
 fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
-    let ins = inputs(&args.at);
+    let ins = as_references(inputs(&args.at), &args.of);
     if matches!(op, Op::FirstDerivative | Op::ValueWithDerivative) && ins.len() != 1 {
         return Err(syn::Error::new_spanned(&args.at, "first_derivative! takes one scalar input; for several inputs use differential! or gradient!"));
     }
@@ -129,6 +129,27 @@ fn is_scalar_method(p: &syn::ExprPath) -> bool {
             segs[segs.len() - 2].ident.to_string().as_str(),
             "f32" | "f64" | "Float"
         )
+}
+
+/// An input given to a closure's parameter typed as a shared reference (`|p: &[f64]|`)
+/// is one (`at: xs` with `xs: &[f64]`): taken as `&*xs`, as `at: &v` is taken.
+fn as_references(ins: Vec<syn::Expr>, of: &syn::Expr) -> Vec<syn::Expr> {
+    let syn::Expr::Closure(c) = of else {
+        return ins;
+    };
+    let by_ref = |p: &syn::Pat| {
+        matches!(p, syn::Pat::Type(t)
+            if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_none()))
+    };
+    ins.into_iter()
+        .zip(c.inputs.iter().map(Some).chain(std::iter::repeat(None)))
+        .map(|(e, p)| match (e, p) {
+            (e, Some(p)) if by_ref(p) && !matches!(e, syn::Expr::Reference(_)) => {
+                syn::parse_quote_spanned!(syn::spanned::Spanned::span(&e)=> &*(#e))
+            }
+            (e, _) => e,
+        })
+        .collect()
 }
 
 fn method_as_closure(p: &syn::ExprPath, arity: usize) -> syn::ExprClosure {

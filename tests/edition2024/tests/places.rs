@@ -192,3 +192,38 @@ fn operators_on_a_struct() {
     close(gq.y, r.x);
     close(gk, p.x * r.y + p.y * r.x);
 }
+
+/// A marked trait implemented by a type that is not Differentiable, used through a
+/// generic `T: Cost` with no `Differentiable` bound.
+trait Cost {
+    #[differentiable]
+    fn cost(&self, x: &[f64]) -> f64;
+}
+
+struct Data {
+    targets: Vec<f64>,
+}
+
+impl Cost for Data {
+    #[differentiable]
+    fn cost(&self, x: &[f64]) -> f64 {
+        x.iter()
+            .zip(&self.targets)
+            .map(|(a, t)| (a - t) * (a - t))
+            .sum()
+    }
+}
+
+fn gradient_of<T: Cost>(c: &T, x: &[f64]) -> Vec<f64> {
+    gradient!(at: x, of: |p: &[f64]| c.cost(p))
+}
+
+#[test]
+fn a_trait_implemented_by_a_type_that_is_not_differentiable() {
+    let d = Data {
+        targets: vec![1.0, 2.0],
+    };
+    let g = gradient_of(&d, &[0.0, 3.0]);
+    close(g[0], -2.0);
+    close(g[1], 2.0);
+}
