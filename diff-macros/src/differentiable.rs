@@ -442,6 +442,15 @@ fn twins_named(
     func: &syn::ImplItemFn,
     seen: &crate::source::Seen,
 ) -> Vec<(String, crate::twin::Twin)> {
+    let (sig, block) = (&func.sig, &func.block);
+    twins_in(quote::quote!(#sig #block), seen)
+}
+
+/// The structs with a dual twin that `tokens` name (a closure given to an operator).
+pub(crate) fn twins_in(
+    tokens: TokenStream,
+    seen: &crate::source::Seen,
+) -> Vec<(String, crate::twin::Twin)> {
     fn names(ts: TokenStream, out: &mut std::collections::BTreeSet<String>) {
         for tt in ts {
             match tt {
@@ -457,17 +466,17 @@ fn twins_named(
         }
     }
     let mut found = std::collections::BTreeSet::new();
-    let (sig, block) = (&func.sig, &func.block);
-    names(quote::quote!(#sig #block), &mut found);
-    found
+    names(tokens, &mut found);
+    let named = found
         .into_iter()
         .filter_map(|n| Some((n.clone(), seen.twin(&n)?)))
-        .collect()
+        .collect();
+    with_nested(named, seen)
 }
 
 /// `twins` with the structs nested in them (`p.pos` of a `pos: Vec2`), whether the
 /// function names them or not.
-fn with_nested(
+pub(crate) fn with_nested(
     mut twins: Vec<(String, crate::twin::Twin)>,
     seen: &crate::source::Seen,
 ) -> Vec<(String, crate::twin::Twin)> {
@@ -535,6 +544,7 @@ fn companions(
             }
         }
         sig.twins = with_nested(std::mem::take(&mut sig.twins), seen);
+        sig.generic_structs = seen.generic_structs();
     }
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(

@@ -88,6 +88,7 @@ pub fn lift(
         param_fields: floats.param_fields,
         twins: floats.twins,
         param_structs: floats.param_structs,
+        generic_structs: floats.generic_structs,
         user_types: names_user_types(func, floats.twins),
         lifted: BTreeSet::new(),
         scalar: Ident::new(scalar, Span::call_site()),
@@ -128,6 +129,8 @@ pub struct FloatInputs<'a> {
     pub twins: &'a [(String, Twin)],
     /// For each parameter, the struct with a twin it holds (`s: S`, `s: &S`).
     pub param_structs: &'a [Option<String>],
+    /// The crate's structs with type parameters, and the parameters of such a type.
+    pub generic_structs: (&'a [String], &'a [usize]),
 }
 
 struct Lifting<'a> {
@@ -143,6 +146,8 @@ struct Lifting<'a> {
     twins: &'a [(String, Twin)],
     /// For each parameter, the struct with a twin it holds.
     param_structs: &'a [Option<String>],
+    /// [`FloatInputs::generic_structs`].
+    generic_structs: (&'a [String], &'a [usize]),
     /// Whether the body names a type other than the standard library's few.
     user_types: bool,
     /// Values whose type holds dual numbers.
@@ -363,6 +368,26 @@ impl<'a> Lifting<'a> {
 
     /// The twin of the struct `v` is, when it is one with a twin: built by a struct
     /// literal, a parameter of that type, or a copy, update or join of one.
+    /// Whether `v` is a value of one of the crate's generic structs (built by a literal,
+    /// or a parameter), through what passes a type on ([`Lifting::same_type`]).
+    fn of_generic_struct(&self, v: Value, depth: usize) -> bool {
+        if depth > 48 {
+            return false;
+        }
+        if let Some(w) = self.same_type(v) {
+            return self.of_generic_struct(w, depth + 1);
+        }
+        let (structs, params) = self.generic_structs;
+        match self.func.def_inst(v) {
+            Some(Inst::Struct(p, _)) => p
+                .segments
+                .last()
+                .is_some_and(|s| structs.iter().any(|n| s.ident == n)),
+            Some(Inst::Param(i)) => params.contains(i),
+            _ => false,
+        }
+    }
+
     fn twin_of(&self, v: Value) -> Option<&'a Twin> {
         let name = self.struct_name(v, 0)?;
         self.twins.iter().find(|(n, _)| *n == name).map(|(_, t)| t)
@@ -605,6 +630,13 @@ impl<'a> Lifting<'a> {
                     // trait on `f64`) there is none.
                     let through_companion = self.act.is_active(stmt.results[0])
                         && args.first().is_some_and(|r| !self.is_lifted(*r));
+                    // (The companion of a method of a struct generic over its floats is
+                    // generic: it would take the receiver's floats, not dual numbers.)
+                    if through_companion && self.of_generic_struct(args[0], 0) {
+                        self.refuse(format!(
+                            "the method `{method}` of a generic struct holding no dual numbers, given values that carry a derivative"
+                        ));
+                    }
                     if !is_rule(method) && !through_companion && self.on_twin(stmt).is_none() {
                         self.refuse(format!(
                             "the method `{method}` called on a value that carries a derivative"

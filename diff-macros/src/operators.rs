@@ -327,11 +327,21 @@ fn closure(
     let all: Vec<usize> = (0..ins.len()).collect();
     let lifted = dual
         .then(|| {
+            // The structs with a twin the closure names, built of its dual inputs.
+            let twins = seen
+                .as_ref()
+                .map(|s| crate::differentiable::twins_in(c.to_token_stream(), s))
+                .unwrap_or_default();
+            let generic = seen
+                .as_ref()
+                .map(|s| s.generic_structs())
+                .unwrap_or_default();
             let floats = lifting::FloatInputs {
                 params: &all,
                 param_fields: &[],
-                twins: &[],
+                twins: &twins,
                 param_structs: &[],
+                generic_structs: (&generic, &[]),
             };
             lifting::lift(&analyzed.func, &analyzed.act, &all, floats, scalar)
         })

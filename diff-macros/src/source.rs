@@ -196,6 +196,8 @@ struct Types {
     constant_receivers: Vec<String>,
     /// Structs.
     structs: Vec<StructFields>,
+    /// Structs with type parameters (`struct Gen<T> { a: T }`).
+    generic_structs: Vec<String>,
     /// Functions of inherent `impl` blocks marked `#[differentiable]`: the type, the
     /// name, and whether it is a method with a companion for the type's dual twin
     /// (`twin::takes_twin`), or else (no receiver) whether it returns the type.
@@ -285,6 +287,9 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
         let derives = self.definition(&i.ident, &i.attrs);
+        if i.generics.type_params().next().is_some() {
+            self.generic_structs.push(i.ident.to_string());
+        }
         let fields = match &i.fields {
             syn::Fields::Named(named) => named
                 .named
@@ -543,6 +548,14 @@ pub fn seen(at: &syn::Ident) -> Option<Seen> {
 }
 
 impl Seen {
+    /// The crate's structs with type parameters (`struct Gen<T> { a: T }`).
+    pub fn generic_structs(&self) -> Vec<String> {
+        self.all
+            .iter()
+            .flat_map(|t| t.generic_structs.iter().cloned())
+            .collect()
+    }
+
     /// The methods a trait of the crate marks #[differentiable] that take `&self` or
     /// `self` (`value` of `trait Objective { #[differentiable] fn value(&self, x: f64)
     /// -> f64; }`): they have companions taking the receiver as a constant.

@@ -338,11 +338,20 @@ impl Companions<'_> {
                 Some((n.clone(), t.clone()))
             })
             .collect();
+        let generic_params: Vec<usize> = (0..sig.params.len())
+            .filter(|i| {
+                sig.declared_type(*i)
+                    .as_ref()
+                    .and_then(crate::differentiable::type_name)
+                    .is_some_and(|n| sig.generic_structs.contains(&n))
+            })
+            .collect();
         let floats = lifting::FloatInputs {
             params: &ds.float_params(),
             param_fields: &param_fields,
             twins: &twins,
             param_structs: &param_structs,
+            generic_structs: (&sig.generic_structs, &generic_params),
         };
         let lifted = lifting::lift(self.func, self.act, &wrt, floats, &scalar.to_string());
         let lifted = match lifted {

@@ -69,6 +69,9 @@ pub struct FnSig {
     /// The companions taking the receiver as a constant (`__vjp_const_m`,
     /// [`FnSig::with_constant_receiver`]).
     pub constant_receiver: bool,
+    /// The crate's structs with type parameters, as its source shows them: the dual
+    /// companion cannot call a method of one held plain with dual arguments.
+    pub generic_structs: Vec<String>,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -194,6 +197,7 @@ impl FnSig {
             twins: Vec::new(),
             self_twin: None,
             constant_receiver: false,
+            generic_structs: Vec::new(),
         })
     }
 
