@@ -502,3 +502,29 @@ fn an_array_mapped_into_a_variable_then_iterated() {
     let d = first_derivative!(at: 2.0, of: |t: f64| norm_of_mapped_array([1.0, t, 2.0]));
     assert_close(d, 2.0 / 3.0, 1e-12, "forward");
 }
+
+/// Collections bound by one `let` of a tuple: each is its own variable (no tuple moves
+/// them away), and a swap of the names reads the values from before it.
+#[differentiable]
+fn two_buffers(x: &[f64]) -> f64 {
+    let (mut a, mut b) = (Vec::new(), vec![0.0; x.len()]);
+    for i in 0..x.len() {
+        a.push(x[i] * 2.0);
+        b[i] = x[i] * x[i];
+    }
+    let (s, t) = (a.iter().sum::<f64>(), b.iter().sum::<f64>());
+    let (s, t) = (t, s * 3.0);
+    s + t
+}
+
+#[test]
+fn collections_bound_by_a_tuple_let() {
+    let x = vec![0.5, 1.5, -1.0];
+    let (v, g) = value_with_gradient!(at: &x, of: two_buffers);
+    assert_eq!(v, two_buffers(&x));
+    // Σ x² + 6 Σ x
+    assert_close(v, 0.25 + 2.25 + 1.0 + 6.0, 1e-12, "value");
+    let expected: Vec<f64> = x.iter().map(|xi| 2.0 * xi + 6.0).collect();
+    assert_vec_close(&g, &expected, 1e-12, "gradient");
+    check_forward!(two_buffers);
+}

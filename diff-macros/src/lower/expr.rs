@@ -57,6 +57,14 @@ impl Lowerer {
                 if let Some((_, diverge)) = &init.diverge {
                     return Err(unsupported(diverge, "`let ... else`"));
                 }
+                // `let (a, b) = (x, y);` is one `let` per element: a tuple built only to
+                // be taken apart would move its elements (a `Vec`, a struct) away.
+                if let Some(lets) = elementwise(&local.pat, &init.expr) {
+                    for stmt in &lets {
+                        self.lower_stmt(stmt)?;
+                    }
+                    return Ok(());
+                }
                 if let Expr::Path(p) = peel(&init.expr) {
                     if p.path
                         .get_ident()
@@ -901,6 +909,47 @@ impl Lowerer {
         self.note_receiver(m, v);
         Ok(v)
     }
+}
+
+/// `let (p0, p1, ..) = (e0, e1, ..);` as `let p0 = e0; let p1 = e1; ..`, or, where an
+/// element names what the pattern binds (`let (a, b) = (b, a)`), through temporaries
+/// holding every element first. `None` for other `let`s (a pattern with a type or `..`).
+fn elementwise(pat: &syn::Pat, init: &Expr) -> Option<Vec<Stmt>> {
+    let (syn::Pat::Tuple(p), Expr::Tuple(e)) = (pat, peel(init)) else {
+        return None;
+    };
+    if p.elems.len() != e.elems.len() || p.elems.iter().any(|q| matches!(q, syn::Pat::Rest(_))) {
+        return None;
+    }
+    let bound: Vec<String> = super::matching::bindings(pat)
+        .iter()
+        .map(|i| i.to_string())
+        .collect();
+    fn names(ts: proc_macro2::TokenStream, bound: &[String]) -> bool {
+        ts.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) => bound.contains(&i.to_string()),
+            proc_macro2::TokenTree::Group(g) => names(g.stream(), bound),
+            _ => false,
+        })
+    }
+    let crossed = e.elems.iter().any(|x| names(x.to_token_stream(), &bound));
+    let mut stmts: Vec<Stmt> = Vec::new();
+    if crossed {
+        let temps: Vec<syn::Ident> = (0..e.elems.len())
+            .map(|k| quote::format_ident!("__diff_element_{}", k))
+            .collect();
+        for (t, x) in temps.iter().zip(&e.elems) {
+            stmts.push(syn::parse_quote_spanned!(x.span()=> let #t = #x;));
+        }
+        for (q, t) in p.elems.iter().zip(&temps) {
+            stmts.push(syn::parse_quote!(let #q = #t;));
+        }
+    } else {
+        for (q, x) in p.elems.iter().zip(&e.elems) {
+            stmts.push(syn::parse_quote_spanned!(x.span()=> let #q = #x;));
+        }
+    }
+    Some(stmts)
 }
 
 /// `xs.first()` / `xs.last()` / `xs.get(i)`, optionally followed by `.copied()` or
