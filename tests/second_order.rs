@@ -1348,3 +1348,26 @@ fn a_method_of_a_generic_struct_held_constant() {
         "through_a_generic_struct",
     );
 }
+
+#[differentiable]
+fn cubed<T: num_traits::Float>(x: T) -> T {
+    x * x * x
+}
+
+/// A function for `f64` calling a generic one with its type given (`cubed::<f64>`).
+#[differentiable]
+fn calls_with_a_turbofish(x: f64) -> f64 {
+    cubed::<f64>(x) + 2.0 * x * x
+}
+
+#[test]
+fn second_order_through_a_generic_callee_given_its_float_type() {
+    let x = 1.5;
+    assert_close(
+        gradient!(at: x, of: calls_with_a_turbofish),
+        3.0 * x * x + 4.0 * x,
+        1e-12,
+    );
+    let d2 = second_derivative!(at: x, of: calls_with_a_turbofish);
+    assert_close(d2, 6.0 * x + 4.0, 1e-12);
+}

@@ -542,6 +542,7 @@ impl<'a> Emitter<'a> {
                 if (active || through_dual) && self.dual && !library {
                     // A dual companion's parameters take what `LiftTo` converts to.
                     let kind = names::Kind::VjpDual;
+                    lift_generic_arguments(&mut p.path);
                     p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
                     let argv = argv.iter().map(lift_to);
                     quote_spanned! {stmt.span=> #p(#(#argv),*) }
@@ -838,6 +839,24 @@ pub fn is_call_of(
 }
 
 /// An argument of a call of a dual companion, converted to the parameter's type.
+/// In a dual companion, a float type given as a generic argument of a callee
+/// (`cube::<f64>(x)`, `Quad::<f64>::scaled(x, k)`) is the dual number's: such a callee
+/// is generic over its floats, and its dual companion takes them dual.
+fn lift_generic_arguments(path: &mut syn::Path) {
+    for seg in path.segments.iter_mut() {
+        if let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments {
+            for arg in a.args.iter_mut() {
+                if let syn::GenericArgument::Type(syn::Type::Path(t)) = arg {
+                    if t.qself.is_none() && (t.path.is_ident("f64") || t.path.is_ident("f32")) {
+                        let scalar = &t.path;
+                        *arg = syn::parse_quote!(::diff::__private::Dual<#scalar>);
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn lift_to(a: &TokenStream) -> TokenStream {
     quote!(::diff::__private::LiftTo::lift_to(#a))
 }
