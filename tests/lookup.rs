@@ -324,3 +324,24 @@ fn marked_under_cfg_attr() {
         assert_close!(tx, 3.0 * (x.sin() + x * x.cos()) + x.exp());
     }
 }
+
+/// Operators called from a `macro_rules!` with the point and the function as `expr`
+/// fragments (which arrive in invisible groups).
+macro_rules! slope_and_curvature {
+    ($f:expr, $x:expr) => {
+        (
+            gradient!(at: $x, of: $f),
+            second_derivative!(at: $x, of: $f),
+        )
+    };
+}
+
+#[test]
+fn operators_given_fragments_of_a_macro_rules() {
+    let (g, h) = slope_and_curvature!(|t: f64| t * t * t, 2.0);
+    assert_eq!((g, h), (12.0, 12.0));
+    let k = 0.5;
+    let (g, h) = slope_and_curvature!(|t: f64| (k * t).sin(), 1.0);
+    assert!((g - k * (k * 1.0f64).cos()).abs() < 1e-12);
+    assert!((h + k * k * (k * 1.0f64).sin()).abs() < 1e-12);
+}

@@ -58,7 +58,8 @@ impl Parse for Args {
         while !input.is_empty() {
             let key: Ident = input.parse()?;
             input.parse::<syn::Token![:]>()?;
-            let value: syn::Expr = input.parse()?;
+            // (A `macro_rules!` argument `$f:expr` arrives in an invisible group.)
+            let value = ungrouped(input.parse()?);
             match key.to_string().as_str() {
                 "at" => at = Some(value),
                 "of" => of = Some(value),
@@ -72,6 +73,14 @@ impl Parse for Args {
             (Some(at), Some(of)) => Ok(Args { at, of }),
             _ => Err(input.error("expected `at: <point>, of: <function or closure>`")),
         }
+    }
+}
+
+/// `e` without the invisible groups a `macro_rules!` expansion puts around a fragment.
+fn ungrouped(e: syn::Expr) -> syn::Expr {
+    match e {
+        syn::Expr::Group(g) => ungrouped(*g.expr),
+        e => e,
     }
 }
 
