@@ -521,9 +521,92 @@ where
     (vec![x; n], move |(dx, ())| dx.map(|d| vec![d; n]))
 }
 
+/// The order a sort by `cmp` puts a slice's elements in, which generated code computes
+/// apart from the values (a comparison carries no derivative) before [`permuted`]:
+/// `v.sort_by(cmp)` is `v = permuted(v, &v.__diff_sort_order(cmp))`.
+pub trait SortOrder<T> {
+    /// The indices of the elements in the order a stable sort by `cmp` puts them.
+    fn __diff_sort_order<F: FnMut(&T, &T) -> core::cmp::Ordering>(&self, cmp: F) -> Vec<usize>;
+}
+
+impl<T> SortOrder<T> for [T] {
+    #[inline]
+    fn __diff_sort_order<F: FnMut(&T, &T) -> core::cmp::Ordering>(&self, mut cmp: F) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by(|&i, &j| cmp(&self[i], &self[j]));
+        order
+    }
+}
+
+/// `xs` reordered: element `k` of the result is `xs[order[k]]`.
+#[inline]
+pub fn permuted<T: Clone>(xs: Vec<T>, order: &[usize]) -> Vec<T> {
+    order.iter().map(|&i| xs[i].clone()).collect()
+}
+
+/// Reverse mode of [`permuted`]: each element's adjoint goes back to where it came from.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __vjp_permuted<T: Differentiable + Clone>(
+    xs: Vec<T>,
+    order: &[usize],
+) -> (
+    Vec<T>,
+    impl FnOnce(Vec<T::TangentVector>) -> (Option<Vec<T::TangentVector>>, ()) + use<T>,
+) {
+    let (order, n) = (order.to_vec(), xs.len());
+    (permuted(xs, &order), move |a: Vec<T::TangentVector>| {
+        let Some(a) = present(Some(a), order.len()) else {
+            return (None, ());
+        };
+        let mut back: Vec<T::TangentVector> = filled(None, n);
+        for (k, d) in order.iter().zip(a) {
+            back[*k] = core::mem::replace(&mut back[*k], T::TangentVector::zero_vector()).add(d);
+        }
+        (Some(back), ())
+    })
+}
+
+/// Forward mode of [`permuted`]: the tangent reordered as the values are.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __jvp_permuted<T: Differentiable + Clone>(
+    xs: Vec<T>,
+    order: &[usize],
+) -> (
+    Vec<T>,
+    impl FnOnce((Option<Vec<T::TangentVector>>, ())) -> Option<Vec<T::TangentVector>> + use<T>,
+)
+where
+    T::TangentVector: Clone,
+{
+    let (order, n) = (order.to_vec(), xs.len());
+    (permuted(xs, &order), move |(dx, ())| {
+        present(dx, n).map(|d| permuted(d, &order))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sort_order_and_its_adjoint() {
+        let xs = vec![3.0, -1.0, 2.0];
+        let order = xs.__diff_sort_order(|a: &f64, b: &f64| a.total_cmp(b));
+        assert_eq!(order, vec![1, 2, 0]);
+        let (ys, pb) = __vjp_permuted(xs.clone(), &order);
+        assert_eq!(ys, vec![-1.0, 2.0, 3.0]);
+        assert_eq!(
+            pb(vec![10.0, 20.0, 30.0]),
+            (Some(vec![30.0, 10.0, 20.0]), ())
+        );
+        let (_, df) = __jvp_permuted(xs, &order);
+        assert_eq!(
+            df((Some(vec![1.0, 2.0, 3.0]), ())),
+            Some(vec![2.0, 3.0, 1.0])
+        );
+    }
 
     #[test]
     fn push_moves_the_last_adjoint_to_the_argument() {

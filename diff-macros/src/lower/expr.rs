@@ -762,6 +762,9 @@ impl Lowerer {
                 return self.lower_expr(&chain.extend_into(&m.receiver)).map(|_| ());
             }
         }
+        if let Some(e) = sorted(m) {
+            return self.lower_expr(&e).map(|_| ());
+        }
         self.lower_updating_call(m).map(|_| ())
     }
 
@@ -868,6 +871,12 @@ impl Lowerer {
         if let Some(e) = end_element(m) {
             return self.lower_expr(&e);
         }
+        // `v.sort_by(cmp)` (or `sort_unstable_by`) of a local: the order the comparison
+        // puts the elements in, which carries no derivative, then the elements moved
+        // there (`permuted`, whose derivative moves the adjoints back).
+        if let Some(e) = sorted(m) {
+            return self.lower_expr(&e);
+        }
         // `xs.split_at(k)`: the pair of sub-slices.
         if m.method == "split_at" && m.args.len() == 1 {
             let (xs, k) = (&m.receiver, &m.args[0]);
@@ -909,6 +918,31 @@ impl Lowerer {
         self.note_receiver(m, v);
         Ok(v)
     }
+}
+
+/// `v.sort_by(cmp)` / `v.sort_unstable_by(cmp)` of a local `v` as
+/// `{ let order = no_derivative(v.__diff_sort_order(cmp)); v = permuted(v, &order); }`
+/// (stable either way, which an unstable sort may also be). A comparator named by path
+/// (`f64::total_cmp`) is called as a method, which dual numbers have too.
+fn sorted(m: &syn::ExprMethodCall) -> Option<Expr> {
+    if !(m.method == "sort_by" || m.method == "sort_unstable_by") || m.args.len() != 1 {
+        return None;
+    }
+    let Expr::Path(v) = peel(&m.receiver) else {
+        return None;
+    };
+    let v = v.path.get_ident()?;
+    let cmp: Expr = match peel(&m.args[0]) {
+        Expr::Path(p) if p.path.segments.len() == 2 => {
+            let method = &p.path.segments[1].ident;
+            syn::parse_quote!(|__diff_a, __diff_b| __diff_a.#method(__diff_b))
+        }
+        c => c.clone(),
+    };
+    Some(syn::parse_quote_spanned!(m.span()=> {
+        let __diff_order = ::diff::no_derivative(#v.__diff_sort_order(#cmp));
+        #v = ::diff::__private::permuted(#v, &__diff_order);
+    }))
 }
 
 /// `let (p0, p1, ..) = (e0, e1, ..);` as `let p0 = e0; let p1 = e1; ..`, or, where an

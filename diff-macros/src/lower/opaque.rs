@@ -198,6 +198,7 @@ fn never_active(e: &syn::Expr) -> bool {
                 | syn::BinOp::Or(_)
         ),
         syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
+        syn::Expr::MethodCall(m) => crate::ir::is_inactive_method(&m.method),
         _ => false,
     }
 }
