@@ -567,3 +567,29 @@ fn sorted_collections() {
     assert_close(h[0][0], 4.0, 1e-12, "d²/dx0²");
     assert_close(h[4][4], 2.0, 1e-12, "d²/dx4²");
 }
+
+/// `rows.iter().flatten()`: the rows (`Vec`s or arrays) concatenated, then iterated.
+#[differentiable]
+fn flattened_rows(m: &[Vec<f64>], p: &[[f64; 2]]) -> f64 {
+    let a: f64 = m.iter().flatten().map(|v| v * v).sum();
+    let mut b = 0.0;
+    for (k, v) in m.iter().flatten().enumerate() {
+        if k > 2 {
+            break;
+        }
+        b += v * (k as f64 + 1.0);
+    }
+    let c = m.iter().flatten().copied().fold(0.0, f64::max);
+    a + b + c + p.iter().flatten().map(|v| v.exp()).sum::<f64>()
+}
+
+#[test]
+fn flattened_rows_of_vecs_and_arrays() {
+    let m = vec![vec![1.0, 2.0], vec![3.0], vec![0.5, -1.0]];
+    let p = vec![[0.0, 1.0], [0.5, -0.5]];
+    let (v, (gm, gp)) = value_with_gradient!(at: (&m, &p), of: flattened_rows);
+    assert_eq!(v, flattened_rows(&m, &p));
+    assert_eq!(gm, vec![vec![3.0, 6.0], vec![10.0], vec![1.0, -2.0]]);
+    let want: Vec<[f64; 2]> = p.iter().map(|r| [r[0].exp(), r[1].exp()]).collect();
+    assert_eq!(gp, want);
+}

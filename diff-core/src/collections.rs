@@ -490,6 +490,47 @@ impl<T: Differentiable + Clone, const N: usize> ConcatRules<T> for [Vec<T>; N] {
 }
 
 #[allow(clippy::type_complexity)]
+impl<T: Differentiable + Clone, const M: usize> ConcatRules<T> for Vec<[T; M]> {
+    #[inline]
+    fn __vjp_concat(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(Vec<T::TangentVector>) -> (Option<Vec<[T::TangentVector; M]>>,) + use<T, M>,
+    ) {
+        let n = self.len();
+        (self.concat(), move |s| {
+            let rows = cut_adjoint(s, &vec![M; n]).map(|rows| {
+                rows.into_iter()
+                    .map(|row| {
+                        let mut row = row.into_iter();
+                        core::array::from_fn(|_| {
+                            row.next().unwrap_or_else(T::TangentVector::zero_vector)
+                        })
+                    })
+                    .collect()
+            });
+            (rows,)
+        })
+    }
+    #[inline]
+    fn __jvp_concat(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce((Option<Vec<[T::TangentVector; M]>>,)) -> Option<Vec<T::TangentVector>> + use<T, M>,
+    ) {
+        let n = self.len();
+        (self.concat(), move |(d,)| {
+            d.filter(|d| !d.is_empty()).map(|d| {
+                crate::vector_space::check_lengths("a concatenation's tangent", d.len(), n);
+                d.into_iter().flatten().collect()
+            })
+        })
+    }
+}
+
+#[allow(clippy::type_complexity)]
 impl<T: Differentiable + Clone> ConcatRules<T> for Vec<Vec<T>> {
     #[inline]
     fn __vjp_concat(

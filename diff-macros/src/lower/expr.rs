@@ -841,6 +841,10 @@ impl Lowerer {
     }
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
+        // `rows.iter().flatten()..`: the rows concatenated first (`concat`), then iterated.
+        if let Some(e) = super::iterators::flattened(&Expr::MethodCall(m.clone())) {
+            return self.lower_expr(&e);
+        }
         if matches!(
             m.method.to_string().as_str(),
             "sum" | "product" | "fold" | "collect"

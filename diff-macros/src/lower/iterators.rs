@@ -657,6 +657,39 @@ fn replace_root(e: Expr, root: &Expr) -> Expr {
     }
 }
 
+/// `rows.iter().flatten()` (or `.into_iter()`) at the root of a method chain or of a
+/// `for` loop's iterator, over rows that are `Vec`s or arrays: `{ let flat =
+/// rows.concat(); <the same with flat.iter()> }`, so the chain runs over one collection
+/// (`concat` has a derivative). `None` when `e` has no such root.
+pub(crate) fn flattened(e: &Expr) -> Option<Expr> {
+    fn root(e: &mut Expr) -> Option<Expr> {
+        match e {
+            Expr::MethodCall(m) if m.method == "flatten" && m.args.is_empty() => {
+                let Expr::MethodCall(it) = &*m.receiver else {
+                    return None;
+                };
+                if !(it.method == "iter" || it.method == "into_iter") || !it.args.is_empty() {
+                    return None;
+                }
+                let rows = (*it.receiver).clone();
+                *e = parse_quote!(__diff_flat.iter());
+                Some(rows)
+            }
+            Expr::MethodCall(m) => root(&mut m.receiver),
+            _ => None,
+        }
+    }
+    let mut out = e.clone();
+    let rows = match &mut out {
+        Expr::ForLoop(f) => root(&mut f.expr)?,
+        other => root(other)?,
+    };
+    Some(parse_quote!({
+        let __diff_flat = #rows.to_vec().concat();
+        #out
+    }))
+}
+
 /// How many `enumerate` positions an index pattern pairs (`(p1, (p0, i))`: 2).
 fn pat_depth(p: &syn::Pat) -> usize {
     match p {
