@@ -328,3 +328,30 @@ fn f32_kinks_and_stops() {
         assert_close32(gy, ey, 1e-5, "f32_mix dy");
     }
 }
+
+/// A function with no derivative, called inside `no_derivative(..)` on a value that
+/// carries one (as the error for calling it outside suggests).
+fn lookup_rate(x: f64) -> f64 {
+    if x < 1.0 {
+        0.5
+    } else {
+        0.25 + 0.1 * x
+    }
+}
+
+#[differentiable]
+fn with_a_plain_helper(x: f64) -> f64 {
+    no_derivative(lookup_rate(x)) * x * x + x.copysign(-1.0) * 3.0
+}
+
+#[test]
+fn a_plain_function_inside_no_derivative_in_every_mode() {
+    let x = 1.5;
+    let r = lookup_rate(x);
+    assert_eq!(gradient!(at: x, of: with_a_plain_helper), 2.0 * r * x - 3.0);
+    assert_eq!(
+        first_derivative!(at: x, of: with_a_plain_helper),
+        2.0 * r * x - 3.0
+    );
+    assert_eq!(second_derivative!(at: x, of: with_a_plain_helper), 2.0 * r);
+}

@@ -200,14 +200,6 @@ macro_rules! dual {
             fn sin_cos(self) -> (Self, Self) {
                 (self.sin(), self.cos())
             }
-            #[inline(always)]
-            fn copysign(self, sign: Self) -> Self {
-                if self.re.is_sign_negative() == sign.re.is_sign_negative() {
-                    self
-                } else {
-                    -self
-                }
-            }
             /// `max(self - other, 0)`.
             #[inline(always)]
             fn abs_sub(self, other: Self) -> Self {

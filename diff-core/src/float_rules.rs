@@ -146,6 +146,11 @@ macro_rules! float_rules {
             (__vjp_trunc, __jvp_trunc) trunc(x) -> y = x.trunc() => zero;
             /// `x - x.trunc()`: the derivative is one (also at the jumps).
             (__vjp_fract, __jvp_fract) fract(x) -> y = x.fract() => (Self::one());
+            /// `|x|` with the sign of `s`: the derivative is `±1` in `x` (zero at zero) and
+            /// zero in `s`.
+            (__vjp_copysign, __jvp_copysign) copysign(x, s) -> y = x.copysign(s),
+                d = if x == Self::zero() { Self::zero() } else { x.signum() * y.signum() }
+                => (d, Self::zero());
 
             // ---- unit conversions ----
             (__vjp_to_degrees, __jvp_to_degrees) to_degrees(x) -> y = x.to_degrees(),

@@ -368,6 +368,21 @@ impl<'a> Lifting<'a> {
 
     /// The twin of the struct `v` is, when it is one with a twin: built by a struct
     /// literal, a parameter of that type, or a copy, update or join of one.
+    /// Whether every use of `v` is `no_derivative(v)` (and there is one).
+    fn only_cut(&self, v: Value) -> bool {
+        let mut uses = self
+            .func
+            .regions
+            .iter()
+            .flat_map(|r| r.stmts.iter().map(|s| &s.inst))
+            .filter(|i| i.operands().contains(&v))
+            .peekable();
+        let yielded = self.func.regions.iter().any(|r| r.yields.contains(&v));
+        uses.peek().is_some()
+            && !yielded
+            && uses.all(|i| matches!(i, Inst::NoDerivative(a) if *a == v))
+    }
+
     /// Whether `v` is a value of one of the crate's generic structs (built by a literal,
     /// or a parameter), through what passes a type on ([`Lifting::same_type`]).
     fn of_generic_struct(&self, v: Value, depth: usize) -> bool {
@@ -646,6 +661,13 @@ impl<'a> Lifting<'a> {
                 }
             }
             Inst::Call(Callee::OnTwin { .. }, _) => true,
+            Inst::Call(Callee::Path(p), _)
+                if !crate::ir::is_library_path(p) && self.only_cut(stmt.results[0]) =>
+            {
+                // Inside `no_derivative(..)`: the function runs on the plain values (it may
+                // have no derivative, nor a dual companion), `rewrite_stmt`.
+                false
+            }
             Inst::Call(Callee::Path(p), args) => {
                 if !self.any_lifted(args) {
                     false
@@ -1146,6 +1168,15 @@ impl<'a> Lifting<'a> {
                         self.plain_view(out, before, a, span);
                     }
                 }
+            }
+        }
+        // A call inside `no_derivative(..)` runs on the plain values.
+        if let Inst::Call(Callee::Path(p), args) = &mut stmt.inst {
+            if !crate::ir::is_library_path(p) && self.only_cut(stmt.results[0]) {
+                for a in args.iter_mut() {
+                    self.plain_view(out, before, a, span);
+                }
+                return;
             }
         }
         // A call of a lifted value whose result carries no derivative (read by a

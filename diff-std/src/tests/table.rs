@@ -104,6 +104,7 @@ checks! {
     round, __vjp_round, __jvp_round, (x), LINE;
     trunc, __vjp_trunc, __jvp_trunc, (x), LINE;
     fract, __vjp_fract, __jvp_fract, (x), LINE;
+    copysign, __vjp_copysign, __jvp_copysign, (x, s), [[1.5, -0.5], [-2.0, 3.0], [0.7, 2.0], [-0.3, -1.0]];
     to_degrees, __vjp_to_degrees, __jvp_to_degrees, (x), LINE;
     to_radians, __vjp_to_radians, __jvp_to_radians, (x), LINE;
     add, __vjp_add, __jvp_add, (a, b), PLANE;
