@@ -225,3 +225,21 @@ fn a_slice_given_as_it_is_to_a_closure_taking_a_reference() {
     assert_eq!(hessian_at(&x), vec![vec![9.0, -4.0], vec![-4.0, 3.0]]);
     assert_eq!(jacobian_at(&x), vec![vec![-2.0, 1.5], vec![0.0, 1.0]]);
 }
+
+#[differentiable]
+fn squares(p: &[f64]) -> Vec<f64> {
+    p.iter().map(|v| v * v).collect()
+}
+
+#[test]
+fn jacobian_at_a_sub_slice() {
+    let v = vec![1.0, 2.0, 3.0];
+    assert_eq!(
+        jacobian!(at: &v[..2], of: squares),
+        vec![vec![2.0, 0.0], vec![0.0, 4.0]]
+    );
+    assert_eq!(
+        jacobian!(at: &v[1..], of: |p: &[f64]| vec![p[0] * p[1]]),
+        vec![vec![3.0, 2.0]]
+    );
+}

@@ -215,9 +215,10 @@ fn finish(
         Op::Jacobian => {
             let first = &ins[0];
             if let syn::Expr::Reference(_) = first {
-                // `at: &x`: the columns are taken at copies of `x`, passed by reference.
+                // `at: &x`: the columns are taken at copies of `x` (owned: a sub-slice
+                // `&v[..k]` is copied into a `Vec`), passed by reference.
                 let owned = ident("__owned");
-                quote! {{ let #x = #first; #rt::jacobian(#x, |#owned, __direction| { let #x = &#owned; #pre let (_, __differential) = #call; __differential(__direction) }) }}
+                quote! {{ let #x = ::std::borrow::ToOwned::to_owned(#first); #rt::jacobian(&#x, |#owned, __direction| { let #x = &#owned; #pre let (_, __differential) = #call; __differential(__direction) }) }}
             } else {
                 quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, __direction| { #pre let (_, __differential) = #call; __differential(__direction) }) }}
             }
