@@ -556,19 +556,16 @@ fn companions(
     let output_tangent = errors.take(sig.output_tangent(func.sig.output.span()))?;
     let name = func.sig.ident.to_string();
     let trait_methods = seen.as_ref().map(|s| s.trait_methods()).unwrap_or_default();
-    let body_of = |sig: &FnSig| {
-        let mut body = Body::of(sig, &func.block);
-        if let Some(seen) = &seen {
-            let self_name = self_ty.and_then(|o| type_name(o.ty));
-            let declared: Vec<Option<syn::Type>> = (0..sig.params.len())
-                .map(|i| sig.declared_type(i))
-                .collect();
-            body.struct_operands(seen, &sig.param_fields, &declared, self_name.as_deref());
-            body.trait_methods = trait_methods.clone();
-        }
-        body
-    };
-    let analyzed = pipeline::analyze(&name, body_of(&sig), errors);
+    let mut body = Body::of(&sig, &func.block);
+    if let Some(seen) = &seen {
+        let self_name = self_ty.and_then(|o| type_name(o.ty));
+        let declared: Vec<Option<syn::Type>> = (0..sig.params.len())
+            .map(|i| sig.declared_type(i))
+            .collect();
+        body.struct_operands(seen, &sig.param_fields, &declared, self_name.as_deref());
+        body.trait_methods = trait_methods.clone();
+    }
+    let analyzed = pipeline::analyze(&name, body, errors);
     // Parameters of types the macro cannot classify, through which no derivative flows
     // (an enum, a configuration), are left out.
     for i in analyzed.iter().flat_map(|a| &a.left_out) {
@@ -641,20 +638,18 @@ fn companions(
         companions.emit(&output_tangent)
     };
     if let Some(mut c) = constant_sig {
+        // The same body, with the receiver left out of what is differentiated.
         c.recursive = recursive;
-        // (Refusals were reported above: the same body.)
-        let mut quiet = Errors::default();
-        if let Some(a) = pipeline::analyze(&name, body_of(&c), &mut quiet) {
-            let constant = Companions {
-                sig: &c,
-                vis: &func.vis,
-                func: &a.func,
-                act: &a.act,
-                maps: &a.maps,
-                items: &a.items,
-            };
-            items.extend(constant.emit(&output_tangent));
-        }
+        let (act, maps) = analyzed.with_respect_to(&c.wrt());
+        let constant = Companions {
+            sig: &c,
+            vis: &func.vis,
+            func: &analyzed.func,
+            act: &act,
+            maps: &maps,
+            items: &analyzed.items,
+        };
+        items.extend(constant.emit(&output_tangent));
     }
     // Where no trait declares the companions, a method on a struct with a dual twin has
     // one more, taking the twin (`twin.rs`): the source reader tells callers it exists.

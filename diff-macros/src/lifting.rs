@@ -90,6 +90,7 @@ pub fn lift(
         param_structs: floats.param_structs,
         generic_structs: floats.generic_structs,
         user_types: names_user_types(func, floats.twins),
+        cut_only: cut_only(func),
         lifted: BTreeSet::new(),
         scalar: Ident::new(scalar, Span::call_site()),
         refusal: None,
@@ -150,6 +151,8 @@ struct Lifting<'a> {
     generic_structs: (&'a [String], &'a [usize]),
     /// Whether the body names a type other than the standard library's few.
     user_types: bool,
+    /// The values used only inside `no_derivative(..)` ([`cut_only`]).
+    cut_only: BTreeSet<Value>,
     /// Values whose type holds dual numbers.
     lifted: BTreeSet<Value>,
     scalar: Ident,
@@ -183,6 +186,24 @@ fn opaque_kind(o: &Opaque) -> OpaqueKind {
         },
         _ => OpaqueKind::Unknown,
     }
+}
+
+/// The values every use of which is `no_derivative(v)` (used at least once, and not a
+/// region's result).
+fn cut_only(func: &Function) -> BTreeSet<Value> {
+    let (mut cut, mut other) = (BTreeSet::new(), BTreeSet::new());
+    for region in &func.regions {
+        other.extend(region.yields.iter().copied());
+        for stmt in &region.stmts {
+            match &stmt.inst {
+                Inst::NoDerivative(a) => {
+                    cut.insert(*a);
+                }
+                inst => other.extend(inst.operands()),
+            }
+        }
+    }
+    cut.difference(&other).copied().collect()
 }
 
 /// Whether the body names a type of its own (`Vec3::new`, `S { .. }`, `T::ZERO`): any
@@ -366,21 +387,12 @@ impl<'a> Lifting<'a> {
         }
     }
 
-    /// The twin of the struct `v` is, when it is one with a twin: built by a struct
-    /// literal, a parameter of that type, or a copy, update or join of one.
-    /// Whether every use of `v` is `no_derivative(v)` (and there is one).
-    fn only_cut(&self, v: Value) -> bool {
-        let mut uses = self
-            .func
-            .regions
-            .iter()
-            .flat_map(|r| r.stmts.iter().map(|s| &s.inst))
-            .filter(|i| i.operands().contains(&v))
-            .peekable();
-        let yielded = self.func.regions.iter().any(|r| r.yields.contains(&v));
-        uses.peek().is_some()
-            && !yielded
-            && uses.all(|i| matches!(i, Inst::NoDerivative(a) if *a == v))
+    /// Whether `stmt` calls a function of the user's whose result goes only into
+    /// `no_derivative(..)`: it runs on the plain values (it may have no derivative, nor
+    /// a dual companion; `rewrite_stmt`).
+    fn runs_plain(&self, stmt: &Stmt) -> bool {
+        matches!(&stmt.inst, Inst::Call(Callee::Path(p), _) if !crate::ir::is_library_path(p))
+            && self.cut_only.contains(&stmt.results[0])
     }
 
     /// Whether `v` is a value of one of the crate's generic structs (built by a literal,
@@ -403,6 +415,8 @@ impl<'a> Lifting<'a> {
         }
     }
 
+    /// The twin of the struct `v` is, when it is one with a twin: built by a struct
+    /// literal, a parameter of that type, or a copy, update or join of one.
     fn twin_of(&self, v: Value) -> Option<&'a Twin> {
         let name = self.struct_name(v, 0)?;
         self.twins.iter().find(|(n, _)| *n == name).map(|(_, t)| t)
@@ -661,13 +675,8 @@ impl<'a> Lifting<'a> {
                 }
             }
             Inst::Call(Callee::OnTwin { .. }, _) => true,
-            Inst::Call(Callee::Path(p), _)
-                if !crate::ir::is_library_path(p) && self.only_cut(stmt.results[0]) =>
-            {
-                // Inside `no_derivative(..)`: the function runs on the plain values (it may
-                // have no derivative, nor a dual companion), `rewrite_stmt`.
-                false
-            }
+            // Inside `no_derivative(..)`: not lifted.
+            Inst::Call(..) if self.runs_plain(stmt) => false,
             Inst::Call(Callee::Path(p), args) => {
                 if !self.any_lifted(args) {
                     false
@@ -1171,13 +1180,13 @@ impl<'a> Lifting<'a> {
             }
         }
         // A call inside `no_derivative(..)` runs on the plain values.
-        if let Inst::Call(Callee::Path(p), args) = &mut stmt.inst {
-            if !crate::ir::is_library_path(p) && self.only_cut(stmt.results[0]) {
+        if self.runs_plain(stmt) {
+            if let Inst::Call(_, args) = &mut stmt.inst {
                 for a in args.iter_mut() {
                     self.plain_view(out, before, a, span);
                 }
-                return;
             }
+            return;
         }
         // A call of a lifted value whose result carries no derivative (read by a
         // comparison only): the value of the callee's dual companion, which takes the

@@ -23,6 +23,16 @@ pub struct Analyzed {
     pub left_out: Vec<usize>,
 }
 
+impl Analyzed {
+    /// The activity and linear maps of the same IR differentiated with respect to
+    /// `wrt` instead (a subset of the parameters it was checked with).
+    pub fn with_respect_to(&self, wrt: &[usize]) -> (Activity, LinearMaps) {
+        let act = Activity::analyze(&self.func, wrt);
+        let maps = LinearMaps::analyze(&self.func, &act);
+        (act, maps)
+    }
+}
+
 /// What a body is, besides its statements.
 pub struct Body<'a> {
     /// The parameters' patterns (the receiver, if any, first as `self`).

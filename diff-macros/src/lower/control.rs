@@ -177,7 +177,7 @@ impl Lowerer {
                 return self.lower_for(&f);
             }
         }
-        if let Some(e) = super::iterators::flattened(&syn::Expr::ForLoop(f.clone())) {
+        if let Some(e) = super::iterators::flattened_loop(f) {
             return self.lower_expr(&e);
         }
         if let Some(rewritten) = super::iterators::iter_mut_loop(f) {

@@ -842,7 +842,7 @@ impl Lowerer {
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
         // `rows.iter().flatten()..`: the rows concatenated first (`concat`), then iterated.
-        if let Some(e) = super::iterators::flattened(&Expr::MethodCall(m.clone())) {
+        if let Some(e) = super::iterators::flattened(m) {
             return self.lower_expr(&e);
         }
         if matches!(

@@ -657,37 +657,70 @@ fn replace_root(e: Expr, root: &Expr) -> Expr {
     }
 }
 
-/// `rows.iter().flatten()` (or `.into_iter()`) at the root of a method chain or of a
+/// `rows.iter().flatten()` (or `.into_iter()`) at the root of a method chain `m` or of a
 /// `for` loop's iterator, over rows that are `Vec`s or arrays: `{ let flat =
-/// rows.concat(); <the same with flat.iter()> }`, so the chain runs over one collection
-/// (`concat` has a derivative). `None` when `e` has no such root.
-pub(crate) fn flattened(e: &Expr) -> Option<Expr> {
-    fn root(e: &mut Expr) -> Option<Expr> {
-        match e {
-            Expr::MethodCall(m) if m.method == "flatten" && m.args.is_empty() => {
-                let Expr::MethodCall(it) = &*m.receiver else {
-                    return None;
-                };
-                if !(it.method == "iter" || it.method == "into_iter") || !it.args.is_empty() {
-                    return None;
-                }
-                let rows = (*it.receiver).clone();
-                *e = parse_quote!(__diff_flat.iter());
-                Some(rows)
-            }
-            Expr::MethodCall(m) => root(&mut m.receiver),
-            _ => None,
+/// rows.to_vec().concat(); <the same with flat.iter()> }`, so the chain runs over one
+/// collection (`concat` has a derivative). `None` when there is no such root (checked
+/// before anything is copied: most chains have none).
+pub(crate) fn flattened(m: &syn::ExprMethodCall) -> Option<Expr> {
+    rows_flattened_by(m)?;
+    let mut out = Expr::MethodCall(m.clone());
+    let rows = flatten_at_root(&mut out)?;
+    Some(over_concatenation(rows, out))
+}
+
+/// [`flattened`] for a `for` loop over such a chain.
+pub(crate) fn flattened_loop(f: &syn::ExprForLoop) -> Option<Expr> {
+    rows_flattened(&f.expr)?;
+    let mut out = f.clone();
+    let rows = flatten_at_root(&mut out.expr)?;
+    Some(over_concatenation(rows, Expr::ForLoop(out)))
+}
+
+/// The rows of `rows.iter().flatten()` at the root of the chain `e`.
+fn rows_flattened(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::MethodCall(m) => rows_flattened_by(m),
+        _ => None,
+    }
+}
+
+/// [`rows_flattened`] of the chain ending in the call `m`.
+fn rows_flattened_by(m: &syn::ExprMethodCall) -> Option<&Expr> {
+    if m.method != "flatten" || !m.args.is_empty() {
+        return rows_flattened(&m.receiver);
+    }
+    match &*m.receiver {
+        Expr::MethodCall(it)
+            if (it.method == "iter" || it.method == "into_iter") && it.args.is_empty() =>
+        {
+            Some(&it.receiver)
+        }
+        _ => None,
+    }
+}
+
+/// Replaces `rows.iter().flatten()` at the root of `e` by `__diff_flat.iter()`,
+/// returning `rows`.
+fn flatten_at_root(e: &mut Expr) -> Option<Expr> {
+    match e {
+        Expr::MethodCall(m) if m.method != "flatten" || !m.args.is_empty() => {
+            flatten_at_root(&mut m.receiver)
+        }
+        _ => {
+            let rows = rows_flattened(e)?.clone();
+            *e = parse_quote!(__diff_flat.iter());
+            Some(rows)
         }
     }
-    let mut out = e.clone();
-    let rows = match &mut out {
-        Expr::ForLoop(f) => root(&mut f.expr)?,
-        other => root(other)?,
-    };
-    Some(parse_quote!({
+}
+
+/// `{ let __diff_flat = rows.to_vec().concat(); e }`.
+fn over_concatenation(rows: Expr, e: Expr) -> Expr {
+    parse_quote!({
         let __diff_flat = #rows.to_vec().concat();
-        #out
-    }))
+        #e
+    })
 }
 
 /// How many `enumerate` positions an index pattern pairs (`(p1, (p0, i))`: 2).
