@@ -205,8 +205,8 @@ fn sums_over_tuples_typed_by_where_they_go() {
 
 /// Helpers taking a slice they were given, passing it to an operator as it is
 /// (`at: xs`, `xs: &[f64]`) to a closure whose parameter is typed as a reference.
-fn gradient_at(xs: &[f64]) -> Vec<f64> {
-    gradient!(at: xs, of: |p: &[f64]| sumsq(p))
+fn gradient_at(xs: &[f64]) -> (f64, Vec<f64>) {
+    value_with_gradient!(at: xs, of: |p: &[f64]| sumsq(p))
 }
 
 fn hessian_at(xs: &[f64]) -> Vec<Vec<f64>> {
@@ -220,7 +220,7 @@ fn jacobian_at(xs: &Vec<f64>) -> Vec<Vec<f64>> {
 #[test]
 fn a_slice_given_as_it_is_to_a_closure_taking_a_reference() {
     let x = vec![1.5, -2.0];
-    assert_eq!(gradient_at(&x), vec![3.0, -4.0]);
+    assert_eq!(gradient_at(&x), (sumsq(&x), vec![3.0, -4.0]));
     // (x0² + x1²) x0: [[6 x0, 2 x1], [2 x1, 2 x0]]
     assert_eq!(hessian_at(&x), vec![vec![9.0, -4.0], vec![-4.0, 3.0]]);
     assert_eq!(jacobian_at(&x), vec![vec![-2.0, 1.5], vec![0.0, 1.0]]);

@@ -393,8 +393,8 @@ fn a_differentiable_implementation_of_the_same_trait() {
     let m = Weighted { w: 2.0 };
     let x = vec![3.0, -1.0];
     // With respect to the model, and to the input with the model held constant.
-    let gm = gradient!(at: m.clone(), of: |m: Weighted| m.cost(&x));
-    assert_eq!(gm.w, -3.0);
+    let (v, gm) = value_with_gradient!(at: m.clone(), of: |m: Weighted| m.cost(&x));
+    assert_eq!((v, gm.w), (m.cost(&x), -3.0));
     let gx = gradient!(at: &x, of: |p: &[f64]| m.penalized(p));
     // w x1 + x0, w x0 + x1
     assert_eq!(gx, vec![-2.0 + 3.0, 6.0 - 1.0]);

@@ -561,7 +561,7 @@ pub fn __vjp_permuted<T: Differentiable + Clone>(
         };
         let mut back: Vec<T::TangentVector> = filled(None, n);
         for (k, d) in order.iter().zip(a) {
-            back[*k] = core::mem::replace(&mut back[*k], T::TangentVector::zero_vector()).add(d);
+            crate::support::accumulate_into(&mut back[*k], d);
         }
         (Some(back), ())
     })

@@ -200,13 +200,7 @@ impl Companions<'_> {
         let n = sig.params.len();
         let params: Vec<TokenStream> = sig.params.iter().map(|p| p.ident.clone()).collect();
         let (slots, caps) = (sig.slots(), sig.dyn_lifetime());
-        let rec = |boxed: TokenStream| {
-            Some(Recursion {
-                name: sig.ident.to_string(),
-                method: sig.has_receiver(),
-                boxed,
-            })
-        };
+        let rec = |boxed: TokenStream| Some(Recursion::of(sig, boxed));
         let (seed, dout) = (
             sh.seed_type(output_tangent),
             sh.differential_output(output_tangent),
@@ -370,11 +364,7 @@ impl Companions<'_> {
             |e| {
                 e.dual = true;
                 e.constant_params = constant;
-                e.recursion = Some(Recursion {
-                    name: sig.ident.to_string(),
-                    method: sig.has_receiver(),
-                    boxed: ds.boxed_pullback(output_tangent),
-                });
+                e.recursion = Some(Recursion::of(sig, ds.boxed_pullback(output_tangent)));
             },
         );
         let conversions = ds.conversions();

@@ -167,26 +167,19 @@ impl Kind {
     /// The name of the companion taking the receiver as a constant (`__vjp_const_m`),
     /// which a trait's method has beside `__vjp_m` (`FnSig::constant_receiver`).
     pub fn constant_receiver(self, name: &Ident) -> Ident {
-        Ident::new(
-            &format!(
-                "{}_const_{}",
-                self.short(),
-                name.to_string().trim_start_matches("r#")
-            ),
-            name.span(),
-        )
+        self.beside(name, "_const")
     }
 
     /// The companion's name beside the function (`__vjp_f`), at the name's span.
     pub fn long(self, name: &Ident) -> Ident {
-        Ident::new(
-            &format!(
-                "{}_{}",
-                self.short(),
-                name.to_string().trim_start_matches("r#")
-            ),
-            name.span(),
-        )
+        self.beside(name, "")
+    }
+
+    /// `__vjp{infix}_f` for the function `f`, at its name's span.
+    fn beside(self, name: &Ident, infix: &str) -> Ident {
+        let name_text = name.to_string();
+        let bare = name_text.trim_start_matches("r#");
+        Ident::new(&format!("{}{infix}_{bare}", self.short()), name.span())
     }
 
     /// All four, in the order they are emitted.

@@ -46,6 +46,18 @@ pub struct Recursion {
     pub boxed: TokenStream,
 }
 
+impl Recursion {
+    /// The recursion of the function with signature `sig`, whose companion's linear map
+    /// boxed is `boxed`.
+    pub fn of(sig: &crate::parse::signature::FnSig, boxed: TokenStream) -> Self {
+        Recursion {
+            name: sig.ident.to_string(),
+            method: sig.has_receiver(),
+            boxed,
+        }
+    }
+}
+
 impl<'a> Emitter<'a> {
     pub fn new(
         func: &'a Function,
@@ -838,7 +850,6 @@ pub fn is_call_of(
     }
 }
 
-/// An argument of a call of a dual companion, converted to the parameter's type.
 /// In a dual companion, a float type given as a generic argument of a callee
 /// (`cube::<f64>(x)`, `Quad::<f64>::scaled(x, k)`) is the dual number's: such a callee
 /// is generic over its floats, and its dual companion takes them dual.
@@ -857,6 +868,7 @@ fn lift_generic_arguments(path: &mut syn::Path) {
     }
 }
 
+/// An argument of a call of a dual companion, converted to the parameter's type.
 fn lift_to(a: &TokenStream) -> TokenStream {
     quote!(::diff::__private::LiftTo::lift_to(#a))
 }

@@ -62,6 +62,22 @@ fn option_arms(m: &syn::ExprMatch) -> Option<(&syn::Pat, &syn::Expr, &syn::Expr)
     }
 }
 
+/// The `match` `m` of an `Option` (its arms `arms`, [`option_arms`]) as `match present {
+/// true => { let p = payload; a } false => b }`.
+fn on_presence(
+    m: &syn::ExprMatch,
+    present: &syn::Expr,
+    payload: &syn::Expr,
+    (pat, some_body, none_body): (&syn::Pat, &syn::Expr, &syn::Expr),
+) -> syn::ExprMatch {
+    syn::parse_quote_spanned! {m.span()=>
+        match #present {
+            true => { let #pat = #payload; #some_body }
+            false => #none_body,
+        }
+    }
+}
+
 /// Whether a pattern matches every value of its type: bindings, `_`, and tuples and
 /// references of those.
 fn irrefutable(p: &syn::Pat) -> bool {
@@ -107,34 +123,25 @@ impl Lowerer {
     ) -> syn::Result<Value> {
         // `match xs.get(i) { Some(p) => a, None => b }` (also `first`, `last`, from `if
         // let`): `match i < xs.len() { true => { let p = &xs[i]; a } false => b }`.
-        if let (Some((payload, some_body, none_body)), Some(lookup)) =
-            (option_arms(m), super::expr::Lookup::of(&m.expr))
-        {
+        if let (Some(arms), Some(lookup)) = (option_arms(m), super::expr::Lookup::of(&m.expr)) {
             for stmt in &lookup.prelude {
                 self.lower_stmt(stmt)?;
             }
-            let (present, element) = (&lookup.present, &lookup.element);
-            let rewritten: syn::ExprMatch = syn::parse_quote_spanned! {m.span()=>
-                match #present {
-                    true => { let #payload = #element; #some_body }
-                    false => #none_body,
-                }
-            };
+            let rewritten = on_presence(m, &lookup.present, &lookup.element, arms);
             return self.lower_match_binding(&rewritten, binder, rest);
         }
         let scrutinee = self.in_expression(|cx| cx.lower_expr(&m.expr))?;
         // `match o { Some(p) => a, None => b }` (also from `if let` and `while let`):
         // `match o.is_some() { true => { let p = o.unwrap(); a } false => b }`, so that
         // the payload's derivative flows through `unwrap`'s.
-        if let Some((payload, some_body, none_body)) = option_arms(m) {
+        if let Some(arms) = option_arms(m) {
             self.bind(OPTION.to_string(), scrutinee);
             let o = syn::Ident::new(OPTION, m.match_token.span);
-            let rewritten: syn::ExprMatch = syn::parse_quote_spanned! {m.span()=>
-                match #o.is_some() {
-                    true => { let #payload = #o.unwrap(); #some_body }
-                    false => #none_body,
-                }
-            };
+            let (present, payload) = (
+                syn::parse_quote!(#o.is_some()),
+                syn::parse_quote!(#o.unwrap()),
+            );
+            let rewritten = on_presence(m, &present, &payload, arms);
             return self.lower_match_binding(&rewritten, binder, rest);
         }
         let before = self.env.clone();

@@ -417,21 +417,27 @@ impl FnSig {
     /// `Self` is not known to be. (An impl does not repeat it: a where clause would keep
     /// rustc from normalizing `<P<T> as Differentiable>::TangentVector` in its body.)
     pub fn bound_self(&mut self, in_trait: bool) {
-        let names_self = |ts: &TokenStream| types::mentions(ts, "Self");
-        let tangents = self
-            .params
-            .iter()
-            .filter_map(|p| p.tangent.as_ref())
-            .chain(self.output_tangent.as_ref());
-        let bound = if in_trait && tangents.into_iter().any(names_self) {
-            quote!(::core::marker::Sized + ::diff::Differentiable)
-        } else {
-            quote!(::core::marker::Sized)
-        };
+        let bound = self.self_bound(in_trait);
         self.generics
             .make_where_clause()
             .predicates
             .push(syn::parse_quote!(Self: #bound));
+    }
+
+    /// The bound of `Self` [`FnSig::bound_self`] gives: `Sized`, and in a trait
+    /// `Differentiable` too when a tangent names `Self`.
+    fn self_bound(&self, in_trait: bool) -> TokenStream {
+        let names_self = |ts: &TokenStream| types::mentions(ts, "Self");
+        let mut tangents = self
+            .params
+            .iter()
+            .filter_map(|p| p.tangent.as_ref())
+            .chain(self.output_tangent.as_ref());
+        if in_trait && tangents.any(names_self) {
+            quote!(::core::marker::Sized + ::diff::Differentiable)
+        } else {
+            quote!(::core::marker::Sized)
+        }
     }
 
     /// For a method of a trait (`&self` or `self`), the signature of its companions
@@ -450,22 +456,12 @@ impl FnSig {
         sig.constant_receiver = true;
         sig.twins.clear();
         sig.self_twin = None;
-        let names_self = |ts: &TokenStream| types::mentions(ts, "Self");
-        let still = sig
-            .params
-            .iter()
-            .filter_map(|p| p.tangent.as_ref())
-            .chain(sig.output_tangent.as_ref())
-            .any(names_self);
-        if !still {
-            if let Some(w) = sig.generics.where_clause.as_mut() {
-                let differentiable: syn::WherePredicate =
-                    syn::parse_quote!(Self: ::core::marker::Sized + ::diff::Differentiable);
-                for p in w.predicates.iter_mut() {
-                    if *p == differentiable {
-                        *p = syn::parse_quote!(Self: ::core::marker::Sized);
-                    }
-                }
+        // In a trait, the bound `bound_self` gave, now for what is left differentiated.
+        let (before, after) = (self.self_bound(true), sig.self_bound(true));
+        let before: syn::WherePredicate = syn::parse_quote!(Self: #before);
+        if let Some(w) = sig.generics.where_clause.as_mut() {
+            for p in w.predicates.iter_mut().filter(|p| **p == before) {
+                *p = syn::parse_quote!(Self: #after);
             }
         }
         Some(sig)
