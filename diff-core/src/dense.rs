@@ -235,6 +235,11 @@ fn dense<T: Coordinates>(t: T, zero: &T) -> Vec<T::Scalar> {
 pub use crate::Dual;
 
 /// Inputs of `hessian!`: the shapes whose coordinates can be lifted to dual numbers.
+#[diagnostic::on_unimplemented(
+    message = "hessian! takes a point that is a scalar, a `Vec` or an array of `f64` or `f32` (or a reference to one); `{Self}` is not",
+    label = "not a scalar, `Vec` or array",
+    note = "pass its coordinates as a `Vec` and build the value inside a closure: `hessian!(at: vec![m.w, m.b], of: |v: Vec<f64>| loss(&Model {{ w: v[0], b: v[1] }}))`"
+)]
 pub trait Lift {
     /// The scalar of a coordinate (`f64` or `f32`).
     type Scalar: num_traits::Float;
