@@ -57,6 +57,7 @@ pub mod __private {
         pub use diff_core::__private::IntoRules as _;
         pub use diff_core::__private::MarkerOf as _;
         pub use diff_core::__private::OptionRules as _;
+        pub use diff_core::__private::ReverseRule as _;
         pub use diff_core::__private::SortOrder as _;
         pub use diff_core::__private::SwapRule as _;
         pub use diff_core::__private::ToVecRules as _;

@@ -179,3 +179,110 @@ fn tuple_vec_and_array_results_and_casts() {
     let (_, df) = value_with_differential!(at: [1.5, 3.0], of: arr);
     assert_eq!(df([1.0, 0.0]), [3.0, 2.0]);
 }
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Corner {
+    x: f64,
+    y: f64,
+}
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Meters(f64, f64);
+
+#[differentiable]
+fn struct_patterns(c: Corner, m: Meters) -> f64 {
+    let Corner { x, y: height } = c;
+    let Meters(a, b) = m;
+    let Corner { x: x2, .. } = &c;
+    x * height + a * b.sin() + x2 * 3.0
+}
+
+#[differentiable]
+fn struct_pattern_in_a_loop(cs: &[Corner]) -> f64 {
+    let mut s = 0.0;
+    for &Corner { x, y } in cs {
+        s += x * y;
+    }
+    for Corner { x, .. } in cs.iter() {
+        s += x.exp();
+    }
+    s
+}
+
+#[test]
+fn struct_and_tuple_struct_patterns() {
+    let at = [0.3, 0.7, 1.1, -0.4];
+    let f = |p: &[f64]| struct_patterns(Corner { x: p[0], y: p[1] }, Meters(p[2], p[3]));
+    let want = fd_grad(f, &at);
+    let (c, m) = gradient!(at: (Corner { x: 0.3, y: 0.7 }, Meters(1.1, -0.4)), of: struct_patterns);
+    assert_vec_close(
+        &[c.x, c.y, m.0, m.1],
+        &want,
+        1e-6,
+        "struct patterns, reverse",
+    );
+    let (v, df) = value_with_differential!(
+        at: (Corner { x: 0.3, y: 0.7 }, Meters(1.1, -0.4)),
+        of: struct_patterns
+    );
+    let d = df((CornerTangent { x: 1.0, y: 0.0 }, MetersTangent(0.0, 1.0)));
+    assert_eq!(v, f(&at));
+    assert_close(d, want[0] + want[3], 1e-6, "struct patterns, forward");
+
+    let cs = vec![Corner { x: 0.3, y: 0.7 }, Corner { x: -1.0, y: 0.5 }];
+    let g = gradient!(at: &cs, of: struct_pattern_in_a_loop);
+    let flat = |p: &[f64]| {
+        struct_pattern_in_a_loop(&[Corner { x: p[0], y: p[1] }, Corner { x: p[2], y: p[3] }])
+    };
+    let want = fd_grad(flat, &[0.3, 0.7, -1.0, 0.5]);
+    assert_vec_close(
+        &[g[0].x, g[0].y, g[1].x, g[1].y],
+        &want,
+        1e-6,
+        "patterns in loops",
+    );
+}
+
+#[differentiable]
+fn updated_through_mut_reference_loop(mut cs: Vec<Corner>, k: f64) -> f64 {
+    for c in &mut cs {
+        c.x *= k;
+        c.y += c.x * c.x;
+    }
+    cs.iter().map(|c| c.x + c.y.sin()).sum()
+}
+
+#[test]
+fn for_loop_over_a_mutable_borrow() {
+    let cs = vec![Corner { x: 0.3, y: 0.7 }, Corner { x: -1.0, y: 0.5 }];
+    let f = |p: &[f64]| {
+        updated_through_mut_reference_loop(
+            vec![Corner { x: p[0], y: p[1] }, Corner { x: p[2], y: p[3] }],
+            p[4],
+        )
+    };
+    let at = [0.3, 0.7, -1.0, 0.5, 1.5];
+    let want = fd_grad(f, &at);
+    let (v, (g, gk)) =
+        value_with_gradient!(at: (cs.clone(), 1.5), of: updated_through_mut_reference_loop);
+    assert_eq!(v, f(&at));
+    assert_vec_close(
+        &[g[0].x, g[0].y, g[1].x, g[1].y, gk],
+        &want,
+        1e-6,
+        "for c in &mut cs",
+    );
+    let h = hessian!(at: at.to_vec(), of: |p: Vec<f64>| updated_through_mut_reference_loop(
+        vec![Corner { x: p[0], y: p[1] }, Corner { x: p[2], y: p[3] }],
+        p[4],
+    ));
+    let column = fd_grad(
+        |q: &[f64]| {
+            let (g, gk) = gradient!(at: (vec![Corner { x: q[0], y: q[1] }, Corner { x: q[2], y: q[3] }], q[4]), of: updated_through_mut_reference_loop);
+            let _ = g;
+            gk
+        },
+        &at,
+    );
+    assert_vec_close(&h[4], &column, 1e-5, "for c in &mut cs, second order");
+}

@@ -593,3 +593,59 @@ fn flattened_rows_of_vecs_and_arrays() {
     let want: Vec<[f64; 2]> = p.iter().map(|r| [r[0].exp(), r[1].exp()]).collect();
     assert_eq!(gp, want);
 }
+
+#[differentiable]
+fn reversed_and_swapped(x: Vec<f64>) -> f64 {
+    let mut v = x;
+    v.reverse();
+    v.swap(0, 1);
+    let mut a = [v[0], v[1], v[2]];
+    a.reverse();
+    v[0] * 1.0 + v[1] * 2.0 + v[2] * v[2] * 3.0 + a[0] * 5.0
+}
+
+#[differentiable]
+fn array_of_a_repeated_value(x: f64, y: f64) -> f64 {
+    let v = [x * y; 4];
+    let w = [-1.5; 2];
+    v.iter()
+        .enumerate()
+        .map(|(i, a)| a * (i as f64 + 1.0))
+        .sum::<f64>()
+        + w[1] * x
+}
+
+#[test]
+fn reverse_and_array_repeat_in_both_modes() {
+    let at = [0.3, -1.2, 0.8, 2.0];
+    let f = |p: &[f64]| reversed_and_swapped(p.to_vec());
+    let (v, g) = value_with_gradient!(at: at.to_vec(), of: reversed_and_swapped);
+    assert_eq!(v, f(&at));
+    assert_vec_close(&g, &fd_grad(f, &at), 1e-6, "reverse, swap");
+    let (_, df) = value_with_differential!(at: at.to_vec(), of: reversed_and_swapped);
+    assert_close(
+        df(vec![0.0, 1.0, 0.0, 0.5]),
+        g[1] + 0.5 * g[3],
+        1e-12,
+        "reverse, forward",
+    );
+    let h = hessian!(at: at.to_vec(), of: reversed_and_swapped);
+    assert_close(h[1][1], 6.0, 1e-12, "reverse, second order");
+
+    let (v, (gx, gy)) = value_with_gradient!(at: (0.7, 1.3), of: array_of_a_repeated_value);
+    assert_eq!(v, array_of_a_repeated_value(0.7, 1.3));
+    assert_close(gx, 10.0 * 1.3 - 1.5, 1e-12, "[x * y; 4], x");
+    assert_close(gy, 10.0 * 0.7, 1e-12, "[x * y; 4], y");
+    assert_close(
+        first_derivative!(at: 0.7, of: |x: f64| array_of_a_repeated_value(x, 1.3)),
+        gx,
+        1e-12,
+        "[x; N], forward",
+    );
+    assert_close(
+        second_derivative!(at: 0.7, of: |x: f64| array_of_a_repeated_value(x, x)),
+        20.0,
+        1e-12,
+        "[x; N], second order",
+    );
+}

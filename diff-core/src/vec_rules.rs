@@ -1,7 +1,7 @@
 //! Derivative rules of the `Vec` operations that build collections: `push`,
 //! `extend_from_slice`, `insert`, `pop`, `truncate` (methods of [`VecRules`], in the `&mut self`
-//! convention of generated code), `vec![x; n]` ([`vec_repeat`]), and `swap` on a `Vec` or an
-//! array ([`SwapRule`]).
+//! convention of generated code), `vec![x; n]` ([`vec_repeat`]), `[x; N]` ([`array_repeat`]), and `swap` on a `Vec` or an
+//! array ([`SwapRule`]), `reverse` ([`ReverseRule`]).
 //!
 //! A `&mut self` method's reverse mode returns a pullback from `(result tangent, the
 //! adjoint of `self` after)` to `(the adjoint of `self` before, the arguments' adjoints)`;
@@ -382,106 +382,120 @@ impl<T: Differentiable + Clone> VecRules<T> for Vec<T> {
     }
 }
 
-/// Derivative rules of `xs.swap(i, j)` on a `Vec` or an array: the elements' adjoints
-/// (tangents) trade places as the elements do.
-#[allow(clippy::type_complexity)]
-pub trait SwapRule: Differentiable {
-    /// Reverse mode of `xs.swap(i, j)`.
-    fn __vjp_swap(
-        &mut self,
-        i: usize,
-        j: usize,
-    ) -> (
-        (),
-        impl FnOnce((Unit, Option<Self::TangentVector>)) -> (Option<Self::TangentVector>, (), ())
-            + use<Self>,
-    );
-    /// Forward mode of `xs.swap(i, j)`.
-    fn __jvp_swap(
-        &mut self,
-        i: usize,
-        j: usize,
-    ) -> (
-        (),
-        impl FnOnce((Option<Self::TangentVector>, (), ())) -> (Unit, Option<Self::TangentVector>)
-            + use<Self>,
-    );
-}
-
-/// Swaps two elements of a tangent; an empty `Vec` (zero) has none to swap.
-fn swapped<D: AsMut<[E]>, E>(mut d: D, i: usize, j: usize) -> D {
+/// Rearranges the elements of a tangent as `op` does the value's; an empty `Vec` (zero)
+/// has none to rearrange.
+fn rearranged<D: AsMut<[E]>, E>(mut d: D, op: impl FnOnce(&mut [E])) -> D {
     let elements = d.as_mut();
     if !elements.is_empty() {
-        elements.swap(i, j);
+        op(elements);
     }
     d
 }
 
-impl<T: Differentiable + Clone> SwapRule for Vec<T> {
-    #[inline]
-    fn __vjp_swap(
-        &mut self,
-        i: usize,
-        j: usize,
-    ) -> (
-        (),
-        impl FnOnce((Unit, Option<Vec<T::TangentVector>>)) -> (Option<Vec<T::TangentVector>>, (), ())
-            + use<T>,
-    ) {
-        self.swap(i, j);
-        ((), move |(_, after)| {
-            (after.map(|a| swapped(a, i, j)), (), ())
-        })
-    }
-    #[inline]
-    fn __jvp_swap(
-        &mut self,
-        i: usize,
-        j: usize,
-    ) -> (
-        (),
-        impl FnOnce((Option<Vec<T::TangentVector>>, (), ())) -> (Unit, Option<Vec<T::TangentVector>>)
-            + use<T>,
-    ) {
-        self.swap(i, j);
-        ((), move |(before, (), ())| {
-            (None, before.map(|d| swapped(d, i, j)))
-        })
-    }
+/// The derivative rules of a method that moves the elements of a `Vec` or an array
+/// around (`swap`, `reverse`): the elements' adjoints (tangents) move as the elements
+/// do. Each of the method's arguments (indices) is taken as `usize`; the move undoes
+/// itself (an involution), so the reverse rule moves the adjoints the same way.
+macro_rules! rearranging_rule {
+    ($(#[$doc:meta])* $rule:ident, $method:ident, $vjp:ident, $jvp:ident,
+     ($($arg:ident),*), [$($unit:ty),*]) => {
+        $(#[$doc])*
+        #[allow(clippy::type_complexity)]
+        pub trait $rule: Differentiable {
+            #[doc = concat!("Reverse mode of `xs.", stringify!($method), "(..)`.")]
+            fn $vjp(
+                &mut self,
+                $($arg: usize),*
+            ) -> (
+                (),
+                impl FnOnce((Unit, Option<Self::TangentVector>)) -> (Option<Self::TangentVector>, $($unit),*)
+                    + use<Self>,
+            );
+            #[doc = concat!("Forward mode of `xs.", stringify!($method), "(..)`.")]
+            fn $jvp(
+                &mut self,
+                $($arg: usize),*
+            ) -> (
+                (),
+                impl FnOnce((Option<Self::TangentVector>, $($unit),*)) -> (Unit, Option<Self::TangentVector>)
+                    + use<Self>,
+            );
+        }
+
+        impl<T: Differentiable + Clone> $rule for Vec<T> {
+            #[inline]
+            fn $vjp(
+                &mut self,
+                $($arg: usize),*
+            ) -> (
+                (),
+                impl FnOnce((Unit, Option<Vec<T::TangentVector>>)) -> (Option<Vec<T::TangentVector>>, $($unit),*)
+                    + use<T>,
+            ) {
+                self.$method($($arg),*);
+                ((), move |(_, after)| {
+                    (after.map(|a| rearranged(a, |e| e.$method($($arg),*))), $(<$unit>::default()),*)
+                })
+            }
+            #[inline]
+            fn $jvp(
+                &mut self,
+                $($arg: usize),*
+            ) -> (
+                (),
+                impl FnOnce((Option<Vec<T::TangentVector>>, $($unit),*)) -> (Unit, Option<Vec<T::TangentVector>>)
+                    + use<T>,
+            ) {
+                self.$method($($arg),*);
+                ((), move |(before, ..)| {
+                    (None, before.map(|d| rearranged(d, |e| e.$method($($arg),*))))
+                })
+            }
+        }
+
+        impl<T: Differentiable, const N: usize> $rule for [T; N] {
+            #[inline]
+            fn $vjp(
+                &mut self,
+                $($arg: usize),*
+            ) -> (
+                (),
+                impl FnOnce((Unit, Option<[T::TangentVector; N]>)) -> (Option<[T::TangentVector; N]>, $($unit),*)
+                    + use<T, N>,
+            ) {
+                self.$method($($arg),*);
+                ((), move |(_, after)| {
+                    (after.map(|a| rearranged(a, |e| e.$method($($arg),*))), $(<$unit>::default()),*)
+                })
+            }
+            #[inline]
+            fn $jvp(
+                &mut self,
+                $($arg: usize),*
+            ) -> (
+                (),
+                impl FnOnce((Option<[T::TangentVector; N]>, $($unit),*)) -> (Unit, Option<[T::TangentVector; N]>)
+                    + use<T, N>,
+            ) {
+                self.$method($($arg),*);
+                ((), move |(before, ..)| {
+                    (None, before.map(|d| rearranged(d, |e| e.$method($($arg),*))))
+                })
+            }
+        }
+    };
 }
 
-impl<T: Differentiable, const N: usize> SwapRule for [T; N] {
-    #[inline]
-    fn __vjp_swap(
-        &mut self,
-        i: usize,
-        j: usize,
-    ) -> (
-        (),
-        impl FnOnce((Unit, Option<[T::TangentVector; N]>)) -> (Option<[T::TangentVector; N]>, (), ())
-            + use<T, N>,
-    ) {
-        self.swap(i, j);
-        ((), move |(_, after)| {
-            (after.map(|a| swapped(a, i, j)), (), ())
-        })
-    }
-    #[inline]
-    fn __jvp_swap(
-        &mut self,
-        i: usize,
-        j: usize,
-    ) -> (
-        (),
-        impl FnOnce((Option<[T::TangentVector; N]>, (), ())) -> (Unit, Option<[T::TangentVector; N]>)
-            + use<T, N>,
-    ) {
-        self.swap(i, j);
-        ((), move |(before, (), ())| {
-            (None, before.map(|d| swapped(d, i, j)))
-        })
-    }
-}
+rearranging_rule!(
+    /// Derivative rules of `xs.swap(i, j)` on a `Vec` or an array: the elements'
+    /// adjoints (tangents) trade places as the elements do.
+    SwapRule, swap, __vjp_swap, __jvp_swap, (i, j), [(), ()]
+);
+rearranging_rule!(
+    /// Derivative rules of `xs.reverse()` on a `Vec` or an array: the elements'
+    /// adjoints (tangents) are reversed as the elements are.
+    ReverseRule, reverse, __vjp_reverse, __jvp_reverse, (), []
+);
 
 /// `vec![x; n]`, which generated code calls instead of the macro.
 #[inline]
@@ -519,6 +533,44 @@ where
     T::TangentVector: Clone,
 {
     (vec![x; n], move |(dx, ())| dx.map(|d| vec![d; n]))
+}
+
+/// `[x; N]`, which generated code calls instead of the expression when `x` is not a
+/// literal.
+#[inline]
+pub fn array_repeat<T: Clone, const N: usize>(x: T) -> [T; N] {
+    core::array::from_fn(|_| x.clone())
+}
+
+/// Reverse mode of [`array_repeat`]: the adjoint of `x` is the sum of the elements'.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __vjp_array_repeat<T: Differentiable + Clone, const N: usize>(
+    x: T,
+) -> (
+    [T; N],
+    impl FnOnce([T::TangentVector; N]) -> (Option<T::TangentVector>,) + use<T, N>,
+) {
+    (array_repeat(x), move |a: [T::TangentVector; N]| {
+        (a.into_iter().reduce(VectorSpace::add),)
+    })
+}
+
+/// Forward mode of [`array_repeat`]: every element's tangent is `x`'s.
+#[allow(clippy::type_complexity)]
+#[inline]
+pub fn __jvp_array_repeat<T: Differentiable + Clone, const N: usize>(
+    x: T,
+) -> (
+    [T; N],
+    impl FnOnce((Option<T::TangentVector>,)) -> Option<[T::TangentVector; N]> + use<T, N>,
+)
+where
+    T::TangentVector: Clone,
+{
+    (array_repeat(x), move |(dx,): (Option<T::TangentVector>,)| {
+        dx.map(array_repeat)
+    })
 }
 
 /// The order a sort by `cmp` puts a slice's elements in, which generated code computes

@@ -30,6 +30,7 @@ use std::collections::BTreeSet;
 /// Rules of diff-core generic over the element type, so that they run on dual numbers
 /// (`push`, `to_vec`, ..), besides the float methods' table.
 const GENERIC_RULES: &[&str] = &[
+    "array_repeat",
     "clone",
     "concat",
     "expect",
@@ -39,6 +40,7 @@ const GENERIC_RULES: &[&str] = &[
     "push",
     "some",
     "sub_slice",
+    "reverse",
     "swap",
     "to_owned",
     "to_vec",

@@ -217,6 +217,20 @@ impl Lowerer {
             Expr::Macro(m) if crate::operators::parse_nested(&m.mac).is_some() => {
                 self.lower_nested(m)
             }
+            Expr::Repeat(r) if !is_literal(&r.expr) => {
+                // `[x; N]` is the call `array_repeat::<_, N>(x)`, whose derivative is
+                // registered (`[0.0; N]` stays as it is).
+                let (x, n) = (&r.expr, &r.len);
+                // A generic argument: a literal or a constant's name as it is, any
+                // other expression in braces.
+                let n = match peel(n) {
+                    bare @ (Expr::Lit(_) | Expr::Path(_)) => quote::quote!(#bare),
+                    _ => quote::quote!({ #n }),
+                };
+                let call: Expr = syn::parse_quote_spanned!(r.span()=>
+                    ::diff::__private::array_repeat::<_, #n>(#x));
+                self.lower_expr(&call)
+            }
             Expr::Macro(_) | Expr::Cast(_) | Expr::Repeat(_) => Ok(self.opaque(e)),
             Expr::Struct(s) if s.qself.is_none() => self.lower_struct(s),
             Expr::Struct(_) | Expr::Closure(_) => Ok(self.opaque(e)),

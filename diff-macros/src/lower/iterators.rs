@@ -258,7 +258,7 @@ fn element(b: &Base, i: &syn::Ident) -> Expr {
 fn fold_step(f: Func, acc: &syn::Ident, item: &Expr) -> Option<Expr> {
     match f {
         Func::Closure(c) if c.inputs.len() == 2 => {
-            let (a, x, body) = (&c.inputs[0], &c.inputs[1], &c.body);
+            let (a, x, body) = (&c.inputs[0], &c.inputs[1], tail(&c.body));
             Some(parse_quote!({ let #a = #acc; let #x = #item; #body }))
         }
         Func::Path(p) => Some(parse_quote!(#p(#acc, #item))),
@@ -266,11 +266,20 @@ fn fold_step(f: Func, acc: &syn::Ident, item: &Expr) -> Option<Expr> {
     }
 }
 
+/// A closure's body as the tail of a block: in parentheses unless it is a block (`{ a }
+/// as i64` would end the block's statement at `}`).
+fn tail(body: &Expr) -> Expr {
+    match body {
+        Expr::Block(_) => body.clone(),
+        _ => parse_quote!((#body)),
+    }
+}
+
 fn apply(f: &Func, item: Expr) -> Expr {
     match f {
         Func::Closure(c) if c.inputs.len() == 1 => {
             let pat = &c.inputs[0];
-            let body = &c.body;
+            let body = tail(&c.body);
             parse_quote!({ let #pat = #item; #body })
         }
         // Not the one parameter an adapter passes: called as written, so that rustc
@@ -500,7 +509,7 @@ impl Chain {
         let (x, y): (syn::Ident, syn::Ident) = (parse_quote!(__diff_x), parse_quote!(__diff_y));
         let ordering: Expr = match (name.as_str(), func(&method.args[0])?) {
             ("min_by" | "max_by", Func::Closure(c)) if c.inputs.len() == 2 => {
-                let (a, b, body) = (&c.inputs[0], &c.inputs[1], &c.body);
+                let (a, b, body) = (&c.inputs[0], &c.inputs[1], tail(&c.body));
                 parse_quote!({ let #a = &#x; let #b = &#y; #body })
             }
             ("min_by" | "max_by", Func::Path(p)) => parse_quote!(#p(&#x, &#y)),
@@ -813,11 +822,15 @@ fn replace_iter_mut(e: &mut Expr, root: Expr) {
     *e = root;
 }
 
-/// `xs` of `xs.iter_mut()` (`xs` a variable or a field of one).
+/// `xs` of `xs.iter_mut()` or `&mut xs` (`xs` a variable or a field of one).
 fn iter_mut_receiver(e: &Expr) -> Option<Expr> {
     match e {
         Expr::MethodCall(m) if m.method == "iter_mut" && m.args.is_empty() => {
             matches!(&*m.receiver, Expr::Path(_) | Expr::Field(_)).then(|| (*m.receiver).clone())
+        }
+        // `for p in &mut ps`, the same as `ps.iter_mut()`.
+        Expr::Reference(r) if r.mutability.is_some() => {
+            matches!(&*r.expr, Expr::Path(_) | Expr::Field(_)).then(|| (*r.expr).clone())
         }
         _ => None,
     }

@@ -102,7 +102,35 @@ impl Lowerer {
                 }
                 Ok(())
             }
-            other => Err(syn::Error::new_spanned(other, "this pattern is not supported in a #[differentiable] body; use a name, a tuple or an array pattern")),
+            // `let Point { x, y: b, .. } = p;`: each named field a projection.
+            Pat::Struct(st) if st.qself.is_none() => {
+                for f in &st.fields {
+                    let part = self.emit(Inst::Field(v, f.member.clone()), f.span(), None);
+                    self.bind_part(&f.pat, v, part)?;
+                }
+                Ok(())
+            }
+            // `let Meters(m) = d;` (a tuple struct's fields; an enum's variants are
+            // refutable, matched by `match`).
+            Pat::TupleStruct(ts) if ts.qself.is_none() && !is_variant(&ts.path) => {
+                for (i, elem) in ts.elems.iter().enumerate() {
+                    if matches!(elem, Pat::Rest(_)) {
+                        return Err(syn::Error::new_spanned(elem, "`..` in a tuple struct pattern is not supported in a #[differentiable] body; name every field"));
+                    }
+                    let member = syn::Member::Unnamed(syn::Index { index: i as u32, span: elem.span() });
+                    let part = self.emit(Inst::Field(v, member), elem.span(), None);
+                    self.bind_part(elem, v, part)?;
+                }
+                Ok(())
+            }
+            other => Err(syn::Error::new_spanned(other, "this pattern is not supported in a #[differentiable] body; use a name, a tuple, an array or a struct pattern")),
         }
     }
+}
+
+/// Whether `path` names a variant of `Option` or `Result` (refutable in a `let`).
+fn is_variant(path: &syn::Path) -> bool {
+    path.segments
+        .last()
+        .is_some_and(|s| ["Some", "None", "Ok", "Err"].iter().any(|n| s.ident == n))
 }
