@@ -103,6 +103,18 @@ fn inputs(at: &syn::Expr) -> Vec<syn::Expr> {
 }
 
 fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
+    if let syn::Expr::Path(p) = &args.of {
+        if let Some(id) = p
+            .path
+            .get_ident()
+            .filter(|id| crate::source::is_local_variable(id))
+        {
+            return Err(syn::Error::new_spanned(
+                p,
+                format!("`{id}` is a variable here, not a function: `of:` takes the name of a #[differentiable] fn or a closure literal, whose body the macro reads; write the closure in `of:` (`of: |x| ..`), or make `{id}` a #[differentiable] fn"),
+            ));
+        }
+    }
     let ins = as_references(inputs(&args.at), &args.of);
     if matches!(op, Op::FirstDerivative | Op::ValueWithDerivative) && ins.len() != 1 {
         return Err(syn::Error::new_spanned(&args.at, "first_derivative! takes one scalar input; for several inputs use differential! or gradient!"));
@@ -246,6 +258,16 @@ fn closure(
                 "the closure takes {} parameter(s) but `at:` gives {}",
                 c.inputs.len(),
                 ins.len()
+            ),
+        ));
+    }
+    if let Some(call) = captured_closure_call(c) {
+        let f = &call.func;
+        return Err(syn::Error::new_spanned(
+            f,
+            format!(
+                "`{}` is a closure held in a variable: its body is not here for the macro to differentiate; write the body in this closure, or make `{0}` a #[differentiable] fn (wrap the call in `no_derivative(..)` if it should carry no derivative)",
+                quote!(#f)
             ),
         ));
     }
@@ -732,4 +754,43 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
         let __input = #x;
         ::diff::__private::hessian(#input, |__lifted| #grad)
     }})
+}
+
+/// The first call in `c`'s body (outside `no_derivative(..)`) of a closure held in a
+/// variable of the function around the operator (`let f = |x| ..;` then `of: |p| f(p)`):
+/// a name neither bound in `c` nor a function, as the source file shows
+/// (`source::is_local_variable`).
+fn captured_closure_call(c: &syn::ExprClosure) -> Option<syn::ExprCall> {
+    struct Calls<'a> {
+        inner: Vec<String>,
+        found: &'a mut Option<syn::ExprCall>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Calls<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.inner.push(p.ident.to_string());
+        }
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*call.func {
+                if p.path.is_ident("no_derivative") {
+                    return;
+                }
+                if let Some(id) = p.path.get_ident() {
+                    if self.found.is_none()
+                        && !self.inner.contains(&id.to_string())
+                        && crate::source::is_local_variable(id)
+                    {
+                        *self.found = Some(call.clone());
+                    }
+                }
+            }
+            syn::visit::visit_expr_call(self, call);
+        }
+    }
+    let mut found = None;
+    let mut calls = Calls {
+        inner: Vec::new(),
+        found: &mut found,
+    };
+    syn::visit::Visit::visit_expr_closure(&mut calls, c);
+    found
 }

@@ -686,6 +686,32 @@ pub fn is_module(ident: &syn::Ident) -> bool {
     named(&|t| &t.modules) && !named(&|t| &t.defined) && !named(&|t| &t.other_types)
 }
 
+/// Whether `ident`, where it is written, names a local variable of the function around
+/// it rather than a function: a `let` of an open block before it binds the name, or the
+/// function (or a closure around it) takes a parameter of that name. `false` when the
+/// file cannot be read where the compiler says.
+pub fn is_local_variable(ident: &syn::Ident) -> bool {
+    let name = ident.to_string();
+    written_at(ident.span()).is_some_and(|w| local_in(&w.text, w.line, w.column, &name))
+}
+
+/// [`is_local_variable`] for `name` written at `line` and `column` of `text`.
+fn local_in(text: &str, line: usize, column: usize, name: &str) -> bool {
+    let Some(frames) = open_frames(text, line, column, name) else {
+        return false;
+    };
+    frames.iter().any(|f| {
+        f.lets.iter().any(|l| l == name)
+            || (f.delimiter == '{'
+                && syn::parse_str::<syn::ItemFn>(&f.item(text)).is_ok_and(|item| {
+                    item.sig.inputs.iter().any(|a| {
+                        matches!(a, syn::FnArg::Typed(t)
+                            if matches!(&*t.pat, syn::Pat::Ident(p) if p.ident == name))
+                    })
+                }))
+    })
+}
+
 /// The file where a span is: its path (absolute), its text, and where in it the span
 /// starts (line from 1, column from 0).
 struct Written {
@@ -719,6 +745,9 @@ struct Frame {
     delimiter: char,
     open: usize,
     header: usize,
+    /// The names `let` binds directly in the block before the position (`let x`, `let
+    /// mut x`; not the names of other patterns).
+    lets: Vec<String>,
 }
 
 impl Frame {
@@ -783,8 +812,13 @@ fn open_frames(text: &str, line: usize, column: usize, name: &str) -> Option<Vec
     let mut i = 0;
     let at = |i: usize| chars.get(i).map(|c| c.1);
     let offset = |i: usize| chars.get(i).map_or(target, |c| c.0);
+    // After `let` (and `mut`): the next word is a name it binds.
+    let mut after_let = false;
     while i < chars.len() {
         let c = chars[i].1;
+        if !(c.is_whitespace() || c == '_' || c.is_alphanumeric()) {
+            after_let = false;
+        }
         match c {
             '/' if at(i + 1) == Some('/') => {
                 while i < chars.len() && chars[i].1 != '\n' {
@@ -830,6 +864,17 @@ fn open_frames(text: &str, line: usize, column: usize, name: &str) -> Option<Vec
                     i += 1;
                 }
                 let word: String = chars[start..i].iter().map(|c| c.1).collect();
+                match word.as_str() {
+                    "let" => after_let = true,
+                    "mut" => {}
+                    _ if after_let => {
+                        after_let = false;
+                        if let Some(block) = frames.last_mut() {
+                            block.lets.push(word.clone());
+                        }
+                    }
+                    _ => {}
+                }
                 let prefix = matches!(word.as_str(), "r" | "b" | "br" | "c" | "cr");
                 if prefix && matches!(at(i), Some('"' | '#')) {
                     let mut hashes = 0;
@@ -848,6 +893,7 @@ fn open_frames(text: &str, line: usize, column: usize, name: &str) -> Option<Vec
                     delimiter: c,
                     open: chars[i].0,
                     header,
+                    lets: Vec::new(),
                 });
                 header = offset(i + 1);
             }
@@ -915,6 +961,23 @@ mod tests {
             Enclosing::Trait(t) => format!("trait {}", t.ident),
             Enclosing::Module => "module".into(),
             Enclosing::Unknown => "unknown".into(),
+        }
+    }
+
+    #[test]
+    fn local_variables_are_told_from_functions() {
+        let text = "fn main(k: f64) {\n    let f = |x: f64| x * k;\n    { let g = 1.0; }\n    let mut h = 2.0;\n    if let Some(v) = o { }\n    call(f, g, h, k, loss, v);\n}\n";
+        let line = 6;
+        let column = |name: &str| text.lines().nth(5).unwrap().find(name).unwrap();
+        for (name, local) in [
+            ("f", true),
+            ("g", false),
+            ("h", true),
+            ("k", true),
+            ("loss", false),
+            ("v", false),
+        ] {
+            assert_eq!(local_in(text, line, column(name), name), local, "{name}");
         }
     }
 
