@@ -1371,3 +1371,74 @@ fn second_order_through_a_generic_callee_given_its_float_type() {
     let d2 = second_derivative!(at: x, of: calls_with_a_turbofish);
     assert_close(d2, 6.0 * x + 4.0, 1e-12);
 }
+
+/// Slices of a struct with a twin as parameters: built of dual numbers by the closure
+/// (`&[Obs { .. }]` of the point's coordinates), or plain data the hessian's point does
+/// not reach (`&observations`, lifted as constants).
+mod slices_of_structs {
+    use super::assert_close;
+    use diff::prelude::*;
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Obs {
+        x: f64,
+        y: f64,
+    }
+
+    impl Obs {
+        #[differentiable]
+        fn norm(&self) -> f64 {
+            (self.x * self.x + self.y * self.y).sqrt()
+        }
+    }
+
+    #[differentiable]
+    fn spread(ps: &[Obs]) -> f64 {
+        ps.iter().map(|p| p.x * p.y).sum::<f64>()
+            + ps.iter().map(Obs::norm).sum::<f64>()
+            + ps[0].x.powi(3)
+    }
+
+    #[differentiable]
+    fn fit(w: &[f64], obs: &[Obs]) -> f64 {
+        let mut l = 0.0;
+        for o in obs {
+            let e = w[0] * o.x + w[1] * o.x * o.x - o.y;
+            l += e * e;
+        }
+        l
+    }
+
+    #[differentiable]
+    fn fit_of_a_vec(w: &[f64], obs: &Vec<Obs>) -> f64 {
+        fit(w, obs) * 2.0
+    }
+
+    #[test]
+    fn hessians_through_slices_of_structs() {
+        let at = [0.3, 0.4, 1.0, -0.5];
+        let h = hessian!(at: at.to_vec(), of: |v: Vec<f64>| spread(&[Obs { x: v[0], y: v[1] }, Obs { x: v[2], y: v[3] }]));
+        let first = |v: &[f64]| {
+            gradient!(at: vec![Obs { x: v[0], y: v[1] }, Obs { x: v[2], y: v[3] }], of: |ps: Vec<Obs>| spread(&ps))[0].x
+        };
+        for j in 0..4 {
+            let (mut a, mut b) = (at, at);
+            a[j] += 1e-5;
+            b[j] -= 1e-5;
+            assert_close(h[0][j], (first(&a) - first(&b)) / 2e-5, 1e-6);
+            assert_close(h[j][0], h[0][j], 1e-12);
+        }
+
+        let obs = vec![Obs { x: 1.0, y: 2.0 }, Obs { x: 2.0, y: 3.5 }, Obs { x: 3.0, y: 6.1 }];
+        // 2 Σ [x², x³; x³, x⁴]
+        let want = [[28.0, 72.0], [72.0, 196.0]];
+        let h = hessian!(at: vec![0.5, 0.1], of: |w: Vec<f64>| fit(&w, &obs));
+        let h2 = hessian!(at: vec![0.5, 0.1], of: |w: Vec<f64>| fit_of_a_vec(&w, &obs));
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_close(h[i][j], want[i][j], 1e-12);
+                assert_close(h2[i][j], 2.0 * want[i][j], 1e-12);
+            }
+        }
+    }
+}

@@ -8,7 +8,7 @@ pub use crate::dense::*;
 pub use crate::differentiable::{left_out_of_the_derivative, LeftOutOfTheDerivative};
 pub use crate::dual::Dual;
 pub use crate::fields::{zero_sized_place, ConstantField, FieldTangent, TupleField};
-pub use crate::lift::{Lift, LiftTo, Plain};
+pub use crate::lift::{Lift, LiftElement, LiftTo, Plain};
 pub use crate::option::{__jvp_some, __vjp_some, some, OptionRules};
 /// The partials of the arithmetic operators, for both modes.
 pub use crate::partial;

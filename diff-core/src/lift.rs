@@ -120,8 +120,8 @@ pub trait LiftTo<T> {
     fn lift_to(self) -> T;
 }
 
-/// `LiftTo` for the collections of an element type `$e` whose lifted type is `$d`: the
-/// collection by value, and a reference to it as a `Cow` of the lifted referent.
+/// `LiftTo` for the collections of an element type `$e` whose lifted type is `$d`, by
+/// value (a reference to one is lifted by [`LiftElement`]); and `$e`'s [`LiftElement`].
 macro_rules! lift_to_collections {
     ([$($g:tt)*] $e:ty => $d:ty) => {
         impl<$($g)*> LiftTo<Vec<$d>> for Vec<$e> {
@@ -134,29 +134,18 @@ macro_rules! lift_to_collections {
                 self.lift()
             }
         }
-        impl<'a, $($g)*> LiftTo<Cow<'a, [$d]>> for &'a [$e] {
-            fn lift_to(self) -> Cow<'a, [$d]> {
-                Cow::Owned(self.lift())
+        impl<$($g)*> LiftElement<$d> for $e {
+            fn lift_element(&self) -> $d {
+                self.clone().lift()
             }
-        }
-        impl<'a, $($g)*> LiftTo<Cow<'a, [$d]>> for &'a Vec<$e> {
-            fn lift_to(self) -> Cow<'a, [$d]> {
-                Cow::Owned(self.lift())
+            fn as_lifted(_: &[Self]) -> Option<&[$d]> {
+                None
             }
-        }
-        impl<'a, $($g)* const N: usize> LiftTo<Cow<'a, [$d]>> for &'a [$e; N] {
-            fn lift_to(self) -> Cow<'a, [$d]> {
-                Cow::Owned(self[..].lift())
+            fn as_lifted_vec(_: &Vec<Self>) -> Option<&Vec<$d>> {
+                None
             }
-        }
-        impl<'a, $($g)*> LiftTo<Cow<'a, Vec<$d>>> for &'a Vec<$e> {
-            fn lift_to(self) -> Cow<'a, Vec<$d>> {
-                Cow::Owned(self.lift())
-            }
-        }
-        impl<'a, $($g)* const N: usize> LiftTo<Cow<'a, [$d; N]>> for &'a [$e; N] {
-            fn lift_to(self) -> Cow<'a, [$d; N]> {
-                Cow::Owned(self.lift())
+            fn as_lifted_array<const N: usize>(_: &[Self; N]) -> Option<&[$d; N]> {
+                None
             }
         }
     };
@@ -271,38 +260,87 @@ impl<'a, S: Clone> LiftTo<Cow<'a, Dual<S>>> for &'a Dual<S> {
     }
 }
 
-impl<'a, T: Clone> LiftTo<Cow<'a, [T]>> for &'a [T] {
+/// An element of a collection a dual companion takes by reference (`&[E]`, `&Vec<E>`,
+/// `&[E; N]`) converted to the element type `D` it reads: plain floats (or rows of
+/// them) to dual numbers, a struct to its dual twin (derived), and every type to itself,
+/// borrowed rather than copied (`as_lifted`).
+pub trait LiftElement<D>: Sized {
+    /// The element converted.
+    fn lift_element(&self) -> D;
+    /// The elements as they are, when they are already of the lifted type.
+    fn as_lifted(elements: &[Self]) -> Option<&[D]>;
+    /// [`as_lifted`](Self::as_lifted) for a `Vec`.
+    #[allow(clippy::ptr_arg)]
+    fn as_lifted_vec(elements: &Vec<Self>) -> Option<&Vec<D>>;
+    /// [`as_lifted`](Self::as_lifted) for an array.
+    fn as_lifted_array<const N: usize>(elements: &[Self; N]) -> Option<&[D; N]>;
+}
+
+impl<T: Clone> LiftElement<T> for T {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [T]> {
-        Cow::Borrowed(self)
+    fn lift_element(&self) -> T {
+        self.clone()
+    }
+    #[inline(always)]
+    fn as_lifted(elements: &[T]) -> Option<&[T]> {
+        Some(elements)
+    }
+    #[inline(always)]
+    fn as_lifted_vec(elements: &Vec<T>) -> Option<&Vec<T>> {
+        Some(elements)
+    }
+    #[inline(always)]
+    fn as_lifted_array<const N: usize>(elements: &[T; N]) -> Option<&[T; N]> {
+        Some(elements)
     }
 }
 
-impl<'a, T: Clone> LiftTo<Cow<'a, [T]>> for &'a Vec<T> {
-    #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [T]> {
-        Cow::Borrowed(&self[..])
+/// The elements lifted: borrowed when they already are, converted otherwise.
+fn lifted_slice<E: LiftElement<D>, D: Clone>(elements: &[E]) -> Cow<'_, [D]> {
+    match E::as_lifted(elements) {
+        Some(same) => Cow::Borrowed(same),
+        None => Cow::Owned(elements.iter().map(LiftElement::lift_element).collect()),
     }
 }
 
-impl<'a, T: Clone, const N: usize> LiftTo<Cow<'a, [T]>> for &'a [T; N] {
+impl<'a, E: LiftElement<D>, D: Clone> LiftTo<Cow<'a, [D]>> for &'a [E] {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [T]> {
-        Cow::Borrowed(&self[..])
+    fn lift_to(self) -> Cow<'a, [D]> {
+        lifted_slice(self)
     }
 }
 
-impl<'a, T: Clone> LiftTo<Cow<'a, Vec<T>>> for &'a Vec<T> {
+impl<'a, E: LiftElement<D>, D: Clone> LiftTo<Cow<'a, [D]>> for &'a Vec<E> {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, Vec<T>> {
-        Cow::Borrowed(self)
+    fn lift_to(self) -> Cow<'a, [D]> {
+        lifted_slice(self)
     }
 }
 
-impl<'a, T: Clone, const N: usize> LiftTo<Cow<'a, [T; N]>> for &'a [T; N] {
+impl<'a, E: LiftElement<D>, D: Clone, const N: usize> LiftTo<Cow<'a, [D]>> for &'a [E; N] {
     #[inline(always)]
-    fn lift_to(self) -> Cow<'a, [T; N]> {
-        Cow::Borrowed(self)
+    fn lift_to(self) -> Cow<'a, [D]> {
+        lifted_slice(self)
+    }
+}
+
+impl<'a, E: LiftElement<D>, D: Clone> LiftTo<Cow<'a, Vec<D>>> for &'a Vec<E> {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, Vec<D>> {
+        match E::as_lifted_vec(self) {
+            Some(same) => Cow::Borrowed(same),
+            None => Cow::Owned(self.iter().map(LiftElement::lift_element).collect()),
+        }
+    }
+}
+
+impl<'a, E: LiftElement<D>, D: Clone, const N: usize> LiftTo<Cow<'a, [D; N]>> for &'a [E; N] {
+    #[inline(always)]
+    fn lift_to(self) -> Cow<'a, [D; N]> {
+        match E::as_lifted_array(self) {
+            Some(same) => Cow::Borrowed(same),
+            None => Cow::Owned(self.each_ref().map(LiftElement::lift_element)),
+        }
     }
 }
 

@@ -189,6 +189,24 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
                     #dual { #(#lifts_ref,)* }
                 }
             }
+            impl #private::LiftElement<#dual> for #name {
+                fn lift_element(&self) -> #dual {
+                    #private::Lift::<#scalar>::lift(self)
+                }
+                fn as_lifted(_: &[Self]) -> ::core::option::Option<&[#dual]> {
+                    ::core::option::Option::None
+                }
+                fn as_lifted_vec(
+                    _: &::std::vec::Vec<Self>,
+                ) -> ::core::option::Option<&::std::vec::Vec<#dual>> {
+                    ::core::option::Option::None
+                }
+                fn as_lifted_array<const N: usize>(
+                    _: &[Self; N],
+                ) -> ::core::option::Option<&[#dual; N]> {
+                    ::core::option::Option::None
+                }
+            }
             impl<'a> #private::LiftTo<::std::borrow::Cow<'a, #dual>> for &'a #name {
                 fn lift_to(self) -> ::std::borrow::Cow<'a, #dual> {
                     ::std::borrow::Cow::Owned(#private::Lift::<#scalar>::lift(self))

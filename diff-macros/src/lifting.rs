@@ -90,6 +90,7 @@ pub fn lift(
         param_fields: floats.param_fields,
         twins: floats.twins,
         param_structs: floats.param_structs,
+        param_elements: floats.param_elements,
         generic_structs: floats.generic_structs,
         user_types: names_user_types(func, floats.twins),
         cut_only: cut_only(func),
@@ -132,6 +133,9 @@ pub struct FloatInputs<'a> {
     pub twins: &'a [(String, Twin)],
     /// For each parameter, the struct with a twin it holds (`s: S`, `s: &S`).
     pub param_structs: &'a [Option<String>],
+    /// For each parameter, the struct with a twin its elements are (`ps: &[S]`,
+    /// `Vec<S>`, `&[S; N]`).
+    pub param_elements: &'a [Option<String>],
     /// The crate's structs with type parameters, and the parameters of such a type.
     pub generic_structs: (&'a [String], &'a [usize]),
 }
@@ -149,6 +153,8 @@ struct Lifting<'a> {
     twins: &'a [(String, Twin)],
     /// For each parameter, the struct with a twin it holds.
     param_structs: &'a [Option<String>],
+    /// [`FloatInputs::param_elements`].
+    param_elements: &'a [Option<String>],
     /// [`FloatInputs::generic_structs`].
     generic_structs: (&'a [String], &'a [usize]),
     /// Whether the body names a type other than the standard library's few.
@@ -424,6 +430,21 @@ impl<'a> Lifting<'a> {
         self.twins.iter().find(|(n, _)| *n == name).map(|(_, t)| t)
     }
 
+    /// The struct with a twin the elements of `v` are, when `v` is a parameter that is a
+    /// collection of them (or passes its type on, [`Lifting::same_type`]).
+    fn element_struct(&self, v: Value, depth: usize) -> Option<String> {
+        if depth > 48 {
+            return None;
+        }
+        if let Some(w) = self.same_type(v) {
+            return self.element_struct(w, depth + 1);
+        }
+        match self.func.def_inst(v)? {
+            Inst::Param(i) => self.param_elements.get(*i).cloned().flatten(),
+            _ => None,
+        }
+    }
+
     /// The initial value of the loop-carried variable `v` (a loop body's parameter).
     fn loop_init(&self, v: Value) -> Option<Value> {
         let func = self.func;
@@ -485,6 +506,8 @@ impl<'a> Lifting<'a> {
                     .then_some(name)
             }
             Inst::Param(i) => self.param_structs.get(*i).cloned().flatten(),
+            // An element of a parameter that is a collection of such structs.
+            Inst::Index(a, _) => self.element_struct(*a, depth + 1),
             // A nested struct's field (`p.pos` of `pos: Vec2`).
             Inst::Field(a, m) => {
                 let outer = self.twin_of(*a)?;

@@ -373,6 +373,7 @@ fn closure(
                 param_fields: &[],
                 twins: &twins,
                 param_structs: &[],
+                param_elements: &[],
                 generic_structs: (&generic, &[]),
             };
             lifting::lift(&analyzed.func, &analyzed.act, &all, floats, scalar)

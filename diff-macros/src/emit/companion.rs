@@ -345,6 +345,7 @@ impl Companions<'_> {
             param_fields: &param_fields,
             twins: &twins,
             param_structs: &param_structs,
+            param_elements: &ds.param_elements(),
             generic_structs: (&sig.generic_structs, &generic_params),
         };
         let lifted = lifting::lift(self.func, self.act, &wrt, floats, &scalar.to_string());

@@ -167,7 +167,7 @@ impl<'a> DualSig<'a> {
                     syn::Type::Reference(r) if r.mutability.is_some() => {
                         match (
                             &r.lifetime,
-                            is_floats(&r.elem, s) || is_slice_of(&r.elem, s),
+                            is_floats(&r.elem, s) || is_slice_of(&r.elem, s, &[]),
                         ) {
                             (Some(lt), true) => {
                                 let inner = &*r.elem;
@@ -178,7 +178,7 @@ impl<'a> DualSig<'a> {
                     }
                     syn::Type::Reference(r) => {
                         let inner = &*r.elem;
-                        let ok = is_floats(inner, s) || is_slice_of(inner, s);
+                        let ok = is_floats(inner, s) || is_slice_of(inner, s, &twins);
                         match (&r.lifetime, ok) {
                             (Some(lt), true) => {
                                 Taken::Ref(lt.clone(), lift_tokens(&quote!(#inner), s))
@@ -263,7 +263,7 @@ impl<'a> DualSig<'a> {
                         .declared_type()
                         .is_some_and(|t| match &t {
                             syn::Type::Reference(r) => {
-                                is_floats(&r.elem, s) || is_slice_of(&r.elem, s)
+                                is_floats(&r.elem, s) || is_slice_of(&r.elem, s, &self.twins)
                             }
                             t => is_floats(t, s),
                         })
@@ -297,6 +297,35 @@ impl<'a> DualSig<'a> {
                     ty = *r.elem;
                 }
                 let syn::Type::Path(tp) = ty else {
+                    return None;
+                };
+                let last = tp.path.segments.last()?;
+                let name = last.ident.to_string();
+                (last.arguments.is_none() && self.twins.contains(&name)).then_some(name)
+            })
+            .collect()
+    }
+
+    /// For each parameter, the struct with a twin its elements are, when it is taken
+    /// dual as a collection of them (`ps: &[S]`, `Vec<S>`, `&[S; N]`).
+    pub fn param_elements(&self) -> Vec<Option<String>> {
+        self.sig
+            .params
+            .iter()
+            .zip(&self.taken)
+            .map(|(p, t)| {
+                if matches!(t, Taken::AsIs | Taken::Any) {
+                    return None;
+                }
+                let mut ty = p.declared_type()?;
+                while let syn::Type::Reference(r) = ty {
+                    ty = *r.elem;
+                }
+                let element = match &ty {
+                    syn::Type::Slice(s) => (*s.elem).clone(),
+                    other => crate::parse::types::element_type(other)?.clone(),
+                };
+                let syn::Type::Path(tp) = element else {
                     return None;
                 };
                 let last = tp.path.segments.last()?;
@@ -445,10 +474,11 @@ impl<'a> DualSig<'a> {
     }
 }
 
-/// Whether `ty` is a slice of the scalar or of its rows (`[f64]`, `[Vec<f64>]`,
-/// `[[f64; 3]]`).
-fn is_slice_of(ty: &syn::Type, scalar: &Ident) -> bool {
-    matches!(ty, syn::Type::Slice(sl) if is_lifted_type(&sl.elem, scalar, &[]))
+/// Whether `ty` is a slice of the scalar, of its rows (`[f64]`, `[Vec<f64>]`,
+/// `[[f64; 3]]`) or of a struct with a twin named in `twins` (`[Point]`).
+fn is_slice_of(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
+    matches!(ty, syn::Type::Slice(sl)
+        if is_lifted_type(&sl.elem, scalar, &[]) || is_lifted_element(&sl.elem, scalar, twins))
 }
 
 fn is_receiver(p: &crate::parse::signature::Param) -> bool {
