@@ -649,3 +649,34 @@ fn reverse_and_array_repeat_in_both_modes() {
         "[x; N], second order",
     );
 }
+
+#[differentiable]
+fn squares(x: &[f64]) -> Vec<f64> {
+    x.iter().map(|a| a * a).collect()
+}
+
+#[differentiable]
+fn chains_over_call_results(x: &[f64]) -> f64 {
+    let mut s = squares(x).iter().sum::<f64>();
+    for (i, v) in squares(x).iter().enumerate() {
+        s += v * i as f64;
+    }
+    s + x.to_vec().iter().map(|a| a.sin()).sum::<f64>()
+        + squares(x).into_iter().fold(0.0, |a, b| a * 0.5 + b)
+}
+
+#[test]
+fn iterator_chains_over_the_result_of_a_call() {
+    let at = [0.3, -1.2, 0.8];
+    let (v, g) = value_with_gradient!(at: &at, of: chains_over_call_results);
+    assert_eq!(v, chains_over_call_results(&at));
+    assert_vec_close(&g, &fd_grad(chains_over_call_results, &at), 1e-6, "reverse");
+    let (_, df) = value_with_differential!(at: &at, of: chains_over_call_results);
+    assert_close(df(vec![1.0, 0.0, 0.0]), g[0], 1e-12, "forward");
+    let h = hessian!(at: &at, of: chains_over_call_results);
+    let column = fd_grad(
+        |p: &[f64]| gradient!(at: p, of: chains_over_call_results)[2],
+        &at,
+    );
+    assert_vec_close(&h[2], &column, 1e-5, "second order");
+}

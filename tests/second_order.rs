@@ -1429,7 +1429,11 @@ mod slices_of_structs {
             assert_close(h[j][0], h[0][j], 1e-12);
         }
 
-        let obs = vec![Obs { x: 1.0, y: 2.0 }, Obs { x: 2.0, y: 3.5 }, Obs { x: 3.0, y: 6.1 }];
+        let obs = vec![
+            Obs { x: 1.0, y: 2.0 },
+            Obs { x: 2.0, y: 3.5 },
+            Obs { x: 3.0, y: 6.1 },
+        ];
         // 2 Σ [x², x³; x³, x⁴]
         let want = [[28.0, 72.0], [72.0, 196.0]];
         let h = hessian!(at: vec![0.5, 0.1], of: |w: Vec<f64>| fit(&w, &obs));

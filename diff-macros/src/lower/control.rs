@@ -177,6 +177,15 @@ impl Lowerer {
                 return self.lower_for(&f);
             }
         }
+        if let Some((root, chain)) = super::iterators::hoisted_root(&f.expr, true) {
+            // `for x in f(y).iter() { .. }`: the collection bound first.
+            let mut f = f.clone();
+            *f.expr = chain;
+            return self.lower_expr(&syn::parse_quote!({
+                let __diff_collection = #root;
+                #f
+            }));
+        }
         if let Some(e) = super::iterators::flattened_loop(f) {
             return self.lower_expr(&e);
         }

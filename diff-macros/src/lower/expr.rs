@@ -170,7 +170,13 @@ impl Lowerer {
             Expr::MethodCall(m) if m.method == "pop" && m.args.is_empty() => {
                 self.lower_updating_call(m)
             }
-            Expr::MethodCall(m) => self.lower_method_call(m),
+            Expr::MethodCall(m) => match super::iterators::hoisted_root(e, false) {
+                Some((root, chain)) => self.lower_expr(&syn::parse_quote!({
+                    let __diff_collection = #root;
+                    #chain
+                })),
+                None => self.lower_method_call(m),
+            },
             Expr::Tuple(t) => {
                 let vs = self.lower_elements(t.elems.iter())?;
                 Ok(self.emit(Inst::Tuple(vs), span, None))

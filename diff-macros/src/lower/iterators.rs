@@ -146,6 +146,72 @@ fn func(e: &Expr) -> Option<Func> {
 }
 
 /// Parses `e` as a chain over a collection; `None` when it is not one.
+/// The methods an iterator chain goes through from its collection to its consumer.
+const CHAIN_METHODS: &[&str] = &[
+    "iter",
+    "into_iter",
+    "windows",
+    "chunks",
+    "chunks_exact",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+    "enumerate",
+    "copied",
+    "cloned",
+    "zip",
+    "map",
+    "filter",
+];
+
+/// `e`, an iterator chain consumed here into an owned value (`f(x).iter().map(g).sum()`,
+/// or the loop `for .. in f(x).iter()` when `in_loop`), whose collection is the result of
+/// a call: that call, and the chain reading `__diff_collection` instead, to bind it to
+/// first (`{ let __diff_collection = f(x); __diff_collection.iter().map(g).sum() }`), as
+/// a chain reads its collection at each index. `None` for other expressions.
+pub(crate) fn hoisted_root(e: &Expr, in_loop: bool) -> Option<(Expr, Expr)> {
+    const CONSUMERS: &[&str] = &["sum", "product", "fold", "collect", "count", "any", "all"];
+    let Expr::MethodCall(outer) = e else {
+        return None;
+    };
+    let name = outer.method.to_string();
+    if !(CONSUMERS.contains(&name.as_str()) || in_loop && CHAIN_METHODS.contains(&name.as_str())) {
+        return None;
+    }
+    let mut chain = e.clone();
+    let root = take_root(&mut chain, true)?;
+    Some((root, chain))
+}
+
+/// The collection of the chain `e` when it is a call's result, replaced in `e` by
+/// `__diff_collection`.
+fn take_root(e: &mut Expr, outermost: bool) -> Option<Expr> {
+    let Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let name = m.method.to_string();
+    if !outermost && !CHAIN_METHODS.contains(&name.as_str()) {
+        return None;
+    }
+    let starts = matches!(
+        name.as_str(),
+        "iter" | "into_iter" | "windows" | "chunks" | "chunks_exact"
+    );
+    let of_a_call = match &*m.receiver {
+        Expr::Call(_) => true,
+        Expr::MethodCall(r) => !CHAIN_METHODS.contains(&r.method.to_string().as_str()),
+        _ => false,
+    };
+    if starts && of_a_call {
+        return Some(std::mem::replace(
+            &mut *m.receiver,
+            parse_quote!(__diff_collection),
+        ));
+    }
+    take_root(&mut m.receiver, false)
+}
+
 pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     let mut adapters = Vec::new();
     let mut cur = e;
