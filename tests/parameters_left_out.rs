@@ -206,3 +206,53 @@ fn a_receiver_that_is_not_differentiable() {
     let d = first_derivative!(at: x, of: |x| spring.energy(x));
     assert_close(d, g, 1e-12, "forward against reverse");
 }
+
+#[derive(Differentiable, Clone, Copy, Debug, PartialEq)]
+struct Complex {
+    re: f64,
+    im: f64,
+}
+
+impl Complex {
+    #[differentiable]
+    fn mul(self, o: Complex) -> Complex {
+        Complex {
+            re: self.re * o.re - self.im * o.im,
+            im: self.re * o.im + self.im * o.re,
+        }
+    }
+    #[differentiable]
+    fn abs2(self) -> f64 {
+        self.re * self.re + self.im * self.im
+    }
+    /// Named like the float method: the call on a `Complex` is this one.
+    #[differentiable]
+    fn powi(self, n: usize) -> Self {
+        let mut r = Complex { re: 1.0, im: 0.0 };
+        for _ in 0..n {
+            r = r.mul(self);
+        }
+        r
+    }
+}
+
+#[test]
+fn closure_inputs_typed_as_integers_are_left_out() {
+    // |c|^(2n): d/d re = 2n |c|^(2n-2) re.
+    let c = Complex { re: 0.3, im: 0.4 };
+    let (v, g) = value_with_gradient!(at: (c, 3), of: |c: Complex, n: usize| c.powi(n).abs2());
+    assert!((v - 0.25f64.powi(3)).abs() < 1e-15);
+    assert!((g.re - 6.0 * 0.25f64.powi(2) * 0.3).abs() < 1e-12, "{g:?}");
+    assert!((g.im - 6.0 * 0.25f64.powi(2) * 0.4).abs() < 1e-12, "{g:?}");
+    let (_, df) = value_with_differential!(at: (c, 3), of: |c: Complex, n: usize| c.powi(n).abs2());
+    assert!((df(ComplexTangent { re: 1.0, im: 0.0 }) - g.re).abs() < 1e-12);
+
+    // An integer between two floats, and an integer literal given to it.
+    let (v, (gx, gy)) =
+        value_with_gradient!(at: (2.0, 3, 1.5), of: |x: f64, n: i32, y: f64| x.powi(n) * y);
+    assert_eq!((v, gx, gy), (12.0, 18.0, 8.0));
+    let (_, df) =
+        value_with_differential!(at: (2.0, 3, 1.5), of: |x: f64, n: i32, y: f64| x.powi(n) * y);
+    assert_eq!(df((1.0, 0.0)), 18.0);
+    assert_eq!(df((0.0, 1.0)), 8.0);
+}

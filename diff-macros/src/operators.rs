@@ -271,9 +271,24 @@ fn closure(
             ),
         ));
     }
-    let ins: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
+    // A literal input takes the type of its parameter where the closure gives one
+    // (`|c: Complex, n: usize|` at `(c, 3)`), a float otherwise.
+    let ins: Vec<syn::Expr> = ins
+        .iter()
+        .zip(&c.inputs)
+        .map(|(e, p)| match p {
+            syn::Pat::Type(t) if is_integer_type(&t.ty) => e.clone(),
+            syn::Pat::Type(t) if matches!(&*t.ty, syn::Type::Path(tp) if tp.path.is_ident("f32")) => {
+                typed_literal_as(e, "f32")
+            }
+            _ => typed_literal(e),
+        })
+        .collect();
     let ins = &ins[..];
     let pats: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
+    let left_out: Vec<usize> = (0..pats.len())
+        .filter(|i| matches!(&pats[*i], syn::Pat::Type(t) if is_integer_type(&t.ty)))
+        .collect();
     let block = syn::Block {
         brace_token: Default::default(),
         stmts: vec![syn::Stmt::Expr((*c.body).clone(), None)],
@@ -307,12 +322,13 @@ fn closure(
         scalars: Vec::new(),
         by_ref: Vec::new(),
         mutated: Vec::new(),
-        wrt: (0..ins.len()).collect(),
-        // The closure's inputs are what the operator differentiates.
+        // The closure's inputs are what the operator differentiates, but for integers
+        // (`|x: f64, n: usize|`), left out as a function's are.
+        wrt: (0..ins.len()).filter(|i| !left_out.contains(i)).collect(),
         undecided: Vec::new(),
         arrays: Vec::new(),
         arrays_by_value: Vec::new(),
-        integers: Vec::new(),
+        integers: left_out.clone(),
         structs: struct_params,
         operators: Vec::new(),
         struct_fields: Vec::new(),
@@ -356,7 +372,7 @@ fn closure(
     } else {
         "f64"
     };
-    let all: Vec<usize> = (0..ins.len()).collect();
+    let all: Vec<usize> = (0..ins.len()).filter(|i| !left_out.contains(i)).collect();
     let lifted = dual
         .then(|| {
             // The structs with a twin the closure names, built of its dual inputs.
@@ -427,11 +443,21 @@ fn closure(
         })
         .collect();
     let n = ins.len();
+    // The inputs differentiated with respect to (not the left-out integers).
+    let kept: Vec<usize> = (0..n).filter(|i| !left_out.contains(i)).collect();
+    let zs: Vec<Ident> = kept.iter().map(|i| ident(&format!("__zero{i}"))).collect();
+    let all_zeros = zeros.iter().collect::<Vec<_>>();
+    let zeros: Vec<&TokenStream> = kept.iter().map(|i| &zeros[*i]).collect();
     let (pre, call) = match mode {
         Mode::Vjp => {
-            let gs: Vec<Ident> = (0..n).map(|i| ident(&format!("g{i}"))).collect();
-            let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("__zero{i}"))).collect();
-            let out = if n == 1 {
+            let gs: Vec<Ident> = kept.iter().map(|i| ident(&format!("g{i}"))).collect();
+            let slots: Vec<TokenStream> = (0..n)
+                .map(|i| match kept.iter().position(|k| *k == i) {
+                    Some(j) => gs[j].to_token_stream(),
+                    None => quote!(_),
+                })
+                .collect();
+            let out = if kept.len() == 1 {
                 quote!(#(::diff::__private::ZeroLater::finish(#zs, #gs))*)
             } else {
                 quote!((#(::diff::__private::ZeroLater::finish(#zs, #gs),)*))
@@ -442,17 +468,28 @@ fn closure(
                     #stmts
                     let (__value, __pullback) = #rt::with_pullback(#inner);
                 },
-                quote! { (__value, move |seed| { let (#(#gs,)*) = __pullback(seed); #out }) },
+                quote! { (__value, move |seed| { let (#(#slots,)*) = __pullback(seed); #out }) },
             )
         }
         Mode::Jvp => {
-            let ds: Vec<Ident> = (0..n).map(|i| ident(&format!("d{i}"))).collect();
-            let input = if n == 1 {
+            let ds: Vec<Ident> = kept.iter().map(|i| ident(&format!("d{i}"))).collect();
+            // Every input has a slot; a left-out one's tangent is none.
+            let tangents: Vec<TokenStream> = (0..n)
+                .map(|i| match kept.iter().position(|k| *k == i) {
+                    Some(j) => {
+                        let d = &ds[j];
+                        quote!(::core::option::Option::Some(#d))
+                    }
+                    None => quote!(::core::option::Option::None),
+                })
+                .collect();
+            let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("__zero{i}"))).collect();
+            let zeros = &all_zeros;
+            let input = if kept.len() == 1 {
                 quote!(#(#ds)*)
             } else {
                 quote!((#(#ds,)*))
             };
-            let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("__zero{i}"))).collect();
             (
                 quote! {
                     #(let #zs = #zeros;)*
@@ -460,11 +497,20 @@ fn closure(
                     let (__value, __differential) = #rt::with_differential((#(&#zs,)*), #inner);
                     let __zero = #rt::zero_of(&__value);
                 },
-                quote! { (__value, move |#input| __differential((#(::core::option::Option::Some(#ds),)*)).unwrap_or(__zero)) },
+                quote! { (__value, move |#input| __differential((#(#tangents,)*)).unwrap_or(__zero)) },
             )
         }
     };
     Ok(finish(op, ins, &args, pre, call))
+}
+
+/// Whether `ty` is a primitive integer type (`usize`, `i32`, ..) or `bool`.
+fn is_integer_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(tp) if tp.qself.is_none()
+    && tp.path.get_ident().is_some_and(|i| {
+        let i = i.to_string();
+        crate::ir::INTEGER_TYPES.contains(&i.as_str()) || i == "bool"
+    }))
 }
 
 /// An unsuffixed float literal (`4.0`, `-1.5`) becomes `f64`, as Rust's fallback would
