@@ -1446,3 +1446,99 @@ mod slices_of_structs {
         }
     }
 }
+
+/// A struct holding a `Vec` of another (a network of layers): its twin holds the layers'
+/// twins, so a hessian runs through `for layer in &self.layers { layer.forward(..) }`.
+mod vec_of_structs {
+    use super::assert_close;
+    use diff::prelude::*;
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Layer {
+        w: Vec<Vec<f64>>,
+        b: Vec<f64>,
+    }
+
+    impl Layer {
+        #[differentiable]
+        fn forward(&self, x: &[f64]) -> Vec<f64> {
+            self.w
+                .iter()
+                .zip(&self.b)
+                .map(|(row, b)| {
+                    let s: f64 = row.iter().zip(x).map(|(w, x)| w * x).sum();
+                    (s + b).tanh()
+                })
+                .collect()
+        }
+    }
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Mlp {
+        layers: Vec<Layer>,
+    }
+
+    impl Mlp {
+        #[differentiable]
+        fn forward(&self, x: &[f64]) -> f64 {
+            let mut h = x.to_vec();
+            for layer in &self.layers {
+                h = layer.forward(&h);
+            }
+            h[0]
+        }
+    }
+
+    #[differentiable]
+    fn mse(m: &Mlp, xs: &[f64], ys: &[f64]) -> f64 {
+        let mut l = 0.0;
+        for i in 0..xs.len() {
+            let e = m.forward(&[xs[i]]) - ys[i];
+            l += e * e;
+        }
+        l / xs.len() as f64
+    }
+
+    fn network(v: &[f64]) -> Mlp {
+        Mlp {
+            layers: vec![
+                Layer {
+                    w: vec![vec![v[0]], vec![v[1]]],
+                    b: vec![v[2], v[3]],
+                },
+                Layer {
+                    w: vec![vec![v[4], v[5]]],
+                    b: vec![v[6]],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn hessian_of_a_network_of_layers() {
+        let (xs, ys) = (vec![0.1, 0.5, 0.9], vec![0.2, 0.4, 0.1]);
+        let at = [0.5, -0.3, 0.1, 0.2, 1.0, -1.0, 0.0];
+        let h = hessian!(at: at.to_vec(), of: |v: Vec<f64>| mse(&Mlp {
+            layers: vec![
+                Layer { w: vec![vec![v[0]], vec![v[1]]], b: vec![v[2], v[3]] },
+                Layer { w: vec![vec![v[4], v[5]]], b: vec![v[6]] },
+            ],
+        }, &xs, &ys));
+        let last_bias = |v: &[f64]| {
+            let (g, _, _) = gradient!(at: (&network(v), &xs, &ys), of: mse);
+            g.layers[1].b[0]
+        };
+        for j in 0..7 {
+            let (mut a, mut b) = (at, at);
+            a[j] += 1e-5;
+            b[j] -= 1e-5;
+            assert_close(h[6][j], (last_bias(&a) - last_bias(&b)) / 2e-5, 1e-6);
+            assert_close(h[j][6], h[6][j], 1e-12);
+        }
+        // With respect to the input, the network held constant.
+        let m = network(&at);
+        let d2 = second_derivative!(at: 0.3, of: |x: f64| m.forward(&[x]));
+        let d1 = |x: f64| first_derivative!(at: x, of: |t: f64| m.forward(&[t]));
+        assert_close(d2, (d1(0.3 + 1e-5) - d1(0.3 - 1e-5)) / 2e-5, 1e-6);
+    }
+}

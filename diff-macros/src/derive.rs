@@ -91,8 +91,33 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
         let m = member(i, f);
         let floats = twin.floats.contains(&member_name(&m));
         let nested = twin.nested.iter().find(|(n, _)| *n == member_name(&m));
+        let elements = twin
+            .nested_elements
+            .iter()
+            .find(|(n, _)| *n == member_name(&m));
         copy &= crate::twin::copy(&f.ty);
-        if let Some((_, inner)) = nested {
+        if let Some((_, inner)) = elements {
+            // A `Vec` or array of a struct: of its twin (no `Clone` asked of the struct).
+            let tokens = &f.ty;
+            let array = matches!(tokens, syn::Type::Array(_));
+            let twin_ident = crate::twin::ident(inner, f.ty.span());
+            let renamed = crate::emit::dual::lift_tokens_with(
+                &quote!(#tokens),
+                &Ident::new("__diff_no_scalar", Span::call_site()),
+                std::slice::from_ref(inner),
+            );
+            f.ty = syn::parse2(renamed).unwrap_or_else(|_| syn::parse_quote!(#twin_ident));
+            copy = false;
+            lifts.push(quote!(#m: ::diff::__private::Lift::<#scalar>::lift(self.#m)));
+            plains.push(quote!(#m: ::diff::__private::Plain::plain(&self.#m)));
+            lifts_ref.push(if array {
+                quote!(#m: self.#m.each_ref().map(::diff::__private::Lift::<#scalar>::lift))
+            } else {
+                quote!(#m: ::core::iter::FromIterator::from_iter(
+                    self.#m.iter().map(::diff::__private::Lift::<#scalar>::lift)
+                ))
+            });
+        } else if let Some((_, inner)) = nested {
             // Holds the nested struct's twin (no `Clone` asked of the struct itself).
             let ty = crate::twin::ident(inner, f.ty.span());
             f.ty = syn::parse_quote!(#ty);

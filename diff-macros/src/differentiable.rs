@@ -474,15 +474,22 @@ pub(crate) fn twins_in(
     with_nested(named, seen)
 }
 
-/// `twins` with the structs nested in them (`p.pos` of a `pos: Vec2`), whether the
-/// function names them or not.
+/// `twins` with the structs nested in them (`p.pos` of a `pos: Vec2`, the elements of
+/// `layers: Vec<Layer>`), whether the function names them or not.
 pub(crate) fn with_nested(
     mut twins: Vec<(String, crate::twin::Twin)>,
     seen: &crate::source::Seen,
 ) -> Vec<(String, crate::twin::Twin)> {
     let mut k = 0;
     while k < twins.len() {
-        for (_, inner) in twins[k].1.nested.clone() {
+        let t = &twins[k].1;
+        let inners: Vec<String> = t
+            .nested
+            .iter()
+            .chain(&t.nested_elements)
+            .map(|(_, inner)| inner.clone())
+            .collect();
+        for inner in inners {
             if !twins.iter().any(|(n, _)| *n == inner) {
                 if let Some(t) = seen.nested_twin(&inner) {
                     twins.push((inner, t));

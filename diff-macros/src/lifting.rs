@@ -441,6 +441,16 @@ impl<'a> Lifting<'a> {
         }
         match self.func.def_inst(v)? {
             Inst::Param(i) => self.param_elements.get(*i).cloned().flatten(),
+            // A twin's field holding a `Vec` or array of another (`m.layers`).
+            Inst::Field(a, m) => {
+                let outer = self.twin_of(*a)?;
+                let name = match m {
+                    syn::Member::Named(id) => id.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                let (_, inner) = outer.nested_elements.iter().find(|(f, _)| *f == name)?;
+                Some(inner.clone())
+            }
             _ => None,
         }
     }

@@ -28,6 +28,10 @@ pub struct Twin {
     /// The fields holding another struct (`pos: Vec2`), which must have a twin of the
     /// same scalar ([`resolve`]): the twin holds its twin.
     pub nested: Vec<(String, String)>,
+    /// The fields holding a `Vec` or an array of another struct (`layers: Vec<Layer>`),
+    /// which must have a twin of the same scalar: the twin holds a `Vec` (array) of its
+    /// twin.
+    pub nested_elements: Vec<(String, String)>,
     /// The methods of its inherent `impl` blocks marked `#[differentiable]` with a
     /// receiver ([`takes_twin`]): each has a companion taking the twin
     /// (`__vjp_dual_self_m`). Set by the source reader.
@@ -102,10 +106,34 @@ fn struct_name(ty: &syn::Type) -> Option<String> {
     }
 }
 
-/// A twin whose nested structs (`Twin::nested`) each have a twin (`lookup`) of one
-/// scalar, with that scalar; `None` otherwise.
+/// The struct the elements of a field's type are (`Vec<Layer>`, `[Point; 3]`).
+fn element_struct_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Array(a) => struct_name(&a.elem),
+        syn::Type::Paren(p) => element_struct_name(&p.elem),
+        syn::Type::Group(g) => element_struct_name(&g.elem),
+        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            let last = &p.path.segments[0];
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args)
+                    if last.ident == "Vec" && args.args.len() == 1 =>
+                {
+                    match &args.args[0] {
+                        syn::GenericArgument::Type(t) => struct_name(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A twin whose nested structs (`Twin::nested`, `Twin::nested_elements`) each have a
+/// twin (`lookup`) of one scalar, with that scalar; `None` otherwise.
 pub fn resolve(mut twin: Twin, lookup: impl Fn(&str) -> Option<Twin>) -> Option<Twin> {
-    for (_, name) in &twin.nested {
+    for (_, name) in twin.nested.iter().chain(&twin.nested_elements) {
         let inner = lookup(name)?;
         if twin.scalar.is_empty() {
             twin.scalar = inner.scalar;
@@ -169,10 +197,16 @@ pub fn of_fields<'a>(
     let mut kind = FieldKind::Inert;
     let mut floats = Vec::new();
     let mut nested = Vec::new();
+    let mut nested_elements = Vec::new();
     for (name, constant, ty) in fields {
         if let (false, Some(s)) = (constant, struct_name(ty)) {
             floats.push(name.clone());
             nested.push((name, s));
+            continue;
+        }
+        if let (false, Some(s)) = (constant, element_struct_name(ty)) {
+            floats.push(name.clone());
+            nested_elements.push((name, s));
             continue;
         }
         let k = field_kind(ty);
@@ -190,11 +224,12 @@ pub fn of_fields<'a>(
     }
     match kind {
         // The scalar of nested structs only: found by `resolve`.
-        FieldKind::Inert if !nested.is_empty() => Some(Twin {
+        FieldKind::Inert if !nested.is_empty() || !nested_elements.is_empty() => Some(Twin {
             name: String::new(),
             scalar: "",
             floats,
             nested,
+            nested_elements,
             methods: Vec::new(),
             functions: Vec::new(),
         }),
@@ -203,6 +238,7 @@ pub fn of_fields<'a>(
             scalar,
             floats,
             nested,
+            nested_elements,
             methods: Vec::new(),
             functions: Vec::new(),
         }),
@@ -251,6 +287,16 @@ mod tests {
         assert_eq!(twin(&[("a", false, "f64"), ("p", true, "Point")]), None);
         let kept = twin(&[("a", false, "[f64; 3]"), ("k", true, "f32")]);
         assert_eq!(kept.map(|t| (t.scalar, t.floats.len())), Some(("f64", 1)));
+        let layers = twin(&[("layers", false, "Vec<Layer>"), ("n", false, "usize")]).unwrap();
+        assert_eq!(
+            layers.nested_elements,
+            vec![("layers".to_string(), "Layer".to_string())]
+        );
+        assert_eq!(resolve(layers.clone(), |_| None), None);
+        assert_eq!(
+            resolve(layers, |_| point.clone()).map(|t| t.scalar),
+            Some("f64")
+        );
         let tuple = twin(&[("t", false, "(f32, usize)")]);
         assert_eq!(tuple.map(|t| t.scalar), Some("f32"));
     }
