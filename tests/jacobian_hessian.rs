@@ -551,3 +551,21 @@ fn a_point_whose_first_literal_names_its_float_type() {
     let h = hessian!(at: vec![1.0f32, -2.0], of: |v: Vec<f32>| v[0] * v[0] * v[1]);
     assert_eq!(h, vec![vec![-4.0, 2.0], vec![2.0, 0.0]]);
 }
+
+#[differentiable]
+fn differences(p: &[f64]) -> Vec<f64> {
+    p.windows(2).map(|w| w[1] * w[1] - w[0]).collect()
+}
+
+#[test]
+fn jacobian_at_a_reference_to_an_array_for_a_slice_parameter() {
+    let want = vec![
+        vec![-1.0, 6.0, 0.0, 0.0],
+        vec![0.0, -1.0, 5.0, 0.0],
+        vec![0.0, 0.0, -1.0, 0.0],
+    ];
+    assert_eq!(jacobian!(at: &[1.0, 3.0, 2.5, 0.0], of: differences), want);
+    let point = [1.0, 3.0, 2.5, 0.0];
+    assert_eq!(jacobian!(at: &point, of: differences), want);
+    assert_eq!(jacobian!(at: &point.to_vec(), of: differences), want);
+}

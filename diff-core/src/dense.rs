@@ -141,6 +141,27 @@ where
         .collect()
 }
 
+/// A direction of `jacobian!(at: &x, ..)` given to the differential: as it is, or, for
+/// a point that is an array given to a function taking a slice (`at: &[1.0, 2.0]`), the
+/// array's tangent as the slice's (`Vec`).
+pub trait IntoDirection<T> {
+    /// Converts.
+    fn into_direction(self) -> T;
+}
+
+impl<T> IntoDirection<T> for T {
+    #[inline(always)]
+    fn into_direction(self) -> T {
+        self
+    }
+}
+
+impl<T, const N: usize> IntoDirection<Vec<T>> for [T; N] {
+    fn into_direction(self) -> Vec<T> {
+        self.into()
+    }
+}
+
 /// The dense Jacobian of `f` at `x` by whichever mode needs fewer passes: `m` reverse
 /// sweeps for the rows (`reverse(x)` returns the value and its pullback) when the inputs
 /// outnumber twice the outputs, else `n` forward passes for the columns (`forward(x)`

@@ -230,7 +230,7 @@ fn finish(
                 // `at: &x`: the columns are taken at copies of `x` (owned: a sub-slice
                 // `&v[..k]` is copied into a `Vec`), passed by reference.
                 let owned = ident("__owned");
-                quote! {{ let #x = ::std::borrow::ToOwned::to_owned(#first); #rt::jacobian(&#x, |#owned, __direction| { let #x = &#owned; #pre let (_, __differential) = #call; __differential(__direction) }) }}
+                quote! {{ let #x = ::std::borrow::ToOwned::to_owned(#first); #rt::jacobian(&#x, |#owned, __direction| { let #x = &#owned; #pre let (_, __differential) = #call; __differential(#rt::IntoDirection::into_direction(__direction)) }) }}
             } else {
                 quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, __direction| { #pre let (_, __differential) = #call; __differential(__direction) }) }}
             }
