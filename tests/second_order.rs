@@ -1542,3 +1542,60 @@ mod vec_of_structs {
         assert_close(d2, (d1(0.3 + 1e-5) - d1(0.3 - 1e-5)) / 2e-5, 1e-6);
     }
 }
+
+/// Observations as pairs of floats, passed to a function (`&[(f64, f64)]`, `&Vec<..>`,
+/// a `Vec` by value) or iterated by the closure itself (captured data whose type the
+/// macro cannot see).
+mod pairs_of_floats {
+    use super::assert_close;
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn fit(w: &[f64], data: &[(f64, f64)]) -> f64 {
+        let mut l = 0.0;
+        for &(x, y) in data {
+            let e = w[0] * x + w[1] * x * x - y;
+            l += e * e;
+        }
+        l
+    }
+
+    #[differentiable]
+    fn fit_of_a_vec(w: &[f64], data: &Vec<(f64, f64)>) -> f64 {
+        fit(w, data)
+    }
+
+    #[differentiable]
+    fn fit_owned(w: &[f64], data: Vec<(f64, f64)>) -> f64 {
+        fit(w, &data) + data[0].1 * w[0] * w[0]
+    }
+
+    #[test]
+    fn hessians_over_pairs() {
+        let data = vec![(1.0, 2.0), (2.0, 3.5), (3.0, 6.1)];
+        // 2 Σ [x², x³; x³, x⁴]
+        let want = [[28.0, 72.0], [72.0, 196.0]];
+        let hs = [
+            hessian!(at: vec![0.5, 0.1], of: |w: Vec<f64>| fit(&w, &data)),
+            hessian!(at: vec![0.5, 0.1], of: |w: Vec<f64>| fit_of_a_vec(&w, &data)),
+            hessian!(at: vec![0.5, 0.1], of: |w: Vec<f64>| {
+                let mut l = 0.0;
+                for &(x, y) in &data {
+                    let e = w[0] * x + w[1] * x * x - y;
+                    l += e * e;
+                }
+                l
+            }),
+        ];
+        for h in &hs {
+            for i in 0..2 {
+                for j in 0..2 {
+                    assert_close(h[i][j], want[i][j], 1e-12);
+                }
+            }
+        }
+        let h = hessian!(at: vec![0.5, 0.1], of: |w: Vec<f64>| fit_owned(&w, data.clone()));
+        assert_close(h[0][0], want[0][0] + 2.0 * 2.0, 1e-12);
+        assert_close(h[1][1], want[1][1], 1e-12);
+    }
+}

@@ -169,6 +169,9 @@ macro_rules! lift_to {
         lift_to_collections!([] $s => Dual<$s>);
         lift_to_collections!([] Vec<$s> => Vec<Dual<$s>>);
         lift_to_collections!([const M: usize,] [$s; M] => [Dual<$s>; M]);
+        // Records of floats (`&[(f64, f64)]`, observations as pairs or triples).
+        lift_to_collections!([] ($s, $s) => (Dual<$s>, Dual<$s>));
+        lift_to_collections!([] ($s, $s, $s) => (Dual<$s>, Dual<$s>, Dual<$s>));
     )*};
 }
 lift_to!(f32, f64);

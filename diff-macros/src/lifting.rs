@@ -92,6 +92,7 @@ pub fn lift(
         param_structs: floats.param_structs,
         param_elements: floats.param_elements,
         generic_structs: floats.generic_structs,
+        in_closure: floats.in_closure,
         user_types: names_user_types(func, floats.twins),
         cut_only: cut_only(func),
         lifted: BTreeSet::new(),
@@ -138,6 +139,11 @@ pub struct FloatInputs<'a> {
     pub param_elements: &'a [Option<String>],
     /// The crate's structs with type parameters, and the parameters of such a type.
     pub generic_structs: (&'a [String], &'a [usize]),
+    /// Whether this is a closure given to a second-order operator, which is compiled
+    /// only where the operator is used: arithmetic of a dual number with a value whose
+    /// type the macro cannot see (captured data) is left to the compiler, which accepts
+    /// it for floats and reports it at the operator otherwise.
+    pub in_closure: bool,
 }
 
 struct Lifting<'a> {
@@ -157,6 +163,8 @@ struct Lifting<'a> {
     param_elements: &'a [Option<String>],
     /// [`FloatInputs::generic_structs`].
     generic_structs: (&'a [String], &'a [usize]),
+    /// [`FloatInputs::in_closure`].
+    in_closure: bool,
     /// Whether the body names a type other than the standard library's few.
     user_types: bool,
     /// The values used only inside `no_derivative(..)` ([`cut_only`]).
@@ -1091,7 +1099,7 @@ impl<'a> Lifting<'a> {
         if self.is_lifted(*v) || self.placeholder(*v) {
             return;
         }
-        if !self.floaty(*v, 0) && self.twin_of(*v).is_none() {
+        if !self.in_closure && !self.floaty(*v, 0) && self.twin_of(*v).is_none() {
             // `Lift` would not compile on a type of the user's (a struct joined with a
             // call's result the macro took for dual).
             self.refuse("a value whose type is not known to be built of floats, joined with one that carries a derivative");
@@ -1251,7 +1259,7 @@ impl<'a> Lifting<'a> {
                 // type the macro does not know (a user's vector type with `Mul<f64>`) has
                 // no arithmetic with dual numbers.
                 for v in [*a, *b] {
-                    if !self.is_lifted(v) && !self.floaty(v, 0) {
+                    if !self.in_closure && !self.is_lifted(v) && !self.floaty(v, 0) {
                         self.refuse("arithmetic between a value that carries a derivative and one whose type is not known to be a float");
                     }
                     if self.twin_of(v).is_some() {

@@ -391,6 +391,7 @@ fn closure(
                 param_structs: &[],
                 param_elements: &[],
                 generic_structs: (&generic, &[]),
+                in_closure: true,
             };
             lifting::lift(&analyzed.func, &analyzed.act, &all, floats, scalar)
         })

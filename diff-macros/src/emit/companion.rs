@@ -347,6 +347,7 @@ impl Companions<'_> {
             param_structs: &param_structs,
             param_elements: &ds.param_elements(),
             generic_structs: (&sig.generic_structs, &generic_params),
+            in_closure: false,
         };
         let lifted = lifting::lift(self.func, self.act, &wrt, floats, &scalar.to_string());
         let lifted = match lifted {

@@ -101,9 +101,11 @@ fn is_lifted_type(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
 }
 
 /// Whether `ty` is a `Vec` or an array of the scalar (the lifted conversions,
-/// diff-core `lift.rs`, go one level deeper than that).
+/// diff-core `lift.rs`, go one level deeper than that), or a pair or triple of it.
 fn is_row(ty: &syn::Type, scalar: &Ident) -> bool {
     crate::parse::types::element_type(ty).is_some_and(|e| is_lifted_element(e, scalar, &[]))
+        || matches!(ty, syn::Type::Tuple(t) if (2..=3).contains(&t.elems.len())
+            && t.elems.iter().all(|e| is_lifted_element(e, scalar, &[])))
 }
 
 /// Whether `ty` is the scalar or a struct with a twin named in `twins`.
@@ -475,10 +477,12 @@ impl<'a> DualSig<'a> {
 }
 
 /// Whether `ty` is a slice of the scalar, of its rows (`[f64]`, `[Vec<f64>]`,
-/// `[[f64; 3]]`) or of a struct with a twin named in `twins` (`[Point]`).
+/// `[[f64; 3]]`, `[(f64, f64)]`) or of a struct with a twin named in `twins` (`[Point]`).
 fn is_slice_of(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
     matches!(ty, syn::Type::Slice(sl)
-        if is_lifted_type(&sl.elem, scalar, &[]) || is_lifted_element(&sl.elem, scalar, twins))
+        if is_lifted_type(&sl.elem, scalar, &[])
+            || is_row(&sl.elem, scalar)
+            || is_lifted_element(&sl.elem, scalar, twins))
 }
 
 fn is_receiver(p: &crate::parse::signature::Param) -> bool {
