@@ -1599,3 +1599,81 @@ mod pairs_of_floats {
         assert_close(h[1][1], want[1][1], 1e-12);
     }
 }
+
+/// A struct generic over its floats, used at `f64` by functions written for `f64`: their
+/// dual companions take it at dual numbers (`Model<Dual<f64>>`), and its generic
+/// methods run on that as they are. One without `Clone` still has its first derivative.
+mod generic_struct_at_f64 {
+    use super::assert_close;
+    use diff::prelude::*;
+    use num_traits::Float;
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Affine<T> {
+        w: T,
+        b: T,
+        extra: Vec<T>,
+    }
+
+    impl<T: Float + Differentiable> Affine<T> {
+        #[differentiable]
+        fn predict(&self, x: T) -> T {
+            (self.w * x + self.b).tanh() + self.extra[0] * x
+        }
+    }
+
+    #[differentiable]
+    fn loss(m: &Affine<f64>, data: &[(f64, f64)]) -> f64 {
+        data.iter()
+            .map(|&(x, y)| (m.predict(x) - y).powi(2))
+            .sum::<f64>()
+            / data.len() as f64
+            + m.w * m.b
+    }
+
+    #[differentiable]
+    fn doubled(m: &Affine<f64>, data: &[(f64, f64)]) -> f64 {
+        2.0 * loss(m, data)
+    }
+
+    #[derive(Differentiable, Debug)]
+    pub struct Unclonable<T> {
+        a: T,
+    }
+
+    #[differentiable]
+    fn unclonable(u: &Unclonable<f64>, x: f64) -> f64 {
+        u.a * x * x
+    }
+
+    #[test]
+    fn hessians_through_a_generic_struct_at_f64() {
+        let data = vec![(0.1, 0.2), (0.5, 0.4), (-0.3, -0.1)];
+        let at = [0.5, -0.1];
+        let model = |v: &[f64]| Affine {
+            w: v[0],
+            b: v[1],
+            extra: vec![0.3],
+        };
+        let h = hessian!(at: at.to_vec(), of: |v: Vec<f64>| loss(&Affine { w: v[0], b: v[1], extra: vec![0.3] }, &data));
+        let h2 = hessian!(at: at.to_vec(), of: |v: Vec<f64>| doubled(&Affine { w: v[0], b: v[1], extra: vec![0.3] }, &data));
+        let dw = |v: &[f64]| {
+            let (g, _) = gradient!(at: (&model(v), &data), of: loss);
+            g.w
+        };
+        for j in 0..2 {
+            let (mut a, mut b) = (at, at);
+            a[j] += 1e-5;
+            b[j] -= 1e-5;
+            assert_close(h[0][j], (dw(&a) - dw(&b)) / 2e-5, 1e-6);
+            assert_close(h2[0][j], 2.0 * h[0][j], 1e-12);
+        }
+        // The model held constant, the data differentiated.
+        let m = model(&at);
+        let hx = hessian!(at: vec![0.1, 0.2], of: |v: Vec<f64>| loss(&m, &[(v[0], v[1])]));
+        assert_close(hx[1][1], 2.0, 1e-12);
+
+        let (gu, gx) = gradient!(at: (&Unclonable { a: 3.0 }, 2.0), of: unclonable);
+        assert_eq!((gu.a, gx), (4.0, 12.0));
+    }
+}

@@ -45,7 +45,8 @@ pub fn expand(input: DeriveInput) -> TokenStream {
         Ok(derive) => {
             let items = derive.emit();
             let twin = dual_twin(&input);
-            quote!(#items #twin)
+            let generic = generic_lift(&input);
+            quote!(#items #twin #generic)
         }
         Err(error) => error.to_compile_error(),
     }
@@ -247,6 +248,94 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
                 #[inline(always)]
                 fn lift_to(self) -> ::std::borrow::Cow<'a, #dual> {
                     ::std::borrow::Cow::Owned(self)
+                }
+            }
+        };
+    }
+}
+
+/// For a struct generic over one type (`Model<T> { w: Vec<T>, b: T }`), which holds
+/// dual numbers as it is: the conversion of a reference to one at a float type
+/// (`&Model<f64>`) to the same struct of dual numbers, for the dual companion of a
+/// function written for `Model<f64>` (`LiftTo<Cow<Model<Dual<f64>>>>`), and of one of
+/// dual numbers, borrowed. Each field converts by `Lift`; the bounds are checked where
+/// a dual companion uses the conversion, so a struct they do not hold for still derives.
+fn generic_lift(input: &DeriveInput) -> TokenStream {
+    let Data::Struct(data) = &input.data else {
+        return TokenStream::new();
+    };
+    let params: Vec<&GenericParam> = input.generics.params.iter().collect();
+    let [GenericParam::Type(t)] = &params[..] else {
+        return TokenStream::new();
+    };
+    if input.generics.where_clause.is_some() {
+        return TokenStream::new();
+    }
+    let (name, param) = (&input.ident, &t.ident);
+    let private = quote!(::diff::__private);
+    let s = Ident::new("__DiffScalar", Span::call_site());
+    let at = |ty: &Type, with: TokenStream| -> TokenStream {
+        let mut ty = ty.clone();
+        struct Replace<'p>(&'p Ident, TokenStream);
+        impl VisitMut for Replace<'_> {
+            fn visit_type_mut(&mut self, t: &mut Type) {
+                if let Type::Path(p) = t {
+                    if p.qself.is_none() && p.path.is_ident(self.0) {
+                        if let Ok(with) = syn::parse2(self.1.clone()) {
+                            *t = with;
+                        }
+                        return;
+                    }
+                }
+                syn::visit_mut::visit_type_mut(self, t);
+            }
+        }
+        Replace(param, with).visit_type_mut(&mut ty);
+        quote!(#ty)
+    };
+    let mut bounds = Vec::new();
+    let mut fields = Vec::new();
+    for (i, f) in data.fields.iter().enumerate() {
+        let m = match &f.ident {
+            Some(id) => Member::Named(id.clone()),
+            None => Member::Unnamed(Index::from(i)),
+        };
+        let plain = at(&f.ty, quote!(#s));
+        let dual = at(&f.ty, quote!(#private::Dual<#s>));
+        bounds.push(quote!(#plain: #private::Lift<#s, Lifted = #dual> + ::core::clone::Clone));
+        fields.push(quote!(#m: #private::Lift::<#s>::lift(::core::clone::Clone::clone(&self.#m))));
+    }
+    // `Name { 0: .., 1: .. }` for a tuple struct too.
+    let body = quote!(#name { #(#fields,)* });
+    // The parameter's own bounds (`T: Float`), which both instances must meet.
+    let own = &t.bounds;
+    let own_bounds = if own.is_empty() {
+        Vec::new()
+    } else {
+        vec![quote!(#s: #own), quote!(#private::Dual<#s>: #own)]
+    };
+    bounds.extend(own_bounds.iter().cloned());
+    quote! {
+        const _: () = {
+            impl<'a, #s> #private::LiftTo<::std::borrow::Cow<'a, #name<#private::Dual<#s>>>>
+                for &'a #name<#s>
+            where
+                #name<#private::Dual<#s>>: ::core::clone::Clone,
+                #(#bounds,)*
+            {
+                fn lift_to(self) -> ::std::borrow::Cow<'a, #name<#private::Dual<#s>>> {
+                    ::std::borrow::Cow::Owned(#body)
+                }
+            }
+            impl<'a, #s> #private::LiftTo<::std::borrow::Cow<'a, #name<#private::Dual<#s>>>>
+                for &'a #name<#private::Dual<#s>>
+            where
+                #name<#private::Dual<#s>>: ::core::clone::Clone,
+                #(#own_bounds,)*
+            {
+                #[inline(always)]
+                fn lift_to(self) -> ::std::borrow::Cow<'a, #name<#private::Dual<#s>>> {
+                    ::std::borrow::Cow::Borrowed(self)
                 }
             }
         };

@@ -552,6 +552,7 @@ fn companions(
         }
         sig.twins = with_nested(std::mem::take(&mut sig.twins), seen);
         sig.generic_structs = seen.generic_structs();
+        sig.dual_generic_structs = seen.dual_generic_structs();
     }
     if let Some(a) = &func.sig.asyncness {
         errors.push(syn::Error::new_spanned(

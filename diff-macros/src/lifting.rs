@@ -709,7 +709,17 @@ impl<'a> Lifting<'a> {
                             "the method `{method}` of a generic struct holding no dual numbers, given values that carry a derivative"
                         ));
                     }
-                    if !is_rule(method) && !through_companion && self.on_twin(stmt).is_none() {
+                    // A struct generic over its floats, held as dual numbers
+                    // (`m: &Model<f64>` taken as `Model<Dual<f64>>`): its methods'
+                    // companions are generic, and run on it as they are.
+                    let generic_dual = args
+                        .first()
+                        .is_some_and(|r| self.is_lifted(*r) && self.of_generic_struct(*r, 0));
+                    if !is_rule(method)
+                        && !through_companion
+                        && !generic_dual
+                        && self.on_twin(stmt).is_none()
+                    {
                         self.refuse(format!(
                             "the method `{method}` called on a value that carries a derivative"
                         ));
@@ -759,6 +769,8 @@ impl<'a> Lifting<'a> {
                 let any = fields.iter().any(|(_, v)| self.is_lifted(*v));
                 match self.twin_of(stmt.results[0]) {
                     _ if !any => {}
+                    // A struct generic over its floats holds dual numbers as it is.
+                    None if self.in_closure && self.of_generic_struct(stmt.results[0], 0) => {}
                     None => self.refuse(
                         "a struct literal holding a value that carries a derivative, of a struct with no dual twin (it derives no Differentiable, is generic, has a field of another type than floats, integers and strings, or implements arithmetic)",
                     ),
@@ -1312,6 +1324,15 @@ impl<'a> Lifting<'a> {
                 }
             }
             // `S { a: x, n: k }` as `__DiffDualS { a: x, n: k }`, its floats dual.
+            Inst::Struct(_, fields) if lifted && self.twin_of(stmt.results[0]).is_none() => {
+                // Generic over its floats (refused otherwise): the fields built of
+                // floats converted, the others as they are.
+                for (_, v) in fields.iter_mut() {
+                    if self.floaty(*v, 0) {
+                        self.convert(out, before, v, span);
+                    }
+                }
+            }
             Inst::Struct(path, fields) if lifted => {
                 let twin = self
                     .twin_of(stmt.results[0])

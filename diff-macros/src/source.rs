@@ -198,6 +198,9 @@ struct Types {
     structs: Vec<StructFields>,
     /// Structs with type parameters (`struct Gen<T> { a: T }`).
     generic_structs: Vec<String>,
+    /// Of those, the ones generic over one type deriving `Clone` and `Differentiable`
+    /// (a dual companion takes them at dual numbers, derive's `generic_lift`).
+    dual_generic_structs: Vec<String>,
     /// Functions of inherent `impl` blocks marked `#[differentiable]`: the type, the
     /// name, and whether it is a method with a companion for the type's dual twin
     /// (`twin::takes_twin`), or else (no receiver) whether it returns the type.
@@ -289,6 +292,21 @@ impl<'a> syn::visit::Visit<'a> for Types {
         let derives = self.definition(&i.ident, &i.attrs);
         if i.generics.type_params().next().is_some() {
             self.generic_structs.push(i.ident.to_string());
+            let clones = applied(&i.attrs).iter().any(|m| match m {
+                syn::Meta::List(list) if list.path.is_ident("derive") => list
+                    .parse_args_with(
+                        syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+                    )
+                    .is_ok_and(|paths| paths.iter().any(|p| ends_with(p, "Clone"))),
+                _ => false,
+            });
+            if derives
+                && clones
+                && i.generics.params.len() == 1
+                && i.generics.where_clause.is_none()
+            {
+                self.dual_generic_structs.push(i.ident.to_string());
+            }
         }
         let fields = match &i.fields {
             syn::Fields::Named(named) => named
@@ -553,6 +571,15 @@ impl Seen {
         self.all
             .iter()
             .flat_map(|t| t.generic_structs.iter().cloned())
+            .collect()
+    }
+
+    /// The crate's structs a dual companion takes at dual numbers
+    /// (`Types::dual_generic_structs`).
+    pub fn dual_generic_structs(&self) -> Vec<String> {
+        self.all
+            .iter()
+            .flat_map(|t| t.dual_generic_structs.iter().cloned())
             .collect()
     }
 

@@ -180,7 +180,9 @@ impl<'a> DualSig<'a> {
                     }
                     syn::Type::Reference(r) => {
                         let inner = &*r.elem;
-                        let ok = is_floats(inner, s) || is_slice_of(inner, s, &twins);
+                        let ok = is_floats(inner, s)
+                            || is_slice_of(inner, s, &twins)
+                            || is_generic_at(inner, s, &sig.dual_generic_structs);
                         match (&r.lifetime, ok) {
                             (Some(lt), true) => {
                                 Taken::Ref(lt.clone(), lift_tokens(&quote!(#inner), s))
@@ -483,6 +485,25 @@ fn is_slice_of(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
         if is_lifted_type(&sl.elem, scalar, &[])
             || is_row(&sl.elem, scalar)
             || is_lifted_element(&sl.elem, scalar, twins))
+}
+
+/// Whether `ty` is one of the crate's structs generic over one type, at the scalar
+/// (`Model<f64>`): it holds dual numbers as `Model<Dual<f64>>` (the derive's
+/// `generic_lift`).
+fn is_generic_at(ty: &syn::Type, scalar: &Ident, generic: &[String]) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    p.qself.is_none()
+        && generic.iter().any(|g| last.ident == g)
+        && args.args.len() == 1
+        && matches!(&args.args[0], syn::GenericArgument::Type(syn::Type::Path(a)) if a.path.is_ident(scalar))
 }
 
 fn is_receiver(p: &crate::parse::signature::Param) -> bool {

@@ -72,6 +72,9 @@ pub struct FnSig {
     /// The crate's structs with type parameters, as its source shows them: the dual
     /// companion cannot call a method of one held plain with dual arguments.
     pub generic_structs: Vec<String>,
+    /// Of those, the ones its dual companion takes at dual numbers (`&Model<f64>` as
+    /// `Model<Dual<f64>>`: `source::Seen::dual_generic_structs`).
+    pub dual_generic_structs: Vec<String>,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -198,6 +201,7 @@ impl FnSig {
             self_twin: None,
             constant_receiver: false,
             generic_structs: Vec::new(),
+            dual_generic_structs: Vec::new(),
         })
     }
 
