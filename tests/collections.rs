@@ -680,3 +680,31 @@ fn iterator_chains_over_the_result_of_a_call() {
     );
     assert_vec_close(&h[2], &column, 1e-5, "second order");
 }
+
+#[differentiable]
+fn built_by_from_fn(x: &[f64], k: f64) -> f64 {
+    let v: [f64; 4] = std::array::from_fn(|i| x[i] * x[(i + 1) % 4] * k);
+    v.iter().map(|a| a * a).sum()
+}
+
+#[test]
+fn arrays_built_by_from_fn() {
+    let x = [1.0, 2.0, 3.0, 4.0];
+    let (v, (gx, gk)) = value_with_gradient!(at: (&x, 0.5), of: built_by_from_fn);
+    assert_eq!(v, built_by_from_fn(&x, 0.5));
+    assert_vec_close(
+        &gx,
+        &fd_grad(|p: &[f64]| built_by_from_fn(p, 0.5), &x),
+        1e-6,
+        "x",
+    );
+    assert_close(gk, 200.0, 1e-12, "k");
+    assert_close(
+        first_derivative!(at: 0.5, of: |k: f64| built_by_from_fn(&x, k)),
+        200.0,
+        1e-12,
+        "forward",
+    );
+    let h = hessian!(at: &[1.0, 2.0, 3.0, 4.0], of: |p: &[f64]| built_by_from_fn(p, 0.5));
+    assert_vec_close(&h[0], &[10.0, 2.0, 0.0, 4.0], 1e-12, "second order");
+}

@@ -778,6 +778,19 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
             "hessian! takes one input (a scalar, a Vec or an array); pack several inputs into one",
         ));
     };
+    // `at: &[1.0, 2.0]` for a closure taking a slice: the point is the slice (an
+    // array's gradient would be an array).
+    let slice_closure = matches!(of, syn::Expr::Closure(c) if matches!(c.inputs.first(),
+        Some(syn::Pat::Type(t)) if matches!(&*t.ty, syn::Type::Reference(r) if matches!(&*r.elem, syn::Type::Slice(_)))));
+    let as_slice: syn::Expr;
+    let x = match x {
+        syn::Expr::Reference(r) if slice_closure && matches!(&*r.expr, syn::Expr::Array(_)) => {
+            let array = &r.expr;
+            as_slice = syn::parse_quote!(&#array[..]);
+            &as_slice
+        }
+        _ => x,
+    };
     let (lifted, input): (syn::Expr, TokenStream) = match x {
         syn::Expr::Reference(_) => (syn::parse_quote!(&__lifted), quote!(__input)),
         _ => (syn::parse_quote!(__lifted), quote!(&__input)),

@@ -75,6 +75,12 @@ impl Lowerer {
                         ));
                     }
                 }
+                if let Some(stmts) = array_from_fn(local, &init.expr) {
+                    for stmt in &stmts {
+                        self.lower_stmt(stmt)?;
+                    }
+                    return Ok(());
+                }
                 // `let y: f64 = x.into();` is `f64::from(x)`, whose target type the
                 // derivative rule needs (the method's is only inferred).
                 let converted = float_conversion(local, &init.expr);
@@ -1246,6 +1252,55 @@ fn typed_literals(ty: &syn::Type, e: &Expr) -> Option<Expr> {
         }
         _ => None,
     }
+}
+
+/// `let v: [T; N] = std::array::from_fn(|i| e);` as the array of `N` defaults written
+/// element by element, `let mut v = array_repeat::<T, N>(T::default()); for i in 0..N {
+/// v[i] = e; }`, so that `e` may read the body's values (a closure that does is not
+/// differentiated through). `None` for other `let`s.
+fn array_from_fn(local: &syn::Local, init: &Expr) -> Option<Vec<Stmt>> {
+    let syn::Pat::Type(t) = &local.pat else {
+        return None;
+    };
+    let syn::Type::Array(array) = &*t.ty else {
+        return None;
+    };
+    let syn::Pat::Ident(name) = &*t.pat else {
+        return None;
+    };
+    let Expr::Call(call) = peel(init) else {
+        return None;
+    };
+    let Expr::Path(f) = &*call.func else {
+        return None;
+    };
+    let names = crate::ir::segment_names(&f.path);
+    let from_fn = names.last().is_some_and(|n| n == "from_fn")
+        && (names.len() == 1 || names.iter().rev().nth(1).is_some_and(|n| n == "array"));
+    let [Expr::Closure(c)] = &call.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if !from_fn || c.inputs.len() != 1 || name.by_ref.is_some() || name.subpat.is_some() {
+        return None;
+    }
+    let (elem, ident) = (&array.elem, &name.ident);
+    // A generic argument: a literal or a constant's name as it is, any other expression
+    // in braces.
+    let len = match peel(&array.len) {
+        bare @ (Expr::Lit(_) | Expr::Path(_)) => quote::quote!(#bare),
+        other => quote::quote!({ #other }),
+    };
+    let (index, body) = (&c.inputs[0], &c.body);
+    let stmts: syn::Block = syn::parse_quote_spanned!(init.span()=> {
+        let mut #ident = ::diff::__private::array_repeat::<#elem, #len>(
+            <#elem as ::core::default::Default>::default(),
+        );
+        for __diff_index in 0..#len {
+            let #index = __diff_index;
+            #ident[__diff_index] = #body;
+        }
+    });
+    Some(stmts.stmts)
 }
 
 /// `e.into()` bound by `let p: f64` (or `f32`): the call `f64::from(e)`.
