@@ -438,6 +438,23 @@ impl<'a> Lifting<'a> {
         self.twins.iter().find(|(n, _)| *n == name).map(|(_, t)| t)
     }
 
+    /// The struct the field `m` of the twin `a` holds, as `nested` lists them (`nested`
+    /// or `nested_elements` of [`Twin`]).
+    fn nested_in(
+        &self,
+        a: Value,
+        m: &syn::Member,
+        nested: impl Fn(&Twin) -> &Vec<(String, String)>,
+    ) -> Option<String> {
+        let outer = self.twin_of(a)?;
+        let name = match m {
+            syn::Member::Named(id) => id.to_string(),
+            syn::Member::Unnamed(i) => i.index.to_string(),
+        };
+        let (_, inner) = nested(outer).iter().find(|(f, _)| *f == name)?;
+        Some(inner.clone())
+    }
+
     /// The struct with a twin the elements of `v` are, when `v` is a parameter that is a
     /// collection of them (or passes its type on, [`Lifting::same_type`]).
     fn element_struct(&self, v: Value, depth: usize) -> Option<String> {
@@ -450,15 +467,7 @@ impl<'a> Lifting<'a> {
         match self.func.def_inst(v)? {
             Inst::Param(i) => self.param_elements.get(*i).cloned().flatten(),
             // A twin's field holding a `Vec` or array of another (`m.layers`).
-            Inst::Field(a, m) => {
-                let outer = self.twin_of(*a)?;
-                let name = match m {
-                    syn::Member::Named(id) => id.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                };
-                let (_, inner) = outer.nested_elements.iter().find(|(f, _)| *f == name)?;
-                Some(inner.clone())
-            }
+            Inst::Field(a, m) => self.nested_in(*a, m, |t| &t.nested_elements),
             _ => None,
         }
     }
@@ -527,15 +536,7 @@ impl<'a> Lifting<'a> {
             // An element of a parameter that is a collection of such structs.
             Inst::Index(a, _) => self.element_struct(*a, depth + 1),
             // A nested struct's field (`p.pos` of `pos: Vec2`).
-            Inst::Field(a, m) => {
-                let outer = self.twin_of(*a)?;
-                let name = match m {
-                    syn::Member::Named(id) => id.to_string(),
-                    syn::Member::Unnamed(i) => i.index.to_string(),
-                };
-                let (_, inner) = outer.nested.iter().find(|(f, _)| *f == name)?;
-                Some(inner.clone())
-            }
+            Inst::Field(a, m) => self.nested_in(*a, m, |t| &t.nested),
             Inst::Call(Callee::Method { method, .. }, args) if method == "to_owned" => {
                 f(*args.first()?)
             }

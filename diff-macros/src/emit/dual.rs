@@ -288,31 +288,21 @@ impl<'a> DualSig<'a> {
     /// For each parameter, the struct with a twin it holds (`s: S`, `s: &S`, `s: &mut
     /// S`), when it is taken dual.
     pub fn param_structs(&self) -> Vec<Option<String>> {
-        self.sig
-            .params
-            .iter()
-            .zip(&self.taken)
-            .map(|(p, t)| {
-                if matches!(t, Taken::AsIs | Taken::Any) {
-                    return None;
-                }
-                let mut ty = p.declared_type()?;
-                while let syn::Type::Reference(r) = ty {
-                    ty = *r.elem;
-                }
-                let syn::Type::Path(tp) = ty else {
-                    return None;
-                };
-                let last = tp.path.segments.last()?;
-                let name = last.ident.to_string();
-                (last.arguments.is_none() && self.twins.contains(&name)).then_some(name)
-            })
-            .collect()
+        self.twin_in_params(Some)
     }
 
     /// For each parameter, the struct with a twin its elements are, when it is taken
     /// dual as a collection of them (`ps: &[S]`, `Vec<S>`, `&[S; N]`).
     pub fn param_elements(&self) -> Vec<Option<String>> {
+        self.twin_in_params(|ty| match ty {
+            syn::Type::Slice(s) => Some(*s.elem),
+            other => crate::parse::types::element_type(&other).cloned(),
+        })
+    }
+
+    /// For each parameter taken dual, the struct with a twin that `part` of its type
+    /// (behind references) names.
+    fn twin_in_params(&self, part: impl Fn(syn::Type) -> Option<syn::Type>) -> Vec<Option<String>> {
         self.sig
             .params
             .iter()
@@ -325,11 +315,7 @@ impl<'a> DualSig<'a> {
                 while let syn::Type::Reference(r) = ty {
                     ty = *r.elem;
                 }
-                let element = match &ty {
-                    syn::Type::Slice(s) => (*s.elem).clone(),
-                    other => crate::parse::types::element_type(other)?.clone(),
-                };
-                let syn::Type::Path(tp) = element else {
+                let syn::Type::Path(tp) = part(ty)? else {
                     return None;
                 };
                 let last = tp.path.segments.last()?;

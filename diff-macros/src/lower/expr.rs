@@ -233,12 +233,7 @@ impl Lowerer {
                 // `[x; N]` is the call `array_repeat::<_, N>(x)`, whose derivative is
                 // registered (`[0.0; N]` stays as it is).
                 let (x, n) = (&r.expr, &r.len);
-                // A generic argument: a literal or a constant's name as it is, any
-                // other expression in braces.
-                let n = match peel(n) {
-                    bare @ (Expr::Lit(_) | Expr::Path(_)) => quote::quote!(#bare),
-                    _ => quote::quote!({ #n }),
-                };
+                let n = const_argument(n);
                 let call: Expr = syn::parse_quote_spanned!(r.span()=>
                     ::diff::__private::array_repeat::<_, #n>(#x));
                 self.lower_expr(&call)
@@ -1254,6 +1249,15 @@ fn typed_literals(ty: &syn::Type, e: &Expr) -> Option<Expr> {
     }
 }
 
+/// An array's length as a const generic argument: a literal or a constant's name as it
+/// is, any other expression in braces.
+fn const_argument(len: &Expr) -> proc_macro2::TokenStream {
+    match peel(len) {
+        bare @ (Expr::Lit(_) | Expr::Path(_)) => quote::quote!(#bare),
+        other => quote::quote!({ #other }),
+    }
+}
+
 /// `let v: [T; N] = std::array::from_fn(|i| e);` as the array of `N` defaults written
 /// element by element, `let mut v = array_repeat::<T, N>(T::default()); for i in 0..N {
 /// v[i] = e; }`, so that `e` may read the body's values (a closure that does is not
@@ -1284,12 +1288,7 @@ fn array_from_fn(local: &syn::Local, init: &Expr) -> Option<Vec<Stmt>> {
         return None;
     }
     let (elem, ident) = (&array.elem, &name.ident);
-    // A generic argument: a literal or a constant's name as it is, any other expression
-    // in braces.
-    let len = match peel(&array.len) {
-        bare @ (Expr::Lit(_) | Expr::Path(_)) => quote::quote!(#bare),
-        other => quote::quote!({ #other }),
-    };
+    let len = const_argument(&array.len);
     let (index, body) = (&c.inputs[0], &c.body);
     let stmts: syn::Block = syn::parse_quote_spanned!(init.span()=> {
         let mut #ident = ::diff::__private::array_repeat::<#elem, #len>(
