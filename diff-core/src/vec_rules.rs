@@ -422,15 +422,24 @@ macro_rules! rearranging_rule {
             );
         }
 
-        impl<T: Differentiable + Clone> $rule for Vec<T> {
+        rearranging_rule!(@impl [T: Differentiable + Clone] Vec<T>, [T],
+            $rule, $method, $vjp, $jvp, ($($arg),*), [$($unit),*]);
+        rearranging_rule!(@impl [T: Differentiable, const N: usize] [T; N], [T, N],
+            $rule, $method, $vjp, $jvp, ($($arg),*), [$($unit),*]);
+    };
+    // The rule for one collection type `$ty` (its generics `$g`, captured by the
+    // returned closures as `$captured`).
+    (@impl [$($g:tt)*] $ty:ty, [$($captured:tt)*], $rule:ident, $method:ident,
+     $vjp:ident, $jvp:ident, ($($arg:ident),*), [$($unit:ty),*]) => {
+        impl<$($g)*> $rule for $ty {
             #[inline]
             fn $vjp(
                 &mut self,
                 $($arg: usize),*
             ) -> (
                 (),
-                impl FnOnce((Unit, Option<Vec<T::TangentVector>>)) -> (Option<Vec<T::TangentVector>>, $($unit),*)
-                    + use<T>,
+                impl FnOnce((Unit, Option<Self::TangentVector>)) -> (Option<Self::TangentVector>, $($unit),*)
+                    + use<$($captured)*>,
             ) {
                 self.$method($($arg),*);
                 ((), move |(_, after)| {
@@ -443,39 +452,8 @@ macro_rules! rearranging_rule {
                 $($arg: usize),*
             ) -> (
                 (),
-                impl FnOnce((Option<Vec<T::TangentVector>>, $($unit),*)) -> (Unit, Option<Vec<T::TangentVector>>)
-                    + use<T>,
-            ) {
-                self.$method($($arg),*);
-                ((), move |(before, ..)| {
-                    (None, before.map(|d| rearranged(d, |e| e.$method($($arg),*))))
-                })
-            }
-        }
-
-        impl<T: Differentiable, const N: usize> $rule for [T; N] {
-            #[inline]
-            fn $vjp(
-                &mut self,
-                $($arg: usize),*
-            ) -> (
-                (),
-                impl FnOnce((Unit, Option<[T::TangentVector; N]>)) -> (Option<[T::TangentVector; N]>, $($unit),*)
-                    + use<T, N>,
-            ) {
-                self.$method($($arg),*);
-                ((), move |(_, after)| {
-                    (after.map(|a| rearranged(a, |e| e.$method($($arg),*))), $(<$unit>::default()),*)
-                })
-            }
-            #[inline]
-            fn $jvp(
-                &mut self,
-                $($arg: usize),*
-            ) -> (
-                (),
-                impl FnOnce((Option<[T::TangentVector; N]>, $($unit),*)) -> (Unit, Option<[T::TangentVector; N]>)
-                    + use<T, N>,
+                impl FnOnce((Option<Self::TangentVector>, $($unit),*)) -> (Unit, Option<Self::TangentVector>)
+                    + use<$($captured)*>,
             ) {
                 self.$method($($arg),*);
                 ((), move |(before, ..)| {

@@ -286,8 +286,10 @@ fn closure(
         .collect();
     let ins = &ins[..];
     let pats: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
-    let left_out: Vec<usize> = (0..pats.len())
-        .filter(|i| matches!(&pats[*i], syn::Pat::Type(t) if is_integer_type(&t.ty)))
+    // The inputs differentiated with respect to: not those typed as integers
+    // (`|x: f64, n: usize|`), left out as a function's are.
+    let kept: Vec<usize> = (0..pats.len())
+        .filter(|i| !matches!(&pats[*i], syn::Pat::Type(t) if is_integer_type(&t.ty)))
         .collect();
     let block = syn::Block {
         brace_token: Default::default(),
@@ -322,13 +324,11 @@ fn closure(
         scalars: Vec::new(),
         by_ref: Vec::new(),
         mutated: Vec::new(),
-        // The closure's inputs are what the operator differentiates, but for integers
-        // (`|x: f64, n: usize|`), left out as a function's are.
-        wrt: (0..ins.len()).filter(|i| !left_out.contains(i)).collect(),
+        wrt: kept.clone(),
         undecided: Vec::new(),
         arrays: Vec::new(),
         arrays_by_value: Vec::new(),
-        integers: left_out.clone(),
+        integers: (0..ins.len()).filter(|i| !kept.contains(i)).collect(),
         structs: struct_params,
         operators: Vec::new(),
         struct_fields: Vec::new(),
@@ -372,7 +372,6 @@ fn closure(
     } else {
         "f64"
     };
-    let all: Vec<usize> = (0..ins.len()).filter(|i| !left_out.contains(i)).collect();
     let lifted = dual
         .then(|| {
             // The structs with a twin the closure names, built of its dual inputs.
@@ -385,7 +384,7 @@ fn closure(
                 .map(|s| s.generic_structs())
                 .unwrap_or_default();
             let floats = lifting::FloatInputs {
-                params: &all,
+                params: &kept,
                 param_fields: &[],
                 twins: &twins,
                 param_structs: &[],
@@ -393,12 +392,12 @@ fn closure(
                 generic_structs: (&generic, &[]),
                 in_closure: true,
             };
-            lifting::lift(&analyzed.func, &analyzed.act, &all, floats, scalar)
+            lifting::lift(&analyzed.func, &analyzed.act, &kept, floats, scalar)
         })
         .and_then(Result::ok);
     let (stmts, inner) = match &lifted {
         Some(func) => {
-            let act = Activity::analyze(func, &all);
+            let act = Activity::analyze(func, &kept);
             let maps = LinearMaps::analyze(func, &act);
             let (stmts, inner) = body_parts_with(
                 func,
@@ -444,13 +443,11 @@ fn closure(
         })
         .collect();
     let n = ins.len();
-    // The inputs differentiated with respect to (not the left-out integers).
-    let kept: Vec<usize> = (0..n).filter(|i| !left_out.contains(i)).collect();
-    let zs: Vec<Ident> = kept.iter().map(|i| ident(&format!("__zero{i}"))).collect();
-    let all_zeros = zeros.iter().collect::<Vec<_>>();
-    let zeros: Vec<&TokenStream> = kept.iter().map(|i| &zeros[*i]).collect();
     let (pre, call) = match mode {
         Mode::Vjp => {
+            // Zeros for the kept inputs only: a left-out one has no adjoint.
+            let zs: Vec<Ident> = kept.iter().map(|i| ident(&format!("__zero{i}"))).collect();
+            let zeros: Vec<&TokenStream> = kept.iter().map(|i| &zeros[*i]).collect();
             let gs: Vec<Ident> = kept.iter().map(|i| ident(&format!("g{i}"))).collect();
             let slots: Vec<TokenStream> = (0..n)
                 .map(|i| match kept.iter().position(|k| *k == i) {
@@ -484,8 +481,8 @@ fn closure(
                     None => quote!(::core::option::Option::None),
                 })
                 .collect();
+            // Every input's zero: the differential has a slot for each.
             let zs: Vec<Ident> = (0..n).map(|i| ident(&format!("__zero{i}"))).collect();
-            let zeros = &all_zeros;
             let input = if kept.len() == 1 {
                 quote!(#(#ds)*)
             } else {

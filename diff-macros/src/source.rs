@@ -223,14 +223,7 @@ impl Types {
     /// Records a type's definition; whether it derives Differentiable.
     fn definition(&mut self, ident: &syn::Ident, attrs: &[syn::Attribute]) -> bool {
         let name = ident.to_string();
-        let derives = applied(attrs).iter().any(|m| match m {
-            syn::Meta::List(list) if list.path.is_ident("derive") => list
-                .parse_args_with(
-                    syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-                )
-                .is_ok_and(|paths| paths.iter().any(|p| ends_with(p, "Differentiable"))),
-            _ => false,
-        });
+        let derives = derives_trait(attrs, "Differentiable");
         if derives {
             self.differentiable.push(name.clone());
         }
@@ -292,16 +285,8 @@ impl<'a> syn::visit::Visit<'a> for Types {
         let derives = self.definition(&i.ident, &i.attrs);
         if i.generics.type_params().next().is_some() {
             self.generic_structs.push(i.ident.to_string());
-            let clones = applied(&i.attrs).iter().any(|m| match m {
-                syn::Meta::List(list) if list.path.is_ident("derive") => list
-                    .parse_args_with(
-                        syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-                    )
-                    .is_ok_and(|paths| paths.iter().any(|p| ends_with(p, "Clone"))),
-                _ => false,
-            });
             if derives
-                && clones
+                && derives_trait(&i.attrs, "Clone")
                 && i.generics.params.len() == 1
                 && i.generics.where_clause.is_none()
             {
@@ -476,6 +461,18 @@ fn applied(attrs: &[syn::Attribute]) -> Vec<syn::Meta> {
         push(a.meta.clone(), &mut out);
     }
     out
+}
+
+/// Whether `attrs` derive the trait `name` (`#[derive(Clone, diff::Differentiable)]`).
+fn derives_trait(attrs: &[syn::Attribute], name: &str) -> bool {
+    applied(attrs).iter().any(|m| match m {
+        syn::Meta::List(list) if list.path.is_ident("derive") => list
+            .parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            )
+            .is_ok_and(|paths| paths.iter().any(|p| ends_with(p, name))),
+        _ => false,
+    })
 }
 
 /// Whether `attrs` apply the attribute `name` (by its last segment).

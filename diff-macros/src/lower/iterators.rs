@@ -145,7 +145,6 @@ fn func(e: &Expr) -> Option<Func> {
     }
 }
 
-/// Parses `e` as a chain over a collection; `None` when it is not one.
 /// The methods an iterator chain goes through from its collection to its consumer.
 const CHAIN_METHODS: &[&str] = &[
     "iter",
@@ -212,6 +211,7 @@ fn take_root(e: &mut Expr, outermost: bool) -> Option<Expr> {
     take_root(&mut m.receiver, false)
 }
 
+/// Parses `e` as a chain over a collection; `None` when it is not one.
 pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     let mut adapters = Vec::new();
     let mut cur = e;

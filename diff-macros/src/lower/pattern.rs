@@ -54,6 +54,28 @@ impl Lowerer {
         }
     }
 
+    /// Binds each of `elems` to the field of `v` at its position (`.0`, `.1`, ..: a
+    /// tuple's or a tuple struct's); `rest` is the error for a `..` among them.
+    fn bind_positional(
+        &mut self,
+        elems: &syn::punctuated::Punctuated<Pat, syn::Token![,]>,
+        v: Value,
+        rest: &str,
+    ) -> syn::Result<()> {
+        for (i, elem) in elems.iter().enumerate() {
+            if matches!(elem, Pat::Rest(_)) {
+                return Err(syn::Error::new_spanned(elem, rest));
+            }
+            let member = syn::Member::Unnamed(syn::Index {
+                index: i as u32,
+                span: elem.span(),
+            });
+            let part = self.emit(Inst::Field(v, member), elem.span(), None);
+            self.bind_part(elem, v, part)?;
+        }
+        Ok(())
+    }
+
     /// Binds the names of `pat` to parts of `v`: tuple and array patterns become field and
     /// index projections.
     pub(crate) fn bind_pattern(&mut self, pat: &Pat, v: Value) -> syn::Result<()> {
@@ -74,22 +96,15 @@ impl Lowerer {
                 let inner = self.emit(Inst::Deref(v), r.span(), None);
                 self.bind_pattern(&r.pat, inner)
             }
-            Pat::Tuple(t) => {
-                let parts = self.tuple_parts(v).filter(|p| p.len() == t.elems.len());
-                for (i, elem) in t.elems.iter().enumerate() {
-                    if let Some(parts) = &parts {
-                        self.bind_pattern(elem, parts[i])?;
-                        continue;
+            Pat::Tuple(t) => match self.tuple_parts(v).filter(|p| p.len() == t.elems.len()) {
+                Some(parts) => {
+                    for (elem, part) in t.elems.iter().zip(parts) {
+                        self.bind_pattern(elem, part)?;
                     }
-                    if matches!(elem, Pat::Rest(_)) {
-                        return Err(syn::Error::new_spanned(elem, "`..` in a tuple pattern is not supported in a #[differentiable] body; name every element"));
-                    }
-                    let member = syn::Member::Unnamed(syn::Index { index: i as u32, span: elem.span() });
-                    let part = self.emit(Inst::Field(v, member), elem.span(), None);
-                    self.bind_part(elem, v, part)?;
+                    Ok(())
                 }
-                Ok(())
-            }
+                None => self.bind_positional(&t.elems, v, "`..` in a tuple pattern is not supported in a #[differentiable] body; name every element"),
+            },
             Pat::Slice(s) => {
                 for (i, elem) in s.elems.iter().enumerate() {
                     if matches!(elem, Pat::Rest(_)) {
@@ -113,15 +128,7 @@ impl Lowerer {
             // `let Meters(m) = d;` (a tuple struct's fields; an enum's variants are
             // refutable, matched by `match`).
             Pat::TupleStruct(ts) if ts.qself.is_none() && !is_variant(&ts.path) => {
-                for (i, elem) in ts.elems.iter().enumerate() {
-                    if matches!(elem, Pat::Rest(_)) {
-                        return Err(syn::Error::new_spanned(elem, "`..` in a tuple struct pattern is not supported in a #[differentiable] body; name every field"));
-                    }
-                    let member = syn::Member::Unnamed(syn::Index { index: i as u32, span: elem.span() });
-                    let part = self.emit(Inst::Field(v, member), elem.span(), None);
-                    self.bind_part(elem, v, part)?;
-                }
-                Ok(())
+                self.bind_positional(&ts.elems, v, "`..` in a tuple struct pattern is not supported in a #[differentiable] body; name every field")
             }
             other => Err(syn::Error::new_spanned(other, "this pattern is not supported in a #[differentiable] body; use a name, a tuple, an array or a struct pattern")),
         }
