@@ -1677,3 +1677,40 @@ mod generic_struct_at_f64 {
         assert_eq!((gu.a, gx), (4.0, 12.0));
     }
 }
+
+#[differentiable]
+fn mixed_terms(x: f64, y: f64) -> f64 {
+    x * x * y + y.sin() * x
+}
+
+#[differentiable]
+fn scaled_product(v: &[f64], s: f64) -> f64 {
+    v[0] * v[1] * s + s * s
+}
+
+#[test]
+fn hessian_of_several_inputs_in_order() {
+    let (x, y) = (0.7, 1.3);
+    let want = vec![
+        vec![2.0 * y, 2.0 * x + y.cos()],
+        vec![2.0 * x + y.cos(), -y.sin() * x],
+    ];
+    let h = hessian!(at: (x, y), of: mixed_terms);
+    assert_matrix(&h, &want, 1e-12);
+    assert_symmetric(&h);
+    let h = hessian!(at: (x, y), of: |a: f64, b: f64| mixed_terms(a, b) * 2.0);
+    let twice: Vec<Vec<f64>> = want
+        .iter()
+        .map(|r| r.iter().map(|v| 2.0 * v).collect())
+        .collect();
+    assert_matrix(&h, &twice, 1e-12);
+    // A slice and a scalar: the slice's coordinates first, then the scalar.
+    let v = vec![2.0, 3.0];
+    let s = 1.5;
+    let h = hessian!(at: (&v, s), of: scaled_product);
+    let by_differences = hessian_by_differences(&[v[0], v[1], s], |p| {
+        let (gv, gs) = gradient!(at: (&p[..2], p[2]), of: scaled_product);
+        vec![gv[0], gv[1], gs]
+    });
+    assert_matrix(&h, &by_differences, 1e-6);
+}

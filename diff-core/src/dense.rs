@@ -257,7 +257,7 @@ pub use crate::Dual;
 
 /// Inputs of `hessian!`: the shapes whose coordinates can be lifted to dual numbers.
 #[diagnostic::on_unimplemented(
-    message = "hessian! takes a point that is a scalar, a `Vec` or an array of `f64` or `f32` (or a reference to one); `{Self}` is not",
+    message = "hessian! takes a point that is a scalar, a `Vec` or an array of `f64` or `f32` (or a reference to one), or several of those; `{Self}` is not",
     label = "not a scalar, `Vec` or array",
     note = "pass its coordinates as a `Vec` and build the value inside a closure: `hessian!(at: vec![m.w, m.b], of: |v: Vec<f64>| loss(&Model {{ w: v[0], b: v[1] }}))`"
 )]
@@ -342,6 +342,43 @@ impl<T: num_traits::Float, const N: usize> Lift for [T; N] {
     fn lift_constant(&self) -> [Dual<T>; N] {
         self.map(Dual::constant)
     }
+}
+
+/// Several inputs (`hessian!(at: (x, y), of: f)`): the coordinates of one point, in order.
+macro_rules! lift_tuples {
+    ($(($($i:tt $t:ident),+)),*) => {$(
+        impl<S: num_traits::Float, $($t: Lift<Scalar = S>),+> Lift for ($($t,)+) {
+            type Scalar = S;
+            type Lifted = ($($t::Lifted,)+);
+            fn dimension(&self) -> usize {
+                0 $(+ self.$i.dimension())+
+            }
+            #[allow(unused_assignments)] // the last part's end
+            fn lift(&self, direction: usize) -> Self::Lifted {
+                // Each part lifted along the direction's coordinate within it (none
+                // when the direction lies in another part).
+                let mut start = 0;
+                ($({
+                    let part = &self.$i;
+                    let at = direction.wrapping_sub(start);
+                    start += part.dimension();
+                    if at < part.dimension() { part.lift(at) } else { part.lift_constant() }
+                },)+)
+            }
+            fn lift_constant(&self) -> Self::Lifted {
+                ($(self.$i.lift_constant(),)+)
+            }
+        }
+
+        impl<S, $($t: DualParts<Scalar = S>),+> DualParts for ($($t,)+) {
+            type Scalar = S;
+            fn dual_parts(&self) -> Vec<S> {
+                let mut parts = Vec::new();
+                $(parts.extend(self.$i.dual_parts());)+
+                parts
+            }
+        }
+    )*};
 }
 
 impl<X: Lift + ?Sized> Lift for &X {
@@ -580,6 +617,8 @@ impl<G: DualParts + ?Sized> DualParts for &G {
         (**self).dual_parts()
     }
 }
+
+lift_tuples!((0 A, 1 B), (0 A, 1 B, 2 C), (0 A, 1 B, 2 C, 3 D), (0 A, 1 B, 2 C, 3 D, 4 E), (0 A, 1 B, 2 C, 3 D, 4 E, 5 F));
 
 /// The dense Hessian `H[i][j] = d² f / d x_i d x_j` of a scalar function `f` at `x`,
 /// forward over reverse: `column(x.lift(j))` is the gradient of `f`, computed in dual

@@ -11,7 +11,7 @@ use crate::lifting;
 use crate::linear_map::LinearMaps;
 use crate::pipeline::{self, Body};
 use proc_macro2::{Ident, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{format_ident, quote, ToTokens};
 use syn::parse::{Parse, ParseStream};
 
 /// Which operator.
@@ -635,22 +635,36 @@ fn dual_path(of: &syn::Expr) -> Option<syn::ExprPath> {
 
 /// `(value, gradient)` of the function whose dual companion is `companion`, at `arg`
 /// (dual numbers, or a reference to them), with the gradient in the user's shape.
-fn dual_gradient(companion: &syn::ExprPath, arg: TokenStream) -> TokenStream {
+fn dual_gradient(companion: &syn::ExprPath, args: &[TokenStream]) -> TokenStream {
     let rt = quote!(::diff::__private);
-    let reference = matches!(arg.clone().into_iter().next(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&');
+    let names: Vec<Ident> = (0..args.len()).map(|i| format_ident!("__arg{i}")).collect();
+    let slots: Vec<Ident> = (0..args.len())
+        .map(|i| format_ident!("__slot{i}"))
+        .collect();
+    let zeros: Vec<Ident> = (0..args.len())
+        .map(|i| format_ident!("__zero{i}"))
+        .collect();
     // The zero is built eagerly: the point's type may not be known yet where this is
     // expanded (a gradient nested in a body), which the lazy zero's probe needs.
-    let zero = if reference {
-        quote!(#rt::zero_of(__arg))
+    let zero_of = args.iter().zip(&names).map(|(arg, name)| {
+        let reference = matches!(arg.clone().into_iter().next(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&');
+        if reference {
+            quote!(#rt::zero_of(#name))
+        } else {
+            quote!(#rt::zero_of(&#name))
+        }
+    });
+    let gradient = if args.len() == 1 {
+        quote!(#rt::slot_or(__slot0, __zero0))
     } else {
-        quote!(#rt::zero_of(&__arg))
+        quote!((#(#rt::slot_or(#slots, #zeros)),*))
     };
     quote! {{
-        let __arg = #arg;
-        let __zero = #zero;
-        let (__value, __pullback) = #companion(#rt::LiftTo::lift_to(__arg));
-        let (__slot,) = __pullback(#rt::Unit::unit(&__value));
-        (__value, #rt::slot_or(__slot, __zero))
+        #(let #names = #args;)*
+        #(let #zeros = #zero_of;)*
+        let (__value, __pullback) = #companion(#(#rt::LiftTo::lift_to(#names)),*);
+        let (#(#slots,)*) = __pullback(#rt::Unit::unit(&__value));
+        (__value, #gradient)
     }}
 }
 
@@ -688,7 +702,7 @@ pub(crate) fn nested_on_duals(n: &crate::ir::Nested) -> TokenStream {
     // written for `f64`).
     if op == "gradient" {
         if let Some(p) = dual_path(&n.of) {
-            let value_and_gradient = dual_gradient(&p, at);
+            let value_and_gradient = dual_gradient(&p, &[at]);
             return quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }};
         }
     }
@@ -707,7 +721,7 @@ fn second_derivative(op: Op, ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<T
         ));
     };
     let value_and_slope = match (dual_path(of), of) {
-        (Some(p), _) => dual_gradient(&p, quote!(__lifted)),
+        (Some(p), _) => dual_gradient(&p, &[quote!(__lifted)]),
         (None, syn::Expr::Closure(c)) => closure(
             Op::ValueWithGradient,
             &[syn::parse_quote!(__lifted)],
@@ -765,15 +779,26 @@ fn jacobian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
 }
 
 /// `hessian!(at: x, of: f)`, forward over reverse: the gradient of `f` run on dual
-/// numbers (`f` generic over `T: Float`, or a closure), once per input coordinate, with
-/// that coordinate's dual part set; the gradient's dual parts are a column.
+/// numbers (`f`'s dual companion, or a closure), once per input coordinate, with that
+/// coordinate's dual part set; the gradient's dual parts are a column. Several scalar
+/// inputs (`at: (x, y)`) are the coordinates of one point.
 fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     let typed: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
+    if let [_, _, ..] = &typed[..] {
+        let lifted: Vec<syn::Expr> = (0..typed.len())
+            .map(|i| {
+                let i = syn::Index::from(i);
+                syn::parse_quote!(__lifted.#i)
+            })
+            .collect();
+        let grad = dual_column(of, &lifted)?;
+        return Ok(quote! {{
+            let __input = (#(#typed,)*);
+            ::diff::__private::hessian(&__input, |__lifted| #grad)
+        }});
+    }
     let [x] = &typed[..] else {
-        return Err(syn::Error::new_spanned(
-            of,
-            "hessian! takes one input (a scalar, a Vec or an array); pack several inputs into one",
-        ));
+        return Err(syn::Error::new_spanned(of, "hessian! takes a point"));
     };
     // `at: &[1.0, 2.0]` for a closure taking a slice: the point is the slice (an
     // array's gradient would be an array).
@@ -792,26 +817,37 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
         syn::Expr::Reference(_) => (syn::parse_quote!(&__lifted), quote!(__input)),
         _ => (syn::parse_quote!(__lifted), quote!(&__input)),
     };
-    let grad = match (dual_path(of), of) {
-        (Some(p), _) => {
-            let value_and_gradient = dual_gradient(&p, quote!(#lifted));
-            quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }}
-        }
-        (None, syn::Expr::Closure(c)) => {
-            closure(Op::Gradient, std::slice::from_ref(&lifted), c, true)?
-        }
-        (None, _) => expand_args(
-            Op::Gradient,
-            Args {
-                at: lifted,
-                of: on_duals(of),
-            },
-        )?,
-    };
+    let grad = dual_column(of, std::slice::from_ref(&lifted))?;
     Ok(quote! {{
         let __input = #x;
         ::diff::__private::hessian(#input, |__lifted| #grad)
     }})
+}
+
+/// The gradient of `of` at the dual numbers `lifted` (one expression per input): a
+/// column of the Hessian in its dual parts.
+fn dual_column(of: &syn::Expr, lifted: &[syn::Expr]) -> syn::Result<TokenStream> {
+    Ok(match (dual_path(of), of) {
+        (Some(p), _) => {
+            let args: Vec<TokenStream> = lifted.iter().map(ToTokens::to_token_stream).collect();
+            let value_and_gradient = dual_gradient(&p, &args);
+            quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }}
+        }
+        (None, syn::Expr::Closure(c)) => closure(Op::Gradient, lifted, c, true)?,
+        (None, _) => {
+            let at: syn::Expr = match lifted {
+                [one] => one.clone(),
+                many => syn::parse_quote!((#(#many),*)),
+            };
+            expand_args(
+                Op::Gradient,
+                Args {
+                    at,
+                    of: on_duals(of),
+                },
+            )?
+        }
+    })
 }
 
 /// The first call in `c`'s body (outside `no_derivative(..)`) of a closure held in a
