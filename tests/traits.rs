@@ -201,6 +201,31 @@ fn called_by_trait_path_on_a_local_value() {
     assert_close(dx_forward, 6.0 * a * x + 1.0, 1e-12, "forward d/dx");
 }
 
+/// A value built in the body and passed to a function generic over the trait: the
+/// first derivative compiles and is exact; second order declines at run time (the
+/// struct's dual twin does not implement the user's trait), never at compile time.
+#[differentiable]
+fn fit_through_generic(a: f64, x: f64) -> f64 {
+    let q = Quadratic { a };
+    evaluate_model(&q, x) + x
+}
+
+#[test]
+fn a_local_value_through_a_generic_function() {
+    let (a, x) = (0.8, 1.9);
+    let (v, (da, dx)) = value_with_gradient!(at: (a, x), of: fit_through_generic);
+    assert_eq!(v, fit_through_generic(a, x));
+    // (2 a x^2 + x) x + x
+    assert_close(da, 2.0 * x * x * x, 1e-12, "d/da");
+    assert_close(dx, 6.0 * a * x * x + 2.0 * x + 1.0, 1e-12, "d/dx");
+    let declined = std::panic::catch_unwind(|| hessian!(at: (a, x), of: fit_through_generic));
+    let message = declined
+        .expect_err("declined")
+        .downcast::<String>()
+        .expect("a message");
+    assert!(message.contains("second order"), "{message}");
+}
+
 // The same without `#[differentiable]` on the trait or on a generic impl: the macro reads
 // the blocks around each method. A wrapper delegates to its inner value's method of the
 // same name, which is not a recursive call.

@@ -342,7 +342,14 @@ impl<'a> DualSig<'a> {
         output_tangent: &TokenStream,
     ) -> TokenStream {
         let sig = self.sig;
-        let (gen, _, wher) = sig.generics.split_for_impl();
+        // A companion that stops asks of its type parameters only what its signature
+        // needs: a caller's dual companion may pass a struct's dual twin, which
+        // implements Differentiable but not the user's traits (`S: Shape`).
+        let relaxed = self
+            .liftable()
+            .is_none()
+            .then(|| only_differentiable(&sig.generics));
+        let (gen, _, wher) = relaxed.as_ref().unwrap_or(&sig.generics).split_for_impl();
         let decls = sig
             .params
             .iter()
@@ -462,6 +469,44 @@ impl<'a> DualSig<'a> {
             None => "its result is not a float, a Vec, array or tuple of floats".into(),
         }
     }
+}
+
+/// `generics` with each type parameter's bounds, and those the `where` clause puts on
+/// them, cut to `Differentiable`, `Sized` and `?Sized` (a stopping companion's body asks
+/// nothing more of them). What the clause asks of `Self` stays.
+fn only_differentiable(generics: &syn::Generics) -> syn::Generics {
+    fn keep(
+        bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+    ) -> syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]> {
+        bounds
+            .iter()
+            .filter(|b| match b {
+                syn::TypeParamBound::Trait(t) => {
+                    matches!(t.modifier, syn::TraitBoundModifier::Maybe(_))
+                        || t.path
+                            .segments
+                            .last()
+                            .is_some_and(|s| s.ident == "Differentiable" || s.ident == "Sized")
+                }
+                _ => true,
+            })
+            .cloned()
+            .collect()
+    }
+    let mut g = generics.clone();
+    for param in g.type_params_mut() {
+        param.bounds = keep(&param.bounds);
+    }
+    if let Some(w) = &mut g.where_clause {
+        for predicate in w.predicates.iter_mut() {
+            if let syn::WherePredicate::Type(t) = predicate {
+                if !matches!(&t.bounded_ty, syn::Type::Path(p) if p.path.is_ident("Self")) {
+                    t.bounds = keep(&t.bounds);
+                }
+            }
+        }
+    }
+    g
 }
 
 /// Whether `ty` is a slice of the scalar, of its rows (`[f64]`, `[Vec<f64>]`,
