@@ -569,3 +569,40 @@ fn jacobian_at_a_reference_to_an_array_for_a_slice_parameter() {
     assert_eq!(jacobian!(at: &point, of: differences), want);
     assert_eq!(jacobian!(at: &point.to_vec(), of: differences), want);
 }
+
+#[differentiable]
+fn to_cartesian(r: f64, t: f64) -> (f64, f64) {
+    (r * t.cos(), r * t.sin())
+}
+
+#[differentiable]
+fn scaled_copy(v: Vec<f64>, s: f64) -> Vec<f64> {
+    v.iter().map(|x| x * s).collect()
+}
+
+#[test]
+fn jacobian_of_several_inputs_in_order() {
+    let (r, t) = (2.0, 0.5);
+    let exact = vec![vec![t.cos(), -r * t.sin()], vec![t.sin(), r * t.cos()]];
+    assert_mat_close(
+        &jacobian!(at: (r, t), of: to_cartesian),
+        &exact,
+        1e-12,
+        "polar",
+    );
+    let by_differences = fd_jacobian(
+        |p| {
+            let (x, y) = to_cartesian(p[0], p[1]);
+            vec![x, y]
+        },
+        &[r, t],
+    );
+    assert_mat_close(&exact, &by_differences, 1e-6, "polar oracle");
+    // More inputs than twice the outputs: rows by reverse sweeps.
+    let j = jacobian!(at: (1.0, 2.0, 3.0), of: |a: f64, b: f64, c: f64| a * b + c * c);
+    assert_mat_close(&j, &[vec![2.0, 1.0, 6.0]], 1e-12, "three inputs");
+    // A Vec and a scalar: the Vec's coordinates first.
+    let j = jacobian!(at: (vec![1.0, 2.0], 3.0), of: scaled_copy);
+    let by_differences = fd_jacobian(|p| scaled_copy(p[..2].to_vec(), p[2]), &[1.0, 2.0, 3.0]);
+    assert_mat_close(&j, &by_differences, 1e-6, "vec and scalar");
+}

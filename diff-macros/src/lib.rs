@@ -91,9 +91,11 @@ operators! {
     differential => Differential;
     /// `value_with_differential!(at: x, of: f)`: `(f(x), differential)`.
     value_with_differential => ValueWithDifferential;
-    /// `jacobian!(at: x, of: f)`: the dense Jacobian (`Vec<Vec<_>>`, one row per output).
+    /// `jacobian!(at: x, of: f)`: the dense Jacobian (`Vec<Vec<_>>`, one row per output,
+    /// one column per input coordinate; with `at: (x, y)`, `x`'s coordinates, then `y`'s).
     jacobian => Jacobian;
-    /// `hessian!(at: x, of: f)`: the dense Hessian of a scalar-valued `f`.
+    /// `hessian!(at: x, of: f)`: the dense Hessian of a scalar-valued `f` (with `at: (x,
+    /// y)`, over `x`'s coordinates, then `y`'s).
     hessian => Hessian;
     /// `second_derivative!(at: x, of: f)`: `f''(x)` for a scalar function of one scalar.
     second_derivative => SecondDerivative;

@@ -752,18 +752,23 @@ fn second_derivative(op: Op, ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<T
 /// takes rows by reverse sweeps when the inputs outnumber twice the outputs, columns by
 /// forward mode otherwise (`jacobian_auto`).
 fn jacobian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
-    let [x] = ins else {
-        return Err(syn::Error::new_spanned(
-            of,
-            "jacobian! takes one input (a Vec or an array); pack several inputs into one",
-        ));
+    let typed: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
+    // Several inputs are one point, a tuple, whose fields the function takes in order.
+    let (x, at): (TokenStream, syn::Expr) = match &typed[..] {
+        [one] => (one.to_token_stream(), syn::parse_quote!(__point)),
+        many => {
+            let fields = (0..many.len()).map(syn::Index::from);
+            (
+                quote!((#(#many,)*)),
+                syn::parse_quote!((#(__point.#fields),*)),
+            )
+        }
     };
-    let x = typed_literal(x);
     let point = |op| {
         expand_args(
             op,
             Args {
-                at: syn::parse_quote!(__point),
+                at: at.clone(),
                 of: of.clone(),
             },
         )
