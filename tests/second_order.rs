@@ -60,6 +60,23 @@ fn hessian_by_differences(x: &[f64], grad: impl Fn(&[f64]) -> Vec<f64>) -> Vec<V
     out
 }
 
+/// Asserts that row `i` of `h` is the central differences of `partial` (the gradient's
+/// `i`-th entry as a function of the point) at `at`, and that column `i` equals it.
+fn assert_row_by_differences<const N: usize>(
+    h: &[Vec<f64>],
+    i: usize,
+    at: [f64; N],
+    partial: impl Fn(&[f64]) -> f64,
+) {
+    for j in 0..N {
+        let (mut up, mut down) = (at, at);
+        up[j] += 1e-5;
+        down[j] -= 1e-5;
+        assert_close(h[i][j], (partial(&up) - partial(&down)) / 2e-5, 1e-6);
+        assert_close(h[j][i], h[i][j], 1e-12);
+    }
+}
+
 #[differentiable]
 fn rosenbrock(x: &[f64]) -> f64 {
     let mut sum = 0.0;
@@ -1376,7 +1393,7 @@ fn second_order_through_a_generic_callee_given_its_float_type() {
 /// (`&[Obs { .. }]` of the point's coordinates), or plain data the hessian's point does
 /// not reach (`&observations`, lifted as constants).
 mod slices_of_structs {
-    use super::assert_close;
+    use super::{assert_close, assert_row_by_differences};
     use diff::prelude::*;
 
     #[derive(Differentiable, Clone, Copy, Debug)]
@@ -1421,13 +1438,7 @@ mod slices_of_structs {
         let first = |v: &[f64]| {
             gradient!(at: vec![Obs { x: v[0], y: v[1] }, Obs { x: v[2], y: v[3] }], of: |ps: Vec<Obs>| spread(&ps))[0].x
         };
-        for j in 0..4 {
-            let (mut a, mut b) = (at, at);
-            a[j] += 1e-5;
-            b[j] -= 1e-5;
-            assert_close(h[0][j], (first(&a) - first(&b)) / 2e-5, 1e-6);
-            assert_close(h[j][0], h[0][j], 1e-12);
-        }
+        assert_row_by_differences(&h, 0, at, first);
 
         let obs = vec![
             Obs { x: 1.0, y: 2.0 },
@@ -1450,7 +1461,7 @@ mod slices_of_structs {
 /// A struct holding a `Vec` of another (a network of layers): its twin holds the layers'
 /// twins, so a hessian runs through `for layer in &self.layers { layer.forward(..) }`.
 mod vec_of_structs {
-    use super::assert_close;
+    use super::{assert_close, assert_row_by_differences};
     use diff::prelude::*;
 
     #[derive(Differentiable, Clone, Debug)]
@@ -1528,13 +1539,7 @@ mod vec_of_structs {
             let (g, _, _) = gradient!(at: (&network(v), &xs, &ys), of: mse);
             g.layers[1].b[0]
         };
-        for j in 0..7 {
-            let (mut a, mut b) = (at, at);
-            a[j] += 1e-5;
-            b[j] -= 1e-5;
-            assert_close(h[6][j], (last_bias(&a) - last_bias(&b)) / 2e-5, 1e-6);
-            assert_close(h[j][6], h[6][j], 1e-12);
-        }
+        assert_row_by_differences(&h, 6, at, last_bias);
         // With respect to the input, the network held constant.
         let m = network(&at);
         let d2 = second_derivative!(at: 0.3, of: |x: f64| m.forward(&[x]));
@@ -1604,7 +1609,7 @@ mod pairs_of_floats {
 /// dual companions take it at dual numbers (`Model<Dual<f64>>`), and its generic
 /// methods run on that as they are. One without `Clone` still has its first derivative.
 mod generic_struct_at_f64 {
-    use super::assert_close;
+    use super::{assert_close, assert_row_by_differences};
     use diff::prelude::*;
     use num_traits::Float;
 
@@ -1661,11 +1666,8 @@ mod generic_struct_at_f64 {
             let (g, _) = gradient!(at: (&model(v), &data), of: loss);
             g.w
         };
+        assert_row_by_differences(&h, 0, at, dw);
         for j in 0..2 {
-            let (mut a, mut b) = (at, at);
-            a[j] += 1e-5;
-            b[j] -= 1e-5;
-            assert_close(h[0][j], (dw(&a) - dw(&b)) / 2e-5, 1e-6);
             assert_close(h2[0][j], 2.0 * h[0][j], 1e-12);
         }
         // The model held constant, the data differentiated.

@@ -269,7 +269,8 @@ pub trait Lift {
     /// The number of coordinates.
     fn dimension(&self) -> usize;
     /// The input as dual numbers whose dual parts are the `direction`-th unit vector
-    /// (all zero except a one at coordinate `direction`).
+    /// (all zero except a one at coordinate `direction`; all zero when `direction` is
+    /// not below the dimension).
     fn lift(&self, direction: usize) -> Self::Lifted;
     /// The input as dual numbers whose dual parts are all zero (constants).
     fn lift_constant(&self) -> Self::Lifted;
@@ -344,6 +345,16 @@ impl<T: num_traits::Float, const N: usize> Lift for [T; N] {
     }
 }
 
+/// The part `t` of a point built of parts lifted along coordinate `direction`, `t`'s
+/// coordinates starting at `offset` (moved past them): along its own coordinate when
+/// `direction` is among them, else constant (as [`unit_part`] builds unit vectors).
+fn lift_part<T: Lift>(t: &T, direction: usize, offset: &mut usize) -> T::Lifted {
+    let start = *offset;
+    *offset += t.dimension();
+    // Below `start` the index wraps past every dimension: constant.
+    t.lift(direction.wrapping_sub(start))
+}
+
 /// Several inputs (`hessian!(at: (x, y), of: f)`): the coordinates of one point, in order.
 macro_rules! lift_tuples {
     ($(($($i:tt $t:ident),+)),*) => {$(
@@ -353,17 +364,9 @@ macro_rules! lift_tuples {
             fn dimension(&self) -> usize {
                 0 $(+ self.$i.dimension())+
             }
-            #[allow(unused_assignments)] // the last part's end
             fn lift(&self, direction: usize) -> Self::Lifted {
-                // Each part lifted along the direction's coordinate within it (none
-                // when the direction lies in another part).
-                let mut start = 0;
-                ($({
-                    let part = &self.$i;
-                    let at = direction.wrapping_sub(start);
-                    start += part.dimension();
-                    if at < part.dimension() { part.lift(at) } else { part.lift_constant() }
-                },)+)
+                let mut offset = 0;
+                ($(lift_part(&self.$i, direction, &mut offset),)+)
             }
             fn lift_constant(&self) -> Self::Lifted {
                 ($(self.$i.lift_constant(),)+)

@@ -757,11 +757,8 @@ fn jacobian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     let (x, at): (TokenStream, syn::Expr) = match &typed[..] {
         [one] => (one.to_token_stream(), syn::parse_quote!(__point)),
         many => {
-            let fields = (0..many.len()).map(syn::Index::from);
-            (
-                quote!((#(#many,)*)),
-                syn::parse_quote!((#(__point.#fields),*)),
-            )
+            let fields = tuple_fields(&format_ident!("__point"), many.len());
+            (quote!((#(#many,)*)), syn::parse_quote!((#(#fields),*)))
         }
     };
     let point = |op| {
@@ -783,27 +780,32 @@ fn jacobian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     }})
 }
 
+/// `tuple.0, tuple.1, ..`: the `n` fields of the tuple named `tuple`, as expressions.
+fn tuple_fields(tuple: &Ident, n: usize) -> Vec<syn::Expr> {
+    (0..n)
+        .map(|i| {
+            let i = syn::Index::from(i);
+            syn::parse_quote!(#tuple.#i)
+        })
+        .collect()
+}
+
 /// `hessian!(at: x, of: f)`, forward over reverse: the gradient of `f` run on dual
 /// numbers (`f`'s dual companion, or a closure), once per input coordinate, with that
-/// coordinate's dual part set; the gradient's dual parts are a column. Several scalar
-/// inputs (`at: (x, y)`) are the coordinates of one point.
+/// coordinate's dual part set; the gradient's dual parts are a column. Several inputs
+/// (`at: (x, y)`) are the coordinates of one point, in order.
 fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     let typed: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
-    if let [_, _, ..] = &typed[..] {
-        let lifted: Vec<syn::Expr> = (0..typed.len())
-            .map(|i| {
-                let i = syn::Index::from(i);
-                syn::parse_quote!(__lifted.#i)
-            })
-            .collect();
-        let grad = dual_column(of, &lifted)?;
-        return Ok(quote! {{
-            let __input = (#(#typed,)*);
-            ::diff::__private::hessian(&__input, |__lifted| #grad)
-        }});
-    }
-    let [x] = &typed[..] else {
-        return Err(syn::Error::new_spanned(of, "hessian! takes a point"));
+    let x = match &typed[..] {
+        [one] => one,
+        many => {
+            let lifted = tuple_fields(&format_ident!("__lifted"), many.len());
+            let grad = dual_column(of, &lifted)?;
+            return Ok(quote! {{
+                let __input = (#(#many,)*);
+                ::diff::__private::hessian(&__input, |__lifted| #grad)
+            }});
+        }
     };
     // `at: &[1.0, 2.0]` for a closure taking a slice: the point is the slice (an
     // array's gradient would be an array).
