@@ -290,3 +290,45 @@ fn operators_on_elements_of_a_slice_of_structs() {
         assert_close(g.y, c, 1e-12, "dy");
     }
 }
+
+/// A world built in the body, holding a particle: its fields' operators are found
+/// through the struct literals, at any depth.
+#[derive(Differentiable, Clone, Copy)]
+struct World {
+    body: Particle,
+    gravity: V2,
+}
+
+/// A damped particle stepped in a loop, built in the body rather than given.
+#[differentiable]
+fn settle(k: f64, damping: f64) -> f64 {
+    let mut w = World {
+        body: Particle {
+            pos: V2 { x: 1.0, y: 0.0 },
+            vel: V2 { x: 0.0, y: 0.5 },
+        },
+        gravity: V2 { x: 0.0, y: -0.1 },
+    };
+    let dt = 0.05;
+    for _ in 0..40 {
+        let force = w.body.pos * (-k) - w.body.vel * damping + w.gravity;
+        w.body.vel = w.body.vel + force * dt;
+        w.body.pos = w.body.advanced(dt);
+    }
+    let p = w.body.pos;
+    p.x * p.x + p.y * p.y
+}
+
+#[test]
+fn operators_on_fields_of_structs_built_in_the_body() {
+    let (k, c) = (2.0, 0.3);
+    let (v, (gk, gc)) = value_with_gradient!(at: (k, c), of: settle);
+    assert_eq!(v, settle(k, c));
+    assert_close(gk, fd(|k| settle(k, c), k), 1e-6, "d k");
+    assert_close(gc, fd(|c| settle(k, c), c), 1e-6, "d damping");
+    let (v, df) = value_with_differential!(at: (k, c), of: settle);
+    assert_eq!(v, settle(k, c));
+    assert_close(df((1.0, 0.0)), gk, 1e-12, "forward d k");
+    let df = differential!(at: (k, c), of: settle);
+    assert_close(df((0.0, 1.0)), gc, 1e-12, "forward d damping");
+}

@@ -703,6 +703,19 @@ impl<'a> Lifting<'a> {
                     // trait on `f64`) there is none.
                     let through_companion = self.act.is_active(stmt.results[0])
                         && args.first().is_some_and(|r| !self.is_lifted(*r));
+                    // An operator of a struct of the crate (`p * k`): such a struct has
+                    // no twin (`source::Seen::twin`), and the operator's name is a
+                    // float rule's.
+                    let on_struct = self
+                        .func
+                        .method_receivers
+                        .iter()
+                        .find(|(r, _)| *r == stmt.results[0]);
+                    if let Some((_, ty)) = on_struct.filter(|_| is_rule(method)) {
+                        self.refuse(format!(
+                            "the operator method `{method}` of `{ty}`, given values that carry a derivative"
+                        ));
+                    }
                     // (The companion of a method of a struct generic over its floats is
                     // generic: it would take the receiver's floats, not dual numbers.)
                     if through_companion && self.of_generic_struct(args[0], 0) {

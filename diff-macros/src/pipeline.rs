@@ -165,29 +165,50 @@ impl Body<'_> {
                 *ty = name.to_string();
             }
         }
-        self.struct_fields = self
+        // The structs the body builds or names (`Body { .. }`, `let b: Body`, `|p: V2|`).
+        for name in named_structs(self.block) {
+            let shown = seen.struct_fields(&name).is_some_and(|f| !f.is_empty());
+            if shown && !self.structs.iter().any(|(_, t)| *t == name) {
+                self.structs.push((usize::MAX, name));
+            }
+        }
+        // Their fields that are structs, and those structs' fields, transitively:
+        // `b.pos * k` and `self.body.vel + a` call the operators of the field's type.
+        let mut queue: Vec<(String, Vec<(String, syn::Type)>)> = self
             .structs
             .iter()
-            .flat_map(|(i, ty)| {
-                fields
-                    .get(*i)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(move |(field, fty)| {
-                        let name = crate::differentiable::type_name(fty).filter(|n| {
-                            !crate::differentiable::is_primitive(n) && seen.has_operators(n)
-                        })?;
-                        Some((ty.clone(), field.clone(), name))
-                    })
+            .filter_map(|(i, ty)| {
+                let own = fields.get(*i).cloned().or_else(|| seen.struct_fields(ty))?;
+                Some((ty.clone(), own))
             })
             .collect();
+        let mut visited: Vec<String> = Vec::new();
+        self.struct_fields = Vec::new();
+        while let Some((ty, own)) = queue.pop() {
+            if visited.contains(&ty) {
+                continue;
+            }
+            visited.push(ty.clone());
+            for (field, fty) in own {
+                let Some(name) = crate::differentiable::type_name(&fty)
+                    .filter(|n| !crate::differentiable::is_primitive(n))
+                else {
+                    continue;
+                };
+                let nested = seen.struct_fields(&name).filter(|f| !f.is_empty());
+                if nested.is_none() && !seen.has_operators(&name) {
+                    continue;
+                }
+                self.struct_fields.push((ty.clone(), field, name.clone()));
+                queue.push((name, nested.unwrap_or_default()));
+            }
+        }
         // The structs in those fields, whose operators are checked too.
-        let nested: Vec<(usize, String)> = self
-            .struct_fields
-            .iter()
-            .map(|(_, _, f)| (usize::MAX, f.clone()))
-            .collect();
-        self.structs.extend(nested);
+        for (_, _, name) in &self.struct_fields {
+            if !self.structs.iter().any(|(_, t)| t == name) {
+                self.structs.push((usize::MAX, name.clone()));
+            }
+        }
         let mut types: Vec<&String> = self
             .structs
             .iter()
@@ -206,6 +227,31 @@ impl Body<'_> {
             })
             .collect();
     }
+}
+
+/// The names of the types the body writes as struct literals (`Body { .. }`) or on a
+/// `let` or a closure's input (`let b: Body`, `|p: V2|`).
+fn named_structs(block: &syn::Block) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+            self.0
+                .extend(e.path.segments.last().map(|s| s.ident.to_string()));
+            syn::visit::visit_expr_struct(self, e);
+        }
+        fn visit_pat_type(&mut self, p: &'ast syn::PatType) {
+            self.0.extend(crate::differentiable::type_name(&p.ty));
+            syn::visit::visit_pat_type(self, p);
+        }
+    }
+    let mut names = Names(Vec::new());
+    syn::visit::Visit::visit_block(&mut names, block);
+    names.0.sort();
+    names.0.dedup();
+    names
+        .0
+        .retain(|n| !crate::differentiable::is_primitive(n) && n != "Self");
+    names.0
 }
 
 /// Of the parameters `candidates`, those from which no derivative flows to the result

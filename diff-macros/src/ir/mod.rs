@@ -313,8 +313,9 @@ pub struct Function {
     /// The parameters whose type is a primitive integer taken by value (`n: usize`).
     pub integers: Vec<usize>,
     /// The method calls (by their first result) whose receiver the lowering knows is a
-    /// struct of the crate, with the struct's name: a call of a method its source shows
-    /// without a derivative is refused at the call (`check.rs`).
+    /// struct of the crate, with the struct's name, operators on such a struct (`p * k`)
+    /// among them: a call of a method its source shows without a derivative is refused
+    /// at the call (`check.rs`).
     pub method_receivers: Vec<(Value, String)>,
     /// Where each value is defined: the region and the statement's index in it, indexed
     /// by value (`None` for region parameters).

@@ -430,7 +430,11 @@ impl Lowerer {
         let l = self.lower_expr(&b.left)?;
         let r = self.lower_expr(&b.right)?;
         let inst = dispatched(vec![l, r]).unwrap_or(Inst::Binary(op, l, r));
-        Ok(self.emit(inst, b.span(), None))
+        let v = self.emit(inst, b.span(), None);
+        if let Some((ty, _)) = dispatch {
+            self.func.method_receivers.push((v, ty));
+        }
+        Ok(v)
     }
 
     /// The name of the crate's struct type `e` is known to be a value of: a variable
@@ -576,13 +580,17 @@ impl Lowerer {
                         return Err(e);
                     }
                 }
-                let on_struct = on_struct.is_some() && self.underived == 0;
+                let on_struct = on_struct.filter(|_| self.underived == 0);
                 let v = self.lower_expr(&u.expr)?;
                 let inst = match on_struct {
-                    true => operator_call("neg", u.op.span(), vec![v]),
-                    false => Inst::Neg(v),
+                    Some(_) => operator_call("neg", u.op.span(), vec![v]),
+                    None => Inst::Neg(v),
                 };
-                Ok(self.emit(inst, u.span(), None))
+                let v = self.emit(inst, u.span(), None);
+                if let Some(ty) = on_struct {
+                    self.func.method_receivers.push((v, ty));
+                }
+                Ok(v)
             }
             syn::UnOp::Deref(_) => {
                 if let Expr::Path(p) = &*u.expr {
