@@ -95,3 +95,42 @@ fn third_derivative_by_nesting_twice() {
         assert_close(d3, 6.0 - x.cos(), 1e-12, "f'''");
     }
 }
+
+/// A function of two scalars, written for `f64`.
+#[differentiable]
+fn bowl(x: f64, y: f64) -> f64 {
+    x * x * y + y.sin() * x.exp()
+}
+
+/// A gradient of several inputs in a body: `|∇bowl(x, y)|²`.
+#[differentiable]
+fn steepness(x: f64, y: f64) -> f64 {
+    let (gx, gy) = gradient!(at: (x, y), of: bowl);
+    gx * gx + gy * gy
+}
+
+/// `∇bowl` by hand.
+fn bowl_gradient(x: f64, y: f64) -> (f64, f64) {
+    (2.0 * x * y + y.sin() * x.exp(), x * x + y.cos() * x.exp())
+}
+
+#[test]
+fn gradient_of_several_inputs_nested() {
+    let (x, y) = (0.4, 2.0);
+    // d/dx of ∂bowl/∂x at (x, 2): the mixed partials from the formula, by differences.
+    let dxx = first_derivative!(at: x, of: |t| gradient!(at: (t, 2.0), of: bowl).0);
+    assert_close(dxx, fd(|t| bowl_gradient(t, y).0, x), 1e-6, "d/dx ∂x bowl");
+    let dyx = first_derivative!(at: x, of: |t| gradient!(at: (t, y), of: bowl).1);
+    assert_close(dyx, 2.0 * x + y.cos() * x.exp(), 1e-12, "d/dx ∂y bowl");
+    // Both modes through a body calling gradient! with a pair.
+    let by_hand = |x: f64, y: f64| {
+        let (a, b) = bowl_gradient(x, y);
+        a * a + b * b
+    };
+    let (v, (sx, sy)) = value_with_gradient!(at: (x, y), of: steepness);
+    assert_close(v, by_hand(x, y), 1e-12, "value");
+    assert_close(sx, fd(|t| by_hand(t, y), x), 1e-6, "d steepness / dx");
+    assert_close(sy, fd(|t| by_hand(x, t), y), 1e-6, "d steepness / dy");
+    let df = differential!(at: (x, y), of: steepness);
+    assert_close(df((0.0, 1.0)), sy, 1e-12, "forward d/dy");
+}

@@ -373,6 +373,20 @@ macro_rules! lift_tuples {
             }
         }
 
+        impl<S: num_traits::Float, $($t: LiftAlong<Scalar = S>),+> LiftAlong for ($($t,)+) {
+            type Tangent = ($($t::Tangent,)+);
+            fn lift_along(&self, direction: &Self::Tangent) -> Self::Lifted {
+                ($(self.$i.lift_along(&direction.$i),)+)
+            }
+        }
+
+        impl<$($t: DualEps),+> DualEps for ($($t,)+) {
+            type Eps = ($($t::Eps,)+);
+            fn eps(self) -> Self::Eps {
+                ($(self.$i.eps(),)+)
+            }
+        }
+
         impl<S, $($t: DualParts<Scalar = S>),+> DualParts for ($($t,)+) {
             type Scalar = S;
             fn dual_parts(&self) -> Vec<S> {

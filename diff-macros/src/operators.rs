@@ -679,10 +679,11 @@ pub(crate) fn parse_nested(m: &syn::Macro) -> Option<syn::Result<(Ident, syn::Ex
         return None;
     }
     Some(m.parse_body::<Args>().and_then(|args| {
-        if matches!(&args.at, syn::Expr::Tuple(t) if t.elems.len() >= 2) {
+        // Several inputs (`gradient!(at: (x, y), of: f)`) are one tuple.
+        if matches!(&args.at, syn::Expr::Tuple(t) if t.elems.len() >= 2 && op != "gradient") {
             return Err(syn::Error::new_spanned(
                 &args.at,
-                format!("{op}! inside a differentiable body takes one point; pack several inputs into a Vec or an array"),
+                format!("{op}! inside a differentiable body takes one point, or for gradient! several inputs by value; pack them into a Vec or an array"),
             ));
         }
         Ok((op, args.at, args.of))
@@ -693,16 +694,19 @@ pub(crate) fn parse_nested(m: &syn::Macro) -> Option<syn::Result<(Ident, syn::Ex
 /// second derivative applied to the lifting direction.
 pub(crate) fn nested_on_duals(n: &crate::ir::Nested) -> TokenStream {
     let (op, of) = (&n.op, on_duals(&n.of));
-    let at = if n.by_ref {
-        quote!(&__lifted)
-    } else {
-        quote!(__lifted)
-    };
+    let at = n.point(quote!(__lifted));
     // A gradient of a named function runs through its dual companion (also for one
     // written for `f64`).
     if op == "gradient" {
         if let Some(p) = dual_path(&n.of) {
-            let value_and_gradient = dual_gradient(&p, &[at]);
+            let args: Vec<TokenStream> = match (n.inputs, &n.by_ref) {
+                (Some(k), _) => (0..k)
+                    .map(syn::Index::from)
+                    .map(|i| quote!(__lifted.#i))
+                    .collect(),
+                (None, _) => vec![at],
+            };
+            let value_and_gradient = dual_gradient(&p, &args);
             return quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }};
         }
     }

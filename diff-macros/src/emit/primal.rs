@@ -466,8 +466,8 @@ impl<'a> Emitter<'a> {
                 quote! { let mut #res = #a as #ty; }
             }
             Inst::Nested(n) => {
-                let (op, at, of) = (&n.op, self.expr(n.at), &n.of);
-                let at = if n.by_ref { quote!(&#at) } else { at };
+                let (op, of) = (&n.op, &n.of);
+                let at = n.point(self.expr(n.at));
                 quote! { let mut #res = ::diff::#op!(at: #at, of: #of); }
             }
             Inst::Field(..) | Inst::Index(..) | Inst::Deref(_) => TokenStream::new(),

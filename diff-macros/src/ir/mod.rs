@@ -229,6 +229,24 @@ pub struct Nested {
     /// Whether the point was given by reference (`at: &v`, or a reference parameter):
     /// the operator is then given `&at`.
     pub by_ref: bool,
+    /// For several inputs (`gradient!(at: (x, y), of: f)`), how many: the point is
+    /// their tuple, given to the operator field by field.
+    pub inputs: Option<usize>,
+}
+
+impl Nested {
+    /// The point `at` as the operator is given it: `at`, `&at`, or its fields in a tuple
+    /// (`(at.0, at.1)`) for several inputs.
+    pub fn point(&self, at: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+        match (self.inputs, self.by_ref) {
+            (Some(n), _) => {
+                let fields = (0..n).map(syn::Index::from);
+                quote::quote!((#(#at.#fields,)*))
+            }
+            (None, true) => quote::quote!(&#at),
+            (None, false) => at,
+        }
+    }
 }
 
 /// One arm of a `match`.

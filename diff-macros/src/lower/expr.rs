@@ -849,8 +849,12 @@ impl Lowerer {
                 format!("the function given to {op}! inside a differentiable body may not read the body's variables; pass them through `at:` or call a function"),
             ));
         }
-        // A point given by reference is copied (`to_owned`), for the derivative to read.
-        let by_ref = match &at {
+        // Several inputs, by value: the point is their tuple.
+        let inputs = match &at {
+            Expr::Tuple(t) if t.elems.len() >= 2 => Some(t.elems.len()),
+            _ => None,
+        };
+        let borrowed = |e: &Expr| match e {
             Expr::Reference(_) => true,
             Expr::Path(p) => p
                 .path
@@ -858,6 +862,16 @@ impl Lowerer {
                 .is_some_and(|i| self.is_ref_param(&i.to_string())),
             _ => false,
         };
+        if let Expr::Tuple(t) = &at {
+            if let Some(e) = t.elems.iter().find(|e| inputs.is_some() && borrowed(e)) {
+                return Err(syn::Error::new_spanned(
+                    e,
+                    format!("{op}! inside a differentiable body takes several inputs by value only; give this one as an owned value (`v.to_vec()`), or pack the inputs into one Vec"),
+                ));
+            }
+        }
+        // A point given by reference is copied (`to_owned`), for the derivative to read.
+        let by_ref = borrowed(&at);
         let at = if by_ref {
             let owned: Expr =
                 syn::parse_quote_spanned!(at.span()=> ::diff::__private::to_owned_point(#at));
@@ -865,7 +879,13 @@ impl Lowerer {
         } else {
             self.lower_expr(&at)?
         };
-        let nested = crate::ir::Nested { op, of, at, by_ref };
+        let nested = crate::ir::Nested {
+            op,
+            of,
+            at,
+            by_ref,
+            inputs,
+        };
         Ok(self.emit(Inst::Nested(nested), m.span(), None))
     }
 
