@@ -199,6 +199,28 @@ fn second_derivatives_through_branches() {
     assert_close(d2, 12.0 * 1.5, 1e-12);
 }
 
+/// A `match` on the value with guards, its arms binding the whole value.
+#[differentiable]
+fn by_cases(x: f64) -> f64 {
+    let y = match x {
+        v if v < 0.0 => v * v * v,
+        v if v < 1.0 => v.sin(),
+        _ => x.ln(),
+    };
+    y * 2.0
+}
+
+#[test]
+fn second_derivatives_through_a_match_with_guards() {
+    for (x, want) in [
+        (-0.5, 2.0 * 6.0 * -0.5),
+        (0.5, -2.0 * 0.5f64.sin()),
+        (2.0, -2.0 / 4.0),
+    ] {
+        assert_close(second_derivative!(at: x, of: by_cases), want, 1e-12);
+    }
+}
+
 /// Black-Scholes written for `f64`, helpers included: the gamma is the second derivative
 /// in the spot.
 #[differentiable]

@@ -362,7 +362,8 @@ fn not_a_function(p: &syn::ExprPath) -> Option<&'static str> {
 fn option_pattern(pat: &syn::Pat) -> bool {
     match pat {
         syn::Pat::Wild(_) => true,
-        syn::Pat::Ident(i) => i.ident == "None" && i.subpat.is_none(),
+        // `None`, or a name binding the whole value (`v if v < 0.0 => ..`).
+        syn::Pat::Ident(i) => i.subpat.is_none(),
         syn::Pat::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "None"),
         syn::Pat::TupleStruct(t) => {
             t.path.segments.last().is_some_and(|s| s.ident == "Some")
