@@ -798,3 +798,44 @@ fn parameters_named_like_generated_locals() {
     let df = differential!(at: (v, s), of: product);
     assert_close!(df((0.0, 1.0)), 7.0 * v);
 }
+
+/// Counts the runs of `mean_sq_vjp`: a registration whose pullback borrows runs twice.
+static MEAN_SQ_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn mean_sq(v: &[f64], w: f64) -> f64 {
+    w * v.iter().map(|x| x * x).sum::<f64>() / v.len() as f64
+}
+
+/// A pullback borrowing its arguments, as it says (`+ '_`).
+#[derivative(of = mean_sq)]
+fn mean_sq_vjp(v: &[f64], w: f64) -> (f64, impl FnOnce(f64) -> (Vec<f64>, f64) + '_) {
+    MEAN_SQ_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let n = v.len() as f64;
+    (mean_sq(v, w), move |dy| {
+        let dv = v.iter().map(|x| dy * w * 2.0 * x / n).collect();
+        (dv, dy * mean_sq(v, 1.0))
+    })
+}
+
+#[differentiable]
+fn uses_mean_sq(v: &[f64], w: f64) -> f64 {
+    mean_sq(v, w).sqrt()
+}
+
+#[test]
+fn a_registration_whose_pullback_borrows_the_arguments() {
+    let v = vec![1.0, -2.0, 2.0];
+    let w = 0.5;
+    let before = MEAN_SQ_RUNS.load(std::sync::atomic::Ordering::Relaxed);
+    let (value, (gv, gw)) = value_with_gradient!(at: (&v[..], w), of: uses_mean_sq);
+    let runs = MEAN_SQ_RUNS.load(std::sync::atomic::Ordering::Relaxed) - before;
+    // Once for the value, once when the pullback runs (tests run in parallel: at least).
+    assert!(runs >= 2, "{runs}");
+    let m = mean_sq(&v, w);
+    assert_close(value, m.sqrt(), 1e-15, "value");
+    assert_close(gw, mean_sq(&v, 1.0) / (2.0 * m.sqrt()), 1e-14, "d w");
+    for (i, g) in gv.iter().enumerate() {
+        let want = w * 2.0 * v[i] / 3.0 / (2.0 * m.sqrt());
+        assert_close(*g, want, 1e-14, "d v");
+    }
+}

@@ -49,12 +49,17 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// The registration with its linear map's `impl` type stating what it captures, when the
-/// user did not: `+ use<T, ..>`, its type parameters and no lifetime. That is what an
-/// `impl` type captures by default under edition 2021 and what the companions promise
-/// their callers (a linear map holds copies, never a borrow of the arguments); under
-/// edition 2024 the default would capture the arguments' borrows. A closure that does
-/// borrow an argument is then refused at the user's closure, in either edition.
+/// user did not and no parameter is a reference: `+ use<T, ..>`, its type parameters and
+/// no lifetime. That is what an `impl` type captures by default under edition 2021 and
+/// what the companions promise their callers (a linear map holds copies, never a borrow
+/// of the arguments); under edition 2024 the default would capture the arguments'
+/// borrows. With a reference parameter the linear map may borrow it (as edition 2024
+/// lets it without saying so), and the companions call the registration again when the
+/// linear map runs ([`borrows_arguments`]).
 fn captures_like_2021(mut func: syn::ItemFn) -> syn::ItemFn {
+    if states_captures(&func).is_some() || shared_references(&func) {
+        return func;
+    }
     let syn::ReturnType::Type(_, ty) = &mut func.sig.output else {
         return func;
     };
@@ -64,15 +69,6 @@ fn captures_like_2021(mut func: syn::ItemFn) -> syn::ItemFn {
     let Some(syn::Type::ImplTrait(map)) = pair.elems.iter_mut().nth(1) else {
         return func;
     };
-    let states_captures = map.bounds.iter().any(|b| {
-        matches!(
-            b,
-            syn::TypeParamBound::PreciseCapture(_) | syn::TypeParamBound::Lifetime(_)
-        )
-    });
-    if states_captures {
-        return func;
-    }
     let params: Vec<TokenStream> = func
         .sig
         .generics
@@ -89,6 +85,50 @@ fn captures_like_2021(mut func: syn::ItemFn) -> syn::ItemFn {
     map.bounds
         .push(syn::parse_quote_spanned!(span=> use<#(#params),*>));
     func
+}
+
+/// Whether the registration's linear map may borrow the arguments, which a companion's
+/// linear map may not ([`captures_like_2021`]): it states that it captures a lifetime
+/// (`+ '_`, `+ 'a`, `use<'a>`), or states nothing and a parameter is a shared reference.
+/// The companions then call the registration again, on copies of the arguments, when the
+/// linear map runs ([`Reg::late_call`]); `+ use<>` (or `+ 'static`) says it does not.
+fn borrows_arguments(func: &syn::ItemFn) -> bool {
+    states_captures(func).unwrap_or_else(|| shared_references(func))
+}
+
+/// What the registration's linear map states it captures: `Some(true)` for a lifetime
+/// other than `'static`, `Some(false)` for a `use<..>` or `'static` bound without one,
+/// `None` when it states nothing.
+fn states_captures(func: &syn::ItemFn) -> Option<bool> {
+    let syn::ReturnType::Type(_, ty) = &func.sig.output else {
+        return None;
+    };
+    let syn::Type::Tuple(pair) = &**ty else {
+        return None;
+    };
+    let Some(syn::Type::ImplTrait(map)) = pair.elems.iter().nth(1) else {
+        return None;
+    };
+    map.bounds
+        .iter()
+        .filter_map(|b| match b {
+            syn::TypeParamBound::Lifetime(l) => Some(l.ident != "static"),
+            syn::TypeParamBound::PreciseCapture(c) => Some(
+                c.params
+                    .iter()
+                    .any(|p| matches!(p, syn::CapturedParam::Lifetime(_))),
+            ),
+            _ => None,
+        })
+        .reduce(|a, b| a || b)
+}
+
+/// Whether a parameter of the registration is a shared reference (`&[f64]`, `&Model`).
+fn shared_references(func: &syn::ItemFn) -> bool {
+    func.sig.inputs.iter().any(|a| match a {
+        syn::FnArg::Typed(t) => matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_none()),
+        syn::FnArg::Receiver(r) => r.reference.is_some() && r.mutability.is_none(),
+    })
 }
 
 /// Whether diff-std has a rule for the float method `name`, so that a registration of one
@@ -514,6 +554,42 @@ impl Reg<'_> {
         }
     }
 
+    /// The registration called for its value now and for its linear map when that runs,
+    /// when the linear map borrows the arguments ([`borrows_arguments`]): `(statements
+    /// before, the call for the value, the call inside the linear map)`. The arguments
+    /// are copied first (`to_owned` of a reference, `clone` of a value), and the
+    /// registration runs twice. Otherwise one call gives both.
+    fn late_call(&self, g: &Group) -> Option<(TokenStream, TokenStream, TokenStream)> {
+        if !borrows_arguments(self.func) {
+            return None;
+        }
+        let user = self.user_fn();
+        let args = g.values();
+        let copies = locals("copy", args.len());
+        let by_ref = |i: usize| {
+            let receiver = i == 0 && g.has_receiver();
+            let p = &self.sig.params[i];
+            !receiver && p.by_ref && !p.mutable
+        };
+        let owning = args
+            .iter()
+            .zip(&copies)
+            .enumerate()
+            .map(|(i, (a, c))| match by_ref(i) {
+                true => quote!(let #c = ::std::borrow::ToOwned::to_owned(#a);),
+                false => quote!(let #c = ::core::clone::Clone::clone(&#a);),
+            });
+        let on_copies = copies.iter().enumerate().map(|(i, c)| match by_ref(i) {
+            true => quote!(&#c),
+            false => quote!(#c),
+        });
+        Some((
+            quote!(#(#owning)*),
+            quote!(#user(#(#args),*)),
+            quote!(#user(#(#on_copies),*)),
+        ))
+    }
+
     /// The slot-convention companion of the registered mode, calling the user's function.
     fn registered(&self, g: &Group) -> Companion {
         let mode = self.mode();
@@ -544,13 +620,25 @@ impl Reg<'_> {
                 });
                 let arg = Ident::new("pullback", span);
                 let checked = quote_spanned!(span=> #rt::registered_pullback::<#ot, #ut, _>(#arg));
-                quote! {
-                    let (#value, #pullback) = #user(#(#args),*);
-                    let #pullback = #checked;
-                    (#value, move |#seed| {
-                        let #pat = #pullback(#seed);
-                        (#(#slots,)*)
-                    })
+                match self.late_call(g) {
+                    None => quote! {
+                        let (#value, #pullback) = #user(#(#args),*);
+                        let #pullback = #checked;
+                        (#value, move |#seed| {
+                            let #pat = #pullback(#seed);
+                            (#(#slots,)*)
+                        })
+                    },
+                    Some((owning, now, late)) => quote! {
+                        #owning
+                        let (#value, _) = #now;
+                        (#value, move |#seed| {
+                            let (_, #pullback) = #late;
+                            let #pullback = #checked;
+                            let #pat = #pullback(#seed);
+                            (#(#slots,)*)
+                        })
+                    },
                 }
             }
             Mode::Jvp => {
@@ -566,10 +654,21 @@ impl Reg<'_> {
                 let arg = Ident::new("differential", span);
                 let checked =
                     quote_spanned!(span=> #rt::registered_differential::<#ut, #ot, _>(#arg));
-                quote! {
-                    let (#value, #differential) = #user(#(#args),*);
-                    let #differential = #checked;
-                    (#value, move |(#(#ds,)*)| ::core::option::Option::Some(#differential(#input)))
+                match self.late_call(g) {
+                    None => quote! {
+                        let (#value, #differential) = #user(#(#args),*);
+                        let #differential = #checked;
+                        (#value, move |(#(#ds,)*)| ::core::option::Option::Some(#differential(#input)))
+                    },
+                    Some((owning, now, late)) => quote! {
+                        #owning
+                        let (#value, _) = #now;
+                        (#value, move |(#(#ds,)*)| {
+                            let (_, #differential) = #late;
+                            let #differential = #checked;
+                            ::core::option::Option::Some(#differential(#input))
+                        })
+                    },
                 }
             }
         };
@@ -580,7 +679,21 @@ impl Reg<'_> {
     fn registered_user(&self, g: &Group) -> Companion {
         let user = self.user_fn();
         let args = g.values();
-        self.user_companion(self.mode(), quote!(#user(#(#args),*)))
+        let body = match self.late_call(g) {
+            None => quote!(#user(#(#args),*)),
+            Some((owning, now, late)) => {
+                let (value, map, input) = (local("value"), local("map"), local("input"));
+                quote! {
+                    #owning
+                    let (#value, _) = #now;
+                    (#value, move |#input| {
+                        let (_, #map) = #late;
+                        #map(#input)
+                    })
+                }
+            }
+        };
+        self.user_companion(self.mode(), body)
     }
 
     /// The companions of the other mode: derived from the registered one where the API

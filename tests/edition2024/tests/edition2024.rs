@@ -176,3 +176,37 @@ fn later_constructs_in_edition_2024() {
     }
     close(gs.k, 3.0, 1e-12);
 }
+
+fn norm(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+/// A registration whose pullback borrows its argument, as this edition lets it without
+/// saying so: the pullback runs the registration again, on a copy.
+#[derivative(of = norm)]
+fn norm_vjp(v: &[f64]) -> (f64, impl FnOnce(f64) -> Vec<f64>) {
+    let n = norm(v);
+    (n, move |dy| v.iter().map(|x| dy * x / n).collect())
+}
+
+#[differentiable]
+fn scaled_norm(v: &[f64], k: f64) -> f64 {
+    k * norm(v)
+}
+
+#[test]
+fn a_registration_whose_pullback_borrows_the_argument() {
+    let x = vec![3.0, -4.0, 12.0];
+    let (v, (g, gk)) = value_with_gradient!(at: (&x, 2.0), of: scaled_norm);
+    close(v, 26.0, 1e-15);
+    close(gk, 13.0, 1e-15);
+    for (i, gi) in g.iter().enumerate() {
+        close(*gi, 2.0 * x[i] / 13.0, 1e-15);
+    }
+    // The pullback of the registered function itself, and forward mode derived from it.
+    let pb = pullback!(at: &x, of: norm);
+    let d = pb(1.0);
+    close(d[2], 12.0 / 13.0, 1e-15);
+    let df = differential!(at: &x, of: norm);
+    close(df(vec![1.0, 0.0, 0.0]), 3.0 / 13.0, 1e-15);
+}
