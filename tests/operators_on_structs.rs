@@ -2,7 +2,7 @@
 //! `#[differentiable]` on the operator's method: `p + q`, `p * s`, `-p`, `p += q` on such
 //! values call the implementation's derivatives. Checked against hand-written gradients,
 //! forward against reverse mode, and central differences.
-#![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
+#![allow(clippy::assign_op_pattern, clippy::needless_range_loop, clippy::useless_vec)]
 mod common;
 use common::{assert_close, fd};
 use diff::prelude::*;
@@ -331,4 +331,66 @@ fn operators_on_fields_of_structs_built_in_the_body() {
     assert_close(df((1.0, 0.0)), gk, 1e-12, "forward d k");
     let df = differential!(at: (k, c), of: settle);
     assert_close(df((0.0, 1.0)), gc, 1e-12, "forward d damping");
+}
+
+/// An operator that is not a scaling (`b + k`): a float rule applied in its place would
+/// give a wrong derivative, so every operand must be seen as a `Shift`.
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Shift {
+    a: f64,
+    b: f64,
+}
+
+impl Shift {
+    #[differentiable]
+    fn new(a: f64, b: f64) -> Self {
+        Shift { a, b }
+    }
+
+    #[differentiable]
+    fn doubled(self) -> Shift {
+        Shift {
+            a: 2.0 * self.a,
+            b: self.b * self.b,
+        }
+    }
+}
+
+impl std::ops::Mul<f64> for Shift {
+    type Output = Shift;
+    #[differentiable]
+    fn mul(self, k: f64) -> Shift {
+        Shift {
+            a: self.a * k,
+            b: self.b + k * k,
+        }
+    }
+}
+
+#[differentiable]
+fn make_shift(x: f64) -> Shift {
+    Shift::new(x.sin(), x * x)
+}
+
+/// Shifts from an associated function, a free function, a method and a local `Vec`.
+#[differentiable]
+fn shifted(x: f64, k: f64) -> f64 {
+    let p = Shift::new(x, x * x) * 2.0;
+    let q = make_shift(x) * k;
+    let r = Shift::new(k, x).doubled() * 0.5;
+    let mut pts = vec![Shift::new(0.0, 0.0); 2];
+    pts[1] = Shift::new(x * k, k);
+    let s = pts[1] * x;
+    p.a * p.b + q.a * q.b + r.a * r.b + s.a * s.b
+}
+
+#[test]
+fn structs_from_calls_and_local_collections_use_their_operators() {
+    let (x, k) = (0.7, 1.3);
+    let (v, (gx, gk)) = value_with_gradient!(at: (x, k), of: shifted);
+    assert_eq!(v, shifted(x, k));
+    assert_close(gx, fd(|x| shifted(x, k), x), 1e-6, "d x");
+    assert_close(gk, fd(|k| shifted(x, k), k), 1e-6, "d k");
+    let df = differential!(at: (x, k), of: shifted);
+    assert_close(df((1.0, 0.0)), gx, 1e-12, "forward d x");
 }

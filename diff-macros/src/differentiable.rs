@@ -247,7 +247,16 @@ fn operator_items(
         crate::debug::dump(&companions);
     }
     let (params, _, where_clause) = block.generics.split_for_impl();
+    // The companions call the operator's method as `Self::mul`: the trait is brought
+    // into the method's body, where they are, as the `impl` names it
+    // (`impl std::ops::Mul<f64> for V` with no `use`).
+    let mut trait_path = block.trait_.as_ref().map(|(_, p, _)| p.clone());
+    if let Some(last) = trait_path.as_mut().and_then(|p| p.segments.last_mut()) {
+        last.arguments = syn::PathArguments::None;
+    }
+    let trait_import = trait_path.map(|p| quote!(#[allow(unused_imports)] use #p as _;));
     Some(quote! {
+        #trait_import
         #[allow(non_local_definitions, clippy::all)]
         impl #params #owner_ty #where_clause { #plain #companions }
     })

@@ -72,6 +72,9 @@ pub struct Body<'a> {
     /// The methods a trait of the crate marks #[differentiable]: called on a receiver
     /// that carries no derivative, through their constant-receiver companions.
     pub trait_methods: Vec<String>,
+    /// What the calls of the body return, when that is a struct of those
+    /// (`("V2", "new", "V2")`, `("", "make", "V2")`).
+    pub returns: Vec<(String, String, String)>,
 }
 
 impl<'a> Body<'a> {
@@ -131,6 +134,7 @@ impl<'a> Body<'a> {
             struct_fields: Vec::new(),
             struct_elements: Vec::new(),
             trait_methods: Vec::new(),
+            returns: Vec::new(),
         }
     }
 }
@@ -165,13 +169,54 @@ impl Body<'_> {
                 *ty = name.to_string();
             }
         }
-        // The structs the body builds or names (`Body { .. }`, `let b: Body`, `|p: V2|`).
-        for name in named_structs(self.block) {
+        // The structs the body builds, names or gets from calls (`Body { .. }`, `let b:
+        // Body`, `|p: V2|`, `V2::new(..)`, `make(k)`, `p.scaled(k)`).
+        let (named, calls) = named_structs(self.block);
+        let (methods, functions): (Calls, Calls) =
+            calls.into_iter().partition(|(owner, _)| owner == "?");
+        // (Only structs the source shows with fields.)
+        let returned_struct = |owner: &str, f: &str| {
+            seen.returned_type(owner, f).filter(|r| {
+                seen.struct_fields(r)
+                    .is_some_and(|fields| !fields.is_empty())
+            })
+        };
+        let mut returns: Vec<(String, String, String)> = functions
+            .into_iter()
+            .filter_map(|(owner, f)| Some((owner.clone(), f.clone(), returned_struct(&owner, &f)?)))
+            .collect();
+        // A method returns what it returns for any receiver the body may hold, found
+        // until no new type appears (`Shift::new(..).doubled()`).
+        let mut owners: Vec<String> = self
+            .structs
+            .iter()
+            .map(|(_, t)| t.clone())
+            .chain(named.iter().cloned())
+            .chain(returns.iter().map(|(_, _, r)| r.clone()))
+            .collect();
+        let mut k = 0;
+        while k < owners.len() {
+            for (_, m) in &methods {
+                if let Some(ret) = returned_struct(&owners[k], m) {
+                    let entry = (owners[k].clone(), m.clone(), ret.clone());
+                    if !returns.contains(&entry) {
+                        returns.push(entry);
+                    }
+                    if !owners.contains(&ret) {
+                        owners.push(ret);
+                    }
+                }
+            }
+            k += 1;
+        }
+        let returned = returns.iter().map(|(_, _, r)| r.clone());
+        for name in named.into_iter().chain(returned) {
             let shown = seen.struct_fields(&name).is_some_and(|f| !f.is_empty());
             if shown && !self.structs.iter().any(|(_, t)| *t == name) {
                 self.structs.push((usize::MAX, name));
             }
         }
+        self.returns = returns;
         // Their fields that are structs, and those structs' fields, transitively:
         // `b.pos * k` and `self.body.vel + a` call the operators of the field's type.
         let mut queue: Vec<(String, Vec<(String, syn::Type)>)> = self
@@ -229,10 +274,15 @@ impl Body<'_> {
     }
 }
 
+/// The functions a body calls, as `(type, function)`: `("V2", "new")` for
+/// `V2::new(..)`, `("", "make")` for `make(k)`, `("?", "scaled")` for `p.scaled(k)`.
+type Calls = Vec<(String, String)>;
+
 /// The names of the types the body writes as struct literals (`Body { .. }`) or on a
-/// `let` or a closure's input (`let b: Body`, `|p: V2|`).
-fn named_structs(block: &syn::Block) -> Vec<String> {
-    struct Names(Vec<String>);
+/// `let` or a closure's input (`let b: Body`, `|p: V2|`), and the functions it calls.
+fn named_structs(block: &syn::Block) -> (Vec<String>, Calls) {
+    #[derive(Default)]
+    struct Names(Vec<String>, Calls);
     impl<'ast> syn::visit::Visit<'ast> for Names {
         fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
             self.0
@@ -243,15 +293,28 @@ fn named_structs(block: &syn::Block) -> Vec<String> {
             self.0.extend(crate::differentiable::type_name(&p.ty));
             syn::visit::visit_pat_type(self, p);
         }
+        fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*e.func {
+                let mut segments = p.path.segments.iter().rev().map(|s| s.ident.to_string());
+                if let Some(f) = segments.next() {
+                    self.1.push((segments.next().unwrap_or_default(), f));
+                }
+            }
+            syn::visit::visit_expr_call(self, e);
+        }
+        fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+            self.1.push(("?".to_string(), e.method.to_string()));
+            syn::visit::visit_expr_method_call(self, e);
+        }
     }
-    let mut names = Names(Vec::new());
+    let mut names = Names::default();
     syn::visit::Visit::visit_block(&mut names, block);
     names.0.sort();
     names.0.dedup();
     names
         .0
         .retain(|n| !crate::differentiable::is_primitive(n) && n != "Self");
-    names.0
+    (names.0, names.1)
 }
 
 /// Of the parameters `candidates`, those from which no derivative flows to the result
@@ -284,6 +347,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
             fields: &body.struct_fields,
             elements: &body.struct_elements,
             trait_methods: &body.trait_methods,
+            returns: &body.returns,
         },
         errors,
     )?;

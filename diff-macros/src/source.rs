@@ -217,6 +217,22 @@ struct Types {
     inherent_methods: Vec<(String, String, bool)>,
     /// The inline modules the visit is in.
     path: Vec<String>,
+    /// Functions returning a named type: `(type of an inherent impl or "" for a free
+    /// function, name, returned type's name)` (`Self` read as the impl's type).
+    returns: Vec<(String, String, String)>,
+}
+
+/// The last segment of the type a signature returns, `Self` as `owner`.
+fn returned_name(sig: &syn::Signature, owner: &str) -> Option<String> {
+    let syn::ReturnType::Type(_, t) = &sig.output else {
+        return None;
+    };
+    let name = crate::differentiable::type_name(t)?;
+    Some(if name == "Self" {
+        owner.to_string()
+    } else {
+        name
+    })
 }
 
 impl Types {
@@ -269,6 +285,9 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
         let name = i.sig.ident.to_string();
+        if let Some(ret) = returned_name(&i.sig, "Self") {
+            self.returns.push((String::new(), name.clone(), ret));
+        }
         self.with_derivatives.extend(registrations(&i.attrs));
         if marked(&i.attrs, "differentiable") {
             self.with_derivatives.push(name);
@@ -340,6 +359,9 @@ impl<'a> syn::visit::Visit<'a> for Types {
                     if let syn::ImplItem::Fn(f) = item {
                         let receiver = f.sig.receiver();
                         let (ty, name) = (last.ident.to_string(), f.sig.ident.to_string());
+                        if let Some(ret) = returned_name(&f.sig, &ty) {
+                            self.returns.push((ty.clone(), name.clone(), ret));
+                        }
                         let is_marked = marked(&f.attrs, "differentiable");
                         self.inherent_methods
                             .push((ty.clone(), name.clone(), is_marked));
@@ -600,6 +622,20 @@ impl Seen {
         self.all
             .iter()
             .any(|t| t.arithmetic.iter().any(|n| n == name))
+    }
+
+    /// The type `function` returns, when the crate's source shows one function of that
+    /// name (of the inherent `impl` blocks of `owner`, or free when `owner` is empty)
+    /// returning a named type.
+    pub fn returned_type(&self, owner: &str, function: &str) -> Option<String> {
+        let mut found = self
+            .all
+            .iter()
+            .flat_map(|t| &t.returns)
+            .filter(|(o, f, _)| o == owner && f == function)
+            .map(|(_, _, r)| r);
+        let first = found.next()?;
+        found.all(|r| r == first).then(|| first.clone())
     }
 
     /// The operator methods implemented for the type `name` (`add`, `sub`, ..; `__rhs_mul`

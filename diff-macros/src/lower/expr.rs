@@ -105,6 +105,10 @@ impl Lowerer {
                 let holds_struct = self
                     .struct_type_of(&init.expr)
                     .or_else(|| declared.and_then(|ty| self.struct_type_name(ty)));
+                let holds_structs = self.element_struct_of(&init.expr).or_else(|| {
+                    let element = crate::parse::types::element_type(declared?)?;
+                    self.struct_type_name(element)
+                });
                 self.bind_pattern(&local.pat, v)?;
                 if let syn::Pat::Type(t) = &local.pat {
                     if let syn::Pat::Ident(p) = &*t.pat {
@@ -116,6 +120,11 @@ impl Lowerer {
                 if let (Some(ty), Some(name)) = (holds_struct, super::pat_name(&local.pat)) {
                     if let Some(var) = self.binding(&name.to_string()) {
                         self.struct_vars.insert(var, ty);
+                    }
+                }
+                if let (Some(ty), Some(name)) = (holds_structs, super::pat_name(&local.pat)) {
+                    if let Some(var) = self.binding(&name.to_string()) {
+                        self.struct_collections.insert(var, ty);
                     }
                 }
                 Ok(())
@@ -466,6 +475,21 @@ impl Lowerer {
                     .find(|(t, name, _)| *t == base && field == name)
                     .map(|(_, _, ty)| ty.clone())
             }
+            // A call of a function the source shows returning such a struct
+            // (`V2::new(..)`, `make(k)`, `p.scaled(k)`).
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else {
+                    return None;
+                };
+                let mut segments = p.path.segments.iter().rev();
+                let f = segments.next()?.ident.to_string();
+                let owner = segments.next().map(|s| s.ident.to_string());
+                self.returned(&owner.unwrap_or_default(), &f)
+            }
+            Expr::MethodCall(m) => {
+                let owner = self.struct_type_of(&m.receiver)?;
+                self.returned(&owner, &m.method.to_string())
+            }
             Expr::Paren(p) => self.struct_type_of(&p.expr),
             Expr::Group(g) => self.struct_type_of(&g.expr),
             Expr::Reference(r) => self.struct_type_of(&r.expr),
@@ -486,6 +510,31 @@ impl Lowerer {
             }
             _ => None,
         }
+    }
+
+    /// The struct a collection built in place holds (`vec![p; n]`, `vec![p, q]`,
+    /// `[p, q]`, `[p; 3]` with `p` such a struct).
+    fn element_struct_of(&self, e: &Expr) -> Option<String> {
+        match e {
+            Expr::Array(a) => self.struct_type_of(a.elems.first()?),
+            Expr::Repeat(r) => self.struct_type_of(&r.expr),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let tokens = &m.mac.tokens;
+                let parsed: Expr = syn::parse2(quote::quote!([#tokens])).ok()?;
+                self.element_struct_of(&parsed)
+            }
+            Expr::Paren(p) => self.element_struct_of(&p.expr),
+            _ => None,
+        }
+    }
+
+    /// The struct the function `f` (of `owner`'s inherent `impl`, or free when `owner` is
+    /// empty) returns, when it is one of the body's ([`super::Structs::returns`]).
+    fn returned(&self, owner: &str, f: &str) -> Option<String> {
+        self.returns
+            .iter()
+            .find(|(o, g, _)| o == owner && g == f)
+            .map(|(_, _, r)| r.clone())
     }
 
     /// Whether the source shows operators implemented for `ty`.

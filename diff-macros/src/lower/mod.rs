@@ -49,6 +49,9 @@ pub struct Structs<'a> {
     /// The methods a trait of the crate marks #[differentiable] (`Callee::Method`'s
     /// `of_trait`).
     pub trait_methods: &'a [String],
+    /// `(type or "" for a free function, function, returned struct)`: what a call
+    /// returns (`V2::new(..)`, `p.scaled(k)`, `make(k)`).
+    pub returns: &'a [(String, String, String)],
 }
 
 /// Lowers `body` with the given parameter patterns (the receiver, if any, first as `self`).
@@ -76,6 +79,7 @@ pub fn lower_body(
         fields,
         elements,
         trait_methods,
+        returns,
     } = structs;
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
@@ -84,6 +88,7 @@ pub fn lower_body(
     cx.operators = operators.to_vec();
     cx.struct_fields = fields.to_vec();
     cx.trait_methods = trait_methods.to_vec();
+    cx.returns = returns.to_vec();
     for (i, pat) in params.iter().enumerate() {
         if let syn::Pat::Ident(p) = pat {
             if ref_params.iter().any(|r| p.ident == r) {
@@ -208,6 +213,8 @@ pub(crate) struct Lowerer {
     struct_fields: Vec<(String, String, String)>,
     /// The methods a trait of the crate marks #[differentiable].
     trait_methods: Vec<String>,
+    /// What calls return, see [`Structs::returns`].
+    returns: Vec<(String, String, String)>,
     /// The variables holding collections of such structs (`&[V2]`), with the element's
     /// name: `points[i]` is a struct.
     struct_collections: HashMap<env::Var, String>,
@@ -250,6 +257,7 @@ impl Lowerer {
             struct_collections: HashMap::new(),
             struct_fields: Vec::new(),
             trait_methods: Vec::new(),
+            returns: Vec::new(),
         }
     }
 
