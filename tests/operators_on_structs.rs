@@ -2,7 +2,11 @@
 //! `#[differentiable]` on the operator's method: `p + q`, `p * s`, `-p`, `p += q` on such
 //! values call the implementation's derivatives. Checked against hand-written gradients,
 //! forward against reverse mode, and central differences.
-#![allow(clippy::assign_op_pattern, clippy::needless_range_loop, clippy::useless_vec)]
+#![allow(
+    clippy::assign_op_pattern,
+    clippy::needless_range_loop,
+    clippy::useless_vec
+)]
 mod common;
 use common::{assert_close, fd};
 use diff::prelude::*;
@@ -372,7 +376,8 @@ fn make_shift(x: f64) -> Shift {
     Shift::new(x.sin(), x * x)
 }
 
-/// Shifts from an associated function, a free function, a method and a local `Vec`.
+/// Shifts from an associated function, a free function, a method, a local `Vec` and an
+/// `if`.
 #[differentiable]
 fn shifted(x: f64, k: f64) -> f64 {
     let p = Shift::new(x, x * x) * 2.0;
@@ -381,7 +386,12 @@ fn shifted(x: f64, k: f64) -> f64 {
     let mut pts = vec![Shift::new(0.0, 0.0); 2];
     pts[1] = Shift::new(x * k, k);
     let s = pts[1] * x;
-    p.a * p.b + q.a * q.b + r.a * r.b + s.a * s.b
+    let t = if x > 0.0 {
+        Shift::new(x, 1.0)
+    } else {
+        make_shift(x)
+    } * 1.5;
+    p.a * p.b + q.a * q.b + r.a * r.b + s.a * s.b + t.a * t.b
 }
 
 #[test]

@@ -5,7 +5,9 @@ use crate::{Differentiable, VectorSpace};
 pub use crate::collections::*;
 pub use crate::conversions::*;
 pub use crate::dense::*;
-pub use crate::differentiable::{left_out_of_the_derivative, LeftOutOfTheDerivative};
+pub use crate::differentiable::{
+    float_arithmetic, left_out_of_the_derivative, FloatArithmetic, LeftOutOfTheDerivative,
+};
 pub use crate::dual::Dual;
 pub use crate::fields::{zero_sized_place, ConstantField, FieldTangent, TupleField};
 pub use crate::lift::{Lift, LiftElement, LiftTo, Plain};

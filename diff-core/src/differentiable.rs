@@ -120,6 +120,25 @@ impl<T: ?Sized + Differentiable> LeftOutOfTheDerivative<ButItIsDifferentiable> f
 #[inline(always)]
 pub fn left_out_of_the_derivative<T: ?Sized + LeftOutOfTheDerivative<A>, A>() {}
 
+/// A value that arithmetic differentiated by the float rules may produce: a float (or a
+/// dual number). In a crate that implements arithmetic operators for its own types,
+/// generated code asks it of the result of such arithmetic, so that an operand the macro
+/// did not see is such a type (whose operator has derivatives of its own) is an error
+/// rather than a derivative computed by the wrong rule.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a float, but the macro differentiated this operator by the rules of floats",
+    label = "an arithmetic operator on `{Self}`",
+    note = "the macro uses the derivatives of a struct's operator where it sees that an operand is such a struct: give the operand its type first (`let p: {Self} = ..;`)"
+)]
+pub trait FloatArithmetic {}
+impl<T: num_traits::Float> FloatArithmetic for T {}
+
+/// Compiles when `x` is a float ([`FloatArithmetic`]).
+#[doc(hidden)]
+#[inline(always)]
+pub fn float_arithmetic<T: FloatArithmetic>(_x: &T) {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

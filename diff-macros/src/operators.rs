@@ -335,6 +335,7 @@ fn closure(
         struct_elements: Vec::new(),
         trait_methods: seen.as_ref().map(|s| s.trait_methods()).unwrap_or_default(),
         returns: Vec::new(),
+        checks_float_arithmetic: false,
         output: match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,

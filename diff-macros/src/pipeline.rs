@@ -75,6 +75,9 @@ pub struct Body<'a> {
     /// What the calls of the body return, when that is a struct of those
     /// (`("V2", "new", "V2")`, `("", "make", "V2")`).
     pub returns: Vec<(String, String, String)>,
+    /// Whether the crate's source implements arithmetic for a type of its own
+    /// ([`Function::checks_float_arithmetic`]).
+    pub checks_float_arithmetic: bool,
 }
 
 impl<'a> Body<'a> {
@@ -135,6 +138,7 @@ impl<'a> Body<'a> {
             struct_elements: Vec::new(),
             trait_methods: Vec::new(),
             returns: Vec::new(),
+            checks_float_arithmetic: false,
         }
     }
 }
@@ -217,6 +221,7 @@ impl Body<'_> {
             }
         }
         self.returns = returns;
+        self.checks_float_arithmetic = seen.any_arithmetic();
         // Their fields that are structs, and those structs' fields, transitively:
         // `b.pos * k` and `self.body.vel + a` call the operators of the field's type.
         let mut queue: Vec<(String, Vec<(String, syn::Type)>)> = self
@@ -354,6 +359,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
     lowered.func.arrays = body.arrays;
     lowered.func.arrays_by_value = body.arrays_by_value;
     lowered.func.integers = body.integers;
+    lowered.func.checks_float_arithmetic = body.checks_float_arithmetic;
     let left_out = inert(&lowered.func, &body.undecided);
     let wrt: Vec<usize> = body
         .wrt

@@ -624,6 +624,11 @@ impl Seen {
             .any(|t| t.arithmetic.iter().any(|n| n == name))
     }
 
+    /// Whether the source implements an arithmetic operator for a type of its own.
+    pub fn any_arithmetic(&self) -> bool {
+        self.all.iter().any(|t| !t.arithmetic.is_empty())
+    }
+
     /// The type `function` returns, when the crate's source shows one function of that
     /// name (of the inherent `impl` blocks of `owner`, or free when `owner` is empty)
     /// returning a named type.

@@ -379,6 +379,18 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Where the float rules differentiate active arithmetic in a crate with arithmetic
+    /// of its own ([`crate::ir::Function::checks_float_arithmetic`]): a check, at the
+    /// user's expression, that its result `res` is a float.
+    fn float_arithmetic(&self, res: &Option<Ident>, span: Span, active: bool) -> TokenStream {
+        if !(active && self.func.checks_float_arithmetic) || self.dual {
+            return TokenStream::new();
+        }
+        // (The result named at the user's expression, where rustc reports it.)
+        let res = res.as_ref().map(|r| Ident::new(&r.to_string(), span));
+        quote_spanned! {span=> ::diff::__private::float_arithmetic(&#res); }
+    }
+
     fn primal_stmt(&self, stmt: &Stmt) -> TokenStream {
         let active = self.stmt_active(stmt);
         let span = stmt.span;
@@ -403,11 +415,13 @@ impl<'a> Emitter<'a> {
             }
             Inst::Binary(op, a, b) => {
                 let (a, b, op) = (self.expr(*a), self.expr(*b), binop(*op, span));
-                quote! { let mut #res = #a #op #b; }
+                let check = self.float_arithmetic(&res, span, active);
+                quote! { let mut #res = #a #op #b; #check }
             }
             Inst::Neg(a) => {
                 let a = self.expr(*a);
-                quote! { let mut #res = -#a; }
+                let check = self.float_arithmetic(&res, span, active);
+                quote! { let mut #res = -#a; #check }
             }
             Inst::Call(callee, args) => self.primal_call(stmt, callee, args, active),
             Inst::CallMut(callee, args, mutated) => {

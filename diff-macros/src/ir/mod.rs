@@ -330,6 +330,10 @@ pub struct Function {
     pub arrays_by_value: Vec<usize>,
     /// The parameters whose type is a primitive integer taken by value (`n: usize`).
     pub integers: Vec<usize>,
+    /// Whether the crate implements arithmetic operators for types of its own: the result
+    /// of arithmetic differentiated by the rules of floats is then checked to be a float
+    /// (`emit/primal.rs`), in case an operand is such a type the lowering did not see.
+    pub checks_float_arithmetic: bool,
     /// The method calls (by their first result) whose receiver the lowering knows is a
     /// struct of the crate, with the struct's name, operators on such a struct (`p * k`)
     /// among them: a call of a method its source shows without a derivative is refused

@@ -490,6 +490,10 @@ impl Lowerer {
                 let owner = self.struct_type_of(&m.receiver)?;
                 self.returned(&owner, &m.method.to_string())
             }
+            // A block's or a branch's value (`if c { V2::new(..) } else { .. }`).
+            Expr::If(i) => self.block_struct_type(&i.then_branch),
+            Expr::Block(b) => self.block_struct_type(&b.block),
+            Expr::Match(m) => m.arms.iter().find_map(|a| self.struct_type_of(&a.body)),
             Expr::Paren(p) => self.struct_type_of(&p.expr),
             Expr::Group(g) => self.struct_type_of(&g.expr),
             Expr::Reference(r) => self.struct_type_of(&r.expr),
@@ -508,6 +512,14 @@ impl Lowerer {
                 self.struct_type_of(&b.left)
                     .or_else(|| self.struct_type_of(&b.right))
             }
+            _ => None,
+        }
+    }
+
+    /// [`Self::struct_type_of`] the value of a block (its final expression).
+    fn block_struct_type(&self, b: &syn::Block) -> Option<String> {
+        match b.stmts.last()? {
+            Stmt::Expr(e, None) => self.struct_type_of(e),
             _ => None,
         }
     }
