@@ -1738,3 +1738,49 @@ fn hessian_of_several_inputs_in_order() {
     });
     assert_matrix(&h, &by_differences, 1e-6);
 }
+
+/// A struct built by its constructor, cloned and combined by associated functions: the
+/// constructor's result is known to be the struct, and its `clone` stays a clone.
+mod constructed {
+    use diff::prelude::*;
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct P {
+        pub a: f64,
+        pub b: f64,
+    }
+
+    impl P {
+        #[differentiable]
+        pub fn new(a: f64, b: f64) -> Self {
+            P { a, b }
+        }
+        #[differentiable]
+        pub fn combine(p: P, q: P) -> P {
+            P {
+                a: p.a * q.a,
+                b: p.b + q.b,
+            }
+        }
+        #[differentiable]
+        pub fn size(&self) -> f64 {
+            (self.a * self.a + self.b * self.b).sqrt()
+        }
+    }
+
+    #[differentiable]
+    pub fn uses(x: f64) -> f64 {
+        let p = P::new(x, 2.0 * x);
+        let q = P::combine(p.clone(), P::new(1.5, x));
+        q.size() * p.a
+    }
+}
+
+#[test]
+fn second_derivative_through_a_constructor_and_a_clone() {
+    let x = 0.7;
+    let d1 = |x: f64| gradient!(at: x, of: constructed::uses);
+    let d2 = second_derivative!(at: x, of: constructed::uses);
+    let h = 1e-5;
+    assert_close(d2, (d1(x + h) - d1(x - h)) / (2.0 * h), 1e-6);
+}

@@ -712,7 +712,10 @@ impl<'a> Lifting<'a> {
                         .method_receivers
                         .iter()
                         .find(|(r, _)| *r == stmt.results[0]);
-                    if let Some((_, ty)) = on_struct.filter(|_| is_rule(method)) {
+                    let operator = ["add", "sub", "mul", "div", "rem", "neg"]
+                        .iter()
+                        .any(|m| method == m);
+                    if let Some((_, ty)) = on_struct.filter(|_| operator) {
                         self.refuse(format!(
                             "the operator method `{method}` of `{ty}`, given values that carry a derivative"
                         ));
