@@ -286,3 +286,45 @@ fn for_loop_over_a_mutable_borrow() {
     );
     assert_vec_close(&h[4], &column, 1e-5, "for c in &mut cs, second order");
 }
+
+// ---------------------------------------------------------------------------------------
+// Struct update syntax.
+
+/// A configuration with a default, and a name that carries no derivative.
+#[derive(Differentiable, Clone, Debug, Default)]
+struct Settings {
+    gain: f64,
+    bias: f64,
+    scale: f64,
+    #[no_derivative]
+    name: String,
+}
+
+/// `..Default::default()` (whose type Rust infers from the literal) and `..other`.
+#[differentiable]
+fn from_defaults(a: f64) -> f64 {
+    let s = Settings {
+        gain: a,
+        bias: 2.0 * a,
+        ..Default::default()
+    };
+    let t = Settings {
+        scale: s.gain * s.bias,
+        ..s.clone()
+    };
+    t.gain + t.bias + t.scale + t.name.len() as f64
+}
+
+#[test]
+fn struct_update_from_the_default() {
+    let a = 0.7;
+    let (v, g) = value_with_gradient!(at: a, of: from_defaults);
+    assert_close(v, from_defaults(a), 1e-15, "value");
+    assert_close(g, 3.0 + 4.0 * a, 1e-12, "d a");
+    assert_close(
+        first_derivative!(at: a, of: from_defaults),
+        g,
+        1e-12,
+        "forward",
+    );
+}

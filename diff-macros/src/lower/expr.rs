@@ -283,6 +283,17 @@ impl Lowerer {
         }
         match &s.rest {
             Some(rest) => {
+                // `..Default::default()` is the struct's default, as Rust infers it
+                // from the literal (the lowered value stands alone).
+                let is_default = matches!(&**rest, Expr::Call(c) if c.args.is_empty()
+                && matches!(&*c.func, Expr::Path(p) if p.qself.is_none() && {
+                    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                    names.ends_with(&["Default".to_string(), "default".to_string()])
+                }));
+                let path = &s.path;
+                let typed: Expr = syn::parse_quote_spanned!(rest.span()=>
+                    <#path as ::core::default::Default>::default());
+                let rest = if is_default { &typed } else { &**rest };
                 let mut cur = self.lower_expr(rest)?;
                 for (m, v) in fields {
                     cur = self.emit(Inst::SetField(cur, m, v), s.span(), None);
