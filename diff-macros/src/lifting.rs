@@ -712,9 +712,7 @@ impl<'a> Lifting<'a> {
                         .method_receivers
                         .iter()
                         .find(|(r, _)| *r == stmt.results[0]);
-                    let operator = ["add", "sub", "mul", "div", "rem", "neg"]
-                        .iter()
-                        .any(|m| method == m);
+                    let operator = crate::ir::BinOp::is_operator_method(method);
                     if let Some((_, ty)) = on_struct.filter(|_| operator) {
                         self.refuse(format!(
                             "the operator method `{method}` of `{ty}`, given values that carry a derivative"

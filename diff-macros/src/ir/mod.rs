@@ -39,6 +39,14 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Every operator.
+    pub const ALL: [BinOp; 5] = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Rem];
+
+    /// Whether `method` is an operator's method (`add`, .., `rem`) or `neg`.
+    pub fn is_operator_method(method: &syn::Ident) -> bool {
+        method == "neg" || BinOp::ALL.iter().any(|op| method == op.method())
+    }
+
     /// The method of `core::ops` the operator calls (`add` for `+`).
     pub fn method(self) -> &'static str {
         match self {
