@@ -701,12 +701,12 @@ pub(crate) fn nested_on_duals(n: &crate::ir::Nested) -> TokenStream {
     // written for `f64`).
     if op == "gradient" {
         if let Some(p) = dual_path(&n.of) {
-            let args: Vec<TokenStream> = match (n.inputs, &n.by_ref) {
-                (Some(k), _) => (0..k)
-                    .map(syn::Index::from)
-                    .map(|i| quote!(__lifted.#i))
+            let args: Vec<TokenStream> = match n.inputs {
+                Some(k) => tuple_fields(&format_ident!("__lifted"), k)
+                    .iter()
+                    .map(ToTokens::to_token_stream)
                     .collect(),
-                (None, _) => vec![at],
+                None => vec![at],
             };
             let value_and_gradient = dual_gradient(&p, &args);
             return quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }};

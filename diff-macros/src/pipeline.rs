@@ -178,12 +178,11 @@ impl Body<'_> {
         let (named, calls) = named_structs(self.block);
         let (methods, functions): (Calls, Calls) =
             calls.into_iter().partition(|(owner, _)| owner == "?");
-        // (Only structs the source shows with fields.)
+        // The fields of a struct the source shows with some.
+        let shown_fields = |name: &str| seen.struct_fields(name).filter(|f| !f.is_empty());
         let returned_struct = |owner: &str, f: &str| {
-            seen.returned_type(owner, f).filter(|r| {
-                seen.struct_fields(r)
-                    .is_some_and(|fields| !fields.is_empty())
-            })
+            seen.returned_type(owner, f)
+                .filter(|r| shown_fields(r).is_some())
         };
         let mut returns: Vec<(String, String, String)> = functions
             .into_iter()
@@ -215,8 +214,7 @@ impl Body<'_> {
         }
         let returned = returns.iter().map(|(_, _, r)| r.clone());
         for name in named.into_iter().chain(returned) {
-            let shown = seen.struct_fields(&name).is_some_and(|f| !f.is_empty());
-            if shown && !self.structs.iter().any(|(_, t)| *t == name) {
+            if shown_fields(&name).is_some() && !self.structs.iter().any(|(_, t)| *t == name) {
                 self.structs.push((usize::MAX, name));
             }
         }
@@ -245,7 +243,7 @@ impl Body<'_> {
                 else {
                     continue;
                 };
-                let nested = seen.struct_fields(&name).filter(|f| !f.is_empty());
+                let nested = shown_fields(&name);
                 if nested.is_none() && !seen.has_operators(&name) {
                     continue;
                 }

@@ -554,17 +554,21 @@ impl Reg<'_> {
         }
     }
 
-    /// The registration called for its value now and for its linear map when that runs,
-    /// when the linear map borrows the arguments ([`borrows_arguments`]): `(statements
-    /// before, the call for the value, the call inside the linear map)`. The arguments
-    /// are copied first (`to_owned` of a reference, `clone` of a value), and the
-    /// registration runs twice. Otherwise one call gives both.
-    fn late_call(&self, g: &Group) -> Option<(TokenStream, TokenStream, TokenStream)> {
-        if !borrows_arguments(self.func) {
-            return None;
-        }
+    /// The call of the registration, around the companion's linear map: `(before,
+    /// inside)`, the statements binding `value` before the linear map, and those binding
+    /// the registration's linear map `map` at its start. One call before binds both;
+    /// when the registration's linear map borrows the arguments ([`borrows_arguments`]),
+    /// the arguments are copied first (`to_owned` of a reference, `clone` of a value) and
+    /// the registration runs again on the copies inside.
+    fn call_around(&self, g: &Group, value: &Ident, map: &Ident) -> (TokenStream, TokenStream) {
         let user = self.user_fn();
         let args = g.values();
+        if !borrows_arguments(self.func) {
+            return (
+                quote!(let (#value, #map) = #user(#(#args),*);),
+                TokenStream::new(),
+            );
+        }
         let copies = locals("copy", args.len());
         let by_ref = |i: usize| {
             let receiver = i == 0 && g.has_receiver();
@@ -583,18 +587,15 @@ impl Reg<'_> {
             true => quote!(&#c),
             false => quote!(#c),
         });
-        Some((
-            quote!(#(#owning)*),
-            quote!(#user(#(#args),*)),
-            quote!(#user(#(#on_copies),*)),
-        ))
+        (
+            quote! { #(#owning)* let (#value, _) = #user(#(#args),*); },
+            quote! { let (_, #map) = #user(#(#on_copies),*); },
+        )
     }
 
     /// The slot-convention companion of the registered mode, calling the user's function.
     fn registered(&self, g: &Group) -> Companion {
         let mode = self.mode();
-        let user = self.user_fn();
-        let args = g.values();
         let n = self.sig.params.len();
         let wrt = self.sig.wrt();
         let rt = quote!(::diff::__private);
@@ -620,25 +621,15 @@ impl Reg<'_> {
                 });
                 let arg = Ident::new("pullback", span);
                 let checked = quote_spanned!(span=> #rt::registered_pullback::<#ot, #ut, _>(#arg));
-                match self.late_call(g) {
-                    None => quote! {
-                        let (#value, #pullback) = #user(#(#args),*);
+                let (before, inside) = self.call_around(g, &value, &pullback);
+                quote! {
+                    #before
+                    (#value, move |#seed| {
+                        #inside
                         let #pullback = #checked;
-                        (#value, move |#seed| {
-                            let #pat = #pullback(#seed);
-                            (#(#slots,)*)
-                        })
-                    },
-                    Some((owning, now, late)) => quote! {
-                        #owning
-                        let (#value, _) = #now;
-                        (#value, move |#seed| {
-                            let (_, #pullback) = #late;
-                            let #pullback = #checked;
-                            let #pat = #pullback(#seed);
-                            (#(#slots,)*)
-                        })
-                    },
+                        let #pat = #pullback(#seed);
+                        (#(#slots,)*)
+                    })
                 }
             }
             Mode::Jvp => {
@@ -654,21 +645,14 @@ impl Reg<'_> {
                 let arg = Ident::new("differential", span);
                 let checked =
                     quote_spanned!(span=> #rt::registered_differential::<#ut, #ot, _>(#arg));
-                match self.late_call(g) {
-                    None => quote! {
-                        let (#value, #differential) = #user(#(#args),*);
+                let (before, inside) = self.call_around(g, &value, &differential);
+                quote! {
+                    #before
+                    (#value, move |(#(#ds,)*)| {
+                        #inside
                         let #differential = #checked;
-                        (#value, move |(#(#ds,)*)| ::core::option::Option::Some(#differential(#input)))
-                    },
-                    Some((owning, now, late)) => quote! {
-                        #owning
-                        let (#value, _) = #now;
-                        (#value, move |(#(#ds,)*)| {
-                            let (_, #differential) = #late;
-                            let #differential = #checked;
-                            ::core::option::Option::Some(#differential(#input))
-                        })
-                    },
+                        ::core::option::Option::Some(#differential(#input))
+                    })
                 }
             }
         };
@@ -677,23 +661,14 @@ impl Reg<'_> {
 
     /// The user-shaped companion of the registered mode: the user's function itself.
     fn registered_user(&self, g: &Group) -> Companion {
-        let user = self.user_fn();
-        let args = g.values();
-        let body = match self.late_call(g) {
-            None => quote!(#user(#(#args),*)),
-            Some((owning, now, late)) => {
-                let (value, map, input) = (local("value"), local("map"), local("input"));
-                quote! {
-                    #owning
-                    let (#value, _) = #now;
-                    (#value, move |#input| {
-                        let (_, #map) = #late;
-                        #map(#input)
-                    })
-                }
-            }
+        let (value, map, input) = (local("value"), local("map"), local("input"));
+        let (before, inside) = self.call_around(g, &value, &map);
+        // The registration's own linear map, or one calling it again.
+        let map = match inside.is_empty() {
+            true => quote!(#map),
+            false => quote!(move |#input| { #inside #map(#input) }),
         };
-        self.user_companion(self.mode(), body)
+        self.user_companion(self.mode(), quote! { #before (#value, #map) })
     }
 
     /// The companions of the other mode: derived from the registered one where the API

@@ -285,16 +285,14 @@ impl Lowerer {
             Some(rest) => {
                 // `..Default::default()` is the struct's default, as Rust infers it
                 // from the literal (the lowered value stands alone).
-                let is_default = matches!(&**rest, Expr::Call(c) if c.args.is_empty()
-                && matches!(&*c.func, Expr::Path(p) if p.qself.is_none() && {
-                    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                    names.ends_with(&["Default".to_string(), "default".to_string()])
-                }));
-                let path = &s.path;
-                let typed: Expr = syn::parse_quote_spanned!(rest.span()=>
-                    <#path as ::core::default::Default>::default());
-                let rest = if is_default { &typed } else { &**rest };
-                let mut cur = self.lower_expr(rest)?;
+                let mut cur = match is_default_call(rest) {
+                    true => {
+                        let path = &s.path;
+                        self.lower_expr(&syn::parse_quote_spanned!(rest.span()=>
+                            <#path as ::core::default::Default>::default()))?
+                    }
+                    false => self.lower_expr(rest)?,
+                };
                 for (m, v) in fields {
                     cur = self.emit(Inst::SetField(cur, m, v), s.span(), None);
                 }
@@ -934,8 +932,8 @@ impl Lowerer {
                 .is_some_and(|i| self.is_ref_param(&i.to_string())),
             _ => false,
         };
-        if let Expr::Tuple(t) = &at {
-            if let Some(e) = t.elems.iter().find(|e| inputs.is_some() && borrowed(e)) {
+        if let (Some(_), Expr::Tuple(t)) = (inputs, &at) {
+            if let Some(e) = t.elems.iter().find(|e| borrowed(e)) {
                 return Err(syn::Error::new_spanned(
                     e,
                     format!("{op}! inside a differentiable body takes several inputs by value only; give this one as an owned value (`v.to_vec()`), or pack the inputs into one Vec"),
@@ -1509,6 +1507,21 @@ pub(crate) fn is_compound_assignment(op: &syn::BinOp) -> bool {
 /// An operator on a struct of the crate as the call of its method (`p + q` is
 /// `p.add(q)`, `-p` is `p.neg()`), whose derivatives are the operator's implementation's
 /// (`#[differentiable] fn add` in `impl Add for V`).
+/// Whether `e` is `Default::default()` (by any path ending so).
+fn is_default_call(e: &Expr) -> bool {
+    let Expr::Call(c) = e else {
+        return false;
+    };
+    let Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let mut names = p.path.segments.iter().rev().map(|s| s.ident.to_string());
+    c.args.is_empty()
+        && p.qself.is_none()
+        && names.next().as_deref() == Some("default")
+        && names.next().as_deref() == Some("Default")
+}
+
 fn operator_call(method: &str, span: proc_macro2::Span, args: Vec<Value>) -> Inst {
     Inst::Call(
         Callee::Method {
