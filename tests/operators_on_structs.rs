@@ -404,3 +404,124 @@ fn structs_from_calls_and_local_collections_use_their_operators() {
     let df = differential!(at: (x, k), of: shifted);
     assert_close(df((1.0, 0.0)), gx, 1e-12, "forward d x");
 }
+
+/// A vector type as often written: the attribute on each `impl` block, `-> Self::Output`,
+/// `*` implemented twice (by a float, and by a vector as the dot product, whose `Output`
+/// is `f64`), `Mul<Vec3> for f64` written through `Self::Output` too.
+mod vec3 {
+    use diff::prelude::*;
+    use std::ops::{Add, AddAssign, Mul, Sub};
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Vec3 {
+        pub x: f64,
+        pub y: f64,
+        pub z: f64,
+    }
+
+    impl Vec3 {
+        #[differentiable]
+        pub fn new(x: f64, y: f64, z: f64) -> Self {
+            Self { x, y, z }
+        }
+    }
+
+    #[differentiable]
+    impl Add for Vec3 {
+        type Output = Self;
+        fn add(self, o: Self) -> Self::Output {
+            Self::new(self.x + o.x, self.y + o.y, self.z + o.z)
+        }
+    }
+
+    #[differentiable]
+    impl Sub for Vec3 {
+        type Output = Self;
+        fn sub(self, o: Self) -> Self::Output {
+            Self::new(self.x - o.x, self.y - o.y, self.z - o.z)
+        }
+    }
+
+    #[differentiable]
+    impl Mul<f64> for Vec3 {
+        type Output = Self;
+        fn mul(self, k: f64) -> Self::Output {
+            Self::new(self.x * k, self.y * k, self.z * k)
+        }
+    }
+
+    /// The dot product.
+    impl Mul for Vec3 {
+        type Output = f64;
+        #[differentiable]
+        fn mul(self, o: Self) -> Self::Output {
+            self.x * o.x + self.y * o.y + self.z * o.z
+        }
+    }
+
+    impl Mul<Vec3> for f64 {
+        type Output = Vec3;
+        #[differentiable]
+        fn mul(self, v: Vec3) -> Self::Output {
+            v * self
+        }
+    }
+
+    impl AddAssign for Vec3 {
+        fn add_assign(&mut self, o: Self) {
+            *self = *self + o;
+        }
+    }
+}
+
+use vec3::Vec3;
+
+/// The work along a few Euler steps: `*` as scaling and as the dot product.
+#[differentiable]
+fn work(k: f64, c: f64) -> f64 {
+    let mut pos = Vec3::new(1.0, 0.0, 0.5);
+    let mut vel = Vec3::new(0.0, 1.0, 0.0);
+    let mut w = 0.0;
+    for _ in 0..5 {
+        let force = pos * -k - c * vel;
+        w += force * vel * 0.1;
+        vel += force * 0.1;
+        pos += 0.1 * vel;
+    }
+    w + pos * pos
+}
+
+#[test]
+fn one_operator_implemented_for_several_right_operands() {
+    let (k, c) = (0.8, 0.3);
+    let (v, (gk, gc)) = value_with_gradient!(at: (k, c), of: work);
+    assert_eq!(v, work(k, c));
+    assert_close(gk, fd(|k| work(k, c), k), 1e-6, "d k");
+    assert_close(gc, fd(|c| work(k, c), c), 1e-6, "d c");
+    let dk = first_derivative!(at: k, of: |k| work(k, c));
+    assert_close(dk, gk, 1e-12, "forward d k");
+}
+
+/// A struct literal in a condition, in a function whose parameters are named like the
+/// struct's fields: the field names stay field names.
+#[differentiable]
+fn literal_in_condition(x: f64, y: f64) -> f64 {
+    let mut g = x;
+    if (Vec3 { x: y, y: 2.0, z: x }).x <= x {
+        g *= 2.0;
+    }
+    if (Vec3 { x, y, z: 0.0 }).y > 0.0 {
+        g *= y;
+    }
+    g * y
+}
+
+#[test]
+fn a_struct_literal_in_a_condition_keeps_its_field_names() {
+    for (x, y) in [(0.7, 1.3), (1.7, -0.3), (1.2, 0.5)] {
+        let (v, (gx, gy)) = value_with_gradient!(at: (x, y), of: literal_in_condition);
+        assert_eq!(v, literal_in_condition(x, y));
+        assert_close(gx, fd(|x| literal_in_condition(x, y), x), 1e-6, "d x");
+        assert_close(gy, fd(|y| literal_in_condition(x, y), y), 1e-6, "d y");
+    }
+}

@@ -599,6 +599,40 @@ mod user_struct {
         v.x * v.y
     }
 
+    /// `V`'s `-` with its derivatives, beside its `+` without them.
+    impl std::ops::Sub for V {
+        type Output = V;
+        #[differentiable]
+        fn sub(self, o: V) -> V {
+            V {
+                x: self.x - o.x,
+                y: self.y - o.y,
+            }
+        }
+    }
+
+    #[differentiable]
+    fn made(a: f64) -> V {
+        V { x: a, y: 2.0 } - V { x: 1.0, y: a * a }
+    }
+
+    #[differentiable]
+    fn exchange(a: &mut f64, b: &mut f64) {
+        let t = *a;
+        *a = *b;
+        *b = t;
+    }
+
+    /// Values of `V` from a helper, a field of one exchanged with a float: the crate
+    /// compiles, and second order declines.
+    #[differentiable]
+    fn held(x: f64) -> f64 {
+        let mut p = made(x);
+        let mut z = x * x;
+        exchange(&mut p.y, &mut z);
+        p.x * p.y + z + made(z).x
+    }
+
     impl P {
         #[differentiable]
         fn new(a: f64, b: f64) -> Self {
@@ -901,6 +935,12 @@ mod user_struct {
             || second_derivative!(at: 0.5, of: with_arithmetic),
             "with_arithmetic",
         );
+        let x = 0.7;
+        let (v, g) = value_with_gradient!(at: x, of: held);
+        assert_eq!(v, held(x));
+        let h = 1e-6;
+        assert!((g - (held(x + h) - held(x - h)) / (2.0 * h)).abs() < 1e-6);
+        super::assert_declined(|| second_derivative!(at: x, of: held), "held");
     }
 }
 

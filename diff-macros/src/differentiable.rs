@@ -1,6 +1,7 @@
 //! `#[differentiable]`: the pipeline from the user's function to its companions.
 use crate::emit::companion::{Companions, Signatures};
 use crate::errors::Errors;
+use crate::operator_impls::implements_operator;
 use crate::parse::attr::DifferentiableArgs;
 use crate::parse::signature::FnSig;
 use crate::pipeline::{self, Body};
@@ -51,7 +52,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Enclosing::Impl(block) = &written_in {
         let trait_path = block.trait_.as_ref().map(|(_, p, _)| p);
         if implements_operator(trait_path, &func.sig.ident) {
-            let items = operator_items(args, &func, block, &mut errors);
+            let items = crate::operator_impls::operator_items(args, &func, block, &mut errors);
             let mut func = func;
             if let Some(items) = items {
                 func.block
@@ -117,10 +118,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// The type an `impl` block is for, as far as the macro knows it.
 #[derive(Clone, Copy)]
-struct Owner<'a> {
-    ty: &'a syn::Type,
+pub(crate) struct Owner<'a> {
+    pub(crate) ty: &'a syn::Type,
     /// Whether a trait declares the block's methods (and so what they take).
-    declared_by_trait: bool,
+    pub(crate) declared_by_trait: bool,
 }
 
 /// The name a type is known by in the source (`Config` for `&'a m::Config<T>`): the last
@@ -183,143 +184,6 @@ fn unmarked_trait(trait_path: Option<&syn::Path>, method: &syn::Ident) -> Option
     (marks == Some(false)).then(|| name.clone())
 }
 
-/// The arithmetic operators' traits of `core::ops`, which cannot mark their methods: an
-/// implementation's derivatives are the type's own (`a + b` on a struct calls them).
-const OPERATOR_TRAITS: &[(&str, &str)] = &[
-    ("Add", "add"),
-    ("Sub", "sub"),
-    ("Mul", "mul"),
-    ("Div", "div"),
-    ("Neg", "neg"),
-];
-
-/// Whether `method`, of an `impl` of the trait `trait_path`, is an arithmetic operator of
-/// `core::ops`.
-fn implements_operator(trait_path: Option<&syn::Path>, method: &syn::Ident) -> bool {
-    trait_path.and_then(|p| p.segments.last()).is_some_and(|t| {
-        OPERATOR_TRAITS
-            .iter()
-            .any(|(n, m)| t.ident == n && method == m)
-    })
-}
-
-/// The derivatives of an operator's implementation (`fn add` in `impl Add for V`) as an
-/// inherent `impl` of its struct, which the caller writes inside the method's body (the
-/// trait's `impl` cannot hold items the trait does not declare; an item in a body is
-/// global) or beside a marked block. With a float on the left (`impl Mul<V> for f64`)
-/// they are `V`'s, for the associated function `V::__rhs_mul(lhs, v)` the body becomes.
-fn operator_items(
-    args: TokenStream,
-    func: &syn::ImplItemFn,
-    block: &syn::ItemImpl,
-    errors: &mut Errors,
-) -> Option<TokenStream> {
-    // As public as the trait's method.
-    let public = syn::ImplItemFn {
-        vis: syn::parse_quote!(pub),
-        ..func.clone()
-    };
-    let primitive = type_name(&block.self_ty).is_some_and(|n| is_primitive(&n));
-    let (owner_ty, function, plain) = if primitive {
-        let rhs = operator_rhs(block).filter(|t| type_name(t).is_some_and(|n| !is_primitive(&n)));
-        let made = rhs.and_then(|rhs| Some((rhs, rhs_function(&public, &block.self_ty)?)));
-        let Some((rhs, f)) = made else {
-            let name = type_name(&block.self_ty).unwrap_or_default();
-            errors.push(syn::Error::new_spanned(
-                &func.sig.ident,
-                format!(
-                    "an operator implemented for `{name}` is differentiable when its other operand is a struct of this crate (`impl Mul<V> for {name}`) taken by value"
-                ),
-            ));
-            return None;
-        };
-        (rhs, f.clone(), Some(f))
-    } else {
-        ((*block.self_ty).clone(), public, None)
-    };
-    let owner = Some(Owner {
-        ty: &owner_ty,
-        declared_by_trait: false,
-    });
-    let context = Context::Impl(Some(&block.generics));
-    let companions = companions(args, &function, context, owner, errors)?;
-    if errors.is_empty() {
-        crate::debug::dump(&companions);
-    }
-    let (params, _, where_clause) = block.generics.split_for_impl();
-    // The companions call the operator's method as `Self::mul`: the trait is brought
-    // into the method's body, where they are, as the `impl` names it
-    // (`impl std::ops::Mul<f64> for V` with no `use`).
-    let mut trait_path = block.trait_.as_ref().map(|(_, p, _)| p.clone());
-    if let Some(last) = trait_path.as_mut().and_then(|p| p.segments.last_mut()) {
-        last.arguments = syn::PathArguments::None;
-    }
-    let trait_import = trait_path.map(|p| quote!(#[allow(unused_imports)] use #p as _;));
-    Some(quote! {
-        #trait_import
-        #[allow(non_local_definitions, clippy::all)]
-        impl #params #owner_ty #where_clause { #plain #companions }
-    })
-}
-
-/// The right operand's type of an operator's `impl` when it is a type named by a path,
-/// taken by value (`V` in `impl Mul<V> for f64`; `None` for `impl Mul<&V> for f64`).
-pub(crate) fn operator_rhs(block: &syn::ItemImpl) -> Option<syn::Type> {
-    let (_, path, _) = block.trait_.as_ref()?;
-    let syn::PathArguments::AngleBracketed(a) = &path.segments.last()?.arguments else {
-        return None;
-    };
-    match a.args.first()? {
-        syn::GenericArgument::Type(t @ syn::Type::Path(_)) => Some(t.clone()),
-        _ => None,
-    }
-}
-
-/// `fn mul(self, v: V) -> V` of `impl Mul<V> for f64` as the associated function
-/// `fn __rhs_mul(lhs: f64, v: V) -> V` of `V` (`self` read as `lhs`, `Self` as `f64`);
-/// `None` when the receiver is not taken by value.
-fn rhs_function(func: &syn::ImplItemFn, lhs_ty: &syn::Type) -> Option<syn::ImplItemFn> {
-    let mut f = func.clone();
-    let first = f.sig.inputs.first_mut()?;
-    let syn::FnArg::Receiver(r) = first else {
-        return None;
-    };
-    if r.reference.is_some() {
-        return None;
-    }
-    let mutability = r.mutability;
-    *first = syn::parse_quote!(#mutability lhs: #lhs_ty);
-    f.sig.ident = quote::format_ident!("__rhs_{}", f.sig.ident);
-    f.block = syn::parse2(self_as(f.block.to_token_stream(), lhs_ty)).ok()?;
-    f.sig.output = syn::parse2(self_as(f.sig.output.to_token_stream(), lhs_ty)).ok()?;
-    f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-    Some(f)
-}
-
-/// `ts` with `self` read as `lhs` and `Self` as `lhs_ty`.
-fn self_as(ts: TokenStream, lhs_ty: &syn::Type) -> TokenStream {
-    use proc_macro2::TokenTree;
-    ts.into_iter()
-        .flat_map(|tt| -> Vec<TokenTree> {
-            match tt {
-                TokenTree::Ident(i) if i == "self" => {
-                    vec![TokenTree::Ident(proc_macro2::Ident::new("lhs", i.span()))]
-                }
-                TokenTree::Ident(i) if i == "Self" => {
-                    lhs_ty.to_token_stream().into_iter().collect()
-                }
-                TokenTree::Group(g) => {
-                    let mut ng =
-                        proc_macro2::Group::new(g.delimiter(), self_as(g.stream(), lhs_ty));
-                    ng.set_span(g.span());
-                    vec![TokenTree::Group(ng)]
-                }
-                other => vec![other],
-            }
-        })
-        .collect()
-}
-
 /// Whether `name` is a primitive type's.
 pub(crate) fn is_primitive(name: &str) -> bool {
     PRIMITIVES.contains(&name)
@@ -367,11 +231,9 @@ const PRIMITIVES: &[&str] = &[
     "usize", "bool", "char", "str",
 ];
 
-/// The companions, or, after an error, their stand-ins; `None` when even the signature
-/// cannot be read.
 /// Where a function is, as far as the macro knows.
 #[derive(Clone, Copy)]
-enum Context<'a> {
+pub(crate) enum Context<'a> {
     /// A free function (or one the macro cannot tell is in an `impl` block).
     Module,
     /// In an `impl` block, with the block's generics when `#[differentiable]` is on it.
@@ -510,7 +372,9 @@ pub(crate) fn with_nested(
     twins
 }
 
-fn companions(
+/// The companions, or, after an error, their stand-ins; `None` when even the signature
+/// cannot be read.
+pub(crate) fn companions(
     args: TokenStream,
     func: &syn::ImplItemFn,
     context: Context<'_>,
@@ -761,8 +625,14 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     let trait_path = block.trait_.as_ref().map(|(_, p, _)| p.clone());
     let of_trait = trait_path.is_some();
     let self_ty = (*block.self_ty).clone();
+    // The block without its functions (its `type Output` stays, for the operators).
     let block_head = syn::ItemImpl {
-        items: Vec::new(),
+        items: block
+            .items
+            .iter()
+            .filter(|i| matches!(i, syn::ImplItem::Type(_)))
+            .cloned()
+            .collect(),
         ..block.clone()
     };
     // The derivatives of operators' implementations (`operator_items`).
@@ -771,8 +641,15 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let syn::ImplItem::Fn(func) = item else {
             continue;
         };
-        let Some(args) = take_mark(&mut func.attrs, &mut marked, &mut errors) else {
-            continue;
+        let operator = implements_operator(trait_path.as_ref(), &func.sig.ident);
+        let args = if operator && !func.attrs.iter().any(is_differentiable_attr) {
+            marked += 1;
+            TokenStream::new()
+        } else {
+            let Some(args) = take_mark(&mut func.attrs, &mut marked, &mut errors) else {
+                continue;
+            };
+            args
         };
         let context = Context::Impl(Some(&generics));
         let unmarked = unmarked_trait(trait_path.as_ref(), &func.sig.ident).is_some();
@@ -781,8 +658,13 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             ty: &self_ty,
             declared_by_trait: of_trait && !unmarked,
         });
-        if implements_operator(trait_path.as_ref(), &func.sig.ident) {
-            operators.extend(operator_items(args, func, &block_head, &mut errors));
+        if operator {
+            operators.extend(crate::operator_impls::operator_items(
+                args,
+                func,
+                &block_head,
+                &mut errors,
+            ));
             continue;
         }
         if let Some(c) = self::companions(args, func, context, owner, &mut errors) {

@@ -16,6 +16,7 @@ mod lifting;
 mod linear_map;
 mod linearization;
 mod lower;
+mod operator_impls;
 mod operators;
 mod parse;
 mod pipeline;

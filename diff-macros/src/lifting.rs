@@ -101,6 +101,11 @@ pub fn lift(
         floaty_steps: std::cell::Cell::new(0),
         at: None,
     };
+    if let Some(ty) = &func.operator_struct {
+        l.refuse(format!(
+            "values of `{ty}`, a struct with arithmetic operators of its own (its fields cannot hold dual numbers)"
+        ));
+    }
     // A placeholder is one variable of the generated code, whatever paths it takes: once
     // it meets a dual value anywhere, it is dual everywhere, and classifying again
     // follows that.

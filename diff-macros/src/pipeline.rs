@@ -60,9 +60,9 @@ pub struct Body<'a> {
     /// The parameters whose type is a struct of the crate (its definition read), with
     /// the type's name: arithmetic on them calls the type's operators.
     pub structs: Vec<(usize, String)>,
-    /// The operator methods implemented for those types (`("V", "sub", marked)`):
-    /// arithmetic calling an unmarked one is refused at the operator.
-    pub operators: Vec<(String, String, bool)>,
+    /// The operator methods implemented for those types: arithmetic calls them, and
+    /// calling an unmarked one is refused at the operator.
+    pub operators: Vec<crate::source::OperatorMethod>,
     /// The fields of those types whose type has arithmetic operators of the crate:
     /// `(type, field, field's type)` (`("Particle", "pos", "V2")`).
     pub struct_fields: Vec<(String, String, String)>,
@@ -267,12 +267,7 @@ impl Body<'_> {
         types.dedup();
         self.operators = types
             .into_iter()
-            .flat_map(|ty| {
-                let ty = ty.clone();
-                seen.operators(&ty)
-                    .into_iter()
-                    .map(move |(m, marked)| (ty.clone(), m, marked))
-            })
+            .flat_map(|ty| seen.operators(ty))
             .collect();
     }
 }

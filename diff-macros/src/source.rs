@@ -11,6 +11,22 @@
 //! or it sits inside parentheses (a macro invocation's arguments), the answer is
 //! [`Enclosing::Unknown`] and the caller keeps its default.
 use crate::parse::attr::ends_with;
+use quote::ToTokens;
+
+/// An arithmetic operator a type implements, as its `impl` shows it.
+#[derive(Clone, Debug)]
+pub struct OperatorMethod {
+    /// The struct whose operator it is (`V`, also for `impl Mul<V> for f64`).
+    pub ty: String,
+    /// The function the operator is called as (`Seen::operators`).
+    pub method: String,
+    /// Whether it is marked #[differentiable] (or its block is).
+    pub marked: bool,
+    /// The name of its `Output` type (`Self` read as the type), when the `impl` says.
+    pub output: Option<String>,
+    /// Its `Output` type as written.
+    pub output_type: Option<String>,
+}
 
 /// The block a function's name is written in.
 pub enum Enclosing {
@@ -208,10 +224,11 @@ struct Types {
     /// Types implementing an arithmetic operator (`impl Add for V`): a value of the
     /// type may meet dual numbers in arithmetic, so it has no dual twin.
     arithmetic: Vec<String>,
-    /// The operators' methods implemented for a type (`impl Sub for V`: `("V", "sub")`;
-    /// `impl Mul<V> for f64`: `("V", "__rhs_mul")`) and whether each is marked
+    /// The operators' methods implemented for a type (`impl Sub for V`: `("V",
+    /// "__sub_by_v")`, `impl Neg for V`: `("V", "neg")`, `impl Mul<V> for f64`: `("V",
+    /// "__rhs_mul")`; see `operator_impls.rs`) and whether each is marked
     /// #[differentiable].
-    operator_methods: Vec<(String, String, bool)>,
+    operator_methods: Vec<OperatorMethod>,
     /// The methods of inherent `impl` blocks (`impl V { fn m .. }`: `("V", "m")`) and
     /// whether each is marked #[differentiable].
     inherent_methods: Vec<(String, String, bool)>,
@@ -407,28 +424,49 @@ impl<'a> syn::visit::Visit<'a> for Types {
         });
         if let (true, syn::Type::Path(t)) = (operator, &*i.self_ty) {
             // `impl Mul<V> for f64`: the method is `V`'s, with `V` on the right.
-            let rhs = crate::differentiable::operator_rhs(i)
+            let rhs = crate::operator_impls::operator_rhs(i)
                 .as_ref()
                 .and_then(crate::differentiable::type_name);
             if let Some(last) = t.path.segments.last() {
                 let primitive = crate::differentiable::is_primitive(&last.ident.to_string());
+                let output_type = crate::operator_impls::output_type(i);
+                let output = output_type
+                    .as_ref()
+                    .and_then(crate::differentiable::type_name)
+                    .map(|n| {
+                        if n == "Self" {
+                            last.ident.to_string()
+                        } else {
+                            n
+                        }
+                    });
+                let output_type = output_type.map(|t| t.to_token_stream().to_string());
                 for item in &i.items {
                     if let syn::ImplItem::Fn(f) = item {
-                        // (A marked block differentiates the methods marked in it.)
-                        let is_marked = marked(&f.attrs, "differentiable");
+                        // (A marked block differentiates the methods marked in it, and
+                        // its operator.)
+                        let is_marked = marked(&f.attrs, "differentiable")
+                            || (marked(&i.attrs, "differentiable")
+                                && crate::operator_impls::implements_operator(
+                                    i.trait_.as_ref().map(|(_, p, _)| p),
+                                    &f.sig.ident,
+                                ));
                         let method = f.sig.ident.to_string();
-                        match (&rhs, primitive) {
-                            (Some(rhs), true) => self.operator_methods.push((
-                                rhs.clone(),
-                                format!("__rhs_{method}"),
-                                is_marked,
-                            )),
-                            _ => self.operator_methods.push((
+                        let (ty, method) = match (&rhs, primitive) {
+                            (Some(rhs), true) => (rhs.clone(), format!("__rhs_{method}")),
+                            // A binary operator's copy, named after its right operand.
+                            _ => (
                                 last.ident.to_string(),
-                                method,
-                                is_marked,
-                            )),
-                        }
+                                crate::operator_impls::by_rhs(&method, i).unwrap_or(method),
+                            ),
+                        };
+                        self.operator_methods.push(OperatorMethod {
+                            ty,
+                            method,
+                            marked: is_marked,
+                            output: output.clone(),
+                            output_type: output_type.clone(),
+                        });
                     }
                 }
             }
@@ -577,7 +615,9 @@ pub struct Seen {
 /// [`Seen`] where `at` is written; `None` where the compiler gives no file.
 pub fn seen(at: &syn::Ident) -> Option<Seen> {
     let w = written_at(at.span())?;
-    let module = module_path_in(&w.text, w.line, w.column, &at.to_string());
+    let name = at.to_string();
+    let name = crate::operator_impls::written_as(&name);
+    let module = module_path_in(&w.text, w.line, w.column, name);
     Some(Seen {
         all: read(&w),
         module,
@@ -643,15 +683,15 @@ impl Seen {
         found.all(|r| r == first).then(|| first.clone())
     }
 
-    /// The operator methods implemented for the type `name` (`add`, `sub`, ..; `__rhs_mul`
-    /// for `impl Mul<V> for f64`, with `V` on the right) and whether each is marked
-    /// #[differentiable].
-    pub fn operators(&self, name: &str) -> Vec<(String, bool)> {
+    /// The operator methods implemented for the type `name` (`__add_by_v`,
+    /// `__mul_by_f64`, `neg`, ..; `__rhs_mul` for `impl Mul<V> for f64`, with `V` on the
+    /// right) and whether each is marked #[differentiable].
+    pub fn operators(&self, name: &str) -> Vec<OperatorMethod> {
         self.all
             .iter()
             .flat_map(|t| &t.operator_methods)
-            .filter(|(ty, ..)| ty == name)
-            .map(|(_, m, marked)| (m.clone(), *marked))
+            .filter(|o| o.ty == name)
+            .cloned()
             .collect()
     }
 

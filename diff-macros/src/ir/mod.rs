@@ -44,7 +44,10 @@ impl BinOp {
 
     /// Whether `method` is an operator's method (`add`, .., `rem`) or `neg`.
     pub fn is_operator_method(method: &syn::Ident) -> bool {
-        method == "neg" || BinOp::ALL.iter().any(|op| method == op.method())
+        let name = method.to_string();
+        // Called as the copy named after the right operand (`__mul_by_f64`).
+        let name = crate::operator_impls::split_by_rhs(&name).map_or(name.as_str(), |(m, _)| m);
+        name == "neg" || BinOp::ALL.iter().any(|op| name == op.method())
     }
 
     /// The method of `core::ops` the operator calls (`add` for `+`).
@@ -347,6 +350,10 @@ pub struct Function {
     /// among them: a call of a method its source shows without a derivative is refused
     /// at the call (`check.rs`).
     pub method_receivers: Vec<(Value, String)>,
+    /// A struct with arithmetic operators of its own that the body holds a value of or
+    /// calls an operator of: second order declines such a body (`lifting.rs`), since
+    /// the struct's fields are `f64`s, which cannot hold dual numbers.
+    pub operator_struct: Option<String>,
     /// Where each value is defined: the region and the statement's index in it, indexed
     /// by value (`None` for region parameters).
     defs: Vec<Option<(RegionId, usize)>>,

@@ -119,6 +119,7 @@ impl Lowerer {
                 }
                 if let (Some(ty), Some(name)) = (holds_struct, super::pat_name(&local.pat)) {
                     if let Some(var) = self.binding(&name.to_string()) {
+                        self.note_operator_struct(&ty);
                         self.struct_vars.insert(var, ty);
                     }
                 }
@@ -197,6 +198,9 @@ impl Lowerer {
                 Ok(self.emit(Inst::Tuple(vs), span, None))
             }
             Expr::Field(f) => {
+                if let Some(ty) = self.struct_type_of(&f.base) {
+                    self.note_operator_struct(&ty);
+                }
                 let base = self.lower_expr(&f.base)?;
                 Ok(self.field(base, &f.member, span))
             }
@@ -386,17 +390,8 @@ impl Lowerer {
     }
 
     fn lower_binary(&mut self, b: &syn::ExprBinary) -> syn::Result<Value> {
-        use syn::BinOp as B;
-        let arith = |op: &B| match op {
-            B::Add(_) | B::AddAssign(_) => Some(BinOp::Add),
-            B::Sub(_) | B::SubAssign(_) => Some(BinOp::Sub),
-            B::Mul(_) | B::MulAssign(_) => Some(BinOp::Mul),
-            B::Div(_) | B::DivAssign(_) => Some(BinOp::Div),
-            B::Rem(_) | B::RemAssign(_) => Some(BinOp::Rem),
-            _ => None,
-        };
         let compound = is_compound_assignment(&b.op);
-        let Some(op) = arith(&b.op) else {
+        let Some(op) = arithmetic(&b.op) else {
             if compound {
                 return self.lower_opaque_compound(b);
             }
@@ -405,17 +400,10 @@ impl Lowerer {
         };
         // An operand known to be a struct with operators: the left one's method, or,
         // with a float on the left, the right one's (`impl Mul<V> for f64`).
-        let left = self.struct_type_of(&b.left);
-        let right = self.struct_type_of(&b.right);
-        let rhs_method = format!("__rhs_{}", op.method());
-        // (Only for a type whose operators the source shows: any other arithmetic
-        // follows the rules of floats.)
-        let dispatch = match (left, right) {
-            (None, Some(t)) if self.has_operator(&t, &rhs_method) => Some((t, rhs_method)),
-            (Some(t), _) | (None, Some(t)) => Some((t, op.method().to_string())),
-            (None, None) => None,
+        let dispatch = self.operator_of(op, &b.left, &b.right);
+        if let Some((ty, _)) = &dispatch {
+            self.note_operator_struct(ty);
         }
-        .filter(|(t, _)| self.has_operators(t));
         if let Some((ty, method)) = &dispatch {
             if let Some(e) = self.unmarked_operator(ty, method, &b.op) {
                 return Err(e);
@@ -431,7 +419,7 @@ impl Lowerer {
                     args,
                 ))
             }
-            Some(_) => Some(operator_call(op.method(), b.op.span(), args)),
+            Some((_, method)) => Some(operator_call(method, b.op.span(), args)),
             None => None,
         };
         if compound {
@@ -509,17 +497,22 @@ impl Lowerer {
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_) | syn::UnOp::Deref(_)) => {
                 self.struct_type_of(&u.expr)
             }
-            Expr::Binary(b)
-                if matches!(
-                    b.op,
-                    syn::BinOp::Add(_)
-                        | syn::BinOp::Sub(_)
-                        | syn::BinOp::Mul(_)
-                        | syn::BinOp::Div(_)
-                ) =>
-            {
-                self.struct_type_of(&b.left)
-                    .or_else(|| self.struct_type_of(&b.right))
+            // Arithmetic: the operator's `Output` when the `impl` names one (a dot
+            // product may give an `f64`), else the struct operand's type.
+            Expr::Binary(b) => {
+                let op = arithmetic(&b.op).filter(|_| !is_compound_assignment(&b.op))?;
+                let (ty, method) = self.operator_of(op, &b.left, &b.right)?;
+                let output = self
+                    .operators
+                    .iter()
+                    .find(|o| o.ty == ty && o.method == method)
+                    .and_then(|o| o.output.clone());
+                match output {
+                    Some(out) if out == ty || self.has_operators(&out) => Some(out),
+                    Some(out) if self.struct_types.contains(&out) => Some(out),
+                    Some(_) => None,
+                    None => Some(ty),
+                }
             }
             _ => None,
         }
@@ -560,34 +553,109 @@ impl Lowerer {
 
     /// Whether the source shows operators implemented for `ty`.
     fn has_operators(&self, ty: &str) -> bool {
-        self.operators.iter().any(|(t, ..)| t == ty)
+        self.operators.iter().any(|o| o.ty == ty)
+    }
+
+    /// The struct and the function (`operator_impls.rs`) arithmetic `op` on `left` and
+    /// `right` calls, when an operand is known to be a struct with operators: the left
+    /// one's method, or, with a float on the left, the right one's (`impl Mul<V> for
+    /// f64`). `None` for arithmetic that follows the rules of floats.
+    fn operator_of(&self, op: BinOp, left: &Expr, right: &Expr) -> Option<(String, String)> {
+        let left = self.struct_type_of(left);
+        let right = self.struct_type_of(right);
+        let rhs_method = format!("__rhs_{}", op.method());
+        match (left, right) {
+            (Some(t), r) => {
+                let method = self
+                    .operator_by_rhs(&t, op, r.as_deref())
+                    .unwrap_or_else(|| op.method().to_string());
+                Some((t, method))
+            }
+            (None, Some(t)) if self.has_operator(&t, &rhs_method) => Some((t, rhs_method)),
+            (None, Some(t)) => Some((t, op.method().to_string())),
+            (None, None) => None,
+        }
+        .filter(|(t, _)| self.has_operators(t))
+    }
+
+    /// The copy of `ty`'s implementation of `op` (`operator_impls.rs`): the only one, or
+    /// the one taking the struct `rhs` on the right (`__mul_by_v`), or, with `rhs` not
+    /// known to be a struct, the one taking a type that is not one of the crate's
+    /// structs (`__mul_by_f64`).
+    fn operator_by_rhs(&self, ty: &str, op: BinOp, rhs: Option<&str>) -> Option<String> {
+        let is_struct = |key: &str| {
+            key.starts_with("ref_")
+                || self
+                    .operators
+                    .iter()
+                    .map(|o| &o.ty)
+                    .chain(&self.struct_types)
+                    .any(|t| t.to_lowercase() == key)
+        };
+        let candidates: Vec<(&String, &str)> = self
+            .operators
+            .iter()
+            .filter(|o| o.ty == ty)
+            .filter_map(|o| match crate::operator_impls::split_by_rhs(&o.method) {
+                Some((method, key)) if method == op.method() => Some((&o.method, key)),
+                _ => None,
+            })
+            .collect();
+        match candidates.as_slice() {
+            [(only, _)] => Some(*only),
+            _ => candidates
+                .iter()
+                .find(|(_, key)| match rhs {
+                    Some(r) => *key == r.to_lowercase(),
+                    None => !is_struct(key),
+                })
+                .map(|(m, _)| *m),
+        }
+        .cloned()
     }
 
     /// Whether the source shows the operator method `method` implemented for `ty`.
     fn has_operator(&self, ty: &str, method: &str) -> bool {
         self.operators
             .iter()
-            .any(|(t, m, _)| t == ty && m == method)
+            .any(|o| o.ty == ty && o.method == method)
     }
 
-    /// The refusal of an operator on the struct `ty` whose method `method` (`sub`, or
-    /// `__rhs_mul` for `impl Mul<V> for f64`) is implemented without #[differentiable];
+    /// The refusal of an operator on the struct `ty` whose method `method` (`neg`,
+    /// `__sub_by_v`, or `__rhs_mul` for `impl Mul<V> for f64`) is implemented without
+    /// #[differentiable];
     /// `None` when it is marked or not seen.
     fn unmarked_operator(&self, ty: &str, method: &str, op: &dyn ToTokens) -> Option<syn::Error> {
         let unmarked = self.underived == 0
             && self
                 .operators
                 .iter()
-                .any(|(t, m, marked)| t == ty && m == method && !marked);
-        let (method, on_right) = match method.strip_prefix("__rhs_") {
-            Some(m) => (m, true),
-            None => (method, false),
+                .any(|o| o.ty == ty && o.method == method && !o.marked)
+            // (Two types of one name, in different modules: one marked is taken to be
+            // the one meant, and a wrong guess does not compile.)
+            && !self
+                .operators
+                .iter()
+                .any(|o| o.ty == ty && o.method == method && o.marked);
+        // The right operand's type in the `impl` (`V` in `impl Mul<V> for ..`), and
+        // whether the struct is on the right.
+        let (method, rhs, on_right) = match method.strip_prefix("__rhs_") {
+            Some(m) => (m, Some(ty.to_string()), true),
+            None => match crate::operator_impls::split_by_rhs(method) {
+                Some((m, key)) if key != ty.to_lowercase() => (m, Some(key.to_string()), false),
+                Some((m, _)) => (m, None, false),
+                None => (method, None, false),
+            },
         };
         let trait_name = format!("{}{}", method[..1].to_uppercase(), &method[1..]);
+        let trait_name = match rhs {
+            Some(r) => format!("{trait_name}<{r}>"),
+            None => trait_name,
+        };
         let (what, block) = match on_right {
             true => (
                 format!("with `{ty}` on the right"),
-                format!("impl {trait_name}<{ty}> for .."),
+                format!("impl {trait_name} for .."),
             ),
             false => (format!("on `{ty}`"), format!("impl {trait_name} for {ty}")),
         };
@@ -897,9 +965,18 @@ impl Lowerer {
         Ok(v)
     }
 
+    /// Notes that the body holds a value of the struct `ty` (`Function::operator_struct`),
+    /// when it has operators of its own.
+    pub(super) fn note_operator_struct(&mut self, ty: &str) {
+        if self.func.operator_struct.is_none() && self.has_operators(ty) {
+            self.func.operator_struct = Some(ty.to_string());
+        }
+    }
+
     /// Records the struct a method call's receiver is known to be (`method_receivers`).
     fn note_receiver(&mut self, m: &syn::ExprMethodCall, v: Value) {
         if let Some(ty) = self.struct_type_of(&m.receiver) {
+            self.note_operator_struct(&ty);
             self.func.method_receivers.push((v, ty));
         }
     }
@@ -1520,6 +1597,19 @@ fn is_default_call(e: &Expr) -> bool {
         && p.qself.is_none()
         && names.next().as_deref() == Some("default")
         && names.next().as_deref() == Some("Default")
+}
+
+/// The arithmetic operator of `op`, or of its compound assignment (`+` of `+=`).
+fn arithmetic(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as B;
+    match op {
+        B::Add(_) | B::AddAssign(_) => Some(BinOp::Add),
+        B::Sub(_) | B::SubAssign(_) => Some(BinOp::Sub),
+        B::Mul(_) | B::MulAssign(_) => Some(BinOp::Mul),
+        B::Div(_) | B::DivAssign(_) => Some(BinOp::Div),
+        B::Rem(_) | B::RemAssign(_) => Some(BinOp::Rem),
+        _ => None,
+    }
 }
 
 fn operator_call(method: &str, span: proc_macro2::Span, args: Vec<Value>) -> Inst {

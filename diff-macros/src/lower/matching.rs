@@ -218,7 +218,7 @@ impl Lowerer {
             self.hide(name);
         }
         let mut uses = Vec::new();
-        let tokens = self.substitute(quote::ToTokens::to_token_stream(g), &mut uses);
+        let tokens = self.substitute_expr(g, &mut uses);
         self.pop_scope();
         Opaque {
             tokens,

@@ -40,7 +40,7 @@ pub struct Structs<'a> {
     /// `(parameter index, type name)`.
     pub params: &'a [(usize, String)],
     /// `(type name, method, marked)`, `("V", "sub", true)`.
-    pub operators: &'a [(String, String, bool)],
+    pub operators: &'a [crate::source::OperatorMethod],
     /// `(type, field, field's type)` for the fields whose type has operators.
     pub fields: &'a [(String, String, String)],
     /// `(parameter index, element type)` for the parameters that are collections of
@@ -102,6 +102,7 @@ pub fn lower_body(
         }
         if let Some(var) = pat_name(pat).and_then(|n| cx.binding(&n.to_string())) {
             if let Some((_, ty)) = structs.iter().find(|(k, _)| *k == i) {
+                cx.note_operator_struct(ty);
                 cx.struct_vars.insert(var, ty.clone());
             }
             if let Some((_, ty)) = elements.iter().find(|(k, _)| *k == i) {
@@ -207,7 +208,7 @@ pub(crate) struct Lowerer {
     struct_vars: HashMap<env::Var, String>,
     /// The operator methods implemented for those types, and whether each is marked
     /// #[differentiable] (`("V", "sub", true)`).
-    operators: Vec<(String, String, bool)>,
+    operators: Vec<crate::source::OperatorMethod>,
     /// `(type, field, field's type)` for the fields of the parameters' structs whose
     /// type has operators: `self.pos + self.vel * dt` calls them.
     struct_fields: Vec<(String, String, String)>,

@@ -10,7 +10,7 @@ impl Lowerer {
     /// Keeps `e` verbatim as an opaque instruction reading the locals it names.
     pub(crate) fn opaque(&mut self, e: &syn::Expr) -> Value {
         let mut uses = Vec::new();
-        let mut tokens = self.substitute(e.to_token_stream(), &mut uses);
+        let mut tokens = self.substitute_expr(e, &mut uses);
         if let syn::Expr::Macro(m) = e {
             tokens = self.bind_format_captures(&m.mac.tokens, tokens, &mut uses);
         }
@@ -68,6 +68,28 @@ impl Lowerer {
         } else {
             quote::quote!({ #lets #tokens })
         }
+    }
+
+    /// [`Self::substitute`] in `e`, whose struct literals name their fields as raw
+    /// identifiers (`V { r#x: x }`, also for the shorthand `V { x }`), which name no
+    /// local: the field's name stays, the local it reads becomes a placeholder.
+    pub(crate) fn substitute_expr(&self, e: &syn::Expr, uses: &mut Vec<Value>) -> TokenStream {
+        struct Expand;
+        impl syn::visit_mut::VisitMut for Expand {
+            fn visit_field_value_mut(&mut self, f: &mut syn::FieldValue) {
+                if let syn::Member::Named(name) = &mut f.member {
+                    f.colon_token.get_or_insert_with(Default::default);
+                    let text = name.to_string();
+                    if !text.starts_with("r#") {
+                        *name = Ident::new_raw(&text, name.span());
+                    }
+                }
+                syn::visit_mut::visit_field_value_mut(self, f);
+            }
+        }
+        let mut e = e.clone();
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut Expand, &mut e);
+        self.substitute(e.to_token_stream(), uses)
     }
 
     /// Replaces identifiers naming locals by placeholders (not field or method names,
