@@ -256,3 +256,35 @@ fn closure_inputs_typed_as_integers_are_left_out() {
     assert_eq!(df((1.0, 0.0)), 18.0);
     assert_eq!(df((0.0, 1.0)), 8.0);
 }
+
+/// A Differentiable struct of the crate stays differentiated where no derivative flows
+/// from it: its callers, which cannot see the body, pass its tangent.
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+#[differentiable]
+fn ignores_point(_p: Point, a: f64) -> f64 {
+    a * 2.0
+}
+
+#[differentiable]
+fn calls_with_point(x: f64, y: f64) -> f64 {
+    let p = Point { x, y };
+    ignores_point(p, x) * y + p.x
+}
+
+#[test]
+fn an_unused_differentiable_struct_parameter_stays() {
+    let (x, y) = (0.7, 1.3);
+    let (v, (gx, gy)) = value_with_gradient!(at: (x, y), of: calls_with_point);
+    assert_eq!(v, calls_with_point(x, y));
+    assert_close(gx, fd(|x| calls_with_point(x, y), x), 1e-6, "d x");
+    assert_close(gy, fd(|y| calls_with_point(x, y), y), 1e-6, "d y");
+    let (gp, ga) = gradient!(at: (Point { x, y }, x), of: ignores_point);
+    assert_eq!((gp.x, gp.y, ga), (0.0, 0.0, 2.0));
+    let df = differential!(at: (x, y), of: calls_with_point);
+    assert_close(df((1.0, 0.0)), gx, 1e-12, "forward d x");
+}

@@ -142,8 +142,9 @@ pub(crate) fn type_name(mut ty: &syn::Type) -> Option<String> {
 /// without making it Differentiable (`&Config`, an enum; [`crate::source`]), and the
 /// receiver when `self_ty` is such a type (a method no trait declares), whether or not a
 /// derivative would flow from them; the companions check the types are not
-/// Differentiable. Those whose definitions are not found stay (rustc asks for
-/// `Differentiable` if a derivative flows from them).
+/// Differentiable. Those the definitions make Differentiable are differentiated whether
+/// or not a derivative flows. Those whose definitions are not found stay undecided
+/// (rustc asks for `Differentiable` if a derivative flows from them).
 fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Option<&syn::Type>) {
     for (i, input) in func.sig.inputs.iter().enumerate() {
         let p = &sig.params[i];
@@ -168,9 +169,15 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
         let Some(name) = type_name(ty) else {
             continue;
         };
-        if crate::source::differentiable_type(func.sig.ident.span(), &name) == Some(false) {
-            sig.leave_out(i);
-            sig.not_differentiable.push(checked);
+        match crate::source::differentiable_type(func.sig.ident.span(), &name) {
+            Some(false) => {
+                sig.leave_out(i);
+                sig.not_differentiable.push(checked);
+            }
+            // Differentiable: kept even if no derivative flows from it, as callers
+            // (which cannot see the body) expect.
+            Some(true) => sig.params[i].asked = false,
+            None => {}
         }
     }
 }
