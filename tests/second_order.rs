@@ -617,6 +617,7 @@ mod user_struct {
     }
 
     #[differentiable]
+    #[allow(clippy::manual_swap)]
     fn exchange(a: &mut f64, b: &mut f64) {
         let t = *a;
         *a = *b;
