@@ -14,6 +14,8 @@ pub enum Ty {
     A3,
     /// The generated struct `S { a: f64, b: f64 }`.
     S,
+    /// The struct `V { x: f64, y: f64 }` with arithmetic operators of its own.
+    V,
     /// A `&mut f64` parameter, read and written as `*p`.
     RefF,
     /// `self` in a `&mut self` method.
@@ -22,13 +24,15 @@ pub enum Ty {
     SelfRef,
 }
 
-/// A field of a tuple or of `S`.
+/// A field of a tuple, of `S` or of `V`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Fld {
     T0,
     T1,
     A,
     B,
+    X,
+    Y,
 }
 
 /// Integer expressions (never differentiated).
@@ -102,6 +106,8 @@ pub enum Cond {
 pub enum Arg {
     Val(Expr),
     Mut(Place),
+    /// A `V` by value.
+    V(VExpr),
 }
 
 /// `f64` expressions.
@@ -132,6 +138,56 @@ pub enum Expr {
     Return(Box<Expr>),
     /// An element selected from three, or an `Option` taken apart (see [`Select`]).
     Select(Select, Vec<Expr>),
+    /// A field of a `V` value: `v.x`, `(p + q).y`, `V::new(a, b).x`.
+    VField(Box<VExpr>, Fld),
+    /// `p.dot(q)`.
+    Dot(Box<VExpr>, Box<VExpr>),
+}
+
+/// A binary operator between two `V` values.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum VOp {
+    Add,
+    Sub,
+    /// Componentwise (`impl Mul for V`): not a scaling, so the float rules would be wrong.
+    Mul,
+}
+
+/// Expressions of type `V` (feature `ops`): each operator calls an `impl` of the program.
+#[derive(Clone, Debug)]
+pub enum VExpr {
+    Var(String),
+    /// `V { x: a, y: b }`.
+    Lit(Expr, Expr),
+    /// `V::new(a, b)`.
+    New(Expr, Expr),
+    /// `vmake(a, b)`, a free function returning `V`.
+    Make(Expr, Expr),
+    Bin(VOp, Box<VExpr>, Box<VExpr>),
+    /// `p * k`.
+    Scale(Box<VExpr>, Expr),
+    /// `k * p` (`impl Mul<V> for f64`).
+    ScaleLeft(Expr, Box<VExpr>),
+    /// `p / d`.
+    Div(Box<VExpr>, Expr),
+    Neg(Box<VExpr>),
+    /// `p.squashed()`, a method returning `V` (componentwise `tanh` and `sin`).
+    Squashed(Box<VExpr>),
+    /// `if c { p } else { q }`.
+    If(Cond, Box<VExpr>, Box<VExpr>),
+}
+
+/// An assignment to a `V` local.
+#[derive(Clone, Debug)]
+pub enum VAssign {
+    /// `p = e;`
+    Set(VExpr),
+    /// `p += e;`
+    Add(VExpr),
+    /// `p -= e;`
+    Sub(VExpr),
+    /// `p *= k;`
+    Scale(Expr),
 }
 
 /// How [`Expr::Select`] picks among its expressions `[e0, e1, e2]`.
@@ -167,6 +223,7 @@ pub enum Init {
     F(Expr),
     I(IExpr),
     Agg(Agg),
+    V(VExpr),
 }
 
 #[derive(Clone, Debug)]
@@ -204,6 +261,11 @@ pub enum Stmt {
     AssignAgg {
         name: String,
         rhs: Agg,
+    },
+    /// `p = e;`, `p += e;`, `p *= k;` of a `V` local.
+    AssignV {
+        name: String,
+        op: VAssign,
     },
     /// `k += 1;`
     Incr(String),
@@ -260,6 +322,7 @@ pub enum PTy {
     F,
     MutF,
     Usize,
+    V,
 }
 
 #[derive(Clone, Debug)]
@@ -300,6 +363,11 @@ pub struct Program {
     pub index: usize,
     /// Whether the struct `S` and its methods are part of the program.
     pub has_struct: bool,
+    /// Whether the struct `V` with its operators is part of the program (feature `ops`).
+    pub has_v: bool,
+    /// Whether `#[differentiable]` marks `V`'s operator `impl` blocks rather than their
+    /// methods.
+    pub v_block_attr: bool,
     /// Whether the `[f64; 3]` state is rendered as `Vec<f64>` (feature `vec`).
     pub vecs: bool,
     /// Methods of `S`.

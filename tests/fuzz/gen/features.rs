@@ -42,6 +42,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
         true,
         "`struct S { a, b }` with `&mut self` and `&self` methods",
     ),
+    (
+        "ops",
+        true,
+        "`struct V { x, y }` with `impl Add/Sub/Mul/Mul<f64>/Div<f64>/Neg for V` and `Mul<V> for f64`",
+    ),
     ("tuple", true, "`(f64, f64)` state"),
     ("array", true, "`[f64; 3]` state"),
     (

@@ -6,6 +6,7 @@
 
 mod functions;
 mod statements;
+mod vectors;
 
 use super::ast::*;
 use super::features::Features;
@@ -57,6 +58,10 @@ pub struct Gen<'a> {
     pure_fns: Vec<(String, usize)>,
     mut_fns: Vec<MutSig>,
     has_struct: bool,
+    /// Whether the program has the struct `V` with operators (feature `ops`).
+    has_v: bool,
+    /// Helpers taking a `V` and an `f64`.
+    v_fns: Vec<String>,
     has_get: bool,
     has_step: bool,
     ret: Ret,
@@ -77,6 +82,8 @@ pub fn program(seed: u64, index: usize, feats: &Features) -> Program {
         pure_fns: Vec::new(),
         mut_fns: Vec::new(),
         has_struct: false,
+        has_v: false,
+        v_fns: Vec::new(),
         has_get: false,
         has_step: false,
         ret: Ret::F,
@@ -106,7 +113,12 @@ fn var(n: &str) -> Place {
 fn typed(e: &Expr) -> bool {
     match e {
         Expr::Lit(_) => false,
-        Expr::Place(_) | Expr::IntAsF(_) | Expr::Call(..) | Expr::MethodCall { .. } => true,
+        Expr::Place(_)
+        | Expr::IntAsF(_)
+        | Expr::Call(..)
+        | Expr::MethodCall { .. }
+        | Expr::VField(..)
+        | Expr::Dot(..) => true,
         Expr::Return(_) => false,
         Expr::Neg(a) | Expr::Math(_, a) => typed(a),
         Expr::Bin(_, a, b) => typed(a) || typed(b),
@@ -201,17 +213,22 @@ impl Gen<'_> {
                 Place::Elem(v.name.clone(), i)
             }
             Ty::S => Place::Field(v.name.clone(), ab),
+            Ty::V => {
+                let f = self.v_field();
+                Place::Field(v.name.clone(), f)
+            }
             Ty::RefF => Place::Deref(v.name.clone()),
             Ty::SelfMut | Ty::SelfRef => Place::SelfField(ab),
             Ty::I => unreachable!("no f64 place in an integer"),
         }
     }
 
-    const FLOAT_TYS: [Ty; 7] = [
+    const FLOAT_TYS: [Ty; 8] = [
         Ty::F,
         Ty::T2,
         Ty::A3,
         Ty::S,
+        Ty::V,
         Ty::RefF,
         Ty::SelfMut,
         Ty::SelfRef,
@@ -421,6 +438,7 @@ impl Gen<'_> {
                     )
                 }
             }
+            20 | 21 if self.has_v => self.v_float(d),
             22 | 23 if self.on("select") => {
                 let kind = *self.rng.pick(&[
                     Select::MaxFold,

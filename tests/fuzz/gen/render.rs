@@ -18,6 +18,8 @@ struct R {
     dual: bool,
     /// `Vec<f64>` for the `[f64; 3]` state.
     vecs: bool,
+    /// Rendering a condition, where a struct literal needs parentheses.
+    in_cond: std::cell::Cell<bool>,
 }
 
 fn fld(f: Fld) -> &'static str {
@@ -26,6 +28,8 @@ fn fld(f: Fld) -> &'static str {
         Fld::T1 => "1",
         Fld::A => "a",
         Fld::B => "b",
+        Fld::X => "x",
+        Fld::Y => "y",
     }
 }
 
@@ -88,7 +92,31 @@ fn has_effects(e: &Expr) -> bool {
     matches!(e, Expr::Block(..))
 }
 
+fn vop(op: VOp) -> (&'static str, u8) {
+    match op {
+        VOp::Add => ("+", P_ADD),
+        VOp::Sub => ("-", P_ADD),
+        VOp::Mul => ("*", P_MUL),
+    }
+}
+
 impl R {
+    fn new(dual: bool, vecs: bool) -> R {
+        R {
+            dual,
+            vecs,
+            in_cond: std::cell::Cell::new(false),
+        }
+    }
+
+    /// `f` run as rendering a condition (`if c`, `while c`).
+    fn cond_context<T>(&self, f: impl FnOnce() -> T) -> T {
+        let was = self.in_cond.replace(true);
+        let out = f();
+        self.in_cond.set(was);
+        out
+    }
+
     fn float(&self) -> &'static str {
         if self.dual {
             "D"
@@ -105,6 +133,7 @@ impl R {
             Ty::A3 if self.vecs => format!("Vec<{f}>"),
             Ty::A3 => format!("[{f}; 3]"),
             Ty::S => "S".to_string(),
+            Ty::V => "V".to_string(),
             Ty::I => "usize".to_string(),
             Ty::RefF => format!("&mut {f}"),
             Ty::SelfMut | Ty::SelfRef => "Self".to_string(),
@@ -152,6 +181,71 @@ impl R {
         match a {
             Arg::Val(e) => self.expr(e),
             Arg::Mut(p) => format!("&mut {}", self.place_str(p)),
+            Arg::V(v) => self.vexpr_p(v).0,
+        }
+    }
+
+    fn vmin(&self, e: &VExpr, min: u8) -> String {
+        let (s, p) = self.vexpr_p(e);
+        if p >= min {
+            s
+        } else {
+            format!("({s})")
+        }
+    }
+
+    fn vexpr_p(&self, e: &VExpr) -> (String, u8) {
+        match e {
+            VExpr::Var(n) => (n.clone(), P_ATOM),
+            VExpr::Lit(a, b) => {
+                let s = format!("V {{ x: {}, y: {} }}", self.expr(a), self.expr(b));
+                if self.in_cond.get() {
+                    (format!("({s})"), P_ATOM)
+                } else {
+                    (s, P_ATOM)
+                }
+            }
+            VExpr::New(a, b) => (
+                format!("V::new({}, {})", self.expr(a), self.expr(b)),
+                P_POSTFIX,
+            ),
+            VExpr::Make(a, b) => (
+                format!("vmake({}, {})", self.expr(a), self.expr(b)),
+                P_POSTFIX,
+            ),
+            VExpr::Bin(op, a, b) => {
+                let (o, p) = vop(*op);
+                (
+                    format!("{} {o} {}", self.vmin(a, p), self.vmin(b, p + 1)),
+                    p,
+                )
+            }
+            VExpr::Scale(a, k) => (
+                format!("{} * {}", self.vmin(a, P_MUL), self.min(k, P_MUL + 1)),
+                P_MUL,
+            ),
+            VExpr::ScaleLeft(k, a) => (
+                format!("{} * {}", self.min(k, P_MUL), self.vmin(a, P_MUL + 1)),
+                P_MUL,
+            ),
+            VExpr::Div(a, k) => (
+                format!("{} / {}", self.vmin(a, P_MUL), self.min(k, P_MUL + 1)),
+                P_MUL,
+            ),
+            VExpr::Neg(a) => (format!("-{}", self.vmin(a, P_UNARY)), P_UNARY),
+            VExpr::Squashed(a) => (format!("{}.squashed()", self.vmin(a, P_POSTFIX)), P_POSTFIX),
+            VExpr::If(c, a, b) => {
+                // The arms are blocks: a struct literal is allowed there again.
+                let was = self.in_cond.replace(false);
+                let s = format!(
+                    "if {} {{ {} }} else {{ {} }}",
+                    self.cond(c),
+                    self.vexpr_p(a).0,
+                    self.vexpr_p(b).0
+                );
+                self.in_cond.set(was);
+                (s, P_BLOCK)
+            }
         }
     }
 
@@ -240,8 +334,18 @@ impl R {
                 )
             }
             Expr::Return(v) => (format!("return {}", self.expr(v)), P_BLOCK),
+            Expr::VField(v, f) => (
+                format!("{}.{}", self.vmin(v, P_POSTFIX), fld(*f)),
+                P_POSTFIX,
+            ),
+            Expr::Dot(a, b) => (
+                format!("{}.dot({})", self.vmin(a, P_POSTFIX), self.vexpr_p(b).0),
+                P_POSTFIX,
+            ),
             Expr::Select(kind, es) => {
-                let (e0, e1, e2) = (self.expr(&es[0]), self.expr(&es[1]), self.expr(&es[2]));
+                let e0 = self.cond_context(|| self.expr(&es[0]));
+                let e1c = self.cond_context(|| self.expr(&es[1]));
+                let (e1, e2) = (self.expr(&es[1]), self.expr(&es[2]));
                 let scalar = if self.dual { "D" } else { "f64" };
                 let s = match kind {
                     Select::MaxFold => {
@@ -259,7 +363,7 @@ impl R {
                         "[{e0}, {e1}, {e2}].iter().copied().max_by({scalar}::total_cmp).unwrap()"
                     ),
                     Select::Option => format!(
-                        "match (if {e0} < {e1} {{ Some({e0}) }} else {{ None }}) {{ Some(opt_w) => opt_w * ({e2}), None => {e1} }}"
+                        "match (if {e0} < {e1c} {{ Some({e0}) }} else {{ None }}) {{ Some(opt_w) => opt_w * ({e2}), None => {e1} }}"
                     ),
                 };
                 (s, P_BLOCK)
@@ -281,12 +385,16 @@ impl R {
     }
 
     fn cond(&self, c: &Cond) -> String {
+        self.cond_context(|| self.cond_inner(c))
+    }
+
+    fn cond_inner(&self, c: &Cond) -> String {
         match c {
             Cond::F(a, op, b) => {
                 format!("{} {} {}", self.min(a, P_ADD), cmp(*op), self.min(b, P_ADD))
             }
             Cond::I(a, op, b) => format!("{} {} {}", iexpr(a), cmp(*op), iexpr(b)),
-            Cond::And(a, b) => format!("{} && {}", self.cond(a), self.cond(b)),
+            Cond::And(a, b) => format!("{} && {}", self.cond_inner(a), self.cond_inner(b)),
         }
     }
 
@@ -333,6 +441,7 @@ impl R {
                     Init::F(e) => self.expr(e),
                     Init::I(i) => iexpr(i),
                     Init::Agg(a) => self.agg(a),
+                    Init::V(v) => self.vexpr_p(v).0,
                 };
                 line(format!("let {m}{name}{t} = {init};"));
             }
@@ -372,6 +481,12 @@ impl R {
                 }
             }
             Stmt::AssignAgg { name, rhs } => line(format!("{name} = {};", self.agg(rhs))),
+            Stmt::AssignV { name, op } => line(match op {
+                VAssign::Set(v) => format!("{name} = {};", self.vexpr_p(v).0),
+                VAssign::Add(v) => format!("{name} += {};", self.vexpr_p(v).0),
+                VAssign::Sub(v) => format!("{name} -= {};", self.vexpr_p(v).0),
+                VAssign::Scale(k) => format!("{name} *= {};", self.expr(k)),
+            }),
             Stmt::Incr(k) => line(format!("{k} += 1;")),
             Stmt::Call { func, args } => line(format!("{func}({});", self.args(args))),
             Stmt::MutMethod {
@@ -479,6 +594,7 @@ impl R {
                 PTy::F => self.float().to_string(),
                 PTy::MutF => format!("&mut {}", self.float()),
                 PTy::Usize => "usize".to_string(),
+                PTy::V => "V".to_string(),
             };
             params.push(format!("{m}{}: {t}", p.name));
         }
@@ -500,10 +616,60 @@ impl R {
         out.push(format!("{pad}}}"));
     }
 
+    /// The struct `V`, its methods and operators, and `vmake`.
+    fn v_items(&self, block_attr: bool, out: &mut Vec<String>) {
+        let f = self.float();
+        let c = |v: f64| self.lit(v).0;
+        let (mark, mark_block) = match (self.dual, block_attr) {
+            (true, _) => ("", ""),
+            (false, false) => ("#[differentiable] ", ""),
+            (false, true) => ("", "#[differentiable]\n"),
+        };
+        let derive = if self.dual {
+            "Clone, Copy, Debug"
+        } else {
+            "Differentiable, Clone, Copy, Debug"
+        };
+        let text = format!(
+            "use std::ops::{{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign}};
+
+#[derive({derive})]
+struct V {{ x: {f}, y: {f} }}
+
+impl V {{
+    {m}fn new(x: {f}, y: {f}) -> V {{ V {{ x, y }} }}
+    {m}fn dot(self, o: V) -> {f} {{ self.x * o.x + self.y * o.y }}
+    {m}fn squashed(self) -> V {{ V {{ x: self.x.tanh(), y: self.y.sin() }} }}
+}}
+
+{b}impl Add for V {{ type Output = V; {mo}fn add(self, o: V) -> V {{ V {{ x: self.x + o.x, y: self.y + o.y }} }} }}
+{b}impl Sub for V {{ type Output = V; {mo}fn sub(self, o: V) -> V {{ V {{ x: self.x - o.x, y: self.y - o.y }} }} }}
+{b}impl Mul for V {{ type Output = V; {mo}fn mul(self, o: V) -> V {{ V {{ x: self.x * o.x, y: self.y * o.y }} }} }}
+{b}impl Mul<{f}> for V {{ type Output = V; {mo}fn mul(self, k: {f}) -> V {{ V {{ x: self.x * k, y: self.y * k }} }} }}
+{b}impl Mul<V> for {f} {{ type Output = V; {mo}fn mul(self, p: V) -> V {{ p * self }} }}
+{b}impl Div<{f}> for V {{ type Output = V; {mo}fn div(self, k: {f}) -> V {{ V {{ x: self.x / k, y: self.y / k }} }} }}
+{b}impl Neg for V {{ type Output = V; {mo}fn neg(self) -> V {{ V {{ x: -self.x, y: -self.y }} }} }}
+impl AddAssign for V {{ fn add_assign(&mut self, o: V) {{ *self = *self + o; }} }}
+impl SubAssign for V {{ fn sub_assign(&mut self, o: V) {{ *self = *self - o; }} }}
+impl MulAssign<{f}> for V {{ fn mul_assign(&mut self, k: {f}) {{ *self = *self * k; }} }}
+
+{m}fn vmake(a: {f}, b: {f}) -> V {{ V::new(a * b, a) - V {{ x: {half}, y: b }} }}
+",
+            m = if self.dual { "" } else { "#[differentiable] " },
+            mo = mark,
+            b = mark_block,
+            half = c(0.5),
+        );
+        out.extend(text.lines().map(str::to_string));
+    }
+
     /// The program's items.
     fn items(&self, p: &Program) -> Vec<String> {
         let mut out = Vec::new();
         let f = self.float();
+        if p.has_v {
+            self.v_items(p.v_block_attr, &mut out);
+        }
         if p.has_struct {
             if self.dual {
                 out.push("#[derive(Clone, Copy, Debug)]".into());
@@ -535,12 +701,7 @@ impl R {
 /// The program over `f64`, as a user writes it.
 pub fn source(p: &Program) -> String {
     let mut s = String::from("use diff::prelude::*;\n\n");
-    for l in (R {
-        dual: false,
-        vecs: p.vecs,
-    })
-    .items(p)
-    {
+    for l in R::new(false, p.vecs).items(p) {
         s.push_str(&l);
         s.push('\n');
     }
@@ -549,12 +710,7 @@ pub fn source(p: &Program) -> String {
 
 fn dual_items(p: &Program) -> String {
     let mut s = String::new();
-    for l in (R {
-        dual: true,
-        vecs: p.vecs,
-    })
-    .items(p)
-    {
+    for l in R::new(true, p.vecs).items(p) {
         if !l.is_empty() {
             s.push_str("    ");
         }

@@ -157,7 +157,7 @@ fn simplest(e: &Expr) -> Expr {
             Expr::Bin(_, a, b) => first(a).or_else(|| first(b)),
             Expr::Call(_, args) => args.iter().find_map(|a| match a {
                 Arg::Val(e) => first(e),
-                Arg::Mut(_) => None,
+                Arg::Mut(_) | Arg::V(_) => None,
             }),
             _ => None,
         }

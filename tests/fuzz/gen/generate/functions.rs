@@ -201,6 +201,8 @@ impl Gen<'_> {
 
     pub(super) fn program(&mut self, seed: u64, index: usize) -> Program {
         self.has_struct = self.on("struct") && self.rng.chance(0.45);
+        self.has_v = self.on("ops") && self.rng.chance(0.5);
+        let v_block_attr = self.has_v && self.rng.chance(0.5);
         let methods = if self.has_struct {
             self.methods()
         } else {
@@ -254,6 +256,10 @@ impl Gen<'_> {
                 let f = self.pure_helper(format!("h{j}"));
                 fns.push(f);
             }
+        }
+        if self.has_v && self.rng.chance(0.6) {
+            let f = self.v_helper("hv0".into());
+            fns.push(f);
         }
         if self.on("mutref") || self.on("mutfield") {
             for j in 0..self.rng.range(0, 2) {
@@ -324,6 +330,9 @@ impl Gen<'_> {
                 init: Init::Agg(Agg::Struct(a, b)),
             });
         }
+        if self.has_v && self.rng.chance(0.7) {
+            body.extend(self.let_v(true));
+        }
         for _ in 0..self.rng.range(0, 2) {
             body.extend(self.new_state().unwrap_or_default());
         }
@@ -347,6 +356,10 @@ impl Gen<'_> {
                 Ty::S => {
                     terms.push(place(Place::Field(v.name.clone(), Fld::A)));
                     terms.push(place(Place::Field(v.name.clone(), Fld::B)));
+                }
+                Ty::V => {
+                    terms.push(place(Place::Field(v.name.clone(), Fld::X)));
+                    terms.push(place(Place::Field(v.name.clone(), Fld::Y)));
                 }
                 Ty::A3 => {
                     for i in 0..3 {
@@ -379,6 +392,8 @@ impl Gen<'_> {
             seed,
             index,
             has_struct: self.has_struct,
+            has_v: self.has_v,
+            v_block_attr,
             vecs: self.feats.has("vec"),
             methods,
             fns,
@@ -410,11 +425,7 @@ impl Uses {
             }
             Expr::Call(name, args) => {
                 self.calls.push(name.clone());
-                for a in args {
-                    if let Arg::Val(e) = a {
-                        self.expr(e);
-                    }
-                }
+                args.iter().for_each(|a| self.arg(a));
             }
             Expr::MethodCall { args, .. } => {
                 self.struct_ = true;
@@ -435,6 +446,43 @@ impl Uses {
             }
             Expr::Match(_, arms) => arms.iter().for_each(|a| self.expr(&a.1)),
             Expr::Select(_, es) => es.iter().for_each(|a| self.expr(a)),
+            Expr::VField(v, _) => self.vexpr(v),
+            Expr::Dot(a, b) => {
+                self.vexpr(a);
+                self.vexpr(b);
+            }
+        }
+    }
+
+    fn vexpr(&mut self, v: &VExpr) {
+        match v {
+            VExpr::Var(_) => {}
+            VExpr::Lit(a, b) | VExpr::New(a, b) | VExpr::Make(a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            VExpr::Bin(_, a, b) => {
+                self.vexpr(a);
+                self.vexpr(b);
+            }
+            VExpr::Scale(a, k) | VExpr::ScaleLeft(k, a) | VExpr::Div(a, k) => {
+                self.vexpr(a);
+                self.expr(k);
+            }
+            VExpr::Neg(a) | VExpr::Squashed(a) => self.vexpr(a),
+            VExpr::If(c, a, b) => {
+                self.cond(c);
+                self.vexpr(a);
+                self.vexpr(b);
+            }
+        }
+    }
+
+    fn arg(&mut self, a: &Arg) {
+        match a {
+            Arg::Val(e) => self.expr(e),
+            Arg::V(v) => self.vexpr(v),
+            Arg::Mut(_) => {}
         }
     }
 
@@ -483,6 +531,7 @@ impl Uses {
                         Init::F(e) => self.expr(e),
                         Init::I(_) => {}
                         Init::Agg(a) => self.agg(a),
+                        Init::V(v) => self.vexpr(v),
                     }
                 }
                 Stmt::LetPat { .. } | Stmt::Incr(_) | Stmt::Break(_) | Stmt::Continue => {}
@@ -490,12 +539,12 @@ impl Uses {
                 Stmt::AssignAgg { rhs, .. } => self.agg(rhs),
                 Stmt::Call { func, args } => {
                     self.calls.push(func.clone());
-                    for a in args {
-                        if let Arg::Val(e) = a {
-                            self.expr(e);
-                        }
-                    }
+                    args.iter().for_each(|a| self.arg(a));
                 }
+                Stmt::AssignV { op, .. } => match op {
+                    VAssign::Set(v) | VAssign::Add(v) | VAssign::Sub(v) => self.vexpr(v),
+                    VAssign::Scale(k) => self.expr(k),
+                },
                 Stmt::MutMethod { args, .. } => {
                     self.struct_ = true;
                     args.iter().for_each(|a| self.expr(a));

@@ -94,7 +94,8 @@ impl Gen<'_> {
         let aggs = self.vars_of(&[Ty::T2, Ty::A3, Ty::S], false);
         let mutable_s = self.vars_of(&[Ty::S], true).into_iter().any(|v| v.mutable);
         let ctl = self.nest < 3;
-        let weights: [(u32, bool); 24] = [
+        let mutable_v = self.vars_of(&[Ty::V], true).iter().any(|v| v.mutable);
+        let weights: [(u32, bool); 26] = [
             (10, true),                                                     // 0 let
             (12, !writable.is_empty()),                                     // 1 assign
             (5, has_f && self.on("shadow")),                                // 2 shadow
@@ -119,6 +120,8 @@ impl Gen<'_> {
             (2, self.on("match") && !self.int_vars().is_empty()),           // 21 let match
             (2, self.can_loop() && self.on("breakval") && self.on("loop")), // 22 let loop
             (1, true),                                                      // 23 spare
+            (5, mutable_v),                                                 // 24 V assign
+            (3, self.has_v),                                                // 25 V let
         ];
         let ws: Vec<u32> = weights
             .iter()
@@ -154,6 +157,11 @@ impl Gen<'_> {
             20 => self.let_if(),
             21 => self.let_match(),
             22 => self.let_loop(),
+            24 => self.assign_v(),
+            25 => {
+                let mutable = self.rng.chance(0.6);
+                Some(self.let_v(mutable))
+            }
             _ => None,
         };
         match out {
@@ -210,14 +218,14 @@ impl Gen<'_> {
         if fs.is_empty() {
             return None;
         }
-        let aggs = self.vars_of(&[Ty::T2, Ty::S], false);
+        let aggs = self.vars_of(&[Ty::T2, Ty::S, Ty::V], false);
         if !aggs.is_empty() && self.rng.chance(0.1) {
             // A local of another type shadowed by an f64: `let t = t.0 + t.1;`
             let v = self.rng.pick(&aggs).clone();
-            let (f0, f1) = if v.ty == Ty::T2 {
-                (Fld::T0, Fld::T1)
-            } else {
-                (Fld::A, Fld::B)
+            let (f0, f1) = match v.ty {
+                Ty::T2 => (Fld::T0, Fld::T1),
+                Ty::V => (Fld::X, Fld::Y),
+                _ => (Fld::A, Fld::B),
             };
             let e = bin(
                 BinOp::Add,
@@ -277,7 +285,7 @@ impl Gen<'_> {
     }
 
     pub(super) fn alias(&mut self) -> Option<Vec<Stmt>> {
-        let vs = self.vars_of(&[Ty::F, Ty::T2, Ty::A3, Ty::S, Ty::RefF], false);
+        let vs = self.vars_of(&[Ty::F, Ty::T2, Ty::A3, Ty::S, Ty::V, Ty::RefF], false);
         if vs.is_empty() {
             return None;
         }
@@ -299,7 +307,7 @@ impl Gen<'_> {
     }
 
     pub(super) fn mutcopy(&mut self) -> Option<Vec<Stmt>> {
-        let vs = self.vars_of(&[Ty::F, Ty::T2, Ty::A3, Ty::S], false);
+        let vs = self.vars_of(&[Ty::F, Ty::T2, Ty::A3, Ty::S, Ty::V], false);
         if vs.is_empty() {
             return None;
         }
@@ -850,10 +858,16 @@ impl Gen<'_> {
         if self.has_struct {
             tys.push((Ty::S, "s"));
         }
+        if self.has_v {
+            tys.push((Ty::V, "p"));
+        }
         if tys.is_empty() {
             return None;
         }
         let (ty, prefix) = *self.rng.pick(&tys);
+        if ty == Ty::V {
+            return Some(self.let_v(true));
+        }
         let init = self.agg_value(ty, 2);
         let annotate = !Self::agg_typed(&init) || self.rng.chance(0.2);
         let name = self.fresh(prefix);
