@@ -405,12 +405,13 @@ fn structs_from_calls_and_local_collections_use_their_operators() {
     assert_close(df((1.0, 0.0)), gx, 1e-12, "forward d x");
 }
 
-/// A vector type as often written: the attribute on each `impl` block, `-> Self::Output`,
+/// A vector type as often written: the attribute on each `impl` block (the compound
+/// assignments' too), `-> Self::Output`,
 /// `*` implemented twice (by a float, and by a vector as the dot product, whose `Output`
 /// is `f64`), `Mul<Vec3> for f64` written through `Self::Output` too.
 mod vec3 {
     use diff::prelude::*;
-    use std::ops::{Add, AddAssign, Mul, Sub};
+    use std::ops::{Add, AddAssign, Mul, Sub, SubAssign};
 
     #[derive(Differentiable, Clone, Copy, Debug)]
     pub struct Vec3 {
@@ -467,9 +468,18 @@ mod vec3 {
         }
     }
 
+    // Marking a compound assignment is allowed (`+=` is differentiated as `p = p + q`).
     impl AddAssign for Vec3 {
+        #[differentiable]
         fn add_assign(&mut self, o: Self) {
             *self = *self + o;
+        }
+    }
+
+    #[differentiable]
+    impl SubAssign for Vec3 {
+        fn sub_assign(&mut self, o: Self) {
+            *self = *self - o;
         }
     }
 }
@@ -486,7 +496,7 @@ fn work(k: f64, c: f64) -> f64 {
         let force = pos * -k - c * vel;
         w += force * vel * 0.1;
         vel += force * 0.1;
-        pos += 0.1 * vel;
+        pos -= -0.1 * vel;
     }
     w + pos * pos
 }

@@ -51,6 +51,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let written_in = crate::source::enclosing(&func.sig.ident);
     if let Enclosing::Impl(block) = &written_in {
         let trait_path = block.trait_.as_ref().map(|(_, p, _)| p);
+        if crate::operator_impls::implements_assignment(trait_path, &func.sig.ident) {
+            return quote! { #func };
+        }
         if implements_operator(trait_path, &func.sig.ident) {
             let items = crate::operator_impls::operator_items(args, &func, block, &mut errors);
             let mut func = func;
@@ -648,6 +651,11 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let syn::ImplItem::Fn(func) = item else {
             continue;
         };
+        if crate::operator_impls::implements_assignment(trait_path.as_ref(), &func.sig.ident) {
+            func.attrs.retain(|a| !is_differentiable_attr(a));
+            marked += 1;
+            continue;
+        }
         let operator = implements_operator(trait_path.as_ref(), &func.sig.ident);
         let args = if operator && !func.attrs.iter().any(is_differentiable_attr) {
             marked += 1;

@@ -35,6 +35,26 @@ pub(crate) fn implements_operator(trait_path: Option<&syn::Path>, method: &syn::
     })
 }
 
+/// The compound assignments of `core::ops` and their methods: `p += q` on a struct is
+/// differentiated as `p = p + q`, so marking `add_assign` (or its block) asks for
+/// nothing more, and the method is left as it is.
+const ASSIGN_TRAITS: &[(&str, &str)] = &[
+    ("AddAssign", "add_assign"),
+    ("SubAssign", "sub_assign"),
+    ("MulAssign", "mul_assign"),
+    ("DivAssign", "div_assign"),
+];
+
+/// Whether `method`, of an `impl` of the trait `trait_path`, is a compound assignment
+/// of `core::ops` ([`ASSIGN_TRAITS`]).
+pub(crate) fn implements_assignment(trait_path: Option<&syn::Path>, method: &syn::Ident) -> bool {
+    trait_path.and_then(|p| p.segments.last()).is_some_and(|t| {
+        ASSIGN_TRAITS
+            .iter()
+            .any(|(n, m)| t.ident == n && method == m)
+    })
+}
+
 /// The derivatives of an operator's implementation (`fn add` in `impl Add for V`) as an
 /// inherent `impl` of its struct, which the caller writes inside the method's body (the
 /// trait's `impl` cannot hold items the trait does not declare; an item in a body is
