@@ -535,3 +535,20 @@ fn a_struct_literal_in_a_condition_keeps_its_field_names() {
         assert_close(gy, fd(|y| literal_in_condition(x, y), y), 1e-6, "d y");
     }
 }
+
+/// A clone of a struct with operators is one too.
+#[differentiable]
+#[allow(clippy::clone_on_copy)]
+fn cloned(k: f64) -> f64 {
+    let p = Vec3::new(k, 1.0, 2.0);
+    let q = p.clone();
+    (q * k) * p + (p.clone() - q * 2.0) * q
+}
+
+#[test]
+fn a_clone_of_a_struct_uses_its_operators() {
+    let k = 0.6;
+    let (v, g) = value_with_gradient!(at: k, of: cloned);
+    assert_eq!(v, cloned(k));
+    assert_close(g, fd(cloned, k), 1e-6, "d k");
+}

@@ -483,6 +483,10 @@ impl Lowerer {
                 let owner = segments.next().map(|s| s.ident.to_string());
                 self.returned(&owner.unwrap_or_default(), &f)
             }
+            // `p.clone()` is `p`'s type.
+            Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+                self.struct_type_of(&m.receiver)
+            }
             Expr::MethodCall(m) => {
                 let owner = self.struct_type_of(&m.receiver)?;
                 self.returned(&owner, &m.method.to_string())
