@@ -28,11 +28,18 @@ const OPERATOR_TRAITS: &[(&str, &str)] = &[
 /// `core::ops`. Marking such an `impl` block marks its operator (`#[differentiable] impl
 /// Add for V { fn add(..) }`): the block has nothing else to differentiate.
 pub(crate) fn implements_operator(trait_path: Option<&syn::Path>, method: &syn::Ident) -> bool {
-    trait_path.and_then(|p| p.segments.last()).is_some_and(|t| {
-        OPERATOR_TRAITS
-            .iter()
-            .any(|(n, m)| t.ident == n && method == m)
-    })
+    implements_one_of(OPERATOR_TRAITS, trait_path, method)
+}
+
+/// Whether the trait `trait_path` and its `method` are one of `table`'s.
+fn implements_one_of(
+    table: &[(&str, &str)],
+    trait_path: Option<&syn::Path>,
+    method: &syn::Ident,
+) -> bool {
+    trait_path
+        .and_then(|p| p.segments.last())
+        .is_some_and(|t| table.iter().any(|(n, m)| t.ident == n && method == m))
 }
 
 /// The compound assignments of `core::ops` and their methods: `p += q` on a struct is
@@ -48,11 +55,7 @@ const ASSIGN_TRAITS: &[(&str, &str)] = &[
 /// Whether `method`, of an `impl` of the trait `trait_path`, is a compound assignment
 /// of `core::ops` ([`ASSIGN_TRAITS`]).
 pub(crate) fn implements_assignment(trait_path: Option<&syn::Path>, method: &syn::Ident) -> bool {
-    trait_path.and_then(|p| p.segments.last()).is_some_and(|t| {
-        ASSIGN_TRAITS
-            .iter()
-            .any(|(n, m)| t.ident == n && method == m)
-    })
+    implements_one_of(ASSIGN_TRAITS, trait_path, method)
 }
 
 /// The derivatives of an operator's implementation (`fn add` in `impl Add for V`) as an
@@ -156,16 +159,7 @@ fn output_qualified(func: &syn::ImplItemFn, block: &syn::ItemImpl) -> syn::ImplI
     };
     let written = || {
         let seen = crate::source::seen(&func.sig.ident)?;
-        let ty = type_name(&block.self_ty)?;
-        let method = func.sig.ident.to_string();
-        let name = match is_primitive(&ty) {
-            true => format!("__rhs_{method}"),
-            false => by_rhs(&method, block).unwrap_or(method),
-        };
-        let owner = match is_primitive(&ty) {
-            true => type_name(&operator_rhs(block)?)?,
-            false => ty,
-        };
+        let (owner, name) = called_as(block, &func.sig.ident.to_string())?;
         let found = seen
             .operators(&owner)
             .into_iter()
@@ -202,6 +196,19 @@ pub(crate) fn by_rhs(method: &str, block: &syn::ItemImpl) -> Option<String> {
         syn::PathArguments::Parenthesized(_) => return None,
     };
     Some(by_rhs_name(method, &rhs))
+}
+
+/// The struct whose function the implementation of `method` in `block` becomes, and the
+/// function's name: `("V", "__mul_by_f64")` for `impl Mul<f64> for V`, `("V", "neg")`,
+/// `("V", "__rhs_mul")` for `impl Mul<V> for f64` (see the module docs).
+pub(crate) fn called_as(block: &syn::ItemImpl, method: &str) -> Option<(String, String)> {
+    let ty = type_name(&block.self_ty)?;
+    if is_primitive(&ty) {
+        let rhs = type_name(&operator_rhs(block)?)?;
+        return Some((rhs, format!("__rhs_{method}")));
+    }
+    let name = by_rhs(method, block).unwrap_or_else(|| method.to_string());
+    Some((ty, name))
 }
 
 /// `__{method}_by_{rhs}` (lowercase: a function's name).

@@ -423,12 +423,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
                 .is_some_and(|s| OPERATORS.iter().any(|o| s.ident == o))
         });
         if let (true, syn::Type::Path(t)) = (operator, &*i.self_ty) {
-            // `impl Mul<V> for f64`: the method is `V`'s, with `V` on the right.
-            let rhs = crate::operator_impls::operator_rhs(i)
-                .as_ref()
-                .and_then(crate::differentiable::type_name);
             if let Some(last) = t.path.segments.last() {
-                let primitive = crate::differentiable::is_primitive(&last.ident.to_string());
                 let output_type = crate::operator_impls::output_type(i);
                 let output = output_type
                     .as_ref()
@@ -451,14 +446,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
                                     i.trait_.as_ref().map(|(_, p, _)| p),
                                     &f.sig.ident,
                                 ));
-                        let method = f.sig.ident.to_string();
-                        let (ty, method) = match (&rhs, primitive) {
-                            (Some(rhs), true) => (rhs.clone(), format!("__rhs_{method}")),
-                            // A binary operator's copy, named after its right operand.
-                            _ => (
-                                last.ident.to_string(),
-                                crate::operator_impls::by_rhs(&method, i).unwrap_or(method),
-                            ),
+                        let Some((ty, method)) =
+                            crate::operator_impls::called_as(i, &f.sig.ident.to_string())
+                        else {
+                            continue;
                         };
                         self.operator_methods.push(OperatorMethod {
                             ty,
