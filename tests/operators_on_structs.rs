@@ -552,3 +552,26 @@ fn a_clone_of_a_struct_uses_its_operators() {
     assert_eq!(v, cloned(k));
     assert_close(g, fd(cloned, k), 1e-6, "d k");
 }
+
+/// Operators on structs from calls inside `vec![..]`.
+#[differentiable]
+fn in_a_vec(k: f64) -> f64 {
+    let q = Vec3 {
+        x: 1.0,
+        y: k,
+        z: 0.5,
+    };
+    let xs = vec![
+        (Vec3::new(k, 2.0, 1.0) + q).x,
+        (Vec3::new(0.3, k, k) * k) * q,
+    ];
+    xs[0] * xs[1]
+}
+
+#[test]
+fn operators_inside_a_vec_literal() {
+    let k = 0.9;
+    let (v, g) = value_with_gradient!(at: k, of: in_a_vec);
+    assert_eq!(v, in_a_vec(k));
+    assert_close(g, fd(in_a_vec, k), 1e-6, "d k");
+}

@@ -277,7 +277,8 @@ impl Body<'_> {
 type Calls = Vec<(String, String)>;
 
 /// The names of the types the body writes as struct literals (`Body { .. }`) or on a
-/// `let` or a closure's input (`let b: Body`, `|p: V2|`), and the functions it calls.
+/// `let` or a closure's input (`let b: Body`, `|p: V2|`), and the functions it calls
+/// (also in macros' arguments).
 fn named_structs(block: &syn::Block) -> (Vec<String>, Calls) {
     #[derive(Default)]
     struct Names(Vec<String>, Calls);
@@ -303,6 +304,22 @@ fn named_structs(block: &syn::Block) -> (Vec<String>, Calls) {
         fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
             self.1.push(("?".to_string(), e.method.to_string()));
             syn::visit::visit_expr_method_call(self, e);
+        }
+        // A macro's arguments, when they are expressions (`vec![p + q, V::new(a, b)]`,
+        // `vec![p; n]`).
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            let list = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            );
+            let tokens = &m.tokens;
+            match list {
+                Ok(exprs) => exprs.iter().for_each(|e| self.visit_expr(e)),
+                Err(_) => {
+                    if let Ok(e) = syn::parse2::<syn::Expr>(quote::quote!([#tokens])) {
+                        self.visit_expr(&e);
+                    }
+                }
+            }
         }
     }
     let mut names = Names::default();
