@@ -1,7 +1,7 @@
 //! `#[differentiable]`: the pipeline from the user's function to its companions.
 use crate::emit::companion::{Companions, Signatures};
 use crate::errors::Errors;
-use crate::operator_impls::implements_operator;
+use crate::operator_impls::{implements_assignment, implements_operator, operator_items};
 use crate::parse::attr::DifferentiableArgs;
 use crate::parse::signature::FnSig;
 use crate::pipeline::{self, Body};
@@ -51,11 +51,11 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let written_in = crate::source::enclosing(&func.sig.ident);
     if let Enclosing::Impl(block) = &written_in {
         let trait_path = block.trait_.as_ref().map(|(_, p, _)| p);
-        if crate::operator_impls::implements_assignment(trait_path, &func.sig.ident) {
+        if implements_assignment(trait_path, &func.sig.ident) {
             return quote! { #func };
         }
         if implements_operator(trait_path, &func.sig.ident) {
-            let items = crate::operator_impls::operator_items(args, &func, block, &mut errors);
+            let items = operator_items(args, &func, block, &mut errors);
             let mut func = func;
             if let Some(items) = items {
                 func.block
@@ -651,7 +651,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let syn::ImplItem::Fn(func) = item else {
             continue;
         };
-        if crate::operator_impls::implements_assignment(trait_path.as_ref(), &func.sig.ident) {
+        if implements_assignment(trait_path.as_ref(), &func.sig.ident) {
             func.attrs.retain(|a| !is_differentiable_attr(a));
             marked += 1;
             continue;
@@ -674,12 +674,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             declared_by_trait: of_trait && !unmarked,
         });
         if operator {
-            operators.extend(crate::operator_impls::operator_items(
-                args,
-                func,
-                &block_head,
-                &mut errors,
-            ));
+            operators.extend(operator_items(args, func, &block_head, &mut errors));
             continue;
         }
         if let Some(c) = self::companions(args, func, context, owner, &mut errors) {

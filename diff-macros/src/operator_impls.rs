@@ -195,7 +195,8 @@ pub(crate) fn by_rhs(method: &str, block: &syn::ItemImpl) -> Option<String> {
         },
         syn::PathArguments::Parenthesized(_) => return None,
     };
-    Some(by_rhs_name(method, &rhs))
+    // (Lowercase: a function's name.)
+    Some(format!("__{method}_by_{}", rhs.to_lowercase()))
 }
 
 /// The struct whose function the implementation of `method` in `block` becomes, and the
@@ -205,28 +206,33 @@ pub(crate) fn called_as(block: &syn::ItemImpl, method: &str) -> Option<(String, 
     let ty = type_name(&block.self_ty)?;
     if is_primitive(&ty) {
         let rhs = type_name(&operator_rhs(block)?)?;
-        return Some((rhs, format!("__rhs_{method}")));
+        return Some((rhs, on_right(method)));
     }
     let name = by_rhs(method, block).unwrap_or_else(|| method.to_string());
     Some((ty, name))
 }
 
-/// `__{method}_by_{rhs}` (lowercase: a function's name).
-pub(crate) fn by_rhs_name(method: &str, rhs: &str) -> String {
-    format!("__{method}_by_{}", rhs.to_lowercase())
+/// The name of the function `method` of `impl Mul<V> for f64` becomes: `V::__rhs_mul`.
+pub(crate) fn on_right(method: &str) -> String {
+    format!("__rhs_{method}")
+}
+
+/// The operator method a name of [`on_right`] was made of (`mul` for `__rhs_mul`).
+pub(crate) fn split_on_right(name: &str) -> Option<&str> {
+    name.strip_prefix("__rhs_")
 }
 
 /// The name written in the source for a function of this module's: the operator's
 /// method for its copies (`mul` for `__mul_by_f64` and `__rhs_mul`, at whose span they
 /// are), else `name`.
 pub(crate) fn written_as(name: &str) -> &str {
-    match (name.strip_prefix("__rhs_"), split_by_rhs(name)) {
+    match (split_on_right(name), split_by_rhs(name)) {
         (Some(method), _) | (None, Some((method, _))) => method,
         (None, None) => name,
     }
 }
 
-/// The operator method and right operand a name of [`by_rhs_name`] was made of
+/// The operator method and right operand a name of [`by_rhs`] was made of
 /// (`("mul", "f64")`).
 pub(crate) fn split_by_rhs(name: &str) -> Option<(&str, &str)> {
     name.strip_prefix("__")?.split_once("_by_")
@@ -259,7 +265,7 @@ fn rhs_function(func: &syn::ImplItemFn, lhs_ty: &syn::Type) -> Option<syn::ImplI
     }
     let mutability = r.mutability;
     *first = syn::parse_quote!(#mutability lhs: #lhs_ty);
-    f.sig.ident = quote::format_ident!("__rhs_{}", f.sig.ident);
+    f.sig.ident = syn::Ident::new(&on_right(&f.sig.ident.to_string()), f.sig.ident.span());
     f.block = syn::parse2(self_as(f.block.to_token_stream(), lhs_ty)).ok()?;
     f.sig.output = syn::parse2(self_as(f.sig.output.to_token_stream(), lhs_ty)).ok()?;
     f.attrs.push(syn::parse_quote!(#[doc(hidden)]));

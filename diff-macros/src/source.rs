@@ -24,7 +24,8 @@ pub struct OperatorMethod {
     pub marked: bool,
     /// The name of its `Output` type (`Self` read as the type), when the `impl` says.
     pub output: Option<String>,
-    /// Its `Output` type as written.
+    /// Its `Output` type as written (as text: what the source reader keeps outlives
+    /// one run of the macro, and tokens must not).
     pub output_type: Option<String>,
 }
 

@@ -411,7 +411,7 @@ impl Lowerer {
         }
         let dispatch = dispatch.filter(|_| self.underived == 0);
         let dispatched = |args: Vec<Value>| match &dispatch {
-            Some((ty, method)) if method.starts_with("__rhs_") => {
+            Some((ty, method)) if crate::operator_impls::split_on_right(method).is_some() => {
                 let ty = syn::Ident::new(ty, b.op.span());
                 let method = syn::Ident::new(method, b.op.span());
                 Some(Inst::Call(
@@ -512,8 +512,13 @@ impl Lowerer {
                     .find(|o| o.ty == ty && o.method == method)
                     .and_then(|o| o.output.clone());
                 match output {
-                    Some(out) if out == ty || self.has_operators(&out) => Some(out),
-                    Some(out) if self.struct_types.contains(&out) => Some(out),
+                    Some(out)
+                        if out == ty
+                            || self.has_operators(&out)
+                            || self.struct_types.contains(&out) =>
+                    {
+                        Some(out)
+                    }
                     Some(_) => None,
                     None => Some(ty),
                 }
@@ -567,7 +572,7 @@ impl Lowerer {
     fn operator_of(&self, op: BinOp, left: &Expr, right: &Expr) -> Option<(String, String)> {
         let left = self.struct_type_of(left);
         let right = self.struct_type_of(right);
-        let rhs_method = format!("__rhs_{}", op.method());
+        let rhs_method = crate::operator_impls::on_right(op.method());
         match (left, right) {
             (Some(t), r) => {
                 let method = self
@@ -630,20 +635,19 @@ impl Lowerer {
     /// #[differentiable];
     /// `None` when it is marked or not seen.
     fn unmarked_operator(&self, ty: &str, method: &str, op: &dyn ToTokens) -> Option<syn::Error> {
-        let unmarked = self.underived == 0
-            && self
-                .operators
-                .iter()
-                .any(|o| o.ty == ty && o.method == method && !o.marked)
-            // (Two types of one name, in different modules: one marked is taken to be
-            // the one meant, and a wrong guess does not compile.)
-            && !self
-                .operators
-                .iter()
-                .any(|o| o.ty == ty && o.method == method && o.marked);
+        // Whether each implementation seen is marked. (Two types of one name, in
+        // different modules: one marked is taken to be the one meant, and a wrong guess
+        // does not compile.)
+        let marks: Vec<bool> = self
+            .operators
+            .iter()
+            .filter(|o| o.ty == ty && o.method == method)
+            .map(|o| o.marked)
+            .collect();
+        let unmarked = self.underived == 0 && !marks.is_empty() && !marks.contains(&true);
         // The right operand's type in the `impl` (`V` in `impl Mul<V> for ..`), and
         // whether the struct is on the right.
-        let (method, rhs, on_right) = match method.strip_prefix("__rhs_") {
+        let (method, rhs, on_right) = match crate::operator_impls::split_on_right(method) {
             Some(m) => (m, Some(ty.to_string()), true),
             None => match crate::operator_impls::split_by_rhs(method) {
                 Some((m, key)) if key != ty.to_lowercase() => (m, Some(key.to_string()), false),
@@ -1585,9 +1589,6 @@ pub(crate) fn is_compound_assignment(op: &syn::BinOp) -> bool {
     )
 }
 
-/// An operator on a struct of the crate as the call of its method (`p + q` is
-/// `p.add(q)`, `-p` is `p.neg()`), whose derivatives are the operator's implementation's
-/// (`#[differentiable] fn add` in `impl Add for V`).
 /// Whether `e` is `Default::default()` (by any path ending so).
 fn is_default_call(e: &Expr) -> bool {
     let Expr::Call(c) = e else {
@@ -1616,6 +1617,9 @@ fn arithmetic(op: &syn::BinOp) -> Option<BinOp> {
     }
 }
 
+/// An operator on a struct of the crate as the call of its method (`p + q` is
+/// `p.__add_by_v(q)`, `-p` is `p.neg()`), whose derivatives are the operator's
+/// implementation's (`operator_impls.rs`).
 fn operator_call(method: &str, span: proc_macro2::Span, args: Vec<Value>) -> Inst {
     Inst::Call(
         Callee::Method {
