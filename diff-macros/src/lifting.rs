@@ -95,6 +95,7 @@ pub fn lift(
         in_closure: floats.in_closure,
         user_types: names_user_types(func, floats.twins),
         cut_only: cut_only(func),
+        used: used(func),
         lifted: BTreeSet::new(),
         scalar: Ident::new(scalar, Span::call_site()),
         refusal: None,
@@ -174,6 +175,8 @@ struct Lifting<'a> {
     user_types: bool,
     /// The values used only inside `no_derivative(..)` ([`cut_only`]).
     cut_only: BTreeSet<Value>,
+    /// The values some statement or region reads ([`used`]).
+    used: BTreeSet<Value>,
     /// Values whose type holds dual numbers.
     lifted: BTreeSet<Value>,
     scalar: Ident,
@@ -225,6 +228,18 @@ fn cut_only(func: &Function) -> BTreeSet<Value> {
         }
     }
     cut.difference(&other).copied().collect()
+}
+
+/// The values some statement reads or some region yields.
+fn used(func: &Function) -> BTreeSet<Value> {
+    let mut used = BTreeSet::new();
+    for region in &func.regions {
+        used.extend(region.yields.iter().copied());
+        for stmt in &region.stmts {
+            used.extend(stmt.inst.operands());
+        }
+    }
+    used
 }
 
 /// Whether the body names a type of its own (`Vec3::new`, `S { .. }`, `T::ZERO`): any
@@ -677,6 +692,15 @@ impl<'a> Lifting<'a> {
                         _ if o.inactive => false,
                         OpaqueKind::Comparison | OpaqueKind::Plain => false,
                         OpaqueKind::Collection => true,
+                        // A closure bound in the body whose calls are all inlined
+                        // (`lower/closure.rs`): nothing reads its value, so it may read
+                        // the plain values.
+                        OpaqueKind::Unknown
+                            if o.what == "closure"
+                                && stmt.results.iter().all(|r| !self.used.contains(r)) =>
+                        {
+                            false
+                        }
                         OpaqueKind::Unknown => {
                             self.refuse(format!(
                                 "a {} reading a value that carries a derivative",
