@@ -1825,3 +1825,84 @@ fn second_derivative_through_a_constructor_and_a_clone() {
     let h = 1e-5;
     assert_close(d2, (d1(x + h) - d1(x - h)) / (2.0 * h), 1e-6);
 }
+
+/// An RK4 step written with a closure bound in the body, which reads a differentiated
+/// parameter (`damping`): the closure's calls are inlined, and its definition reads the
+/// plain values in the dual companion.
+#[differentiable]
+fn pendulum(theta0: f64, damping: f64) -> f64 {
+    let dt = 0.01;
+    let f = |th: f64, om: f64| (om, -9.81 * th.sin() - damping * om);
+    let (mut th, mut om) = (theta0, 0.0);
+    for _ in 0..50 {
+        let (k1a, k1b) = f(th, om);
+        let (k2a, k2b) = f(th + 0.5 * dt * k1a, om + 0.5 * dt * k1b);
+        let (k3a, k3b) = f(th + 0.5 * dt * k2a, om + 0.5 * dt * k2b);
+        let (k4a, k4b) = f(th + dt * k3a, om + dt * k3b);
+        th += dt / 6.0 * (k1a + 2.0 * k2a + 2.0 * k3a + k4a);
+        om += dt / 6.0 * (k1b + 2.0 * k2b + 2.0 * k3b + k4b);
+    }
+    th
+}
+
+#[test]
+fn hessian_through_a_closure_reading_a_parameter() {
+    let (a, c) = (0.5, 0.2);
+    let h = hessian!(at: (a, c), of: pendulum);
+    let e = 1e-5;
+    let (ga1, gc1) = gradient!(at: (a, c + e), of: pendulum);
+    let (ga0, gc0) = gradient!(at: (a, c - e), of: pendulum);
+    let (gb1, _) = gradient!(at: (a + e, c), of: pendulum);
+    let (gb0, _) = gradient!(at: (a - e, c), of: pendulum);
+    assert_close(h[0][1], (ga1 - ga0) / (2.0 * e), 1e-6);
+    assert_close(h[1][1], (gc1 - gc0) / (2.0 * e), 1e-6);
+    assert_close(h[0][0], (gb1 - gb0) / (2.0 * e), 1e-6);
+    assert!((h[0][1] - h[1][0]).abs() < 1e-10);
+}
+
+/// A Gaussian negative log-likelihood generic over its float, reading a slice of data.
+#[differentiable]
+fn gaussian_nll<T: num_traits::Float>(mu: T, log_sigma: T, data: &[T]) -> T {
+    let half = T::from(0.5).unwrap();
+    let sigma = log_sigma.exp();
+    let mut total = T::zero();
+    for &x in data {
+        let z = (x - mu) / sigma;
+        total = total + half * z * z + log_sigma;
+    }
+    total
+}
+
+#[differentiable]
+fn nll_at_f64(mu: f64, log_sigma: f64, data: &[f64]) -> f64 {
+    gaussian_nll(mu, log_sigma, data)
+}
+
+/// The hessian in (mu, log_sigma) by hand: with z = (x - mu) / sigma,
+/// d2/dmu2 = n / sigma^2, d2/dmu dls = 2 sum z / sigma, d2/dls2 = 2 sum z^2.
+fn nll_hessian(mu: f64, log_sigma: f64, data: &[f64]) -> Vec<Vec<f64>> {
+    let sigma = log_sigma.exp();
+    let z: Vec<f64> = data.iter().map(|x| (x - mu) / sigma).collect();
+    let n = data.len() as f64;
+    let cross = 2.0 * z.iter().sum::<f64>() / sigma;
+    vec![
+        vec![n / (sigma * sigma), cross],
+        vec![cross, 2.0 * z.iter().map(|z| z * z).sum::<f64>()],
+    ]
+}
+
+#[test]
+fn hessian_of_a_generic_function_given_plain_data_it_borrows() {
+    let data = [1.0, 2.0, 1.5, 0.7];
+    let want = nll_hessian(1.2, 0.1, &data);
+    // Captured by a closure: the data stays `f64` while the point is dual.
+    let h = hessian!(at: (1.2, 0.1), of: |m: f64, s: f64| gaussian_nll(m, s, &data));
+    assert_matrix(&h, &want, 1e-12);
+    // Called from a function written for `f64`, with the data a parameter.
+    let h = hessian!(at: (1.2, 0.1), of: |m: f64, s: f64| nll_at_f64(m, s, &data));
+    assert_matrix(&h, &want, 1e-12);
+    // The data differentiated too: a 6x6 hessian, whose top-left block is the same.
+    let point = vec![1.2, 0.1, 1.0, 2.0, 1.5, 0.7];
+    let all = hessian!(at: point, of: |p: Vec<f64>| gaussian_nll(p[0], p[1], &p[2..]));
+    assert_matrix(&[all[0][..2].to_vec(), all[1][..2].to_vec()], &want, 1e-12);
+}

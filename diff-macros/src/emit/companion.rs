@@ -249,6 +249,12 @@ impl Companions<'_> {
         let sig = self.sig;
         if !sig.roles.scalars.is_empty() {
             let (vjp, args) = (sh.callee(Mode::Vjp), sh.call_args());
+            // A borrow taken as a `Cow` (`generic_borrows`), borrowed again.
+            let borrows = crate::emit::dual::generic_borrows(sig);
+            let args = args.iter().zip(&borrows).map(|(a, b)| match b {
+                Some(_) => quote!(&*#a),
+                None => quote!(#a),
+            });
             return quote! {{ #vjp(#(#args),*) }};
         }
         self.lifted_body(&DualSig::of(sig), params, output_tangent)
@@ -447,6 +453,16 @@ impl<'a> Signatures<'a> {
     ) -> TokenStream {
         if kind == Kind::VjpDual && self.sig.roles.scalars.is_empty() {
             DualSig::of(self.sig).header(vis, name, output_tangent)
+        } else if kind == Kind::VjpDual {
+            let borrows = crate::emit::dual::generic_borrows(self.sig);
+            let decls = self.sig.params.iter().zip(&borrows).map(|(p, b)| match b {
+                Some((lt, ty)) => {
+                    let id = &p.ident;
+                    quote!(#id: ::std::borrow::Cow<#lt, #ty>)
+                }
+                None => p.decl.clone(),
+            });
+            self.header_decls(vis, name, decls, self.return_type(kind, output_tangent))
         } else {
             self.header_with(vis, name, self.return_type(kind, output_tangent))
         }
@@ -577,8 +593,19 @@ impl<'a> Signatures<'a> {
     }
 
     fn header_with(&self, vis: &syn::Visibility, name: Ident, ret: TokenStream) -> TokenStream {
+        let decls = self.sig.params.iter().map(|p| p.decl.clone());
+        self.header_decls(vis, name, decls, ret)
+    }
+
+    /// The header with the parameters `decls`.
+    fn header_decls(
+        &self,
+        vis: &syn::Visibility,
+        name: Ident,
+        decls: impl Iterator<Item = TokenStream>,
+        ret: TokenStream,
+    ) -> TokenStream {
         let (gen, _, wher) = self.sig.generics.split_for_impl();
-        let decls = self.sig.params.iter().map(|p| &p.decl);
         quote! {
             #[doc(hidden)]
             #[inline]

@@ -511,6 +511,28 @@ fn only_differentiable(generics: &syn::Generics) -> syn::Generics {
 
 /// Whether `ty` is a slice of the scalar, of its rows (`[f64]`, `[Vec<f64>]`,
 /// `[[f64; 3]]`, `[(f64, f64)]`) or of a struct with a twin named in `twins` (`[Point]`).
+/// For a function generic over its scalar `T`, the parameters its dual companion takes
+/// as a `Cow` of what they borrow: `&[T]`, `&Vec<T>`, `&[T; N]` (with the lifetime and
+/// that type). The companion runs at `T = Dual<f64>`, and a caller may hold plain floats
+/// there (captured data, `|m| nll(m, &data)`), which the `Cow` owns converted (`LiftTo`).
+pub fn generic_borrows(sig: &FnSig) -> Vec<Option<(syn::Lifetime, syn::Type)>> {
+    sig.params
+        .iter()
+        .map(|p| match p.declared_type()? {
+            syn::Type::Reference(r) if r.mutability.is_none() => {
+                let collection = sig.roles.scalars.iter().any(|t| {
+                    let t = format_ident!("{}", t);
+                    matches!(&*r.elem, syn::Type::Slice(sl) if is_floats(&sl.elem, &t))
+                        || crate::parse::types::element_type(&r.elem)
+                            .is_some_and(|e| is_floats(e, &t))
+                });
+                collection.then(|| Some((r.lifetime.clone()?, (*r.elem).clone())))?
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 fn is_slice_of(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
     matches!(ty, syn::Type::Slice(sl)
         if is_lifted_type(&sl.elem, scalar, &[])
