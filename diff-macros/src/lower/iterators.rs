@@ -164,6 +164,51 @@ const CHAIN_METHODS: &[&str] = &[
     "filter",
 ];
 
+/// Iterator methods of the standard library that a chain is not differentiated through.
+const NOT_DIFFERENTIATED: &[&str] = &[
+    "scan",
+    "take_while",
+    "skip_while",
+    "map_while",
+    "flat_map",
+    "flatten",
+    "chain",
+    "filter_map",
+    "inspect",
+    "peekable",
+    "cycle",
+    "reduce",
+    "find",
+    "find_map",
+    "position",
+    "nth",
+    "min_by_key",
+    "max_by_key",
+    "partition",
+    "try_fold",
+];
+
+/// For an iterator chain going through a method it is not differentiated through
+/// (`xs.iter().scan(..)`), what to call it in a diagnostic, with what to write instead.
+pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
+    let mut e = e;
+    let mut unknown = None;
+    while let Expr::MethodCall(m) = e {
+        let name = m.method.to_string();
+        if NOT_DIFFERENTIATED.contains(&name.as_str()) {
+            unknown = Some(name);
+        } else if ["iter", "into_iter", "windows", "chunks"].contains(&name.as_str()) {
+            let unknown = unknown?;
+            return Some(format!(
+                "iterator chain, through `.{unknown}(..)`, which is not differentiated (these are: `{}`, and `sum`, `product`, `fold`, `collect`, `min_by`, `max_by`); write it as a `for` loop",
+                CHAIN_METHODS.join("`, `")
+            ));
+        }
+        e = &m.receiver;
+    }
+    None
+}
+
 /// `e`, an iterator chain consumed here into an owned value (`f(x).iter().map(g).sum()`,
 /// or the loop `for .. in f(x).iter()` when `in_loop`), whose collection is the result of
 /// a call: that call, and the chain reading `__diff_collection` instead, to bind it to

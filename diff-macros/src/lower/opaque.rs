@@ -14,12 +14,12 @@ impl Lowerer {
         if let syn::Expr::Macro(m) = e {
             tokens = self.bind_format_captures(&m.mac.tokens, tokens, &mut uses);
         }
-        let what = what(e);
+        let what = super::iterators::undifferentiated_chain(e).unwrap_or_else(|| what(e).into());
         self.emit(
             Inst::Opaque(Opaque {
                 tokens,
                 uses,
-                what: what.to_string(),
+                what,
                 macro_name: match e {
                     syn::Expr::Macro(m) => m.mac.path.segments.last().map(|s| s.ident.to_string()),
                     _ => None,
