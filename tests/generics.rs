@@ -125,3 +125,46 @@ mod prelude_ambiguity {
         let _ = Model { w: 1.0 }.w;
     }
 }
+
+mod arrays_built_generically {
+    //! `p.map(|x| ..)` and `std::array::from_fn(|i| ..)` in a body generic over
+    //! `T: Float`, which has no `Default` (argmin's `picheny` maps its point so).
+    use super::assert_close;
+    use diff::prelude::*;
+    use num_traits::{Float, FromPrimitive};
+
+    #[differentiable]
+    fn mapped<T: Float + FromPrimitive>(p: &[T; 2]) -> T {
+        let (two, four) = (T::from_f64(2.0).unwrap(), T::from_f64(4.0).unwrap());
+        let [a, b] = p.map(|x| four * x - two);
+        a * b + a.powi(2)
+    }
+
+    #[differentiable]
+    fn from_index<T: Float>(p: &[T; 3]) -> T {
+        let w: [T; 3] = std::array::from_fn(|i| p[i] * p[(i + 1) % 3]);
+        w[0] + w[1] * w[2]
+    }
+
+    #[test]
+    fn gradient_and_hessian() {
+        let p = [0.3, 0.8];
+        let (a, b) = (4.0 * p[0] - 2.0, 4.0 * p[1] - 2.0);
+        let g = gradient!(at: &p, of: mapped::<f64>);
+        assert_close(g[0], 4.0 * (b + 2.0 * a), 1e-12, "g[0]");
+        assert_close(g[1], 4.0 * a, 1e-12, "g[1]");
+        let h = hessian!(at: &p, of: mapped::<f64>);
+        assert_close(h[0][0], 32.0, 1e-12, "h[0][0]");
+        assert_close(h[0][1], 16.0, 1e-12, "h[0][1]");
+        assert_close(h[1][1], 0.0, 1e-12, "h[1][1]");
+        // w = (x0 x1, x1 x2, x2 x0): f = x0 x1 + x1 x2^2 x0.
+        let x = [0.5, -1.5, 2.0];
+        let g = gradient!(at: &x, of: from_index::<f64>);
+        assert_close(g[0], x[1] + x[1] * x[2] * x[2], 1e-12, "g[0]");
+        assert_close(g[1], x[0] + x[2] * x[2] * x[0], 1e-12, "g[1]");
+        assert_close(g[2], 2.0 * x[1] * x[2] * x[0], 1e-12, "g[2]");
+        let h = hessian!(at: &x, of: from_index::<f64>);
+        assert_close(h[0][2], 2.0 * x[1] * x[2], 1e-12, "h[0][2]");
+        assert_close(h[2][2], 2.0 * x[1] * x[0], 1e-12, "h[2][2]");
+    }
+}

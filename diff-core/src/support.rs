@@ -504,11 +504,22 @@ pub fn one_element<C: Elements + ?Sized>(_: &C) -> C::Element {
     num_traits::One::one()
 }
 
-/// An array of defaults shaped like `xs`: where `xs.map(f)` writes `f`'s results, one
-/// element at a time (`U` is inferred from them).
+/// An array shaped like `xs` holding copies of `first`: where `xs.map(f)` writes `f`'s
+/// results one element at a time, seeded with `f(xs[0])` (`None` for an empty array), so
+/// that the element type needs no `Default` (a generic `T: Float` has none).
 #[inline(always)]
-pub fn array_like<T, U: Default, const N: usize>(_: &[T; N]) -> [U; N] {
-    core::array::from_fn(|_| U::default())
+pub fn array_like<T, U: Clone, const N: usize>(_: &[T; N], first: Option<U>) -> [U; N] {
+    array_seeded(first)
+}
+
+/// An array of `N` copies of `first` (`None` for `N = 0`): where
+/// `std::array::from_fn(|i| e)` writes `e` one element at a time.
+#[inline(always)]
+pub fn array_seeded<U: Clone, const N: usize>(first: Option<U>) -> [U; N] {
+    match first {
+        Some(u) => core::array::from_fn(|_| u.clone()),
+        None => core::array::from_fn(|_| unreachable!("only an empty array has no first element")),
+    }
 }
 
 /// Checks a registered pullback's type: it takes the result's tangent `S` and returns

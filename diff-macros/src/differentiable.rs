@@ -594,6 +594,20 @@ fn place(
     let name = &func.sig.ident;
     let m = quote::format_ident!("__diff_{}", name);
     let vis = &func.vis;
+    // In a module of its own name (`mod loss;` holding `pub fn loss`), which shadows the
+    // carrier where the module is glob re-exported (`pub use loss::*;`): the companions
+    // are found through the module too, and the carrier is visible in the crate only,
+    // so that rustc does not warn that the module hides a public re-export.
+    let own_module = !matches!(func.vis, syn::Visibility::Inherited)
+        && crate::source::own_module(name.span()).is_some_and(|m| *name == m);
+    let (carrier_vis, forwarders) = if own_module {
+        (
+            quote!(pub(crate)),
+            signatures.module_forwarders(output_tangent),
+        )
+    } else {
+        (quote!(pub), TokenStream::new())
+    };
     quote! {
         #[doc(hidden)]
         #[allow(non_snake_case, non_camel_case_types)]
@@ -602,8 +616,9 @@ fn place(
             use super::*;
             /// The carrier of the companions of the function of the same name.
             #[allow(dead_code)]
-            pub struct #name {}
+            #carrier_vis struct #name {}
             #siblings
+            #forwarders
         }
         #[doc(hidden)]
         #[allow(unused_imports)]

@@ -210,29 +210,31 @@ fn finish(
     let x = &args[0];
     match op {
         Op::Gradient => {
-            quote! {{ #lets let (__value, __pullback) = #call; __pullback(#rt::Unit::unit(&__value)) }}
+            quote! {{ #lets let (__value, __linear_pullback) = #call; __linear_pullback(#rt::Unit::unit(&__value)) }}
         }
         Op::ValueWithGradient => {
-            quote! {{ #lets let (__value, __pullback) = #call; let __gradient = __pullback(#rt::Unit::unit(&__value)); (__value, __gradient) }}
+            quote! {{ #lets let (__value, __linear_pullback) = #call; let __gradient = __linear_pullback(#rt::Unit::unit(&__value)); (__value, __gradient) }}
         }
-        Op::Pullback => quote! {{ #lets let (_, __pullback) = #call; __pullback }},
+        Op::Pullback => quote! {{ #lets let (_, __linear_pullback) = #call; __linear_pullback }},
         Op::ValueWithPullback | Op::ValueWithDifferential => quote! {{ #lets #call }},
         Op::FirstDerivative => {
-            quote! {{ #lets let __unit = #rt::Unit::unit(&#x); let (_, __differential) = #call; __differential(__unit) }}
+            quote! {{ #lets let __unit = #rt::Unit::unit(&#x); let (_, __linear_differential) = #call; __linear_differential(__unit) }}
         }
         Op::ValueWithDerivative => {
-            quote! {{ #lets let __unit = #rt::Unit::unit(&#x); let (__value, __differential) = #call; (__value, __differential(__unit)) }}
+            quote! {{ #lets let __unit = #rt::Unit::unit(&#x); let (__value, __linear_differential) = #call; (__value, __linear_differential(__unit)) }}
         }
-        Op::Differential => quote! {{ #lets let (_, __differential) = #call; __differential }},
+        Op::Differential => {
+            quote! {{ #lets let (_, __linear_differential) = #call; __linear_differential }}
+        }
         Op::Jacobian => {
             let first = &ins[0];
             if let syn::Expr::Reference(_) = first {
                 // `at: &x`: the columns are taken at copies of `x` (owned: a sub-slice
                 // `&v[..k]` is copied into a `Vec`), passed by reference.
                 let owned = ident("__owned");
-                quote! {{ let #x = ::std::borrow::ToOwned::to_owned(#first); #rt::jacobian(&#x, |#owned, __direction| { let #x = &#owned; #pre let (_, __differential) = #call; __differential(#rt::IntoDirection::into_direction(__direction)) }) }}
+                quote! {{ let #x = ::std::borrow::ToOwned::to_owned(#first); #rt::jacobian(&#x, |#owned, __direction| { let #x = &#owned; #pre let (_, __linear_differential) = #call; __linear_differential(#rt::IntoDirection::into_direction(__direction)) }) }}
             } else {
-                quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, __direction| { #pre let (_, __differential) = #call; __differential(__direction) }) }}
+                quote! {{ let #x = #first; #rt::jacobian(&#x, |#x, __direction| { #pre let (_, __linear_differential) = #call; __linear_differential(__direction) }) }}
             }
         }
         // Expanded by `hessian` and `second_derivative` before reaching here.
@@ -466,9 +468,9 @@ fn closure(
                 quote! {
                     #(let #zs = #zeros;)*
                     #stmts
-                    let (__value, __pullback) = #rt::with_pullback(#inner);
+                    let (__value, __linear_pullback) = #rt::with_pullback(#inner);
                 },
-                quote! { (__value, move |seed| { let (#(#slots,)*) = __pullback(seed); #out }) },
+                quote! { (__value, move |seed| { let (#(#slots,)*) = __linear_pullback(seed); #out }) },
             )
         }
         Mode::Jvp => {
@@ -494,10 +496,10 @@ fn closure(
                 quote! {
                     #(let #zs = #zeros;)*
                     #stmts
-                    let (__value, __differential) = #rt::with_differential((#(&#zs,)*), #inner);
+                    let (__value, __linear_differential) = #rt::with_differential((#(&#zs,)*), #inner);
                     let __zero = #rt::zero_of(&__value);
                 },
-                quote! { (__value, move |#input| __differential((#(#tangents,)*)).unwrap_or(__zero)) },
+                quote! { (__value, move |#input| __linear_differential((#(#tangents,)*)).unwrap_or(__zero)) },
             )
         }
     };
@@ -664,8 +666,8 @@ fn dual_gradient(companion: &syn::ExprPath, args: &[TokenStream]) -> TokenStream
     quote! {{
         #(let #names = #args;)*
         #(let #zeros = #zero_of;)*
-        let (__value, __pullback) = #companion(#(#rt::LiftTo::lift_to(#names)),*);
-        let (#(#slots,)*) = __pullback(#rt::Unit::unit(&__value));
+        let (__value, __linear_pullback) = #companion(#(#rt::LiftTo::lift_to(#names)),*);
+        let (#(#slots,)*) = __linear_pullback(#rt::Unit::unit(&__value));
         (__value, #gradient)
     }}
 }

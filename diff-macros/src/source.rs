@@ -877,6 +877,27 @@ pub fn enclosing_in(text: &str, line: usize, column: usize, name: &str) -> Enclo
     Enclosing::Module
 }
 
+/// The name of the module an item whose name is at `span` is directly in: the innermost
+/// inline `mod m { .. }` around it, or else its file's module (`m.rs`, `m/mod.rs`).
+/// `None` at a crate's root (`lib.rs`, `main.rs`, a target's own file) or when unknown.
+pub fn own_module(span: proc_macro2::Span) -> Option<String> {
+    let name = span.source_text()?;
+    let written = written_at(span)?;
+    let inline = module_path_in(&written.text, written.line, written.column, &name)?;
+    if let Some(m) = inline.last() {
+        return Some(m.clone());
+    }
+    let stem = written.path.file_stem()?.to_str()?;
+    let module = match stem {
+        "lib" | "main" => return None,
+        "mod" => written.path.parent()?.file_name()?.to_str()?,
+        stem => stem,
+    };
+    // A target's own file (`src/bin/m.rs`, `tests/m.rs`) is its crate's root.
+    let crate_name = std::env::var("CARGO_CRATE_NAME").ok()?;
+    (module.replace('-', "_") != crate_name).then(|| module.to_string())
+}
+
 /// The inline modules (`mod m { .. }`) open at `line` and `column` of `text`, outermost
 /// first, where `name` must be written.
 fn module_path_in(text: &str, line: usize, column: usize, name: &str) -> Option<Vec<String>> {

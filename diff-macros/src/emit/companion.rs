@@ -538,14 +538,34 @@ impl<'a> Signatures<'a> {
     /// visibility.
     pub fn siblings(&self, output_tangent: &TokenStream) -> TokenStream {
         let public = syn::Visibility::Public(Default::default());
-        let name = &self.sig.ident;
+        self.forwarders(output_tangent, &public, |kind| kind.long(&self.sig.ident))
+    }
+
+    /// For a free function `f` in a module also named `f` (`mod f;` holding `pub fn f`),
+    /// the carrier's companions under their own names (`f::__vjp`) as items of the
+    /// module, which a path `f::__vjp` names where the module shadows the carrier (`mod
+    /// f; pub use f::*;`). Visible in the crate, as the carrier then is.
+    pub fn module_forwarders(&self, output_tangent: &TokenStream) -> TokenStream {
+        let in_crate: syn::Visibility = syn::parse_quote!(pub(crate));
+        self.forwarders(output_tangent, &in_crate, Kind::short)
+    }
+
+    /// The companions named `name(kind)` with visibility `vis`, calling the carrier's.
+    fn forwarders(
+        &self,
+        output_tangent: &TokenStream,
+        vis: &syn::Visibility,
+        name: impl Fn(Kind) -> Ident,
+    ) -> TokenStream {
         let turbofish = self.turbofish();
         let args = self.call_args();
+        let carrier = &self.sig.ident;
         self.kinds()
             .into_iter()
             .map(|kind| {
-                let header = self.header_of(&public, kind.long(name), kind, output_tangent);
+                let header = self.header_of(vis, name(kind), kind, output_tangent);
                 let short = kind.short();
+                let name = carrier;
                 quote! { #header { #name::#short #turbofish(#(#args),*) } }
             })
             .collect()

@@ -1441,9 +1441,8 @@ fn const_argument(len: &Expr) -> proc_macro2::TokenStream {
     }
 }
 
-/// `let v: [T; N] = std::array::from_fn(|i| e);` as the array of `N` defaults written
-/// element by element, `let mut v = array_repeat::<T, N>(T::default()); for i in 0..N {
-/// v[i] = e; }`, so that `e` may read the body's values (a closure that does is not
+/// `let v: [T; N] = std::array::from_fn(|i| e);` as an array written element by
+/// element, `let mut v = array_seeded::<T, N>(Some(e at 0)); for i in 0..N { v[i] = e; }`, so that `e` may read the body's values (a closure that does is not
 /// differentiated through). `None` for other `let`s.
 fn array_from_fn(local: &syn::Local, init: &Expr) -> Option<Vec<Stmt>> {
     let syn::Pat::Type(t) = &local.pat else {
@@ -1473,10 +1472,12 @@ fn array_from_fn(local: &syn::Local, init: &Expr) -> Option<Vec<Stmt>> {
     let (elem, ident) = (&array.elem, &name.ident);
     let len = const_argument(&array.len);
     let (index, body) = (&c.inputs[0], &c.body);
+    // Seeded with the first element, computed once more (`array_seeded`): `T: Float`
+    // has no `Default`.
     let stmts: syn::Block = syn::parse_quote_spanned!(init.span()=> {
-        let mut #ident = ::diff::__private::array_repeat::<#elem, #len>(
-            <#elem as ::core::default::Default>::default(),
-        );
+        let mut #ident: [#elem; #len] = ::diff::no_derivative(::diff::__private::array_seeded::<_, #len>(
+            if #len == 0 { None } else { let #index = 0usize; Some(#body) },
+        ));
         for __diff_index in 0..#len {
             let #index = __diff_index;
             #ident[__diff_index] = #body;

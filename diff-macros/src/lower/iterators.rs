@@ -750,9 +750,13 @@ pub(crate) fn array_map(m: &syn::ExprMethodCall) -> Option<Expr> {
     };
     let xs = &m.receiver;
     let item = apply(&f, parse_quote!(__diff_xs[__diff_i].clone()));
+    let first = apply(&f, parse_quote!(__diff_xs[0].clone()));
     Some(parse_quote!({
         let __diff_xs = #xs;
-        let mut __diff_out = ::diff::no_derivative(::diff::__private::array_like(&__diff_xs));
+        let mut __diff_out = ::diff::no_derivative(::diff::__private::array_like(
+            &__diff_xs,
+            if __diff_xs.len() == 0 { None } else { Some(#first) },
+        ));
         for __diff_i in 0..__diff_xs.len() {
             __diff_out[__diff_i] = #item;
         }

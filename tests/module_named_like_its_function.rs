@@ -1,0 +1,77 @@
+//! A function in a module of its own name (`mod sphere;` holding `pub fn sphere`), the
+//! module glob re-exported (`pub use sphere::*;`): the module shadows the function's
+//! carrier in the parent, so its companions are also found through the module, and no
+//! warning says the module hides a re-export (this file denies warnings). Checked against
+//! hand-written derivatives.
+#![deny(warnings)]
+use diff::prelude::*;
+
+#[path = "module_named_like_its_function/rosen.rs"]
+mod rosen;
+pub use rosen::*;
+
+mod sphere {
+    use diff::prelude::*;
+
+    #[differentiable]
+    pub fn sphere(x: &[f64]) -> f64 {
+        x.iter().map(|v| v * v).sum()
+    }
+}
+pub use sphere::*;
+
+fn rosen_gradient(x: &[f64]) -> Vec<f64> {
+    let mut g = vec![0.0; x.len()];
+    for i in 0..x.len() - 1 {
+        g[i] += -2.0 * (1.0 - x[i]) - 400.0 * x[i] * (x[i + 1] - x[i] * x[i]);
+        g[i + 1] += 200.0 * (x[i + 1] - x[i] * x[i]);
+    }
+    g
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    for (x, y) in a.iter().zip(b) {
+        assert!(
+            (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+            "{a:?} differs from {b:?}"
+        );
+    }
+}
+
+#[test]
+fn through_the_glob_reexport() {
+    let x = vec![0.3, -0.7, 1.1];
+    let (v, g) = value_with_gradient!(at: &x, of: rosen::<f64>);
+    assert_eq!(v, rosen(&x));
+    close(&g, &rosen_gradient(&x));
+    close(&gradient!(at: &x, of: sphere), &[0.6, -1.4, 2.2]);
+    let h = hessian!(at: &x, of: rosen::<f64>);
+    assert!((h[0][0] - (2.0 - 400.0 * (x[1] - 3.0 * x[0] * x[0]))).abs() < 1e-9);
+    assert!((h[0][1] + 400.0 * x[0]).abs() < 1e-9 && (h[1][0] + 400.0 * x[0]).abs() < 1e-9);
+}
+
+#[test]
+fn by_path_and_from_a_child_module() {
+    let x = vec![0.3, -0.7, 1.1];
+    close(
+        &gradient!(at: &x, of: rosen::rosen::<f64>),
+        &rosen_gradient(&x),
+    );
+    close(&gradient!(at: &x, of: crate::sphere), &[0.6, -1.4, 2.2]);
+    mod child {
+        use super::*;
+        pub fn gradient_of_sphere(x: &[f64]) -> Vec<f64> {
+            gradient!(at: x, of: sphere)
+        }
+    }
+    close(&child::gradient_of_sphere(&x), &[0.6, -1.4, 2.2]);
+}
+
+#[test]
+fn called_from_a_differentiable_function() {
+    let x = vec![0.3, -0.7, 1.1];
+    let (g, k) = gradient!(at: (&x, 2.0), of: rosen_scaled);
+    let want: Vec<f64> = rosen_gradient(&x).iter().map(|v| 2.0 * v).collect();
+    close(&g, &want);
+    assert!((k - rosen(&x)).abs() < 1e-12);
+}
