@@ -1,8 +1,8 @@
 //! Operators nested in differentiated code: `first_derivative!` of a closure calling
 //! `gradient!` or `first_derivative!`, and differentiable functions whose body calls an
 //! operator (a gradient penalty), in both modes, against formulas and finite differences.
-//! The inner function runs on dual numbers, so it is generic over `T: Float` (or a
-//! closure), as for `hessian!`.
+//! The inner function runs on dual numbers: generic over `T: Float`, a closure, or
+//! written for `f64` (through its dual companion), as for `hessian!`.
 
 mod common;
 
@@ -133,4 +133,41 @@ fn gradient_of_several_inputs_nested() {
     assert_close(sy, fd(|t| by_hand(x, t), y), 1e-6, "d steepness / dy");
     let df = differential!(at: (x, y), of: steepness);
     assert_close(df((0.0, 1.0)), sy, 1e-12, "forward d/dy");
+}
+
+/// Written for `f64` only, with a loop: nested, it runs through its dual companion.
+#[differentiable]
+fn power_loop(x: f64) -> f64 {
+    let mut y = x;
+    for _ in 0..3 {
+        y *= x;
+    }
+    y + x.exp()
+}
+
+/// A body calling `first_derivative!` of a function written for `f64`.
+#[differentiable]
+fn slope_of_power(t: f64) -> f64 {
+    let d = first_derivative!(at: t, of: power_loop);
+    d * d + t
+}
+
+#[test]
+fn derivatives_of_derivatives_of_a_function_written_for_f64() {
+    let x: f64 = 1.3;
+    let second = |x: f64| 12.0 * x * x + x.exp();
+    let d2 = first_derivative!(at: x, of: |t| first_derivative!(at: t, of: power_loop));
+    assert_close(d2, second(x), 1e-12, "forward over forward");
+    let d2 = first_derivative!(at: x, of: |t| gradient!(at: t, of: power_loop));
+    assert_close(d2, second(x), 1e-12, "forward over reverse");
+    // d/dt (p'(t)^2 + t) = 2 p'(t) p''(t) + 1
+    let slope = 4.0 * x.powi(3) + x.exp();
+    let want = 2.0 * slope * second(x) + 1.0;
+    assert_close(gradient!(at: x, of: slope_of_power), want, 1e-10, "reverse");
+    assert_close(
+        first_derivative!(at: x, of: slope_of_power),
+        want,
+        1e-10,
+        "forward",
+    );
 }

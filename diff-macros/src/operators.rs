@@ -700,8 +700,9 @@ pub(crate) fn nested_on_duals(n: &crate::ir::Nested) -> TokenStream {
     let (op, of) = (&n.op, on_duals(&n.of));
     let at = n.point(quote!(__lifted));
     // A gradient of a named function runs through its dual companion (also for one
-    // written for `f64`).
-    if op == "gradient" {
+    // written for `f64`); so does a derivative of one, of a scalar function of a scalar,
+    // which is its gradient.
+    if op == "gradient" || op == "first_derivative" {
         if let Some(p) = dual_path(&n.of) {
             let args: Vec<TokenStream> = match n.inputs {
                 Some(k) => tuple_fields(&format_ident!("__lifted"), k)
