@@ -160,6 +160,12 @@ fn derivatives_of_derivatives_of_a_function_written_for_f64() {
     assert_close(d2, second(x), 1e-12, "forward over forward");
     let d2 = first_derivative!(at: x, of: |t| gradient!(at: t, of: power_loop));
     assert_close(d2, second(x), 1e-12, "forward over reverse");
+    // Through closures calling it: (u p(u))'' = 2 p'(u) + u p''(u).
+    let want = 2.0 * (4.0 * x.powi(3) + x.exp()) + x * second(x);
+    let d2 = first_derivative!(at: x, of: |t| first_derivative!(at: t, of: |u| u * power_loop(u)));
+    assert_close(d2, want, 1e-12, "forward over forward, of a closure");
+    let d2 = first_derivative!(at: x, of: |t| gradient!(at: t, of: |u| u * power_loop(u)));
+    assert_close(d2, want, 1e-12, "forward over reverse, of a closure");
     // d/dt (p'(t)^2 + t) = 2 p'(t) p''(t) + 1
     let slope = 4.0 * x.powi(3) + x.exp();
     let want = 2.0 * slope * second(x) + 1.0;

@@ -700,22 +700,33 @@ pub(crate) fn nested_on_duals(n: &crate::ir::Nested) -> TokenStream {
     let (op, of) = (&n.op, on_duals(&n.of));
     let at = n.point(quote!(__lifted));
     // A gradient of a named function runs through its dual companion (also for one
-    // written for `f64`); so does a derivative of one, of a scalar function of a scalar,
-    // which is its gradient.
-    if op == "gradient" || op == "first_derivative" {
-        if let Some(p) = dual_path(&n.of) {
-            let args: Vec<TokenStream> = match n.inputs {
-                Some(k) => tuple_fields(&format_ident!("__lifted"), k)
-                    .iter()
-                    .map(ToTokens::to_token_stream)
-                    .collect(),
-                None => vec![at],
-            };
-            let value_and_gradient = dual_gradient(&p, &args);
-            return quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }};
-        }
+    // written for `f64`), of a closure through the closure's (as for `hessian!`); so
+    // does a derivative, of a scalar function of a scalar, which is its gradient.
+    // (A closure nesting an operator itself runs on dual numbers of dual numbers, which
+    // the closure's lifting does not take: as it is, generic.)
+    let through_companion = dual_path(&n.of).is_some()
+        || matches!(&n.of, syn::Expr::Closure(c) if !names_an_operator(c.body.to_token_stream()));
+    if (op == "gradient" || op == "first_derivative") && through_companion {
+        let lifted: Vec<syn::Expr> = match n.inputs {
+            Some(k) => tuple_fields(&format_ident!("__lifted"), k),
+            None => vec![syn::parse_quote!(#at)],
+        };
+        return dual_column(&n.of, &lifted).unwrap_or_else(syn::Error::into_compile_error);
     }
     quote!(::diff::#op!(at: #at, of: #of))
+}
+
+/// Whether `ts` calls an operator that nests ([`NESTABLE`]).
+fn names_an_operator(ts: TokenStream) -> bool {
+    let tokens: Vec<proc_macro2::TokenTree> = ts.into_iter().collect();
+    tokens.iter().enumerate().any(|(i, t)| match t {
+        proc_macro2::TokenTree::Ident(id) => {
+            NESTABLE.iter().any(|n| id == n)
+                && matches!(tokens.get(i + 1), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '!')
+        }
+        proc_macro2::TokenTree::Group(g) => names_an_operator(g.stream()),
+        _ => false,
+    })
 }
 
 /// `second_derivative!(at: x, of: f)` and `value_with_second_derivative!`, forward over
