@@ -358,3 +358,45 @@ fn a_plain_function_inside_no_derivative_in_every_mode() {
     );
     assert_eq!(second_derivative!(at: x, of: with_a_plain_helper), 2.0 * r);
 }
+
+// ------------------------------------------------------------------ Euclidean remainder
+
+/// An angle wrapped into `[0, 2π)` with `rem_euclid`, and the number of turns from
+/// `div_euclid` (piecewise constant: no derivative).
+#[differentiable]
+fn wrapped(theta: f64, k: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    let phase = (k * theta).rem_euclid(tau);
+    let turns = (k * theta).div_euclid(tau);
+    phase * phase + turns * theta + (-theta).rem_euclid(k)
+}
+
+#[test]
+fn rem_euclid_and_div_euclid() {
+    let tau = std::f64::consts::TAU;
+    // k θ = 9.1: one turn; -θ = -3.5 wrapped by k = 2.6: -3.5 + 2 * 2.6 = 1.7.
+    let (theta, k): (f64, f64) = (3.5, 2.6);
+    let phase = (k * theta).rem_euclid(tau);
+    let turns = (k * theta).div_euclid(tau);
+    assert_eq!(turns, 1.0);
+    let (gt, gk) = gradient!(at: (theta, k), of: wrapped);
+    assert_close(gt, 2.0 * phase * k + turns - 1.0, 1e-12, "d/dtheta");
+    // d/dk of (-θ).rem_euclid(k) = -q for -θ = q k + r: q = -2.
+    assert_close(gk, 2.0 * phase * theta + 2.0, 1e-12, "d/dk");
+    assert_close(
+        first_derivative!(at: theta, of: |t| wrapped(t, k)),
+        gt,
+        1e-12,
+        "forward",
+    );
+    assert_close(
+        second_derivative!(at: theta, of: |t| wrapped(t, k)),
+        2.0 * k * k,
+        1e-12,
+        "second",
+    );
+    assert_eq!(
+        value_with_gradient!(at: (theta, k), of: wrapped).0,
+        wrapped(theta, k)
+    );
+}

@@ -53,7 +53,7 @@ const GENERIC_RULES: &[&str] = &[
 /// Of the methods whose result carries no derivative (`ir::is_inactive_method`), those
 /// dual numbers lack: they read the plain values. The others (`len`, `is_nan`,
 /// `total_cmp`, ..) run on dual numbers as they are.
-const PLAIN_ONLY: &[&str] = &["to_bits"];
+const PLAIN_ONLY: &[&str] = &["to_bits", "div_euclid"];
 
 /// Macros whose result holds no value of the body (printing, assertions).
 const PLAIN_MACROS: &[&str] = &[
@@ -1086,6 +1086,7 @@ impl<'a> Lifting<'a> {
             Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),
             Inst::Call(Callee::Method { method, .. }, args) => {
                 diff_core::float_rules::METHODS.iter().any(|m| method == m)
+                    || (method == "div_euclid" && args.first().is_some_and(|a| f(*a)))
                     || (["unwrap", "expect", "unwrap_or"]
                         .iter()
                         .any(|m| method == m)

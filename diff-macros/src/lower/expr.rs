@@ -1063,6 +1063,9 @@ impl Lowerer {
         if let Some(e) = super::iterators::array_map(m) {
             return self.lower_expr(&e);
         }
+        if let Some(e) = euclid(m) {
+            return self.lower_expr(&e);
+        }
         // `chain.min_by(cmp).unwrap()` and its relatives: a loop selecting an index.
         if m.method == "unwrap" || m.method == "expect" {
             if let Expr::MethodCall(select) = &*m.receiver {
@@ -1484,6 +1487,25 @@ fn array_from_fn(local: &syn::Local, init: &Expr) -> Option<Vec<Stmt>> {
         }
     });
     Some(stmts.stmts)
+}
+
+/// `a.rem_euclid(b)` as the float methods define it, `{ let r = a % b; if r < 0 { r +
+/// b.abs() } else { r } }` (written `r < -r`, which needs no literal of the float type):
+/// the rule table holds the methods of `num_traits::Float` only. (`div_euclid`, piecewise
+/// constant, is among the methods whose result carries no derivative.)
+fn euclid(m: &syn::ExprMethodCall) -> Option<Expr> {
+    let ([b], a) = (&m.args.iter().collect::<Vec<_>>()[..], &m.receiver) else {
+        return None;
+    };
+    let span = m.method.span();
+    match m.method.to_string().as_str() {
+        "rem_euclid" => Some(syn::parse_quote_spanned!(span=> {
+            let __diff_b = #b;
+            let __diff_r = #a % __diff_b;
+            if __diff_r < -__diff_r { __diff_r + __diff_b.abs() } else { __diff_r }
+        })),
+        _ => None,
+    }
 }
 
 /// `e.into()` bound by `let p: f64` (or `f32`): the call `f64::from(e)`.
