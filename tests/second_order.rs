@@ -1906,3 +1906,45 @@ fn hessian_of_a_generic_function_given_plain_data_it_borrows() {
     let all = hessian!(at: point, of: |p: Vec<f64>| gaussian_nll(p[0], p[1], &p[2..]));
     assert_matrix(&[all[0][..2].to_vec(), all[1][..2].to_vec()], &want, 1e-12);
 }
+
+mod built_by_a_free_function {
+    use diff::prelude::*;
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Spring {
+        pub rest: Vec<f64>,
+        pub k: f64,
+    }
+
+    impl Spring {
+        #[differentiable]
+        pub fn energy(&self) -> f64 {
+            self.rest[0] + self.rest[1] * self.k
+        }
+    }
+
+    /// Returns the struct: the body calling it names no type.
+    #[differentiable]
+    pub fn spring_at(x: f64) -> Spring {
+        Spring {
+            rest: vec![3.0 * x, 6.0 * x],
+            k: 9.0 * x * x,
+        }
+    }
+
+    #[differentiable]
+    pub fn uses(x: f64) -> f64 {
+        let s = spring_at(x);
+        s.k + s.energy()
+    }
+}
+
+#[test]
+fn second_order_through_a_struct_a_free_function_returns() {
+    // 9x² + 3x + 54x³
+    let x = 0.7;
+    let (v, d, d2) = value_with_second_derivative!(at: x, of: built_by_a_free_function::uses);
+    assert_close(v, built_by_a_free_function::uses(x), 1e-15);
+    assert_close(d, 18.0 * x + 3.0 + 162.0 * x * x, 1e-12);
+    assert_close(d2, 18.0 + 324.0 * x, 1e-12);
+}

@@ -332,22 +332,33 @@ pub(crate) fn twins_in(
     tokens: TokenStream,
     seen: &crate::source::Seen,
 ) -> Vec<(String, crate::twin::Twin)> {
-    fn names(ts: TokenStream, out: &mut std::collections::BTreeSet<String>) {
-        for tt in ts {
+    // Capitalized names, and the structs that functions called by name return
+    // (`let p = make(k);`).
+    fn names(
+        ts: TokenStream,
+        seen: &crate::source::Seen,
+        out: &mut std::collections::BTreeSet<String>,
+    ) {
+        let tokens: Vec<proc_macro2::TokenTree> = ts.into_iter().collect();
+        for (k, tt) in tokens.iter().enumerate() {
             match tt {
                 proc_macro2::TokenTree::Ident(i) => {
                     let t = i.to_string();
                     if t.starts_with(|c: char| c.is_ascii_uppercase()) {
                         out.insert(t);
+                    } else if matches!(tokens.get(k + 1), Some(proc_macro2::TokenTree::Group(g))
+                        if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
+                    {
+                        out.extend(seen.returned_type("", &t));
                     }
                 }
-                proc_macro2::TokenTree::Group(g) => names(g.stream(), out),
+                proc_macro2::TokenTree::Group(g) => names(g.stream(), seen, out),
                 _ => {}
             }
         }
     }
     let mut found = std::collections::BTreeSet::new();
-    names(tokens, &mut found);
+    names(tokens, seen, &mut found);
     let named = found
         .into_iter()
         .filter_map(|n| Some((n.clone(), seen.twin(&n)?)))

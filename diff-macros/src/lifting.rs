@@ -571,6 +571,14 @@ impl<'a> Lifting<'a> {
             Inst::Call(Callee::Path(p), _) if self.tuple_twin(p).is_some() => {
                 p.path.segments.last().map(|s| s.ident.to_string())
             }
+            // `make(..)`, a free function the source shows returning the struct.
+            Inst::Call(Callee::Path(p), _) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                let f = &p.path.segments[0].ident;
+                self.twins
+                    .iter()
+                    .find(|(_, t)| t.returned_by.iter().any(|g| f == g))
+                    .map(|(name, _)| name.clone())
+            }
             // `S::new(..)` returning the struct.
             Inst::Call(Callee::Path(p), _) if p.qself.is_none() && p.path.segments.len() == 2 => {
                 let (ty, f) = (&p.path.segments[0].ident, &p.path.segments[1].ident);

@@ -727,6 +727,15 @@ impl Seen {
         };
         let mut twin = crate::twin::resolve(def?.3?, |n| self.twin_at(n, depth + 1))?;
         twin.name = name.to_string();
+        let free = all
+            .iter()
+            .flat_map(|t| &t.returns)
+            .filter(|(o, _, r)| o.is_empty() && r == name);
+        for (_, f, _) in free {
+            if !twin.returned_by.contains(f) && self.returned_type("", f).as_deref() == Some(name) {
+                twin.returned_by.push(f.clone());
+            }
+        }
         for t in all.iter() {
             for (_, f, kind) in t.twin_methods.iter().filter(|(ty, ..)| ty == name) {
                 match kind {

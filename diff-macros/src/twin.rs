@@ -40,6 +40,9 @@ pub struct Twin {
     /// `#[differentiable]` (`S::new`), whose dual companions exist, and whether each
     /// returns the struct (`-> Self`, `-> S`). Set by the source reader.
     pub functions: Vec<(String, bool)>,
+    /// The free functions of the crate that return the struct (`fn make(k: f64) -> S`),
+    /// as the source shows them. Set by the source reader.
+    pub returned_by: Vec<String>,
 }
 
 /// The twin's name: `__DiffDualS` for `S`.
@@ -232,6 +235,7 @@ pub fn of_fields<'a>(
             nested_elements,
             methods: Vec::new(),
             functions: Vec::new(),
+            returned_by: Vec::new(),
         }),
         FieldKind::Floats(scalar) => Some(Twin {
             name: String::new(),
@@ -241,6 +245,7 @@ pub fn of_fields<'a>(
             nested_elements,
             methods: Vec::new(),
             functions: Vec::new(),
+            returned_by: Vec::new(),
         }),
         _ => None,
     }
