@@ -288,3 +288,54 @@ fn an_unused_differentiable_struct_parameter_stays() {
     let df = differential!(at: (x, y), of: calls_with_point);
     assert_close(df((1.0, 0.0)), gx, 1e-12, "forward d x");
 }
+
+mod standard_library_types {
+    //! Parameters of the standard library's types with no tangent space (`Duration`, a
+    //! `HashMap`), which the crate does not define, are left out too; a map's
+    //! `get(&key)` and `get("key")` are read as the map's, not as a slice's element.
+    use super::assert_close;
+    use diff::prelude::*;
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    #[differentiable]
+    fn decay(x: f64, dt: Duration) -> f64 {
+        x * (-dt.as_secs_f64()).exp()
+    }
+
+    #[differentiable]
+    fn scaled(x: f64, rates: &HashMap<String, f64>, key: &str) -> f64 {
+        let a = rates.get("a").copied().unwrap_or(1.0);
+        let b = *rates.get(&key.to_string()).unwrap_or(&0.0);
+        a * x * x + b * x
+    }
+
+    #[differentiable]
+    fn calls_both(x: f64) -> f64 {
+        let mut rates = HashMap::new();
+        rates.insert("a".to_string(), 2.0);
+        decay(x, Duration::from_millis(500)) + scaled(x, &rates, "a")
+    }
+
+    #[test]
+    fn left_out_and_read() {
+        let x: f64 = 1.5;
+        let g = gradient!(at: x, of: |x| decay(x, Duration::from_secs(1)));
+        assert_close(g, (-1.0f64).exp(), 1e-15, "decay");
+        let mut rates = HashMap::new();
+        rates.insert("a".to_string(), 2.0);
+        rates.insert("b".to_string(), 3.0);
+        let g = gradient!(at: x, of: |x| scaled(x, &rates, "b"));
+        assert_close(g, 4.0 * x + 3.0, 1e-15, "map");
+        let want = (-0.5f64).exp() + 4.0 * x + 2.0;
+        assert_close(gradient!(at: x, of: calls_both), want, 1e-12, "reverse");
+        assert_close(
+            first_derivative!(at: x, of: calls_both),
+            want,
+            1e-12,
+            "forward",
+        );
+        let d2 = second_derivative!(at: x, of: |x| decay(x, Duration::from_secs(1)));
+        assert_close(d2, 0.0, 1e-15, "second");
+    }
+}

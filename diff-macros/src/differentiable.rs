@@ -180,10 +180,35 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
             // Differentiable: kept even if no derivative flows from it, as callers
             // (which cannot see the body) expect.
             Some(true) => sig.params[i].asked = false,
+            // A type of the standard library that is not Differentiable (`Duration`, a
+            // `HashMap`), which the crate's source does not define.
+            None if STD_NOT_DIFFERENTIABLE.contains(&name.as_str()) => {
+                sig.leave_out(i);
+                sig.not_differentiable.push(checked);
+            }
             None => {}
         }
     }
 }
+
+/// Types of the standard library with no tangent space, left out of the derivative like
+/// the crate's own such types (the companions check that they are not Differentiable).
+const STD_NOT_DIFFERENTIABLE: &[&str] = &[
+    "Duration",
+    "Instant",
+    "SystemTime",
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "VecDeque",
+    "BinaryHeap",
+    "Path",
+    "PathBuf",
+    "File",
+    "Ordering",
+    "Formatter",
+];
 
 /// The trait that `impl Trait for Type` implements, when its definition is in the same
 /// file (read from the source, see [`crate::source`]) and does not mark `method`

@@ -1272,11 +1272,25 @@ impl Lookup {
                 syn::parse_quote!(__diff_xs.len() - 1),
                 syn::parse_quote!(!__diff_xs.is_empty()),
             ),
-            // `xs.get(i)` of one element (not of a range: a sub-slice).
-            ("get", a) if a.len() == 1 && !matches!(peel(&a[0]), Expr::Range(_)) => (
-                syn::parse_quote!(__diff_i),
-                syn::parse_quote!(__diff_i < __diff_xs.len()),
-            ),
+            // `xs.get(i)` of one element (not of a range: a sub-slice; not a map's
+            // `get(&key)` or `get("key")`, which no slice takes).
+            ("get", a)
+                if a.len() == 1
+                    && !matches!(
+                        peel(&a[0]),
+                        Expr::Range(_)
+                            | Expr::Reference(_)
+                            | Expr::Lit(syn::ExprLit {
+                                lit: syn::Lit::Str(_),
+                                ..
+                            })
+                    ) =>
+            {
+                (
+                    syn::parse_quote!(__diff_i),
+                    syn::parse_quote!(__diff_i < __diff_xs.len()),
+                )
+            }
             _ => return None,
         };
         let xs = &inner.receiver;
