@@ -565,8 +565,7 @@ impl<'a> Signatures<'a> {
             .map(|kind| {
                 let header = self.header_of(vis, name(kind), kind, output_tangent);
                 let short = kind.short();
-                let name = carrier;
-                quote! { #header { #name::#short #turbofish(#(#args),*) } }
+                quote! { #header { #carrier::#short #turbofish(#(#args),*) } }
             })
             .collect()
     }

@@ -516,17 +516,19 @@ fn only_differentiable(generics: &syn::Generics) -> syn::Generics {
 /// that type). The companion runs at `T = Dual<f64>`, and a caller may hold plain floats
 /// there (captured data, `|m| nll(m, &data)`), which the `Cow` owns converted (`LiftTo`).
 pub fn generic_borrows(sig: &FnSig) -> Vec<Option<(syn::Lifetime, syn::Type)>> {
+    // `[T]`, `Vec<T>` or `[T; N]` for a scalar `T` of the function.
+    let collection = |ty: &syn::Type| {
+        sig.roles.scalars.iter().any(|t| {
+            let t = format_ident!("{}", t);
+            matches!(ty, syn::Type::Slice(sl) if is_floats(&sl.elem, &t))
+                || crate::parse::types::element_type(ty).is_some_and(|e| is_floats(e, &t))
+        })
+    };
     sig.params
         .iter()
         .map(|p| match p.declared_type()? {
-            syn::Type::Reference(r) if r.mutability.is_none() => {
-                let collection = sig.roles.scalars.iter().any(|t| {
-                    let t = format_ident!("{}", t);
-                    matches!(&*r.elem, syn::Type::Slice(sl) if is_floats(&sl.elem, &t))
-                        || crate::parse::types::element_type(&r.elem)
-                            .is_some_and(|e| is_floats(e, &t))
-                });
-                collection.then(|| Some((r.lifetime.clone()?, (*r.elem).clone())))?
+            syn::Type::Reference(r) if r.mutability.is_none() && collection(&r.elem) => {
+                Some((r.lifetime.clone()?, (*r.elem).clone()))
             }
             _ => None,
         })
