@@ -12,9 +12,15 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
         for stmt in &region.stmts {
             let active = stmt.results.iter().any(|v| act.is_active(*v));
             match &stmt.inst {
-                Inst::Opaque(o) if active && o.what.starts_with("iterator chain") => add(
-                    syn::Error::new(stmt.span, format!("cannot differentiate through this {}", o.what)),
-                ),
+                Inst::Opaque(o)
+                    if active
+                        && o.what.starts_with(crate::lower::iterators::UNDIFFERENTIATED_CHAIN) =>
+                {
+                    add(syn::Error::new(
+                        stmt.span,
+                        format!("cannot differentiate through this {}", o.what),
+                    ))
+                }
                 Inst::Opaque(o) if active => add(syn::Error::new(
                     stmt.span,
                     format!(

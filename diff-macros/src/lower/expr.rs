@@ -1063,7 +1063,7 @@ impl Lowerer {
         if let Some(e) = super::iterators::array_map(m) {
             return self.lower_expr(&e);
         }
-        if let Some(e) = euclid(m) {
+        if let Some(e) = rem_euclid(m) {
             return self.lower_expr(&e);
         }
         // `chain.min_by(cmp).unwrap()` and its relatives: a loop selecting an index.
@@ -1459,8 +1459,9 @@ fn const_argument(len: &Expr) -> proc_macro2::TokenStream {
 }
 
 /// `let v: [T; N] = std::array::from_fn(|i| e);` as an array written element by
-/// element, `let mut v = array_seeded::<T, N>(Some(e at 0)); for i in 0..N { v[i] = e; }`, so that `e` may read the body's values (a closure that does is not
-/// differentiated through). `None` for other `let`s.
+/// element, `let mut v = array_seeded::<T, N>(Some(e at 0)); for i in 0..N { v[i] = e;
+/// }`, so that `e` may read the body's values (a closure that does is not differentiated
+/// through). `None` for other `let`s.
 fn array_from_fn(local: &syn::Local, init: &Expr) -> Option<Vec<Stmt>> {
     let syn::Pat::Type(t) = &local.pat else {
         return None;
@@ -1507,19 +1508,16 @@ fn array_from_fn(local: &syn::Local, init: &Expr) -> Option<Vec<Stmt>> {
 /// b.abs() } else { r } }` (written `r < -r`, which needs no literal of the float type):
 /// the rule table holds the methods of `num_traits::Float` only. (`div_euclid`, piecewise
 /// constant, is among the methods whose result carries no derivative.)
-fn euclid(m: &syn::ExprMethodCall) -> Option<Expr> {
-    let ([b], a) = (&m.args.iter().collect::<Vec<_>>()[..], &m.receiver) else {
+fn rem_euclid(m: &syn::ExprMethodCall) -> Option<Expr> {
+    if m.method != "rem_euclid" || m.args.len() != 1 {
         return None;
-    };
-    let span = m.method.span();
-    match m.method.to_string().as_str() {
-        "rem_euclid" => Some(syn::parse_quote_spanned!(span=> {
-            let __diff_b = #b;
-            let __diff_r = #a % __diff_b;
-            if __diff_r < -__diff_r { __diff_r + __diff_b.abs() } else { __diff_r }
-        })),
-        _ => None,
     }
+    let (a, b) = (&m.receiver, &m.args[0]);
+    Some(syn::parse_quote_spanned!(m.method.span()=> {
+        let __diff_b = #b;
+        let __diff_r = #a % __diff_b;
+        if __diff_r < -__diff_r { __diff_r + __diff_b.abs() } else { __diff_r }
+    }))
 }
 
 /// `e.into()` bound by `let p: f64` (or `f32`): the call `f64::from(e)`.

@@ -188,6 +188,10 @@ const NOT_DIFFERENTIATED: &[&str] = &[
     "try_fold",
 ];
 
+/// How [`undifferentiated_chain`] begins what it calls a chain, by which `check.rs`
+/// knows it carries its own advice.
+pub(crate) const UNDIFFERENTIATED_CHAIN: &str = "iterator chain, through";
+
 /// For an iterator chain going through a method it is not differentiated through
 /// (`xs.iter().scan(..)`), what to call it in a diagnostic, with what to write instead.
 pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
@@ -200,7 +204,7 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
         } else if ["iter", "into_iter", "windows", "chunks"].contains(&name.as_str()) {
             let unknown = unknown?;
             return Some(format!(
-                "iterator chain, through `.{unknown}(..)`, which is not differentiated (these are: `{}`, and `sum`, `product`, `fold`, `collect`, `min_by`, `max_by`); write it as a `for` loop",
+                "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)`, which is not differentiated (these are: `{}`, and `sum`, `product`, `fold`, `collect`, `min_by`, `max_by`); write it as a `for` loop",
                 CHAIN_METHODS.join("`, `")
             ));
         }

@@ -10,7 +10,7 @@ mod control;
 mod diverge;
 mod env;
 mod exits;
-mod iterators;
+pub(crate) mod iterators;
 mod matching;
 pub(crate) use crate::ir::placeholder;
 mod expr;
