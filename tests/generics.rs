@@ -150,7 +150,8 @@ mod arrays_built_generically {
     fn gradient_and_hessian() {
         let p = [0.3, 0.8];
         let (a, b) = (4.0 * p[0] - 2.0, 4.0 * p[1] - 2.0);
-        let g = gradient!(at: &p, of: mapped::<f64>);
+        let (v, g) = value_with_gradient!(at: &p, of: mapped::<f64>);
+        assert_eq!(v, mapped(&p));
         assert_close(g[0], 4.0 * (b + 2.0 * a), 1e-12, "g[0]");
         assert_close(g[1], 4.0 * a, 1e-12, "g[1]");
         let h = hessian!(at: &p, of: mapped::<f64>);

@@ -325,7 +325,8 @@ mod standard_library_types {
         let mut rates = HashMap::new();
         rates.insert("a".to_string(), 2.0);
         rates.insert("b".to_string(), 3.0);
-        let g = gradient!(at: x, of: |x| scaled(x, &rates, "b"));
+        let (v, g) = value_with_gradient!(at: x, of: |x| scaled(x, &rates, "b"));
+        assert_eq!(v, scaled(x, &rates, "b"));
         assert_close(g, 4.0 * x + 3.0, 1e-15, "map");
         let want = (-0.5f64).exp() + 4.0 * x + 2.0;
         assert_close(gradient!(at: x, of: calls_both), want, 1e-12, "reverse");
