@@ -839,3 +839,61 @@ fn a_registration_whose_pullback_borrows_the_arguments() {
         assert_close(*g, want, 1e-14, "d v");
     }
 }
+
+/// Registrations whose other mode does not follow (a vector result for a VJP, a vector
+/// input for a JVP), called from differentiable functions, public ones included: the
+/// callers compile and run in the registered mode (using the other mode is a compile
+/// error at the operator, tests/ui/registration_missing_mode_in_a_caller.rs).
+pub mod one_mode_only {
+    use diff::prelude::*;
+
+    fn squares(x: &[f64]) -> Vec<f64> {
+        x.iter().map(|v| v * v).collect()
+    }
+
+    #[derivative(of = squares)]
+    fn squares_vjp(x: &[f64]) -> (Vec<f64>, impl FnOnce(Vec<f64>) -> Vec<f64> + '_) {
+        (squares(x), move |dy: Vec<f64>| {
+            dy.iter().zip(x).map(|(d, v)| 2.0 * d * v).collect()
+        })
+    }
+
+    /// `sum(x_i^2 * w_i)`.
+    #[differentiable]
+    pub fn weighted(x: &[f64], w: f64) -> f64 {
+        let s = squares(x);
+        w * s[0] + s[1] / w
+    }
+
+    fn norm2(v: Vec<f64>) -> f64 {
+        v.iter().map(|x| x * x).sum()
+    }
+
+    #[derivative(of = norm2, jvp)]
+    fn norm2_jvp(v: Vec<f64>) -> (f64, impl FnOnce(Vec<f64>) -> f64) {
+        let y = norm2(v.clone());
+        (y, move |dv: Vec<f64>| {
+            v.iter().zip(&dv).map(|(x, d)| 2.0 * x * d).sum()
+        })
+    }
+
+    #[differentiable]
+    pub fn scaled_norm(t: f64) -> f64 {
+        norm2(vec![t, 3.0 * t]) * t
+    }
+}
+
+#[test]
+fn registrations_of_one_mode_in_callers_that_use_that_mode() {
+    use one_mode_only::*;
+    let x = [1.5, -2.0];
+    let (value, (gx, gw)) = value_with_gradient!(at: (&x[..], 2.0), of: weighted);
+    assert_close(value, 2.0 * 2.25 + 4.0 / 2.0, 1e-15, "value");
+    assert_close(gx[0], 2.0 * 2.0 * 1.5, 1e-14, "d x0");
+    assert_close(gx[1], 2.0 * -2.0 / 2.0, 1e-14, "d x1");
+    assert_close(gw, 2.25 - 4.0 / 4.0, 1e-14, "d w");
+    // 10 t^3: 30 t^2.
+    let (value, slope) = value_with_derivative!(at: 0.5, of: scaled_norm);
+    assert_close(value, 10.0 * 0.125, 1e-15, "value");
+    assert_close(slope, 30.0 * 0.25, 1e-14, "slope");
+}

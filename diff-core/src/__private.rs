@@ -14,6 +14,7 @@ pub use crate::lift::{Lift, LiftElement, LiftTo, Plain};
 pub use crate::option::{__jvp_some, __vjp_some, some, OptionRules};
 /// The partials of the arithmetic operators, for both modes.
 pub use crate::partial;
+pub use crate::requirements::{requires, Derivatives, Holds};
 pub use crate::support::*;
 pub use crate::vec_rules::*;
 /// The float methods of `Dual`, in scope in a dual companion's body.

@@ -28,6 +28,7 @@ mod option;
 #[doc(hidden)]
 pub mod partial;
 mod real;
+mod requirements;
 mod support;
 mod tuples;
 mod vec_rules;

@@ -521,7 +521,8 @@ pub(crate) fn companions(
         if let Some(c) = &constant_sig {
             items.extend(Companions::stand_ins(c, &func.vis, &output_tangent));
         }
-        return Some(place(func, &sig, &output_tangent, items));
+        let needs = Needs::default();
+        return Some(place(func, &sig, &output_tangent, items, needs));
     };
     // A function calling itself boxes that call's linear map (`Box<dyn ..>`, which is
     // `'static` for a free function): its type parameters must be `'static` too.
@@ -564,6 +565,15 @@ pub(crate) fn companions(
     } else {
         companions.emit(&output_tangent)
     };
+    let local = crate::requirements::local_names(&analyzed.items);
+    let needs = Needs {
+        callees: crate::requirements::callees(
+            &analyzed.func,
+            &analyzed.act,
+            &func.sig.ident,
+            &local,
+        ),
+    };
     if let Some(mut c) = constant_sig {
         // The same body, with the receiver left out of what is differentiated.
         c.recursive = recursive;
@@ -595,7 +605,16 @@ pub(crate) fn companions(
             &func.sig.ident,
         ));
     }
-    Some(place(func, &sig, &output_tangent, items))
+    Some(place(func, &sig, &output_tangent, items, needs))
+}
+
+/// What a free function's derivatives need (`requirements.rs`): what the functions it
+/// calls with a derivative need, named by their carriers. (Where the function's own
+/// second order is missing, a construct that `lifting.rs` does not take, its dual
+/// companion stops at run time, saying why.)
+#[derive(Default)]
+struct Needs {
+    callees: Vec<syn::Path>,
 }
 
 /// Puts the companion items where the function's callers find them (the lookup rule of
@@ -614,6 +633,7 @@ fn place(
     sig: &FnSig,
     output_tangent: &TokenStream,
     items: TokenStream,
+    needs: Needs,
 ) -> TokenStream {
     let signatures = Signatures::of(sig, &func.vis);
     if signatures.in_impl {
@@ -644,6 +664,8 @@ fn place(
     } else {
         (quote!(pub), TokenStream::new())
     };
+    let carrier = quote!(#m::#name);
+    let requirements = crate::requirements::implementation(&carrier, &needs.callees);
     quote! {
         #[doc(hidden)]
         #[allow(non_snake_case, non_camel_case_types)]
@@ -659,9 +681,10 @@ fn place(
         #[doc(hidden)]
         #[allow(unused_imports)]
         #vis use #m::*;
-        impl #m::#name {
+        impl #carrier {
             #items
         }
+        #requirements
     }
 }
 

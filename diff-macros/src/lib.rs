@@ -22,6 +22,7 @@ mod parse;
 mod pipeline;
 mod print;
 mod registration;
+mod requirements;
 #[cfg(test)]
 mod robustness;
 mod source;

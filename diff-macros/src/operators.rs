@@ -10,9 +10,11 @@ use crate::errors::Errors;
 use crate::lifting;
 use crate::linear_map::LinearMaps;
 use crate::pipeline::{self, Body};
+use crate::requirements::{self, Need};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
 
 /// Which operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,7 +192,26 @@ fn path(op: Op, ins: &[syn::Expr], p: &syn::ExprPath) -> TokenStream {
         .map(|i| ident(&format!("__input{i}")))
         .collect();
     let call = quote! { #companion(#(#args),*) };
-    finish(op, ins, &args, TokenStream::new(), call)
+    finish(op, ins, &args, requirement(p, Need::of(kind)), call)
+}
+
+/// The check that the function `p` names has what mode `need` runs (`requirements.rs`),
+/// where `p` names its carrier (nothing otherwise).
+fn requirement(p: &syn::ExprPath, need: Need) -> TokenStream {
+    match names::carrier(&p.path, p.qself.is_some()) {
+        Some(carrier) => requirements::check(&carrier, need, p.span()),
+        None => TokenStream::new(),
+    }
+}
+
+/// The checks of what the functions a closure calls need for mode `need`.
+fn closure_requirements(analyzed: &pipeline::Analyzed, need: Need) -> TokenStream {
+    let local = requirements::local_names(&analyzed.items);
+    let none = ident("__diff_closure");
+    requirements::callees(&analyzed.func, &analyzed.act, &none, &local)
+        .iter()
+        .map(|c| requirements::check(c, need, c.span()))
+        .collect()
 }
 
 /// Binds the inputs, calls `call` (evaluating to `(value, linear map)` in the user's
@@ -429,6 +450,12 @@ fn closure(
             &analyzed.items,
         ),
     };
+    let need = match (&lifted, mode) {
+        (Some(_), _) => Need::Second,
+        (None, Mode::Vjp) => Need::Reverse,
+        (None, Mode::Jvp) => Need::Forward,
+    };
+    let checks = closure_requirements(&analyzed, need);
     let rt = quote!(::diff::__private);
     // The inputs' zeros: in reverse mode built only if the adjoint lacks their shape, in
     // forward mode naming the tangent types.
@@ -466,6 +493,7 @@ fn closure(
             };
             (
                 quote! {
+                    #checks
                     #(let #zs = #zeros;)*
                     #stmts
                     let (__value, __linear_pullback) = #rt::with_pullback(#inner);
@@ -494,6 +522,7 @@ fn closure(
             };
             (
                 quote! {
+                    #checks
                     #(let #zs = #zeros;)*
                     #stmts
                     let (__value, __linear_differential) = #rt::with_differential((#(&#zs,)*), #inner);
@@ -637,9 +666,22 @@ fn dual_path(of: &syn::Expr) -> Option<syn::ExprPath> {
     }
 }
 
+/// The check that the function `of` names has second order (nothing for a closure).
+fn second_order_of(of: &syn::Expr) -> TokenStream {
+    match of {
+        syn::Expr::Path(p) => requirement(p, Need::Second),
+        _ => TokenStream::new(),
+    }
+}
+
 /// `(value, gradient)` of the function whose dual companion is `companion`, at `arg`
-/// (dual numbers, or a reference to them), with the gradient in the user's shape.
-fn dual_gradient(companion: &syn::ExprPath, args: &[TokenStream]) -> TokenStream {
+/// (dual numbers, or a reference to them), with the gradient in the user's shape, after
+/// `check`, that the function has second order.
+fn dual_gradient(
+    companion: &syn::ExprPath,
+    args: &[TokenStream],
+    check: TokenStream,
+) -> TokenStream {
     let rt = quote!(::diff::__private);
     let names: Vec<Ident> = (0..args.len()).map(|i| format_ident!("__arg{i}")).collect();
     let slots: Vec<Ident> = (0..args.len())
@@ -664,6 +706,7 @@ fn dual_gradient(companion: &syn::ExprPath, args: &[TokenStream]) -> TokenStream
         quote!((#(#rt::slot_or(#slots, #zeros)),*))
     };
     quote! {{
+        #check
         #(let #names = #args;)*
         #(let #zeros = #zero_of;)*
         let (__value, __linear_pullback) = #companion(#(#rt::LiftTo::lift_to(#names)),*);
@@ -741,7 +784,7 @@ fn second_derivative(op: Op, ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<T
         ));
     };
     let value_and_slope = match (dual_path(of), of) {
-        (Some(p), _) => dual_gradient(&p, &[quote!(__lifted)]),
+        (Some(p), _) => dual_gradient(&p, &[quote!(__lifted)], second_order_of(of)),
         (None, syn::Expr::Closure(c)) => closure(
             Op::ValueWithGradient,
             &[syn::parse_quote!(__lifted)],
@@ -857,7 +900,7 @@ fn dual_column(of: &syn::Expr, lifted: &[syn::Expr]) -> syn::Result<TokenStream>
     Ok(match (dual_path(of), of) {
         (Some(p), _) => {
             let args: Vec<TokenStream> = lifted.iter().map(ToTokens::to_token_stream).collect();
-            let value_and_gradient = dual_gradient(&p, &args);
+            let value_and_gradient = dual_gradient(&p, &args, second_order_of(of));
             quote! {{ let (_, __gradient) = #value_and_gradient; __gradient }}
         }
         (None, syn::Expr::Closure(c)) => closure(Op::Gradient, lifted, c, true)?,

@@ -322,9 +322,6 @@ struct Companion {
     /// The linear map's `FnOnce(..) -> ..` bound, without its capture bound.
     map: TokenStream,
     body: TokenStream,
-    /// A trait that must be implemented for `&()` (a bound checked where the companion is
-    /// called, not where it is defined): the mode's gate, see [`Reg::gate`].
-    gate: Option<Ident>,
 }
 
 /// Companions written together: free functions, or associated items of one `impl` block
@@ -405,14 +402,7 @@ impl Group<'_, '_> {
     }
 
     fn signature(&self, c: &Companion, decl: bool) -> TokenStream {
-        let mut generics = self.sig().generics.clone();
-        if let Some(gate) = &c.gate {
-            generics
-                .make_where_clause()
-                .predicates
-                .push(syn::parse_quote!(for<'gate> &'gate (): #gate));
-        }
-        let (gen, _, wher) = generics.split_for_impl();
+        let (gen, _, wher) = self.sig().generics.split_for_impl();
         let decls = self.decls();
         let (name, value_ty, map) = (&c.name, &c.value_ty, &c.map);
         let caps = self.captures(decl);
@@ -534,7 +524,6 @@ impl Reg<'_> {
             value_ty: self.sig.output.clone(),
             map,
             body,
-            gate: None,
         }
     }
 
@@ -550,7 +539,6 @@ impl Reg<'_> {
             value_ty: self.sig.output.clone(),
             map,
             body,
-            gate: None,
         }
     }
 
@@ -734,26 +722,16 @@ impl Reg<'_> {
         format!("diff: `{name}` has a registered derivative for one mode only, and {missing} does not follow from it; register it with `{attr}`")
     }
 
-    /// The other mode's two companions when it does not follow: never run, as the gate
-    /// they require has no implementation.
-    fn gated_stand_ins(&self, g: &Group) -> Vec<Companion> {
+    /// The other mode's two companions when it does not follow, for a free function: they
+    /// keep the callers' companions compiling, and never run, as every operator checks
+    /// the mode's requirement first (`requirements.rs`).
+    fn missing_modes(&self, g: &Group) -> Vec<Companion> {
+        let body = self.missing_body(g);
         let mode = other(self.mode());
-        let args = g.own_args();
-        let body = quote! {
-            let _ = (#(#args,)*);
-            #[allow(unreachable_code)]
-            (::core::unreachable!(), move |_| ::core::unreachable!())
-        };
-        let gate = Some(self.gate(mode));
-        let slot = Companion {
-            gate: gate.clone(),
-            ..self.slot_companion(mode, body.clone())
-        };
-        let user = Companion {
-            gate,
-            ..self.user_companion(mode, body)
-        };
-        vec![slot, user]
+        vec![
+            self.slot_companion(mode, body.clone()),
+            self.user_companion(mode, body),
+        ]
     }
 
     /// The four companions as associated functions of the carrier (`h::__vjp`),
@@ -772,7 +750,6 @@ impl Reg<'_> {
                 };
                 Companion {
                     name: kind.short(),
-                    gate: Some(self.gate(kind.mode())),
                     ..c
                 }
             })
@@ -783,16 +760,18 @@ impl Reg<'_> {
     /// companions compiling (a caller always has both), and stops with a message naming
     /// the function and the registration to add if that mode is actually run.
     fn missing_mode(&self, g: &Group) -> Companion {
+        self.slot_companion(other(self.mode()), self.missing_body(g))
+    }
+
+    /// The body of a missing mode's companion: a stop naming the registration to add.
+    fn missing_body(&self, g: &Group) -> TokenStream {
         let msg = self.missing_message();
         let args = g.own_args();
-        self.slot_companion(
-            other(self.mode()),
-            quote! {
-                let _ = (#(#args,)*);
-                #[allow(unreachable_code)]
-                (::core::panic!(#msg), |_| ::core::unreachable!())
-            },
-        )
+        quote! {
+            let _ = (#(#args,)*);
+            #[allow(unreachable_code)]
+            (::core::panic!(#msg), |_| ::core::unreachable!())
+        }
     }
 
     /// For a scalar result, the differential `dx -> <pullback(1), dx>`.
@@ -961,7 +940,7 @@ impl Reg<'_> {
         } else {
             let msg = self.missing_message();
             (
-                self.gated_stand_ins(&g),
+                self.missing_modes(&g),
                 quote! {
                     #[diagnostic::on_unimplemented(message = #msg, label = "needs the missing registration")]
                     pub trait #other_gate {}
@@ -1003,7 +982,6 @@ impl Reg<'_> {
             let forward = |kind_name: Ident, callee: TokenStream, vis: &syn::Visibility| {
                 let c = Companion {
                     name: kind_name,
-                    gate: Some(self.gate(Mode::Vjp)),
                     ..self.slot_companion(Mode::Vjp, quote!(#callee(#(#args),*)))
                 };
                 g.item(&c, vis)
@@ -1017,22 +995,43 @@ impl Reg<'_> {
                 ),
             )
         };
+        // What each mode needs (`requirements.rs`): the mode's gate, which the
+        // registrations of the module decide; second order, a generic registration's
+        // reverse mode, else nothing gives it.
+        let leaf = |what: &str| format_ident!("__diff_needs_{}_{}", what, self.user_fn());
+        let (reverse, forward) = (leaf("reverse"), leaf("forward"));
+        let (vjp_gate, jvp_gate) = (self.gate(Mode::Vjp), self.gate(Mode::Jvp));
+        let (second_def, second) = if self.sig.roles.scalars.is_empty() {
+            let (l, gate) = (
+                leaf("second"),
+                format_ident!("__diff_no_second_order_{}", self.user_fn()),
+            );
+            let message = crate::emit::dual::no_second_order(name, &why);
+            let label = format!("second order of `{name}` needed here");
+            (
+                crate::requirements::missing(&l, &gate, &message, &label),
+                quote!(#m::#l),
+            )
+        } else {
+            (TokenStream::new(), quote!(#m::#reverse))
+        };
         let carrier_attrs = quote! {
             #[doc(hidden)]
             #[allow(non_camel_case_types, dead_code)]
         };
-        let (item_carrier, glob_carrier, carrier) = match self.mode() {
-            Mode::Vjp => (
-                quote!(#carrier_attrs #vis struct #name {}),
-                TokenStream::new(),
-                quote!(#name),
-            ),
-            Mode::Jvp => (
-                TokenStream::new(),
-                quote!(#carrier_attrs pub struct #name {}),
-                quote!(#m::#name),
-            ),
+        // (Declared `pub` in the hidden module, so that a caller's `Derivatives` may name
+        // it whatever the function's visibility; the VJP registration's is imported by
+        // name, and shadows the glob-imported ones.)
+        let item_carrier = match self.mode() {
+            Mode::Vjp => quote! {
+                #[doc(hidden)]
+                #[allow(unused_imports)]
+                #vis use #m::#name;
+            },
+            Mode::Jvp => TokenStream::new(),
         };
+        let glob_carrier = quote!(#carrier_attrs pub struct #name {});
+        let carrier = quote!(#m::#name);
         quote! {
             #registered
             #user
@@ -1052,6 +1051,13 @@ impl Reg<'_> {
                 #glob_carrier
                 #(#derived)*
                 #dual_sibling
+                #[doc(hidden)]
+                #[allow(dead_code)]
+                pub struct #reverse;
+                #[doc(hidden)]
+                #[allow(dead_code)]
+                pub struct #forward;
+                #second_def
             }
             #[doc(hidden)]
             #[allow(unused_imports)]
@@ -1060,6 +1066,21 @@ impl Reg<'_> {
             impl #carrier {
                 #(#forwarders)*
                 #dual_assoc
+            }
+            impl<'gate> ::diff::__private::Holds<#m::#reverse> for &'gate ()
+            where
+                &'gate (): #vjp_gate
+            {
+            }
+            impl<'gate> ::diff::__private::Holds<#m::#forward> for &'gate ()
+            where
+                &'gate (): #jvp_gate
+            {
+            }
+            impl ::diff::__private::Derivatives for #carrier {
+                type Reverse = #m::#reverse;
+                type Forward = #m::#forward;
+                type Second = #second;
             }
         }
     }

@@ -233,19 +233,21 @@ impl Companions<'_> {
             |e| e.recursion = rec(jvp_box),
         );
         let jvp_body = quote! { { #st #r } };
-        let dual_body = self.dual_body(&sh, params, output_tangent);
+        let dual_body = self
+            .dual_body(&sh, params, output_tangent)
+            .unwrap_or_else(|why| DualSig::of(sig).stop(&why));
         sh.items(output_tangent, [vjp_body, jvp_body, dual_body])
     }
 
     /// The body of the dual companion (`dual.rs`): the `__vjp` of a function generic over
     /// its scalar; for one written for `f64`, the reverse sweep of the IR `lifting.rs`
-    /// rewrites to dual numbers, or a stop saying why there is none.
+    /// rewrites to dual numbers, or why there is none.
     fn dual_body(
         &self,
         sh: &Signatures<'_>,
         params: Vec<TokenStream>,
         output_tangent: &TokenStream,
-    ) -> TokenStream {
+    ) -> Result<TokenStream, String> {
         let sig = self.sig;
         if !sig.roles.scalars.is_empty() {
             let (vjp, args) = (sh.callee(Mode::Vjp), sh.call_args());
@@ -255,7 +257,7 @@ impl Companions<'_> {
                 Some(_) => quote!(&*#a),
                 None => quote!(#a),
             });
-            return quote! {{ #vjp(#(#args),*) }};
+            return Ok(quote! {{ #vjp(#(#args),*) }});
         }
         self.lifted_body(&DualSig::of(sig), params, output_tangent)
     }
@@ -276,22 +278,23 @@ impl Companions<'_> {
             ds.stop("a method calling itself, on a struct's dual twin")
         } else {
             self.lifted_body(&ds, params, output_tangent)
+                .unwrap_or_else(|why| ds.stop(&why))
         };
         quote! { #header #body }
     }
 
     /// The body of a dual companion of a function written for `f64` (`ds` its
     /// signature): the reverse sweep of the IR `lifting.rs` rewrites to dual numbers, or
-    /// a stop saying why there is none.
+    /// why there is none.
     fn lifted_body(
         &self,
         ds: &DualSig<'_>,
         mut params: Vec<TokenStream>,
         output_tangent: &TokenStream,
-    ) -> TokenStream {
+    ) -> Result<TokenStream, String> {
         let sig = self.sig;
         let Some(scalar) = ds.liftable() else {
-            return ds.stop(&ds.why_not());
+            return Err(ds.why_not());
         };
         let mut param_structs = ds.param_structs();
         if ds.is_twin_receiver() {
@@ -356,10 +359,7 @@ impl Companions<'_> {
             in_closure: false,
         };
         let lifted = lifting::lift(self.func, self.act, &wrt, floats, &scalar.to_string());
-        let lifted = match lifted {
-            Ok(f) => f,
-            Err(why) => return ds.stop(&why),
-        };
+        let lifted = lifted?;
         let act = Activity::analyze(&lifted, &wrt);
         let maps = LinearMaps::analyze(&lifted, &act);
         let (st, r) = body_parts_with(
@@ -376,13 +376,13 @@ impl Companions<'_> {
             },
         );
         let conversions = ds.conversions();
-        quote! {{
+        Ok(quote! {{
             #conversions
             #[allow(unused_imports)]
             use ::diff::__private::Float as _;
             #st
             #r
-        }}
+        }})
     }
 }
 

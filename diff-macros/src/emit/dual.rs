@@ -16,6 +16,11 @@ use crate::parse::types::mentions;
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
+/// The message saying that function `name` has no second order, and why.
+pub fn no_second_order(name: &Ident, why: &str) -> String {
+    format!("diff: second order (hessian!, second_derivative!) of `{name}` is not available: {why}")
+}
+
 /// How the dual companion takes one parameter.
 enum Taken {
     /// As the function does (not differentiated).
@@ -445,10 +450,7 @@ impl<'a> DualSig<'a> {
     /// time: the companion of a function that is not generic would be compiled, and a
     /// compile-time stop would fire, wherever the function is, used or not.)
     pub fn stop(&self, why: &str) -> TokenStream {
-        let message = format!(
-            "diff: second order (hessian!, second_derivative!) of `{}` is not available: {}",
-            self.sig.ident, why
-        );
+        let message = no_second_order(&self.sig.ident, why);
         quote! {{
             #[allow(unreachable_code)]
             (::core::panic!("{}", #message), move |_| ::core::unreachable!())

@@ -225,12 +225,7 @@ pub fn by_name_alone(path: &syn::Path) -> bool {
 ///   or an associated function of `Type`.
 pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Path {
     let mut path = path.clone();
-    let n = path.segments.len();
-    let in_module = n >= 2
-        && path.leading_colon.is_none()
-        && path.segments[n - 2].arguments.is_none()
-        && crate::source::is_module(&path.segments[n - 2].ident);
-    let single = !qualified && (by_name_alone(&path) || in_module);
+    let single = names_carrier(&path, qualified);
     let last = path.segments.last_mut().expect("a path has a segment");
     if single {
         let args = std::mem::take(&mut last.arguments);
@@ -242,6 +237,32 @@ pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Pat
         last.ident = kind.long(&last.ident);
     }
     path
+}
+
+/// Whether a call by `path` finds the companions through the function's carrier
+/// (`f::__vjp`, see [`companion_path`]).
+fn names_carrier(path: &syn::Path, qualified: bool) -> bool {
+    let n = path.segments.len();
+    let in_module = n >= 2
+        && path.leading_colon.is_none()
+        && path.segments[n - 2].arguments.is_none()
+        && crate::source::is_module(&path.segments[n - 2].ident);
+    !qualified && (by_name_alone(path) || in_module)
+}
+
+/// The carrier of the function a call names by `path` (`f` for `f::<T>`, `crate::m::f`),
+/// when the call finds the companions through it; not for a function in a module of
+/// its own name (`source::own_module`), whose carrier is visible in the crate only and,
+/// outside the module, shadowed by the module.
+pub fn carrier(path: &syn::Path, qualified: bool) -> Option<syn::Path> {
+    let last = &path.segments.last()?.ident;
+    let own_module = crate::source::own_module(last.span()).is_some_and(|m| *last == m);
+    if !names_carrier(path, qualified) || crate::source::is_module(last) || own_module {
+        return None;
+    }
+    let mut path = path.clone();
+    path.segments.last_mut()?.arguments = syn::PathArguments::None;
+    Some(path)
 }
 
 /// The predecessor enum variant of branch `i` of a branching instruction: `Then`/`Else`
