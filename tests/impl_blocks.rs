@@ -232,3 +232,83 @@ fn a_method_of_a_trait_that_does_not_mark_it() {
     assert_eq!(v, m.value(&x));
     assert_eq!(g, vec![6.0 * 0.25, 6.0]);
 }
+
+/// `#[differentiable]` on a block marking none of its functions: each whose result can
+/// carry a derivative is differentiated (`new`, `sigma`, `log_pdf`, `nll`); the others
+/// (`name`, a `String`; `count`, an integer) and one the macro cannot differentiate
+/// (`raw`, an `unsafe` block) are left as they are, without an error.
+#[derive(Differentiable, Clone, Debug)]
+struct Gaussian {
+    mu: f64,
+    log_sigma: f64,
+}
+
+#[differentiable]
+impl Gaussian {
+    fn new(mu: f64, sigma: f64) -> Self {
+        Gaussian {
+            mu,
+            log_sigma: sigma.ln(),
+        }
+    }
+
+    fn sigma(&self) -> f64 {
+        self.log_sigma.exp()
+    }
+
+    fn log_pdf(&self, x: f64) -> f64 {
+        let s = self.sigma();
+        let z = (x - self.mu) / s;
+        -0.5 * z * z - s.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln()
+    }
+
+    fn nll(&self, xs: &[f64]) -> f64 {
+        -xs.iter().map(|&x| self.log_pdf(x)).sum::<f64>()
+    }
+
+    fn name(&self) -> String {
+        format!("N({}, {})", self.mu, self.sigma())
+    }
+
+    fn count(&self, xs: &[f64]) -> usize {
+        xs.iter().filter(|x| **x > self.mu).count()
+    }
+
+    #[allow(unused_unsafe)]
+    fn raw(&self) -> f64 {
+        unsafe { self.mu }
+    }
+}
+
+#[test]
+fn a_block_marking_none_differentiates_what_it_can() {
+    let xs = [1.0, 2.0, 1.5, 2.5, 0.5];
+    let nll = |mu: f64, ls: f64| Gaussian { mu, log_sigma: ls }.nll(&xs);
+    let g = Gaussian {
+        mu: 1.2,
+        log_sigma: -0.3,
+    };
+    let (value, d) = value_with_gradient!(at: g.clone(), of: |g: Gaussian| g.nll(&xs));
+    assert_close(value, nll(1.2, -0.3), 1e-15, "value");
+    assert_close(d.mu, fd(|m| nll(m, -0.3), 1.2), 1e-6, "d mu");
+    assert_close(d.log_sigma, fd(|l| nll(1.2, l), -0.3), 1e-6, "d log sigma");
+    // d log(sigma) / d sigma = 1 / sigma, through the associated function.
+    let slope = first_derivative!(at: 2.0, of: |s: f64| Gaussian::new(0.0, s).log_sigma);
+    assert_close(slope, 0.5, 1e-15, "d new");
+    // Second order: d2 nll / d mu2 = n / sigma^2.
+    let h = hessian!(at: vec![1.2, -0.3], of: |v: Vec<f64>| nll_at(&v, &xs));
+    let sigma = (-0.3f64).exp();
+    assert_close(h[0][0], 5.0 / (sigma * sigma), 1e-10, "h mu mu");
+    assert_eq!(g.name(), format!("N(1.2, {})", g.sigma()));
+    assert_eq!(g.count(&xs), 3);
+    assert_eq!(g.raw(), 1.2);
+}
+
+#[differentiable]
+fn nll_at(v: &[f64], xs: &[f64]) -> f64 {
+    Gaussian {
+        mu: v[0],
+        log_sigma: v[1],
+    }
+    .nll(xs)
+}

@@ -193,6 +193,11 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
 
 /// Types of the standard library with no tangent space, left out of the derivative like
 /// the crate's own such types (the companions check that they are not Differentiable).
+/// Whether `name` is one of [`STD_NOT_DIFFERENTIABLE`].
+pub(crate) fn is_std_not_differentiable(name: &str) -> bool {
+    STD_NOT_DIFFERENTIABLE.contains(&name)
+}
+
 const STD_NOT_DIFFERENTIABLE: &[&str] = &[
     "Duration",
     "Instant",
@@ -721,10 +726,24 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     };
     // The derivatives of operators' implementations (`operator_items`).
     let mut operators = TokenStream::new();
+    // With no function marked, each whose result can carry a derivative is, unless the
+    // macro cannot differentiate it: it is then left as it is, without an error.
+    let marks_none = !block.items.iter().any(|i| match i {
+        syn::ImplItem::Fn(f) => {
+            f.attrs.iter().any(is_differentiable_attr)
+                || implements_operator(trait_path.as_ref(), &f.sig.ident)
+                || implements_assignment(trait_path.as_ref(), &f.sig.ident)
+        }
+        _ => false,
+    });
     for item in &mut block.items {
         let syn::ImplItem::Fn(func) = item else {
             continue;
         };
+        let implicit = marks_none && may_carry_derivative(func, &self_ty, &generics);
+        if implicit {
+            func.attrs.push(syn::parse_quote!(#[differentiable]));
+        }
         if implements_assignment(trait_path.as_ref(), &func.sig.ident) {
             func.attrs.retain(|a| !is_differentiable_attr(a));
             marked += 1;
@@ -751,7 +770,14 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             operators.extend(operator_items(args, func, &block_head, &mut errors));
             continue;
         }
-        if let Some(c) = self::companions(args, func, context, owner, &mut errors) {
+        let mut own_errors = Errors::default();
+        let c = self::companions(args, func, context, owner, &mut own_errors);
+        if implicit && !own_errors.is_empty() {
+            marked -= 1;
+            continue;
+        }
+        errors.append(own_errors);
+        if let Some(c) = c {
             if unmarked {
                 inherent.extend(c);
             } else {
@@ -765,7 +791,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     if marked == 0 {
         errors.push(syn::Error::new_spanned(
             &block.self_ty,
-            "#[differentiable] on an `impl` block differentiates the functions in it marked #[differentiable]; mark the ones to differentiate",
+            "#[differentiable] on an `impl` block differentiates the functions in it marked #[differentiable], or with none marked every one returning a value that can carry a derivative (a float, a Differentiable type, a Vec, array or tuple of them), and none here does; mark the ones to differentiate",
         ));
     }
     block.items.push(syn::ImplItem::Verbatim(companions));
@@ -778,6 +804,69 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     let out = quote! { #block #inherent #operators #errors };
     crate::debug::dump(&out);
     out
+}
+
+/// Whether `func`, in an `impl` of `self_ty` with `generics`, takes something and returns
+/// a value that can carry a derivative, so that `#[differentiable]` on an `impl` block
+/// marking none of its functions differentiates it.
+fn may_carry_derivative(
+    func: &syn::ImplItemFn,
+    self_ty: &syn::Type,
+    generics: &syn::Generics,
+) -> bool {
+    let span = func.sig.ident.span();
+    let self_name = type_name(self_ty);
+    let differentiable = |name: &str| crate::source::differentiable_type(span, name) == Some(true);
+    implicitly_marked(&func.sig, generics, &|name| match name {
+        "Self" => self_name.as_deref().is_some_and(differentiable),
+        _ => differentiable(name),
+    })
+}
+
+/// Whether a function of signature `sig` in a marked `impl` block with `generics` that
+/// marks none of its functions is differentiated: it takes something and returns a float,
+/// a type parameter, a type `own` says is Differentiable (named as written, `Self`
+/// included), or a `Vec`, array or tuple of those.
+pub(crate) fn implicitly_marked(
+    sig: &syn::Signature,
+    generics: &syn::Generics,
+    own: &dyn Fn(&str) -> bool,
+) -> bool {
+    let syn::ReturnType::Type(_, out) = &sig.output else {
+        return false;
+    };
+    let params: Vec<String> = generics
+        .type_params()
+        .chain(sig.generics.type_params())
+        .map(|t| t.ident.to_string())
+        .collect();
+    fn carries(ty: &syn::Type, params: &[String], own: &dyn Fn(&str) -> bool) -> bool {
+        match ty {
+            syn::Type::Paren(p) => carries(&p.elem, params, own),
+            syn::Type::Array(a) => carries(&a.elem, params, own),
+            syn::Type::Tuple(t) => {
+                !t.elems.is_empty() && t.elems.iter().all(|e| carries(e, params, own))
+            }
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let Some(last) = p.path.segments.last() else {
+                    return false;
+                };
+                let name = last.ident.to_string();
+                match &last.arguments {
+                    syn::PathArguments::AngleBracketed(a) if name == "Vec" => {
+                        matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if carries(t, params, own))
+                    }
+                    syn::PathArguments::None if is_primitive(&name) => {
+                        matches!(name.as_str(), "f64" | "f32")
+                    }
+                    syn::PathArguments::None => params.contains(&name) || own(&name),
+                    _ => own(&name),
+                }
+            }
+            _ => false,
+        }
+    }
+    sig.asyncness.is_none() && !sig.inputs.is_empty() && carries(out, &params, own)
 }
 
 /// Takes the `#[differentiable]` mark off a function in a marked block, counting it:

@@ -373,6 +373,16 @@ impl<'a> syn::visit::Visit<'a> for Types {
         }
         if let (None, syn::Type::Path(t)) = (&i.trait_, &*i.self_ty) {
             if let Some(last) = t.path.segments.last() {
+                // A marked block marking none of its functions differentiates those
+                // whose result can carry a derivative (`differentiable::implicitly_marked`;
+                // any type of the user's is taken to).
+                let marks_all = marked(&i.attrs, "differentiable")
+                    && !i.items.iter().any(|item| {
+                        matches!(item, syn::ImplItem::Fn(f) if marked(&f.attrs, "differentiable"))
+                    });
+                let users = |name: &str| {
+                    name != "String" && !crate::differentiable::is_std_not_differentiable(name)
+                };
                 for item in &i.items {
                     if let syn::ImplItem::Fn(f) = item {
                         let receiver = f.sig.receiver();
@@ -380,7 +390,13 @@ impl<'a> syn::visit::Visit<'a> for Types {
                         if let Some(ret) = returned_name(&f.sig, &ty) {
                             self.returns.push((ty.clone(), name.clone(), ret));
                         }
-                        let is_marked = marked(&f.attrs, "differentiable");
+                        let is_marked = marked(&f.attrs, "differentiable")
+                            || (marks_all
+                                && crate::differentiable::implicitly_marked(
+                                    &f.sig,
+                                    &i.generics,
+                                    &users,
+                                ));
                         self.inherent_methods
                             .push((ty.clone(), name.clone(), is_marked));
                         if !is_marked {

@@ -1,5 +1,6 @@
-//! `#[differentiable]` on an `impl` block differentiates the functions marked in it: with
-//! none marked, the macro says which to mark.
+//! `#[differentiable]` on an `impl` block differentiates the functions marked in it, or
+//! with none marked, those whose result can carry a derivative: with neither, the macro
+//! says which to mark.
 use diff::prelude::*;
 
 #[derive(Clone, Copy, Differentiable)]
@@ -9,11 +10,16 @@ struct A {
 
 #[differentiable]
 impl A {
-    fn double(self) -> f64 {
-        self.v * 2.0
+    fn is_positive(&self) -> bool {
+        self.v > 0.0
+    }
+
+    fn describe(&self) -> String {
+        format!("A({})", self.v)
     }
 }
 
 fn main() {
-    let _ = A { v: 1.0 }.double();
+    let a = A { v: 1.0 };
+    let _ = (a.is_positive(), a.describe());
 }
