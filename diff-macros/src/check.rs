@@ -56,6 +56,10 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         crate::source::method_has_no_derivative(stmt.span, ty, &method)
                     }) {
                         add(no_derivative_in_impl(method_span, ty, &method));
+                    } else if let Some((tr, impl_marks)) =
+                        crate::source::unmarked_trait_method(stmt.span, &method)
+                    {
+                        add(syn::Error::new(method_span, unmarked_in_trait(&tr, &method, impl_marks)));
                     }
                 }
                 Inst::Ref(_, Borrow::Mut) if active => add(syn::Error::new(
@@ -75,6 +79,17 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
         }
     }
     errors.len() == before
+}
+
+/// The refusal of a call of the method `method` of trait `tr`, which does not mark it;
+/// `impl_marks`: an `impl` of the trait marks it (refused there too).
+fn unmarked_in_trait(tr: &str, method: &str, impl_marks: bool) -> String {
+    let fix = format!("mark `fn {method}` in `trait {tr}` #[differentiable]");
+    if impl_marks {
+        format!("`{method}` has no derivative through `trait {tr}`, which does not mark it (see the error at its `impl`): {fix} too")
+    } else {
+        format!("`{method}` of `trait {tr}` has no derivative: {fix}, and its implementations too, or write no_derivative(..) around the call if its derivative should be zero")
+    }
 }
 
 /// The refusal of a call of `ty::name`, defined in `impl ty` without a derivative.

@@ -233,6 +233,8 @@ struct Types {
     /// The methods of inherent `impl` blocks (`impl V { fn m .. }`: `("V", "m")`) and
     /// whether each is marked #[differentiable].
     inherent_methods: Vec<(String, String, bool)>,
+    /// The methods marked #[differentiable] in `impl Trait for T` blocks.
+    trait_impl_marks: Vec<String>,
     /// The inline modules the visit is in.
     path: Vec<String>,
     /// Functions returning a named type: `(type of an inherent impl or "" for a free
@@ -369,6 +371,15 @@ impl<'a> syn::visit::Visit<'a> for Types {
         if let (true, syn::Type::Path(t)) = (implements, &*i.self_ty) {
             if let Some(last) = t.path.segments.last() {
                 self.differentiable.push(last.ident.to_string());
+            }
+        }
+        if i.trait_.is_some() {
+            for item in &i.items {
+                if let syn::ImplItem::Fn(f) = item {
+                    if marked(&f.attrs, "differentiable") {
+                        self.trait_impl_marks.push(f.sig.ident.to_string());
+                    }
+                }
             }
         }
         if let (None, syn::Type::Path(t)) = (&i.trait_, &*i.self_ty) {
@@ -610,6 +621,29 @@ pub fn method_has_no_derivative(span: proc_macro2::Span, ty: &str, method: &str)
         && !all
             .iter()
             .any(|t| t.with_derivatives.iter().any(|n| n == method))
+}
+
+/// For a call of the method `method` with a derivative: the trait of the crate that
+/// declares it without `#[differentiable]` where no other trait, inherent `impl` or
+/// registration gives a method of that name one, and whether an `impl` of a trait marks
+/// a method of that name (which is refused where it is, for want of the trait's mark).
+pub fn unmarked_trait_method(span: proc_macro2::Span, method: &str) -> Option<(String, bool)> {
+    let all = read(&written_at(span)?);
+    let trait_marks = |marked: bool| {
+        all.iter()
+            .flat_map(|t| t.traits.iter())
+            .find(|(_, methods)| methods.iter().any(|(m, k)| m == method && *k == marked))
+    };
+    let (name, _) = trait_marks(false)?;
+    let elsewhere = trait_marks(true).is_some()
+        || all.iter().any(|t| {
+            t.inherent_methods.iter().any(|(_, m, k)| m == method && *k)
+                || t.with_derivatives.iter().any(|n| n == method)
+        });
+    let impl_marks = all
+        .iter()
+        .any(|t| t.trait_impl_marks.iter().any(|m| m == method));
+    (!elsewhere).then(|| (name.clone(), impl_marks))
 }
 
 /// What the macros read where a name is written, read once for several questions: the
