@@ -1738,6 +1738,29 @@ mod generic_struct_at_f64 {
         let (gu, gx) = gradient!(at: (&Unclonable { a: 3.0 }, 2.0), of: unclonable);
         assert_eq!((gu.a, gx), (4.0, 12.0));
     }
+
+    /// A closure capturing such a struct and calling its method: the struct is taken at
+    /// dual numbers (`LiftGeneric`, which the derive gives).
+    #[test]
+    fn second_order_of_a_method_of_a_captured_generic_struct() {
+        let m = Affine {
+            w: 0.8,
+            b: -0.2,
+            extra: vec![0.3],
+        };
+        let x = 0.6;
+        let t = (0.8f64 * x - 0.2).tanh();
+        // f = tanh(w x + b) + 0.3 x: f' = w (1 - t^2) + 0.3, f'' = -2 w^2 t (1 - t^2).
+        let d = first_derivative!(at: x, of: |x| m.predict(x));
+        assert_close(d, 0.8 * (1.0 - t * t) + 0.3, 1e-14);
+        let d2 = second_derivative!(at: x, of: |x| m.predict(x));
+        assert_close(d2, -2.0 * 0.64 * t * (1.0 - t * t), 1e-13);
+        let h = hessian!(at: vec![x, 2.0], of: |v: Vec<f64>| m.predict(v[0]) * v[1]);
+        assert_close(h[0][0], 2.0 * d2, 1e-13);
+        assert_close(h[0][1], d, 1e-13);
+        assert_close(h[1][0], d, 1e-13);
+        assert_close(h[1][1], 0.0, 1e-15);
+    }
 }
 
 #[differentiable]

@@ -10,6 +10,29 @@
 use crate::Dual;
 use std::borrow::Cow;
 
+/// A struct generic over its float (`Poly<f64>`) at dual numbers (`Poly<Dual<f64>>`):
+/// what `#[derive(Differentiable)]` gives a struct generic over one type, for a closure
+/// given to a second-order operator that calls a method of such a struct it captured.
+#[diagnostic::on_unimplemented(
+    message = "diff: second order through a method of `{Self}`, captured by the closure, needs it at dual numbers",
+    label = "captured here",
+    note = "derive Differentiable for the struct (`#[derive(Differentiable, Clone)]`), which gives the conversion"
+)]
+pub trait LiftGeneric {
+    /// The struct at dual numbers.
+    type Lifted;
+    /// Converts (copies) the struct.
+    fn lift_generic(&self) -> Self::Lifted;
+}
+
+impl<T: LiftGeneric + ?Sized> LiftGeneric for &T {
+    type Lifted = T::Lifted;
+    #[inline(always)]
+    fn lift_generic(&self) -> T::Lifted {
+        (**self).lift_generic()
+    }
+}
+
 /// A value of the body converted to the dual numbers over the scalar `S`: floats become
 /// dual constants, dual numbers, integers and booleans stay as they are; arrays, `Vec`s,
 /// slices and tuples convert their elements.

@@ -327,6 +327,15 @@ fn generic_lift(input: &DeriveInput) -> TokenStream {
                     ::std::borrow::Cow::Owned(#body)
                 }
             }
+            impl<#s> #private::LiftGeneric for #name<#s>
+            where
+                #(#bounds,)*
+            {
+                type Lifted = #name<#private::Dual<#s>>;
+                fn lift_generic(&self) -> #name<#private::Dual<#s>> {
+                    #body
+                }
+            }
             impl<'a, #s> #private::LiftTo<::std::borrow::Cow<'a, #name<#private::Dual<#s>>>>
                 for &'a #name<#private::Dual<#s>>
             where

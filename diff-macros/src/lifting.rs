@@ -93,6 +93,7 @@ pub fn lift(
         param_elements: floats.param_elements,
         generic_structs: floats.generic_structs,
         in_closure: floats.in_closure,
+        captured_generic: captured_generic(func, act, floats.generic_methods),
         user_types: names_user_types(func, floats.twins),
         cut_only: cut_only(func),
         used: used(func),
@@ -128,6 +129,32 @@ pub fn lift(
     }
 }
 
+/// The values captured by a closure (a constant naming a variable) that a method of one
+/// of the crate's generic structs only (`generic_methods`) is called on with a derivative:
+/// such a struct, taken at dual numbers.
+fn captured_generic(
+    func: &Function,
+    act: &Activity,
+    generic_methods: &[String],
+) -> BTreeSet<Value> {
+    let mut out = BTreeSet::new();
+    for stmt in func.regions.iter().flat_map(|r| &r.stmts) {
+        let Inst::Call(Callee::Method { method, .. }, args) = &stmt.inst else {
+            continue;
+        };
+        let Some(&recv) = args.first() else {
+            continue;
+        };
+        let captured = matches!(func.def_inst(recv), Some(Inst::Const(t))
+            if crate::lower::reads_capture(t));
+        if captured && generic_methods.iter().any(|m| method == m) && act.is_active(stmt.results[0])
+        {
+            out.insert(recv);
+        }
+    }
+    out
+}
+
 /// What is known to be built of floats among a function's inputs, besides the lifted
 /// parameters.
 pub struct FloatInputs<'a> {
@@ -150,6 +177,10 @@ pub struct FloatInputs<'a> {
     /// type the macro cannot see (captured data) is left to the compiler, which accepts
     /// it for floats and reports it at the operator otherwise.
     pub in_closure: bool,
+    /// In such a closure, the methods of the crate's generic structs only
+    /// (`source::Seen::generic_methods`): a captured value one is called on with a
+    /// derivative is such a struct, taken at dual numbers (`LiftGeneric`).
+    pub generic_methods: &'a [String],
 }
 
 struct Lifting<'a> {
@@ -171,6 +202,8 @@ struct Lifting<'a> {
     generic_structs: (&'a [String], &'a [usize]),
     /// [`FloatInputs::in_closure`].
     in_closure: bool,
+    /// The captured values taken at dual numbers ([`FloatInputs::generic_methods`]).
+    captured_generic: BTreeSet<Value>,
     /// Whether the body names a type other than the standard library's few.
     user_types: bool,
     /// The values used only inside `no_derivative(..)` ([`cut_only`]).
@@ -442,6 +475,9 @@ impl<'a> Lifting<'a> {
             return self.of_generic_struct(w, depth + 1);
         }
         let (structs, params) = self.generic_structs;
+        if self.captured_generic.contains(&v) {
+            return true;
+        }
         match self.func.def_inst(v) {
             Some(Inst::Struct(p, _)) => p
                 .segments
@@ -690,7 +726,7 @@ impl<'a> Lifting<'a> {
         self.at = Some(stmt.span);
         let lifted = match &stmt.inst {
             Inst::Param(i) => self.lifted_params.contains(i),
-            Inst::Const(_) => false,
+            Inst::Const(_) => self.captured_generic.contains(&stmt.results[0]),
             Inst::Opaque(o) => {
                 if !self.any_lifted(&o.uses) {
                     false
@@ -1261,6 +1297,13 @@ impl<'a> Lifting<'a> {
         // A placeholder (`Default::default()`) takes its type from its uses as written.
         if stmt.results.first().is_some_and(|r| self.placeholder(*r)) {
             return;
+        }
+        // A captured struct generic over its floats, at dual numbers.
+        if let Inst::Const(t) = &mut stmt.inst {
+            if self.captured_generic.contains(&stmt.results[0]) {
+                *t = quote!(::diff::__private::LiftGeneric::lift_generic(&#t));
+                return;
+            }
         }
         let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));
         if let Some((callee, recv)) = self.on_twin(stmt) {

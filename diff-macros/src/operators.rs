@@ -408,6 +408,10 @@ fn closure(
                 .as_ref()
                 .map(|s| s.generic_structs())
                 .unwrap_or_default();
+            let generic_methods = seen
+                .as_ref()
+                .map(|s| s.generic_methods())
+                .unwrap_or_default();
             let floats = lifting::FloatInputs {
                 params: &kept,
                 param_fields: &[],
@@ -416,6 +420,7 @@ fn closure(
                 param_elements: &[],
                 generic_structs: (&generic, &[]),
                 in_closure: true,
+                generic_methods: &generic_methods,
             };
             lifting::lift(&analyzed.func, &analyzed.act, &kept, floats, scalar)
         })

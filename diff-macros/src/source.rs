@@ -675,6 +675,27 @@ impl Seen {
             .collect()
     }
 
+    /// The methods marked #[differentiable] in inherent `impl` blocks of the crate's
+    /// generic structs that no other type's inherent `impl` marks.
+    pub fn generic_methods(&self) -> Vec<String> {
+        let generic = self.generic_structs();
+        let marked = self
+            .all
+            .iter()
+            .flat_map(|t| t.inherent_methods.iter())
+            .filter(|(_, _, k)| *k);
+        let (of_generic, of_other): (Vec<_>, Vec<_>) =
+            marked.partition(|(ty, _, _)| generic.contains(ty));
+        let mut out: Vec<String> = of_generic
+            .into_iter()
+            .map(|(_, m, _)| m.clone())
+            .filter(|m| !of_other.iter().any(|(_, o, _)| o == m))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The crate's structs a dual companion takes at dual numbers
     /// (`Types::dual_generic_structs`).
     pub fn dual_generic_structs(&self) -> Vec<String> {

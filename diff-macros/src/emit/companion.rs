@@ -357,6 +357,7 @@ impl Companions<'_> {
             param_elements: &ds.param_elements(),
             generic_structs: (&sig.generic_structs, &generic_params),
             in_closure: false,
+            generic_methods: &[],
         };
         let lifted = lifting::lift(self.func, self.act, &wrt, floats, &scalar.to_string());
         let lifted = lifted?;
