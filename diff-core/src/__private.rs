@@ -89,10 +89,10 @@ pub fn zero_of<T: Differentiable + ?Sized>(x: &T) -> T::TangentVector {
 }
 
 /// Implemented by every type: a registration names it, under the name of the mode it
-/// provides (`__diff_has_jvp_h`), in the bounds of its companions. A mode that neither a
-/// registration provides nor follows from one is instead named by a trait with no
-/// implementation, whose message asks for the missing registration, at the call that
-/// needs it.
+/// provides (`__diff_has_jvp_h`), as what that mode's requirement needs
+/// ([`Derivatives`]). A mode that neither a registration provides nor follows from one
+/// is instead named by a trait with no implementation, whose message asks for the
+/// missing registration, at the operator that needs it.
 pub trait Available {}
 
 impl<T: ?Sized> Available for T {}

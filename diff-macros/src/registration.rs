@@ -682,12 +682,12 @@ impl Reg<'_> {
         }
     }
 
-    /// The gate of `mode` (`__diff_has_jvp_h`): a trait name that the companions of that
-    /// mode require (for `&()`) where they are called. A registration of the mode
-    /// imports [`Available`](::diff::__private::Available) under that name; the other
-    /// mode's gate comes from a glob import, so that a registration of that mode in the
-    /// same module shadows it: `Available` where the mode follows, else a trait with no
-    /// implementation whose message asks for the registration.
+    /// The gate of `mode` (`__diff_has_jvp_h`): a trait name that the mode's requirement
+    /// needs (for `&()`, `requirements.rs`), which the operators check. A registration of
+    /// the mode imports [`Available`](::diff::__private::Available) under that name; the
+    /// other mode's gate comes from a glob import, so that a registration of that mode in
+    /// the same module shadows it: `Available` where the mode follows, else a trait with
+    /// no implementation whose message asks for the registration.
     fn gate(&self, mode: Mode) -> Ident {
         let m = match mode {
             Mode::Vjp => "vjp",
@@ -735,8 +735,7 @@ impl Reg<'_> {
     }
 
     /// The four companions as associated functions of the carrier (`h::__vjp`),
-    /// forwarding to the registration's module's (`__vjp_h`), each requiring its mode's
-    /// gate.
+    /// forwarding to the registration's module's (`__vjp_h`).
     fn forwarders(&self, g: &Group) -> Vec<Companion> {
         let args = g.own_args();
         Kind::ALL
