@@ -425,3 +425,36 @@ fn a_differentiable_implementation_of_the_same_trait() {
     assert_eq!(gx, vec![-2.0 + 3.0, 6.0 - 1.0]);
     assert_eq!(descend(&m, x.clone(), 1, 0.5), vec![3.0 - 0.5, -1.0 - 2.5]);
 }
+
+/// A trait of the crate declaring, unmarked, a method named like a float method the
+/// library differentiates (`abs`, `tanh`): a call of the float method is the float's,
+/// not refused as the trait's.
+pub trait Magnitude {
+    fn abs(&self) -> f64;
+    fn tanh(&self) -> f64;
+}
+
+pub struct Pair(f64, f64);
+
+impl Magnitude for Pair {
+    fn abs(&self) -> f64 {
+        self.0.hypot(self.1)
+    }
+    fn tanh(&self) -> f64 {
+        self.abs().tanh()
+    }
+}
+
+#[differentiable]
+fn float_methods_named_like_a_traits(x: f64) -> f64 {
+    x.abs() * x.tanh()
+}
+
+#[test]
+fn float_methods_beside_a_trait_declaring_their_names() {
+    let x = -0.7f64;
+    let g = gradient!(at: x, of: float_methods_named_like_a_traits);
+    assert_close(g, fd(|t: f64| t.abs() * t.tanh(), x), 1e-6, "abs tanh");
+    assert_eq!(Pair(3.0, 4.0).abs(), 5.0);
+    assert_close(Pair(3.0, 4.0).tanh(), 5f64.tanh(), 1e-15, "pair");
+}

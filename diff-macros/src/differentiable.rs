@@ -193,11 +193,6 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
 
 /// Types of the standard library with no tangent space, left out of the derivative like
 /// the crate's own such types (the companions check that they are not Differentiable).
-/// Whether `name` is one of [`STD_NOT_DIFFERENTIABLE`].
-pub(crate) fn is_std_not_differentiable(name: &str) -> bool {
-    STD_NOT_DIFFERENTIABLE.contains(&name)
-}
-
 const STD_NOT_DIFFERENTIABLE: &[&str] = &[
     "Duration",
     "Instant",
@@ -214,6 +209,11 @@ const STD_NOT_DIFFERENTIABLE: &[&str] = &[
     "Ordering",
     "Formatter",
 ];
+
+/// Whether `name` is one of [`STD_NOT_DIFFERENTIABLE`].
+pub(crate) fn is_std_not_differentiable(name: &str) -> bool {
+    STD_NOT_DIFFERENTIABLE.contains(&name)
+}
 
 /// The trait that `impl Trait for Type` implements, when its definition is in the same
 /// file (read from the source, see [`crate::source`]) and does not mark `method`
