@@ -1739,8 +1739,8 @@ mod generic_struct_at_f64 {
         assert_eq!((gu.a, gx), (4.0, 12.0));
     }
 
-    /// A closure capturing such a struct and calling its method: the struct is taken at
-    /// dual numbers (`LiftGeneric`, which the derive gives).
+    /// A closure capturing such a struct, or building one of constants, and calling its
+    /// method: the struct is taken at dual numbers (`LiftGeneric`, which the derive gives).
     #[test]
     fn second_order_of_a_method_of_a_captured_generic_struct() {
         let m = Affine {
@@ -1760,6 +1760,8 @@ mod generic_struct_at_f64 {
         assert_close(h[0][1], d, 1e-13);
         assert_close(h[1][0], d, 1e-13);
         assert_close(h[1][1], 0.0, 1e-15);
+        let built = hessian!(at: vec![x], of: |v: Vec<f64>| Affine { w: 0.8, b: -0.2, extra: vec![0.3] }.predict(v[0]));
+        assert_close(built[0][0], d2, 1e-13);
     }
 }
 

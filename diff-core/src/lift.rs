@@ -12,10 +12,11 @@ use std::borrow::Cow;
 
 /// A struct generic over its float (`Poly<f64>`) at dual numbers (`Poly<Dual<f64>>`):
 /// what `#[derive(Differentiable)]` gives a struct generic over one type, for a closure
-/// given to a second-order operator that calls a method of such a struct it captured.
+/// given to a second-order operator that calls a method of such a struct on plain floats
+/// (captured, or built of constants).
 #[diagnostic::on_unimplemented(
-    message = "diff: second order through a method of `{Self}`, captured by the closure, needs it at dual numbers",
-    label = "captured here",
+    message = "diff: second order through a method of `{Self}` called on plain floats (a value the closure captures or builds of constants) needs the struct at dual numbers",
+    label = "called here",
     note = "derive Differentiable for the struct (`#[derive(Differentiable, Clone)]`), which gives the conversion"
 )]
 pub trait LiftGeneric {

@@ -93,7 +93,7 @@ pub fn lift(
         param_elements: floats.param_elements,
         generic_structs: floats.generic_structs,
         in_closure: floats.in_closure,
-        captured_generic: captured_generic(func, act, floats.generic_methods),
+        generic_methods: floats.generic_methods,
         user_types: names_user_types(func, floats.twins),
         cut_only: cut_only(func),
         used: used(func),
@@ -129,32 +129,6 @@ pub fn lift(
     }
 }
 
-/// The values captured by a closure (a constant naming a variable) that a method of one
-/// of the crate's generic structs only (`generic_methods`) is called on with a derivative:
-/// such a struct, taken at dual numbers.
-fn captured_generic(
-    func: &Function,
-    act: &Activity,
-    generic_methods: &[String],
-) -> BTreeSet<Value> {
-    let mut out = BTreeSet::new();
-    for stmt in func.regions.iter().flat_map(|r| &r.stmts) {
-        let Inst::Call(Callee::Method { method, .. }, args) = &stmt.inst else {
-            continue;
-        };
-        let Some(&recv) = args.first() else {
-            continue;
-        };
-        let captured = matches!(func.def_inst(recv), Some(Inst::Const(t))
-            if crate::lower::reads_capture(t));
-        if captured && generic_methods.iter().any(|m| method == m) && act.is_active(stmt.results[0])
-        {
-            out.insert(recv);
-        }
-    }
-    out
-}
-
 /// What is known to be built of floats among a function's inputs, besides the lifted
 /// parameters.
 pub struct FloatInputs<'a> {
@@ -178,8 +152,9 @@ pub struct FloatInputs<'a> {
     /// it for floats and reports it at the operator otherwise.
     pub in_closure: bool,
     /// In such a closure, the methods of the crate's generic structs only
-    /// (`source::Seen::generic_methods`): a captured value one is called on with a
-    /// derivative is such a struct, taken at dual numbers (`LiftGeneric`).
+    /// (`source::Seen::generic_methods`): a plain value one is called on with a
+    /// derivative (captured, or built of constants) is such a struct, converted to dual
+    /// numbers for the call (`LiftGeneric`).
     pub generic_methods: &'a [String],
 }
 
@@ -202,8 +177,8 @@ struct Lifting<'a> {
     generic_structs: (&'a [String], &'a [usize]),
     /// [`FloatInputs::in_closure`].
     in_closure: bool,
-    /// The captured values taken at dual numbers ([`FloatInputs::generic_methods`]).
-    captured_generic: BTreeSet<Value>,
+    /// [`FloatInputs::generic_methods`].
+    generic_methods: &'a [String],
     /// Whether the body names a type other than the standard library's few.
     user_types: bool,
     /// The values used only inside `no_derivative(..)` ([`cut_only`]).
@@ -475,9 +450,6 @@ impl<'a> Lifting<'a> {
             return self.of_generic_struct(w, depth + 1);
         }
         let (structs, params) = self.generic_structs;
-        if self.captured_generic.contains(&v) {
-            return true;
-        }
         match self.func.def_inst(v) {
             Some(Inst::Struct(p, _)) => p
                 .segments
@@ -706,6 +678,12 @@ impl<'a> Lifting<'a> {
         not_a_function(p)
     }
 
+    /// Whether a plain receiver of `method` is converted to dual numbers for a call with
+    /// dual arguments: in a closure, a method of the crate's generic structs only.
+    fn converts_receiver(&self, method: &Ident) -> bool {
+        self.in_closure && self.generic_methods.iter().any(|m| method == m)
+    }
+
     fn is_lifted(&self, v: Value) -> bool {
         self.lifted.contains(&v)
     }
@@ -726,7 +704,7 @@ impl<'a> Lifting<'a> {
         self.at = Some(stmt.span);
         let lifted = match &stmt.inst {
             Inst::Param(i) => self.lifted_params.contains(i),
-            Inst::Const(_) => self.captured_generic.contains(&stmt.results[0]),
+            Inst::Const(_) => false,
             Inst::Opaque(o) => {
                 if !self.any_lifted(&o.uses) {
                     false
@@ -793,7 +771,9 @@ impl<'a> Lifting<'a> {
                     }
                     // (The companion of a method of a struct generic over its floats is
                     // generic: it would take the receiver's floats, not dual numbers.)
-                    if through_companion && self.of_generic_struct(args[0], 0) {
+                    if through_companion && self.converts_receiver(method) {
+                        // Converted to dual numbers for the call (`rewrite_stmt`).
+                    } else if through_companion && self.of_generic_struct(args[0], 0) {
                         self.refuse(format!(
                             "the method `{method}` of a generic struct holding no dual numbers, given values that carry a derivative"
                         ));
@@ -1298,13 +1278,6 @@ impl<'a> Lifting<'a> {
         if stmt.results.first().is_some_and(|r| self.placeholder(*r)) {
             return;
         }
-        // A captured struct generic over its floats, at dual numbers.
-        if let Inst::Const(t) = &mut stmt.inst {
-            if self.captured_generic.contains(&stmt.results[0]) {
-                *t = quote!(::diff::__private::LiftGeneric::lift_generic(&#t));
-                return;
-            }
-        }
         let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));
         if let Some((callee, recv)) = self.on_twin(stmt) {
             if let Inst::Call(c, args) | Inst::CallMut(c, args, _) = &mut stmt.inst {
@@ -1360,6 +1333,30 @@ impl<'a> Lifting<'a> {
                     inactive: false,
                 });
                 return;
+            }
+        }
+        // A plain receiver of a method of a generic struct, given dual arguments: the
+        // struct at dual numbers.
+        if let Inst::Call(Callee::Method { method, .. }, args) = &mut stmt.inst {
+            let plain_receiver = args.first().is_some_and(|r| !self.is_lifted(*r));
+            if plain_receiver
+                && self.act.is_active(stmt.results[0])
+                && self.converts_receiver(method)
+            {
+                let w = out.new_value(None, span);
+                let ph = Ident::new(&placeholder(0), Span::call_site());
+                before.push(Stmt {
+                    results: vec![w],
+                    inst: Inst::Opaque(Opaque {
+                        tokens: quote!(::diff::__private::LiftGeneric::lift_generic(&#ph)),
+                        uses: vec![args[0]],
+                        what: "struct at dual numbers".into(),
+                        macro_name: None,
+                        inactive: true,
+                    }),
+                    span,
+                });
+                args[0] = w;
             }
         }
         match &mut stmt.inst {

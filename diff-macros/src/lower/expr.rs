@@ -1343,16 +1343,6 @@ fn is_float_type(t: &syn::Type) -> bool {
     matches!(t, syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"))
 }
 
-/// Whether a constant's tokens read a variable a closure captures, as the lowering of a
-/// path writes it (`(&Captured(&x)).capture()`).
-pub(crate) fn reads_capture(tokens: &proc_macro2::TokenStream) -> bool {
-    tokens.clone().into_iter().any(|tt| match tt {
-        proc_macro2::TokenTree::Ident(i) => i == "Captured",
-        proc_macro2::TokenTree::Group(g) => reads_capture(&g.stream()),
-        _ => false,
-    })
-}
-
 /// Associated functions of scalar types that take no receiver (`T::from_f64(2.0)`,
 /// `T::from(3).unwrap()`, `f64::max_value()`): path calls, not methods of their argument.
 fn is_constructor(name: &str) -> bool {

@@ -14,7 +14,6 @@ pub(crate) mod iterators;
 mod matching;
 pub(crate) use crate::ir::placeholder;
 mod expr;
-pub(crate) use expr::reads_capture;
 mod opaque;
 mod pattern;
 mod place;
