@@ -5,6 +5,7 @@ use crate::operator_impls::{implements_assignment, implements_operator, operator
 use crate::parse::attr::DifferentiableArgs;
 use crate::parse::signature::FnSig;
 use crate::pipeline::{self, Body};
+use crate::requirements::Need;
 use crate::source::Enclosing;
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
@@ -575,7 +576,7 @@ pub(crate) fn companions(
         callees: crate::requirements::callees(
             &analyzed.func,
             &analyzed.act,
-            &func.sig.ident,
+            Some(&func.sig.ident),
             &local,
         ),
     };
@@ -670,7 +671,9 @@ fn place(
         (quote!(pub), TokenStream::new())
     };
     let carrier = quote!(#m::#name);
-    let requirements = crate::requirements::implementation(&carrier, &needs.callees);
+    let needed = [Need::Reverse, Need::Forward, Need::Second]
+        .map(|need| crate::requirements::all_of(&needs.callees, need));
+    let requirements = crate::requirements::implementation(&carrier, needed);
     quote! {
         #[doc(hidden)]
         #[allow(non_snake_case, non_camel_case_types)]

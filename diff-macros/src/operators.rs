@@ -207,8 +207,7 @@ fn requirement(p: &syn::ExprPath, need: Need) -> TokenStream {
 /// The checks of what the functions a closure calls need for mode `need`.
 fn closure_requirements(analyzed: &pipeline::Analyzed, need: Need) -> TokenStream {
     let local = requirements::local_names(&analyzed.items);
-    let none = ident("__diff_closure");
-    requirements::callees(&analyzed.func, &analyzed.act, &none, &local)
+    requirements::callees(&analyzed.func, &analyzed.act, None, &local)
         .iter()
         .map(|c| requirements::check(c, need, c.span()))
         .collect()

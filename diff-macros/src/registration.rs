@@ -1029,8 +1029,15 @@ impl Reg<'_> {
             },
             Mode::Jvp => TokenStream::new(),
         };
-        let glob_carrier = quote!(#carrier_attrs pub struct #name {});
+        let carrier_def = quote!(#carrier_attrs pub struct #name {});
         let carrier = quote!(#m::#name);
+        let (reverse_path, forward_path) = (quote!(#m::#reverse), quote!(#m::#forward));
+        let holds = [
+            crate::requirements::gated(&reverse_path, &vjp_gate.to_token_stream()),
+            crate::requirements::gated(&forward_path, &jvp_gate.to_token_stream()),
+        ];
+        let derivatives =
+            crate::requirements::implementation(&carrier, [reverse_path, forward_path, second]);
         quote! {
             #registered
             #user
@@ -1047,7 +1054,7 @@ impl Reg<'_> {
                 use super::*;
                 #other_gate_def
                 pub use #other_aliases;
-                #glob_carrier
+                #carrier_def
                 #(#derived)*
                 #dual_sibling
                 #[doc(hidden)]
@@ -1066,21 +1073,8 @@ impl Reg<'_> {
                 #(#forwarders)*
                 #dual_assoc
             }
-            impl<'gate> ::diff::__private::Holds<#m::#reverse> for &'gate ()
-            where
-                &'gate (): #vjp_gate
-            {
-            }
-            impl<'gate> ::diff::__private::Holds<#m::#forward> for &'gate ()
-            where
-                &'gate (): #jvp_gate
-            {
-            }
-            impl ::diff::__private::Derivatives for #carrier {
-                type Reverse = #m::#reverse;
-                type Forward = #m::#forward;
-                type Second = #second;
-            }
+            #(#holds)*
+            #derivatives
         }
     }
 

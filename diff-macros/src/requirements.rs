@@ -46,9 +46,14 @@ impl Need {
 
 /// The carriers of the functions `func` calls with a derivative (a call of a path that
 /// finds its companions through the carrier), each once, leaving out the function itself
-/// (`own`) and names that items of its body define (`local`), which the carrier's
-/// implementation beside the function cannot see.
-pub fn callees(func: &Function, act: &Activity, own: &Ident, local: &[Ident]) -> Vec<syn::Path> {
+/// (`own`, none for a closure) and names that items of its body define (`local`), which
+/// the carrier's implementation beside the function cannot see.
+pub fn callees(
+    func: &Function,
+    act: &Activity,
+    own: Option<&Ident>,
+    local: &[Ident],
+) -> Vec<syn::Path> {
     let mut out: Vec<syn::Path> = Vec::new();
     let stmts = func.regions.iter().flat_map(|r| r.stmts.iter());
     for stmt in stmts {
@@ -64,7 +69,7 @@ pub fn callees(func: &Function, act: &Activity, own: &Ident, local: &[Ident]) ->
         };
         let first = &carrier.segments[0].ident;
         let last = &carrier.segments[carrier.segments.len() - 1].ident;
-        let itself = last == own && names::by_name_alone(&carrier);
+        let itself = own.is_some_and(|own| last == own) && names::by_name_alone(&carrier);
         if itself || local.contains(first) || out.contains(&carrier) || constructs(last) {
             continue;
         }
@@ -110,7 +115,7 @@ fn use_names(tree: &syn::UseTree, out: &mut Vec<Ident>) {
 }
 
 /// All of `callees`' requirements of mode `need`: `(<a as Derivatives>::Reverse, (.., ()))`.
-fn all_of(callees: &[syn::Path], need: Need) -> TokenStream {
+pub fn all_of(callees: &[syn::Path], need: Need) -> TokenStream {
     let assoc = need.assoc();
     callees.iter().rev().fold(
         quote!(()),
@@ -118,13 +123,13 @@ fn all_of(callees: &[syn::Path], need: Need) -> TokenStream {
     )
 }
 
-/// The `Derivatives` implementation of a differentiable free function's carrier
-/// (`carrier`, the path to it beside the function): each mode needs the callees' same
-/// mode.
-pub fn implementation(carrier: &TokenStream, callees: &[syn::Path]) -> TokenStream {
-    let reverse = all_of(callees, Need::Reverse);
-    let forward = all_of(callees, Need::Forward);
-    let second = all_of(callees, Need::Second);
+/// The `Derivatives` implementation of `carrier`, with what its reverse mode, forward
+/// mode and second order need: for a differentiable function its callees' ([`all_of`]),
+/// for a registration its own requirements ([`gated`]).
+pub fn implementation(
+    carrier: &TokenStream,
+    [reverse, forward, second]: [TokenStream; 3],
+) -> TokenStream {
     quote! {
         impl ::diff::__private::Derivatives for #carrier {
             type Reverse = #reverse;
@@ -134,9 +139,23 @@ pub fn implementation(carrier: &TokenStream, callees: &[syn::Path]) -> TokenStre
     }
 }
 
+/// A requirement met where `gate` is implemented for `&()`: the type `leaf` (a path to
+/// it) and its `Holds` implementation. (`gate` is `Available` where the mode is given,
+/// else a trait with no implementation whose message says what to add.)
+pub fn gated(leaf: &TokenStream, gate: &TokenStream) -> TokenStream {
+    quote! {
+        impl<'gate> ::diff::__private::Holds<#leaf> for &'gate ()
+        where
+            &'gate (): #gate
+        {
+        }
+    }
+}
+
 /// A mode that is missing, as a requirement: the type `leaf`, whose `Holds` needs
 /// `gate`, a trait with no implementation whose message is `message`.
 pub fn missing(leaf: &Ident, gate: &Ident, message: &str, label: &str) -> TokenStream {
+    let holds = gated(&quote!(#leaf), &quote!(#gate));
     quote! {
         #[doc(hidden)]
         #[allow(dead_code)]
@@ -144,11 +163,7 @@ pub fn missing(leaf: &Ident, gate: &Ident, message: &str, label: &str) -> TokenS
         #[doc(hidden)]
         #[diagnostic::on_unimplemented(message = #message, label = #label)]
         pub trait #gate {}
-        impl<'gate> ::diff::__private::Holds<#leaf> for &'gate ()
-        where
-            &'gate (): #gate
-        {
-        }
+        #holds
     }
 }
 
