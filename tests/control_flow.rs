@@ -394,6 +394,65 @@ fn recursion() {
     assert_eq!(g, xs.iter().map(|x| x.cos()).collect::<Vec<_>>());
 }
 
+// Mutual recursion: each function's linear map contains the other's, so the ones
+// returned are boxed.
+#[differentiable]
+fn even_terms(xs: &[f64], i: usize) -> f64 {
+    if i >= xs.len() {
+        return 0.0;
+    }
+    xs[i].sin() + odd_terms(xs, i + 1)
+}
+
+#[differentiable]
+fn odd_terms(xs: &[f64], i: usize) -> f64 {
+    if i >= xs.len() {
+        0.0
+    } else {
+        xs[i] * xs[i] + even_terms(xs, i + 1)
+    }
+}
+
+#[differentiable]
+fn down(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        up(x * 1.1, n - 1).sin()
+    }
+}
+
+#[differentiable]
+fn up(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        x * x
+    } else {
+        down(x, n - 1) * x
+    }
+}
+
+#[test]
+fn mutual_recursion() {
+    let xs = vec![0.1, 0.2, 0.3, 0.4, 0.5];
+    let (v, g) = value_with_gradient!(at: (&xs, 0), of: even_terms);
+    assert_eq!(v, even_terms(&xs, 0));
+    let expected: Vec<f64> = (0..5)
+        .map(|i| if i % 2 == 0 { xs[i].cos() } else { 2.0 * xs[i] })
+        .collect();
+    for (g, e) in g.iter().zip(&expected) {
+        assert!(close(*g, *e, 1e-12));
+    }
+    for x in [0.5, 1.3] {
+        let (v, d) = value_with_gradient!(at: (x, 4), of: down);
+        assert_eq!(v, down(x, 4));
+        let h = 1e-6;
+        let fd = (down(x + h, 4) - down(x - h, 4)) / (2.0 * h);
+        assert!(close(d, fd, 1e-7), "{d} vs {fd}");
+        let forward = first_derivative!(at: x, of: |x| down(x, 4));
+        assert!(close(forward, d, 1e-12));
+    }
+}
+
 // ---------------------------------------------------------------- closures bound in the body
 
 #[differentiable]

@@ -312,3 +312,62 @@ fn nll_at(v: &[f64], xs: &[f64]) -> f64 {
     }
     .nll(xs)
 }
+
+/// Methods and associated functions calling each other back (mutual recursion).
+#[derive(Differentiable, Clone, Debug)]
+struct Chain {
+    k: f64,
+}
+
+impl Chain {
+    #[differentiable]
+    fn down(&self, x: f64, n: usize) -> f64 {
+        if n == 0 {
+            x * self.k
+        } else {
+            self.up(x * 1.1, n - 1).sin()
+        }
+    }
+
+    #[differentiable]
+    fn up(&self, x: f64, n: usize) -> f64 {
+        if n == 0 {
+            x * x
+        } else {
+            self.down(x, n - 1) * x
+        }
+    }
+
+    #[differentiable]
+    fn left(x: f64, n: usize) -> f64 {
+        if n == 0 {
+            x
+        } else {
+            Chain::right(x, n - 1).cos()
+        }
+    }
+
+    #[differentiable]
+    fn right(x: f64, n: usize) -> f64 {
+        if n == 0 {
+            x * x
+        } else {
+            Self::left(x, n - 1) * x
+        }
+    }
+}
+
+#[test]
+fn methods_calling_each_other_back() {
+    let c = Chain { k: 2.0 };
+    for x in [0.5, 0.9] {
+        let (v, g) = value_with_gradient!(at: x, of: |x: f64| c.down(x, 4));
+        assert_eq!(v, c.down(x, 4));
+        assert_close(g, fd(|x| c.down(x, 4), x), 1e-7, "down");
+        let (v, g) = value_with_gradient!(at: x, of: |x: f64| Chain::left(x, 5));
+        assert_eq!(v, Chain::left(x, 5));
+        assert_close(g, fd(|x| Chain::left(x, 5), x), 1e-7, "left");
+        let d = first_derivative!(at: x, of: |x: f64| Chain::left(x, 5));
+        assert_close(d, g, 1e-12, "forward");
+    }
+}

@@ -1372,6 +1372,55 @@ fn second_order_of_a_recursive_function() {
     assert_matrix(&h, &want, 1e-12);
 }
 
+// Mutual recursion, in a generic pair and in an f64 pair: each boxes the linear maps it
+// returns, in the second sweep as in the first.
+#[differentiable]
+fn ping<T: Float>(x: T, n: usize) -> T {
+    if n == 0 {
+        x.sin()
+    } else {
+        pong(x, n - 1) * x
+    }
+}
+
+#[differentiable]
+fn pong<T: Float>(x: T, n: usize) -> T {
+    if n == 0 {
+        x * x
+    } else {
+        ping(x, n - 1) + x
+    }
+}
+
+#[differentiable]
+fn ping64(x: f64, n: usize) -> f64 {
+    if n == 0 {
+        x.sin()
+    } else {
+        pong64(x, n - 1) * x
+    }
+}
+
+#[differentiable]
+fn pong64(x: f64, n: usize) -> f64 {
+    if n == 0 {
+        x * x
+    } else {
+        ping64(x, n - 1) + x
+    }
+}
+
+#[test]
+fn second_order_of_mutually_recursive_functions() {
+    // ping(x, 4) = ((sin x + x) x + x) x = x^2 sin x + x^3 + x^2.
+    let x = 0.7f64;
+    let want = 2.0 * x.sin() + 4.0 * x * x.cos() - x * x * x.sin() + 6.0 * x + 2.0;
+    assert_close(second_derivative!(at: x, of: |x| ping(x, 4)), want, 1e-12);
+    assert_close(second_derivative!(at: x, of: |x| ping64(x, 4)), want, 1e-12);
+    let h = hessian!(at: vec![x], of: |v: Vec<f64>| ping64(v[0], 4));
+    assert_matrix(&h, &[vec![want]], 1e-12);
+}
+
 #[derive(Differentiable, Clone, Copy, Debug)]
 struct Bond {
     k: f64,

@@ -544,7 +544,28 @@ pub(crate) fn companions(
             }
             _ => false,
         });
+    let own = sig.ident.to_string();
+    let mutual = analyzed
+        .func
+        .regions
+        .iter()
+        .flat_map(|r| r.stmts.iter())
+        .any(|s| match &s.inst {
+            crate::ir::Inst::Call(c, _) | crate::ir::Inst::CallMut(c, ..) => {
+                let name = match c {
+                    crate::ir::Callee::Path(p) => p.path.segments.last().map(|s| &s.ident),
+                    crate::ir::Callee::Method { method, .. } => Some(method),
+                    _ => None,
+                };
+                name.is_some_and(|name| {
+                    *name != own && crate::source::reaches(name.span(), &name.to_string(), &own)
+                })
+            }
+            _ => false,
+        });
+    let recursive = recursive || mutual;
     sig.recursive = recursive;
+    sig.mutual = mutual;
     if recursive && sig.detached {
         let tys: Vec<syn::Ident> = sig
             .generics
@@ -583,6 +604,7 @@ pub(crate) fn companions(
     if let Some(mut c) = constant_sig {
         // The same body, with the receiver left out of what is differentiated.
         c.recursive = recursive;
+        c.mutual = mutual;
         let (act, maps) = analyzed.with_respect_to(&c.wrt());
         let constant = Companions {
             sig: &c,

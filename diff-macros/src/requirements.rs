@@ -46,7 +46,7 @@ impl Need {
 
 /// The carriers of the functions `func` calls with a derivative (a call of a path that
 /// finds its companions through the carrier), each once, leaving out the function itself
-/// (`own`, none for a closure) and names that items of its body define (`local`), which
+/// (`own`, none for a closure) and the functions that call it back, and names that items of its body define (`local`), which
 /// the carrier's implementation beside the function cannot see.
 pub fn callees(
     func: &Function,
@@ -70,7 +70,12 @@ pub fn callees(
         let first = &carrier.segments[0].ident;
         let last = &carrier.segments[carrier.segments.len() - 1].ident;
         let itself = own.is_some_and(|own| last == own) && names::by_name_alone(&carrier);
-        if itself || local.contains(first) || out.contains(&carrier) || constructs(last) {
+        // A callee calling the function back (mutual recursion) would make its
+        // requirements contain themselves: it is checked when it runs instead.
+        let cycle = own.is_some_and(|own| {
+            crate::source::reaches(last.span(), &last.to_string(), &own.to_string())
+        });
+        if itself || cycle || local.contains(first) || out.contains(&carrier) || constructs(last) {
             continue;
         }
         out.push(carrier);

@@ -237,6 +237,9 @@ struct Types {
     trait_impl_marks: Vec<String>,
     /// The inline modules the visit is in.
     path: Vec<String>,
+    /// Each function (free, or of an `impl` block) with the last names of the paths and
+    /// methods its body mentions (the functions it may call, and more).
+    calls: Vec<(String, Vec<String>)>,
     /// Functions returning a named type: `(type of an inherent impl or "" for a free
     /// function, name, returned type's name)` (`Self` read as the impl's type).
     returns: Vec<(String, String, String)>,
@@ -309,6 +312,9 @@ impl<'a> syn::visit::Visit<'a> for Types {
             self.returns.push((String::new(), name.clone(), ret));
         }
         self.with_derivatives.extend(registrations(&i.attrs));
+        let mut mentioned = Mentioned(Vec::new());
+        syn::visit::Visit::visit_block(&mut mentioned, &i.block);
+        self.calls.push((name.clone(), mentioned.0));
         if marked(&i.attrs, "differentiable") {
             self.with_derivatives.push(name);
         } else if !marked(&i.attrs, "derivative") {
@@ -318,6 +324,9 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_impl_item_fn(&mut self, i: &'a syn::ImplItemFn) {
         self.with_derivatives.extend(registrations(&i.attrs));
+        let mut mentioned = Mentioned(Vec::new());
+        syn::visit::Visit::visit_block(&mut mentioned, &i.block);
+        self.calls.push((i.sig.ident.to_string(), mentioned.0));
         syn::visit::visit_impl_item_fn(self, i);
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
@@ -515,6 +524,60 @@ impl<'a> syn::visit::Visit<'a> for Types {
         }
         syn::visit::visit_item_impl(self, i);
     }
+}
+
+/// The last names of the paths a body mentions.
+struct Mentioned(Vec<String>);
+
+impl<'a> syn::visit::Visit<'a> for Mentioned {
+    fn visit_path(&mut self, p: &'a syn::Path) {
+        if let Some(last) = p.segments.last() {
+            let name = last.ident.to_string();
+            if !self.0.contains(&name) {
+                self.0.push(name);
+            }
+        }
+        syn::visit::visit_path(self, p);
+    }
+    fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        if !self.0.contains(&name) {
+            self.0.push(name);
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+}
+
+/// Whether the function or method named `from` may call the one named `to`, directly or
+/// through others, as the crate's sources (read from where `span` is) say: functions
+/// are told apart by name only, so a name two modules or types define counts as one.
+/// `false` when the sources cannot be read.
+pub fn reaches(span: proc_macro2::Span, from: &str, to: &str) -> bool {
+    let Some(w) = written_at(span) else {
+        return false;
+    };
+    let all = read(&w);
+    let mut seen = vec![from.to_string()];
+    let mut next = 0;
+    while next < seen.len() {
+        let at = seen[next].clone();
+        next += 1;
+        for (_, mentioned) in all
+            .iter()
+            .flat_map(|t| t.calls.iter())
+            .filter(|(f, _)| *f == at)
+        {
+            for name in mentioned {
+                if name == to {
+                    return true;
+                }
+                if !seen.contains(name) {
+                    seen.push(name.clone());
+                }
+            }
+        }
+    }
+    false
 }
 
 /// The attributes `attrs` apply, each `#[cfg_attr(condition, a, b)]` read as `a, b`:

@@ -147,6 +147,13 @@ pub fn body_parts_with(
         let #lin = #built;
         #(#write_back)*
     };
+    let closure = match e.recursion.as_ref().filter(|r| r.mutual) {
+        Some(r) => {
+            let boxed = &r.boxed;
+            quote! { { let #lin: #boxed = ::std::boxed::Box::new(#closure); #lin } }
+        }
+        None => closure,
+    };
     (stmts, quote! { (#ret_expr, #closure) })
 }
 

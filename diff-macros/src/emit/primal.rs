@@ -44,6 +44,9 @@ pub struct Recursion {
     pub method: bool,
     /// `Box<dyn FnOnce(..) -> ..>` of the companion being emitted.
     pub boxed: TokenStream,
+    /// Whether a function it calls calls it back: then the linear map it returns is
+    /// boxed.
+    pub mutual: bool,
 }
 
 impl Recursion {
@@ -54,6 +57,7 @@ impl Recursion {
             name: sig.ident.to_string(),
             method: sig.has_receiver(),
             boxed,
+            mutual: sig.mutual,
         }
     }
 }

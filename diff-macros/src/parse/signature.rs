@@ -53,6 +53,9 @@ pub struct FnSig {
     pub outer_params: Option<Vec<TokenStream>>,
     /// Whether the function calls itself (its boxed linear map may borrow the arguments).
     pub recursive: bool,
+    /// Whether it is called back by a function it calls (mutual recursion): its
+    /// companions return their linear maps boxed, whose types would contain themselves.
+    pub mutual: bool,
     /// The types of parameters left out because their definitions do not make them
     /// Differentiable: the companions check that they are not.
     pub not_differentiable: Vec<TokenStream>,
@@ -195,6 +198,7 @@ impl FnSig {
             detached: false,
             outer_params: None,
             recursive: false,
+            mutual: false,
             not_differentiable: Vec::new(),
             param_fields: Vec::new(),
             twins: Vec::new(),
