@@ -181,3 +181,65 @@ fn last_of_nothing_panics_like_std() {
     let empty: Vec<f64> = Vec::new();
     let _ = gradient!(at: &empty, of: ends);
 }
+
+// `match` of an `Option` with guards, `None` arms in any place, and arms binding the
+// whole `Option`; `if let` whose body exits the loop.
+#[differentiable]
+fn largest_sine(xs: &[f64]) -> f64 {
+    let mut best: Option<f64> = None;
+    for &x in xs {
+        best = match best {
+            Some(b) if b > x.sin() => Some(b),
+            _ => Some(x.sin()),
+        };
+    }
+    best.unwrap_or(0.0)
+}
+
+#[differentiable]
+fn largest_sine_by_if_let(xs: &[f64]) -> f64 {
+    let mut best: Option<f64> = None;
+    for &x in xs {
+        if let Some(b) = best {
+            if b > x.sin() {
+                continue;
+            }
+        }
+        best = Some(x.sin());
+    }
+    match best {
+        None => 0.0,
+        Some(v) if v > 10.0 => v,
+        Some(v) => v * 2.0,
+    }
+}
+
+#[differentiable]
+fn guarded_arms(x: f64, y: f64) -> f64 {
+    let o = if y > 0.0 { Some(x * y) } else { None };
+    match o {
+        None if x > 1.0 => x * x,
+        None => x,
+        Some(p) if p > 2.0 => p.sqrt(),
+        other => other.unwrap() * 3.0,
+    }
+}
+
+#[test]
+fn guards_and_exits_in_option_matches() {
+    let xs = vec![0.2, 1.4, 0.7, -0.5];
+    let (v, g) = value_with_gradient!(at: xs.clone(), of: |v: Vec<f64>| largest_sine(&v));
+    assert_eq!(v, largest_sine(&xs));
+    assert_vec_close(&g, &[0.0, 1.4f64.cos(), 0.0, 0.0], 1e-12, "match");
+    let (v, g) = value_with_gradient!(at: xs.clone(), of: |v: Vec<f64>| largest_sine_by_if_let(&v));
+    assert_eq!(v, largest_sine_by_if_let(&xs));
+    assert_vec_close(&g, &[0.0, 2.0 * 1.4f64.cos(), 0.0, 0.0], 1e-12, "if let");
+    for (x, y) in [(1.5, -1.0), (0.5, -1.0), (2.0, 3.0), (0.5, 1.0)] {
+        let (v, (gx, gy)) = value_with_gradient!(at: (x, y), of: guarded_arms);
+        assert_eq!(v, guarded_arms(x, y));
+        assert_close(gx, fd(|x| guarded_arms(x, y), x), 1e-7, "x");
+        assert_close(gy, fd(|y| guarded_arms(x, y), y), 1e-7, "y");
+        let dx = first_derivative!(at: x, of: |x| guarded_arms(x, y));
+        assert_close(dx, gx, 1e-12, "forward");
+    }
+}

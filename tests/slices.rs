@@ -181,3 +181,82 @@ fn array_updated_through_a_mut_slice_parameter() {
     let fwd = first_derivative!(at: 1.5, of: |x| through_mut_array(x, -0.5));
     assert_close(fwd, dx, 1e-12, "forward d/dx");
 }
+
+// Locals holding references iterate by reference, as in Rust: an item of `chunks`, a
+// borrowed row, a sub-slice, a borrowed Vec (`for &v in row`).
+#[differentiable]
+fn rows_by_reference(xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for row in xs.chunks(2) {
+        for &v in row {
+            total += v.exp();
+        }
+    }
+    total
+}
+
+#[differentiable]
+#[allow(clippy::ptr_arg, clippy::needless_range_loop)] // written as users write it
+fn borrowed_rows(m: &Vec<Vec<f64>>) -> f64 {
+    let mut total = 0.0;
+    for i in 0..m.len() {
+        let row = &m[i];
+        for &v in row {
+            total += v * v;
+        }
+        for (j, v) in row.iter().enumerate() {
+            total += (j as f64) * v;
+        }
+    }
+    total
+}
+
+#[differentiable]
+fn borrowed_locals(xs: Vec<f64>) -> f64 {
+    let tail = &xs[1..];
+    let w = &xs;
+    let mut s = 0.0;
+    for &v in tail {
+        s += v.sin();
+    }
+    for x in w {
+        s += x * 2.0;
+    }
+    for pair in xs.chunks(2) {
+        for (k, &p) in pair.iter().enumerate() {
+            s += p * (k as f64 + 1.0);
+        }
+    }
+    s
+}
+
+#[test]
+fn locals_holding_references_iterate_by_reference() {
+    let x = vec![0.1, 0.5, -0.3, 0.2, 0.7];
+    let (v, g) = value_with_gradient!(at: x.clone(), of: |v: Vec<f64>| rows_by_reference(&v));
+    assert_eq!(v, rows_by_reference(&x));
+    let want: Vec<f64> = x.iter().map(|v| v.exp()).collect();
+    assert_vec_close(&g, &want, 1e-12, "chunks");
+    let m = vec![vec![1.0, 2.0, 0.5], vec![3.0, 4.0, -1.0]];
+    let g = gradient!(at: &m, of: borrowed_rows);
+    let want: Vec<Vec<f64>> = m
+        .iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .map(|(j, v)| 2.0 * v + j as f64)
+                .collect()
+        })
+        .collect();
+    assert_eq!(g, want);
+    let (v, g) = value_with_gradient!(at: x.clone(), of: borrowed_locals);
+    assert_eq!(v, borrowed_locals(x.clone()));
+    assert_vec_close(
+        &g,
+        &fd_grad(|v| borrowed_locals(v.to_vec()), &x),
+        1e-8,
+        "locals",
+    );
+    let d = jacobian!(at: x.clone(), of: |v: Vec<f64>| vec![borrowed_locals(v)]);
+    assert_vec_close(&d[0], &g, 1e-12, "forward");
+}

@@ -169,7 +169,7 @@ impl Lowerer {
         if let syn::Expr::Path(p) = &*f.expr {
             if p.path
                 .get_ident()
-                .is_some_and(|i| self.is_ref_param(&i.to_string()))
+                .is_some_and(|i| self.holds_reference(&i.to_string()))
             {
                 let mut f = f.clone();
                 let xs = &p.path;

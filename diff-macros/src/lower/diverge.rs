@@ -153,6 +153,13 @@ impl Lowerer {
                 {
                     return self.lower_if_absorbing(e, &stmts[i + 1..]);
                 }
+                // `if let p = e { ..exits.. } rest`: the `match` it stands for.
+                Stmt::Expr(Expr::If(e), _) if may_exit(&Expr::If(e.clone())) => {
+                    let Some(Expr::Match(m)) = super::expr::desugar_if_let(e) else {
+                        unreachable!("an `if` that is not an `if let` is taken above")
+                    };
+                    return self.lower_match_with(&m, &stmts[i + 1..]);
+                }
                 Stmt::Expr(Expr::Block(b), _)
                     if b.label.is_none() && may_exit(&Expr::Block(b.clone())) =>
                 {

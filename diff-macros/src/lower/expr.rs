@@ -28,11 +28,17 @@ impl Lowerer {
                 .is_some_and(|v| matches!(self.func.def_inst(v), Some(Inst::Param(_))))
     }
 
+    /// Whether the variable `name` holds a reference (`is_reference`): iterating one
+    /// yields references, as in Rust.
+    pub(crate) fn holds_reference(&self, name: &str) -> bool {
+        self.is_ref_param(name) || self.lookup(name).is_some_and(|v| self.is_reference(v))
+    }
+
     /// `e` as an iterator chain over collections ([`super::iterators::parse_chain`]), with
-    /// the reference parameters it iterates marked as such.
+    /// the references it iterates marked as such.
     pub(crate) fn chain(&self, e: &Expr) -> Option<super::iterators::Chain> {
         let mut chain = super::iterators::parse_chain(e)?;
-        chain.mark_references(|name| self.is_ref_param(name));
+        chain.mark_references(|name| self.holds_reference(name));
         Some(chain)
     }
 }

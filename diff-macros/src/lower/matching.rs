@@ -30,51 +30,115 @@ pub(crate) fn bindings(pat: &syn::Pat) -> Vec<syn::Ident> {
 /// The local an `Option` being matched is bound to.
 const OPTION: &str = "__diff_option";
 
-/// For a `match` of two arms without guards, `Some(p)` with `p` irrefutable and `None` or
-/// `_`: the payload pattern and the two bodies.
-fn option_arms(m: &syn::ExprMatch) -> Option<(&syn::Pat, &syn::Expr, &syn::Expr)> {
-    let [a, b] = m.arms.as_slice() else {
-        return None;
-    };
-    if a.guard.is_some() || b.guard.is_some() {
-        return None;
-    }
-    fn payload(arm: &syn::Arm) -> Option<&syn::Pat> {
-        match &arm.pat {
+/// An arm of a `match` of an `Option` (told by its patterns).
+enum OptionArm<'a> {
+    /// `Some(p)`, `p` irrefutable, with its guard.
+    Some(&'a syn::Pat, Option<&'a syn::Expr>),
+    /// `None`, with its guard.
+    None(Option<&'a syn::Expr>),
+    /// `_` or a name (bound to the whole `Option`), with its guard.
+    Any(Option<&'a syn::Ident>, Option<&'a syn::Expr>),
+}
+
+/// The arms of `m` when it matches an `Option`: each `Some(p)` with `p` irrefutable,
+/// `None`, `_` or a name, with or without a guard, and at least one `Some(p)`.
+fn option_arms(m: &syn::ExprMatch) -> Option<Vec<OptionArm<'_>>> {
+    let mut out = Vec::new();
+    for arm in &m.arms {
+        let guard = arm.guard.as_ref().map(|(_, g)| &**g);
+        out.push(match &arm.pat {
             syn::Pat::TupleStruct(t)
                 if t.qself.is_none() && t.path.is_ident("Some") && t.elems.len() == 1 =>
             {
-                t.elems.first().filter(|p| irrefutable(p))
+                OptionArm::Some(t.elems.first().filter(|p| irrefutable(p))?, guard)
             }
-            _ => None,
-        }
+            syn::Pat::Path(p) if p.qself.is_none() && p.path.is_ident("None") => {
+                OptionArm::None(guard)
+            }
+            syn::Pat::Ident(i) if i.ident == "None" && i.subpat.is_none() => OptionArm::None(guard),
+            syn::Pat::Ident(i)
+                if i.subpat.is_none() && i.by_ref.is_none() && irrefutable(&arm.pat) =>
+            {
+                OptionArm::Any(Some(&i.ident), guard)
+            }
+            syn::Pat::Wild(_) => OptionArm::Any(None, guard),
+            _ => return None,
+        });
     }
-    let is_none = |arm: &syn::Arm| match &arm.pat {
-        syn::Pat::Wild(_) => true,
-        syn::Pat::Ident(i) => i.ident == "None" && i.subpat.is_none(),
-        syn::Pat::Path(p) => p.qself.is_none() && p.path.is_ident("None"),
-        _ => false,
-    };
-    match (payload(a), payload(b)) {
-        (Some(p), None) if is_none(b) => Some((p, &*a.body, &*b.body)),
-        (None, Some(p)) if is_none(a) => Some((p, &*b.body, &*a.body)),
-        _ => None,
-    }
+    out.iter()
+        .any(|a| matches!(a, OptionArm::Some(..)))
+        .then_some(out)
 }
 
-/// The `match` `m` of an `Option` (its arms `arms`, [`option_arms`]) as `match present {
-/// true => { let p = payload; a } false => b }`.
+/// The `match` `m` of an `Option` (its arms `arms`, [`option_arms`]) as tests of
+/// `present` one arm after another: `Some(p) if g => a, None => b` is `match (if present
+/// { let p = payload; g } else { false }) { true => { let p = payload; a } false =>
+/// match !present { true => b, .. } }`, so that the payload's derivative flows through
+/// `payload`'s. The last arm is taken without its test where it has no guard (rustc
+/// checks the original `match` covers every case); `whole` is the `Option` itself, for an
+/// arm binding it by name (`None` when there is none to name: the rewrite is refused).
 fn on_presence(
     m: &syn::ExprMatch,
     present: &syn::Expr,
     payload: &syn::Expr,
-    (pat, some_body, none_body): (&syn::Pat, &syn::Expr, &syn::Expr),
-) -> syn::ExprMatch {
-    syn::parse_quote_spanned! {m.span()=>
-        match #present {
-            true => { let #pat = #payload; #some_body }
-            false => #none_body,
-        }
+    whole: Option<&syn::Expr>,
+    arms: &[OptionArm<'_>],
+) -> Option<syn::ExprMatch> {
+    let span = m.span();
+    let unreachable: syn::Expr = syn::parse_quote_spanned!(span=> ::core::unreachable!());
+    let mut rest: Option<syn::Expr> = None;
+    for (arm, syn_arm) in arms.iter().zip(&m.arms).rev() {
+        let body = &syn_arm.body;
+        let (test, guard, taken): (syn::Expr, Option<&syn::Expr>, syn::Expr) = match arm {
+            OptionArm::Some(p, g) => (
+                present.clone(),
+                *g,
+                syn::parse_quote_spanned!(span=> { let #p = #payload; #body }),
+            ),
+            OptionArm::None(g) => (
+                syn::parse_quote_spanned!(span=> !(#present)),
+                *g,
+                (**body).clone(),
+            ),
+            OptionArm::Any(name, g) => {
+                let taken = match name {
+                    Some(n) => {
+                        let whole = whole?;
+                        syn::parse_quote_spanned!(span=> { let #n = #whole; #body })
+                    }
+                    None => (**body).clone(),
+                };
+                (syn::parse_quote_spanned!(span=> true), *g, taken)
+            }
+        };
+        let tested: syn::Expr = match (arm, guard) {
+            (_, None) => test,
+            (OptionArm::Some(p, _), Some(g)) => {
+                syn::parse_quote_spanned!(span=> if #test { let #p = #payload; #g } else { false })
+            }
+            (OptionArm::Any(Some(n), _), Some(g)) => {
+                let whole = whole?;
+                syn::parse_quote_spanned!(span=> { let #n = #whole; #g })
+            }
+            (_, Some(g)) => syn::parse_quote_spanned!(span=> (#test) && (#g)),
+        };
+        rest = Some(match rest {
+            // The last arm without a guard: taken whenever reached.
+            None if guard.is_none() => taken,
+            None => {
+                syn::parse_quote_spanned!(span=> match #tested { true => #taken, false => #unreachable })
+            }
+            Some(r) => {
+                syn::parse_quote_spanned!(span=> match #tested { true => #taken, false => #r })
+            }
+        });
+    }
+    match rest? {
+        syn::Expr::Match(m) => Some(m),
+        // One arm taking every `Option`.
+        taken => Some(
+            syn::parse_quote_spanned!(span=> match true { true => #taken, false => #unreachable }),
+        ),
     }
 }
 
@@ -124,25 +188,28 @@ impl Lowerer {
         // `match xs.get(i) { Some(p) => a, None => b }` (also `first`, `last`, from `if
         // let`): `match i < xs.len() { true => { let p = &xs[i]; a } false => b }`.
         if let (Some(arms), Some(lookup)) = (option_arms(m), super::expr::Lookup::of(&m.expr)) {
-            for stmt in &lookup.prelude {
-                self.lower_stmt(stmt)?;
+            if let Some(rewritten) = on_presence(m, &lookup.present, &lookup.element, None, &arms) {
+                for stmt in &lookup.prelude {
+                    self.lower_stmt(stmt)?;
+                }
+                return self.lower_match_binding(&rewritten, binder, rest);
             }
-            let rewritten = on_presence(m, &lookup.present, &lookup.element, arms);
-            return self.lower_match_binding(&rewritten, binder, rest);
         }
         let scrutinee = self.in_expression(|cx| cx.lower_expr(&m.expr))?;
         // `match o { Some(p) => a, None => b }` (also from `if let` and `while let`):
         // `match o.is_some() { true => { let p = o.unwrap(); a } false => b }`, so that
         // the payload's derivative flows through `unwrap`'s.
         if let Some(arms) = option_arms(m) {
-            self.bind(OPTION.to_string(), scrutinee);
             let o = syn::Ident::new(OPTION, m.match_token.span);
-            let (present, payload) = (
+            let (present, payload, whole) = (
                 syn::parse_quote!(#o.is_some()),
                 syn::parse_quote!(#o.unwrap()),
+                syn::parse_quote!(#o),
             );
-            let rewritten = on_presence(m, &present, &payload, arms);
-            return self.lower_match_binding(&rewritten, binder, rest);
+            if let Some(rewritten) = on_presence(m, &present, &payload, Some(&whole), &arms) {
+                self.bind(OPTION.to_string(), scrutinee);
+                return self.lower_match_binding(&rewritten, binder, rest);
+            }
         }
         let before = self.env.clone();
         let outer = self.diverged;

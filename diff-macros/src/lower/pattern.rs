@@ -15,13 +15,21 @@ impl Lowerer {
         )
     }
 
-    /// Whether `v` is certainly a reference (`&data[i]`, a parameter taken by reference):
-    /// a tuple or array pattern matched against it binds references to the parts, as
-    /// Rust's default binding mode does (`for (x, y) in data` gives `x: &Vec<f64>`).
-    fn is_reference(&self, v: Value) -> bool {
+    /// Whether `v` is certainly a reference (`&data[i]`, a parameter taken by reference,
+    /// a sub-slice `&xs[a..b]` or an item of `xs.chunks(k)`): a tuple or array pattern
+    /// matched against it binds references to the parts, as Rust's default binding mode
+    /// does (`for (x, y) in data` gives `x: &Vec<f64>`).
+    pub(crate) fn is_reference(&self, v: Value) -> bool {
         match self.func.def_inst(v) {
             Some(Inst::Ref(..)) => true,
             Some(Inst::Param(i)) => self.func.by_ref.contains(i),
+            Some(Inst::Call(crate::ir::Callee::Path(p), _)) => {
+                crate::ir::is_library_path(p)
+                    && p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "sub_slice")
+            }
             _ => false,
         }
     }
