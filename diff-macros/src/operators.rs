@@ -288,7 +288,7 @@ fn closure(
         return Err(syn::Error::new_spanned(
             f,
             format!(
-                "`{}` is a closure held in a variable: its body is not here for the macro to differentiate; write the body in this closure, or make `{0}` a #[differentiable] fn (wrap the call in `no_derivative(..)` if it should carry no derivative)",
+                "`{}` is a variable holding a closure or a function: what it calls is not here for the macro to differentiate; write the body in this closure, or call a #[differentiable] fn by its name (wrap the call in `no_derivative(..)` if it should carry no derivative)",
                 quote!(#f)
             ),
         ));

@@ -986,7 +986,8 @@ struct Frame {
     open: usize,
     header: usize,
     /// The names `let` binds directly in the block before the position (`let x`, `let
-    /// mut x`; not the names of other patterns).
+    /// mut x`; not the names of other patterns), and those the `for` opening the block
+    /// binds (`for f in fs`, `for (i, f) in ..`).
     lets: Vec<String>,
 }
 
@@ -1075,6 +1076,9 @@ fn open_frames(text: &str, line: usize, column: usize, name: &str) -> Option<Vec
     let offset = |i: usize| chars.get(i).map_or(target, |c| c.0);
     // After `let` (and `mut`): the next word is a name it binds.
     let mut after_let = false;
+    // The names a `for` pattern binds, for the block after it (`for f in fs { .. }`).
+    let mut after_for = false;
+    let mut for_names: Vec<String> = Vec::new();
     while i < chars.len() {
         let c = chars[i].1;
         if !(c.is_whitespace() || c == '_' || c.is_alphanumeric()) {
@@ -1127,7 +1131,19 @@ fn open_frames(text: &str, line: usize, column: usize, name: &str) -> Option<Vec
                 let word: String = chars[start..i].iter().map(|c| c.1).collect();
                 match word.as_str() {
                     "let" => after_let = true,
-                    "mut" => {}
+                    // (Not `for<'a>`, a bound.)
+                    "for"
+                        if (i..chars.len())
+                            .map(|k| chars[k].1)
+                            .find(|c| !c.is_whitespace())
+                            != Some('<') =>
+                    {
+                        after_for = true;
+                        for_names.clear();
+                    }
+                    "in" if after_for => after_for = false,
+                    "mut" | "ref" => {}
+                    _ if after_for => for_names.push(word.clone()),
                     _ if after_let => {
                         after_let = false;
                         if let Some(block) = frames.last_mut() {
@@ -1150,11 +1166,16 @@ fn open_frames(text: &str, line: usize, column: usize, name: &str) -> Option<Vec
                 continue;
             }
             '{' | '(' | '[' => {
+                let lets = if c == '{' && !after_for {
+                    std::mem::take(&mut for_names)
+                } else {
+                    Vec::new()
+                };
                 frames.push(Frame {
                     delimiter: c,
                     open: chars[i].0,
                     header,
-                    lets: Vec::new(),
+                    lets,
                 });
                 header = offset(i + 1);
             }

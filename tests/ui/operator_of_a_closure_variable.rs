@@ -16,3 +16,20 @@ fn second_order() {
     let g = |x: f64| x.sin();
     let _ = second_derivative!(at: 1.0, of: g);
 }
+
+#[differentiable]
+fn square(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn cube(x: f64) -> f64 {
+    x * x * x
+}
+
+// A function held in a loop's variable, likewise.
+fn each_function() {
+    for f in [square, cube] {
+        let _ = gradient!(at: 2.0, of: |x: f64| f(x));
+    }
+}
