@@ -346,3 +346,36 @@ fn windows_add_their_adjoints_in_place() {
         "{small} bytes for 500 elements, {large} for 4000"
     );
 }
+
+/// A `Vec` taken by value that the body only reads: the linear map takes it whole and
+/// reads its elements again, so the loop saves nothing and `gradient!` allocates only
+/// the result.
+#[differentiable]
+fn rosenbrock_owned(x: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = x[i + 1] - x[i] * x[i];
+        let b = 1.0 - x[i];
+        s += 100.0 * a * a + b * b;
+    }
+    s
+}
+
+#[test]
+fn a_vec_read_in_a_loop_is_read_again_not_saved() {
+    for n in [2, 10, 1000] {
+        let x: Vec<f64> = (0..n).map(|i| 0.5 + 0.01 * i as f64).collect();
+        let input = x.clone();
+        let (g, allocations) = count(|| gradient!(at: input, of: rosenbrock_owned));
+        assert_eq!(allocations, 1, "n = {n}: {allocations} allocations");
+        let mut want = vec![0.0; n];
+        for i in 0..n - 1 {
+            let a = x[i + 1] - x[i] * x[i];
+            want[i] += -400.0 * x[i] * a - 2.0 * (1.0 - x[i]);
+            want[i + 1] += 200.0 * a;
+        }
+        for (g, w) in g.iter().zip(&want) {
+            assert!((g - w).abs() <= 1e-12 * (1.0 + w.abs()), "{g} vs {w}");
+        }
+    }
+}

@@ -444,6 +444,20 @@ mod stack_tests {
     }
 }
 
+/// Element `i` of `xs`, read again by a linear map instead of saved: `xs` is an array or
+/// `Vec` parameter the function never updates or moves, and the function read `xs[i]`
+/// with this same `i` (saved, or computed again by the same integer operations) in the
+/// same region of its body, so the index was checked there. The check is kept in debug
+/// builds; in release a bounds check here (a panic in the loop) would keep the loop's
+/// carried adjoints in memory.
+#[inline(always)]
+pub fn read_again<T: Clone>(xs: &[T], i: usize) -> T {
+    debug_assert!(i < xs.len(), "diff: a linear map read past a collection");
+    // SAFETY: `i < xs.len()`: the function indexed the same unchanged `xs` with `i` (its
+    // bounds-checked read) before this linear map existed; see above.
+    unsafe { xs.get_unchecked(i) }.clone()
+}
+
 /// The `k`-th item of a range starting at `start` (`start + k`), recomputed in a linear
 /// map instead of saved.
 #[inline(always)]

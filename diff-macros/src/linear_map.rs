@@ -620,13 +620,15 @@ fn carried(func: &Function, v: Value) -> Option<(Value, Value, Value)> {
     None
 }
 
-/// The array parameters taken by value that the body only indexes (so never updates).
+/// The array and `Vec` parameters taken by value that the body only indexes and asks
+/// the length of (so never updates or moves): the linear map takes them whole where the
+/// function is done with them, and reads their elements again instead of saving each.
 fn constant_arrays(func: &Function) -> Vec<Value> {
     let params: Vec<Value> = func.regions[func.entry().0 as usize]
         .stmts
         .iter()
         .filter(|s| {
-            matches!(&s.inst, Inst::Param(i) if func.arrays_by_value.contains(i) && !func.by_ref.contains(i))
+            matches!(&s.inst, Inst::Param(i) if func.collections_by_value.contains(i) && !func.by_ref.contains(i))
         })
         .map(|s| s.results[0])
         .collect();
@@ -635,6 +637,8 @@ fn constant_arrays(func: &Function) -> Vec<Value> {
         for stmt in &region.stmts {
             match &stmt.inst {
                 Inst::Index(_, i) => other_uses.push(*i),
+                Inst::Call(crate::ir::Callee::Method { method, .. }, args)
+                    if args.len() == 1 && (method == "len" || method == "is_empty") => {}
                 inst => other_uses.extend(inst.operands()),
             }
         }

@@ -271,6 +271,11 @@ impl<'a> Emitter<'a> {
                     let a = copy(a);
                     quote! { -#a }
                 }
+                // An array or Vec parameter the function only reads: an index it checked.
+                Derived::Index(b, i) if self.is_constant_collection(b) => {
+                    let (b, i) = (self.name(b), self.name(i));
+                    quote! { ::diff::__private::read_again(&#b, #i) }
+                }
                 Derived::Index(b, i) => {
                     let (b, i) = (self.name(b), self.name(i));
                     quote! { ::core::clone::Clone::clone(&#b[#i]) }
@@ -292,6 +297,13 @@ impl<'a> Emitter<'a> {
             quote! { let #n = #e; }
         });
         consts.chain(derived).collect()
+    }
+
+    /// Whether `v` is an array or `Vec` parameter taken by value (which a linear map
+    /// reads again only when the body never updates or moves it, `linear_map.rs`).
+    fn is_constant_collection(&self, v: Value) -> bool {
+        matches!(self.def(v), Some(Inst::Param(k))
+            if self.func.collections_by_value.contains(k) && !self.func.by_ref.contains(k))
     }
 
     fn stmt_active(&self, stmt: &Stmt) -> bool {
