@@ -475,3 +475,105 @@ fn closures_called_in_the_body_are_inlined() {
     assert!(close(gx, 2.0 * (2.0 * 0.5 + 2.0 * 2.5), 1e-12));
     assert!(close(gk, 0.25 + 6.25, 1e-12));
 }
+
+// ---------------------------------------------------------------- helpers returning integers
+
+/// Helpers of the crate returning an integer or a `bool` are primal code, whatever their
+/// arguments: no derivative to give.
+fn count_positive(xs: &[f64]) -> usize {
+    xs.iter().filter(|x| **x > 0.0).count()
+}
+
+fn is_large(x: f64) -> bool {
+    x.abs() > 1.0
+}
+
+#[differentiable]
+fn mean_of_positive(xs: &[f64]) -> f64 {
+    let n = count_positive(xs) as f64;
+    let mut s = 0.0;
+    for &x in xs {
+        if x > 0.0 && !is_large(x) {
+            s += x * x;
+        } else if is_large(x) {
+            s += x;
+        }
+    }
+    s / n
+}
+
+#[test]
+fn helpers_returning_integers_are_primal_code() {
+    let xs = vec![0.5, -0.3, 2.0, 0.25];
+    let (v, g) = value_with_gradient!(at: xs.clone(), of: |v: Vec<f64>| mean_of_positive(&v));
+    assert_eq!(v, mean_of_positive(&xs));
+    let want = [2.0 * 0.5 / 3.0, 0.0, 1.0 / 3.0, 2.0 * 0.25 / 3.0];
+    for (g, w) in g.iter().zip(want) {
+        assert!(close(*g, w, 1e-12), "{g} vs {w}");
+    }
+}
+
+// ---------------------------------------------------------------- destructuring assignment, let-else
+
+#[differentiable]
+fn leapfrog(x0: f64, v0: f64, k: f64) -> f64 {
+    let (mut x, mut v) = (x0, v0);
+    for _ in 0..20 {
+        (x, v) = (x + 0.05 * v, v - 0.05 * k * x);
+    }
+    let mut pair = [x, v];
+    [pair[1], _] = [pair[0] * pair[1], 0.0];
+    (x, v) = (v, x);
+    x * 2.0 + v + pair[1]
+}
+
+#[differentiable]
+fn product_after_first(xs: &[f64]) -> f64 {
+    let Some(first) = xs.first() else {
+        return 0.0;
+    };
+    let mut s = *first;
+    for &x in &xs[1..] {
+        let Some(y) = (if x > 0.0 { Some(x) } else { None }) else {
+            continue;
+        };
+        s *= y;
+    }
+    s
+}
+
+#[differentiable]
+fn split_pair(p: (f64, f64), flag: bool) -> f64 {
+    let (mut a, b) = if flag { (p.0, Some(p.1)) } else { (p.1, None) };
+    let Some(mut c) = b else { panic!("no second") };
+    c += a;
+    a *= c;
+    a + c
+}
+
+#[test]
+fn destructuring_assignments_and_let_else() {
+    let (x0, v0, k) = (1.0, 0.5, 2.0);
+    let (v, (gx, gv, gk)) = value_with_gradient!(at: (x0, v0, k), of: leapfrog);
+    assert_eq!(v, leapfrog(x0, v0, k));
+    assert!(close(gx, fd(|x| leapfrog(x, v0, k), x0), 1e-7));
+    assert!(close(gv, fd(|v| leapfrog(x0, v, k), v0), 1e-7));
+    assert!(close(gk, fd(|k| leapfrog(x0, v0, k), k), 1e-7));
+    let d = first_derivative!(at: x0, of: |x| leapfrog(x, v0, k));
+    assert!(close(d, gx, 1e-12));
+
+    let xs = vec![2.0, 3.0, -1.0, 4.0];
+    let (v, g) = value_with_gradient!(at: xs.clone(), of: |v: Vec<f64>| product_after_first(&v));
+    assert_eq!(v, 24.0);
+    assert_eq!(g, vec![12.0, 8.0, 0.0, 6.0]);
+    assert_eq!(
+        gradient!(at: Vec::<f64>::new(), of: |v: Vec<f64>| product_after_first(&v)),
+        Vec::<f64>::new()
+    );
+
+    // a = p.0, c = p.1 + p.0: (a c) + c.
+    let (v, g) =
+        value_with_gradient!(at: (0.5, 1.5), of: |a: f64, b: f64| split_pair((a, b), true));
+    assert_eq!(v, 0.5 * 2.0 + 2.0);
+    assert_eq!(g, (2.0 * 0.5 + 1.5 + 1.0, 0.5 + 1.0));
+}

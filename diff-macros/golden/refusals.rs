@@ -5,7 +5,7 @@ fn two_refusals(x: f64) -> f64 {
     for _ in 0..3 {
         s += async { a }.len();
     }
-    let Some(b) = Some(x) else { return 0.0 };
+    let Some(ref b) = Some(x) else { return 0.0 };
     a * b + s
 }
 

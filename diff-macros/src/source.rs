@@ -664,6 +664,29 @@ pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
             .any(|t| t.with_derivatives.iter().any(|n| n == name))
 }
 
+/// Whether the free function `name` returns a value that cannot carry a derivative (an
+/// integer, a `bool`, a `char`, a `String`), as every definition of a function of that
+/// name the crate's sources show (read from where `span` is) says: a call of it is
+/// primal code, whatever its arguments (`helper_len(xs) as f64`).
+pub fn returns_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return false;
+    };
+    let mut defined = all
+        .iter()
+        .flat_map(|t| t.returns.iter())
+        .filter(|(owner, f, _)| owner.is_empty() && f == name)
+        .peekable();
+    let plain = |ty: &str| {
+        crate::ir::INTEGER_TYPES.contains(&ty) || matches!(ty, "bool" | "char" | "String")
+    };
+    defined.peek().is_some()
+        && defined.all(|(_, _, ty)| plain(ty))
+        && !all
+            .iter()
+            .any(|t| t.with_derivatives.iter().any(|n| n == name))
+}
+
 /// Whether the method `method` called on a value of the type `ty` has no derivative, as
 /// far as the crate's source shows: an inherent `impl` of `ty` defines it without
 /// `#[differentiable]`, none defines it with, and nothing registers a derivative for a

@@ -5,7 +5,7 @@ use diff::prelude::*;
 #[differentiable]
 fn f(x: f64) -> f64 {
     let a = unsafe { core::ptr::read(&x) } * 2.0;
-    let Some(b) = Some(x) else { return 0.0 };
+    let Some(ref b) = Some(x) else { return 0.0 };
     a * b + x
 }
 

@@ -63,6 +63,56 @@ pub(crate) fn spliced(
     block
 }
 
+/// `let PAT = e else { exit };` as `let (a, b) = match e { PAT => (a, b), _ => { exit }
+/// };` (one name without the tuple), the names `PAT` binds keeping their `mut`; `None`
+/// for a pattern binding by `ref`.
+fn let_else(l: &syn::Local) -> Option<syn::Local> {
+    struct Names(Vec<syn::PatIdent>);
+    impl<'a> Visit<'a> for Names {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            let s = p.ident.to_string();
+            if s.starts_with(|c: char| c.is_lowercase() || c == '_') && s != "_" {
+                self.0.push(p.clone());
+            }
+            if let Some((_, sub)) = &p.subpat {
+                self.visit_pat(sub);
+            }
+        }
+        fn visit_expr(&mut self, _: &'a syn::Expr) {}
+        fn visit_path(&mut self, _: &'a syn::Path) {}
+    }
+    let init = l.init.as_ref()?;
+    let (_, exit) = init.diverge.as_ref()?;
+    let mut names = Names(Vec::new());
+    names.visit_pat(&l.pat);
+    if names.0.iter().any(|p| p.by_ref.is_some()) {
+        return None;
+    }
+    let (pat, e) = (&l.pat, &init.expr);
+    let idents: Vec<&syn::Ident> = names.0.iter().map(|p| &p.ident).collect();
+    let bound: Vec<proc_macro2::TokenStream> = names
+        .0
+        .iter()
+        .map(|p| {
+            let (m, id) = (&p.mutability, &p.ident);
+            quote::quote!(#m #id)
+        })
+        .collect();
+    let plain: syn::Stmt = match idents.as_slice() {
+        [one] => {
+            let b = &bound[0];
+            syn::parse_quote_spanned! {l.span()=> let #b = match #e { #pat => #one, _ => #exit }; }
+        }
+        _ => syn::parse_quote_spanned! {l.span()=>
+            let (#(#bound,)*) = match #e { #pat => (#(#idents,)*), _ => #exit };
+        },
+    };
+    match plain {
+        Stmt::Local(l) => Some(l),
+        _ => None,
+    }
+}
+
 /// Whether `e` contains a `return`, or a `break`/`continue` of the enclosing loop.
 pub(crate) fn may_exit(e: &Expr) -> bool {
     let mut f = Finder {
@@ -170,6 +220,15 @@ impl Lowerer {
                 }
                 Stmt::Expr(Expr::Match(m), _) if may_exit(&Expr::Match(m.clone())) => {
                     return self.lower_match_with(m, &stmts[i + 1..]);
+                }
+                Stmt::Local(l) if l.init.as_ref().is_some_and(|i| i.diverge.is_some()) => {
+                    if let Some(plain) = let_else(l) {
+                        let mut seq = vec![Stmt::Local(plain)];
+                        seq.extend(stmts[i + 1..].iter().cloned());
+                        return self.lower_seq(&seq);
+                    }
+                    let r = self.lower_stmt(stmt);
+                    self.recover(stmt, r);
                 }
                 Stmt::Expr(Expr::Return(r), _) => return self.lower_exit_return(r),
                 Stmt::Expr(Expr::Break(b), _) => return self.lower_break(b),

@@ -60,8 +60,9 @@ impl Lowerer {
                         "`let` without an initializer is not supported in a #[differentiable] body; give the variable a value",
                     ));
                 };
-                if let Some((_, diverge)) = &init.diverge {
-                    return Err(unsupported(diverge, "`let ... else`"));
+                // (Any other `let ... else` is a `match`, `diverge.rs`.)
+                if init.diverge.is_some() {
+                    return Err(syn::Error::new_spanned(&local.pat, "`let ... else` binding by `ref` is not supported in a #[differentiable] body; bind by value (`let Some(y) = o else { .. };`)"));
                 }
                 // `let (a, b) = (x, y);` is one `let` per element: a tuple built only to
                 // be taken apart would move its elements (a `Vec`, a struct) away.
@@ -775,11 +776,57 @@ impl Lowerer {
         };
         let typed = declared.and_then(|ty| typed_literals(ty, &a.right));
         let v = self.lower_expr(typed.as_ref().unwrap_or(&a.right))?;
-        // `y = arr[0];` copies the element now, as `let` does.
-        let v = self.copied_now(v, a.right.span());
-        let place = self.assigned_place(&a.left)?;
-        self.write_place(&place, v);
+        self.assign_to(&a.left, v, a.right.span())?;
         Ok(self.unit(a.span()))
+    }
+
+    /// Writes `v` to the place `left`; a tuple or array of places (`(a, b) = (b, a)`,
+    /// `[x, _] = p`) takes `v`'s parts in order, all read before any is written.
+    fn assign_to(&mut self, left: &Expr, v: Value, span: proc_macro2::Span) -> syn::Result<()> {
+        let elems = match peel(left) {
+            Expr::Tuple(t) => Some((&t.elems, false)),
+            Expr::Array(a) => Some((&a.elems, true)),
+            _ => None,
+        };
+        let Some((elems, array)) = elems else {
+            // `y = arr[0];` copies the element now, as `let` does.
+            let v = self.copied_now(v, span);
+            let place = self.assigned_place(left)?;
+            self.write_place(&place, v);
+            return Ok(());
+        };
+        let known = self
+            .tuple_parts(v)
+            .filter(|p| p.len() == elems.len() && !array);
+        let mut parts = Vec::new();
+        for (i, elem) in elems.iter().enumerate() {
+            if matches!(elem, Expr::Range(r) if r.start.is_none() && r.end.is_none()) {
+                return Err(syn::Error::new_spanned(elem, "`..` in a destructuring assignment is not supported in a #[differentiable] body; name every element"));
+            }
+            let part = match &known {
+                Some(p) => p[i],
+                None if array => {
+                    let lit = syn::LitInt::new(&format!("{i}usize"), elem.span());
+                    let index = self.emit(Inst::Const(quote::quote!(#lit)), elem.span(), None);
+                    self.emit(Inst::Index(v, index), elem.span(), None)
+                }
+                None => {
+                    let member = syn::Member::Unnamed(syn::Index {
+                        index: i as u32,
+                        span: elem.span(),
+                    });
+                    self.emit(Inst::Field(v, member), elem.span(), None)
+                }
+            };
+            // Every part is read before the first write.
+            parts.push(self.copied_now(part, elem.span()));
+        }
+        for (elem, part) in elems.iter().zip(parts) {
+            if !matches!(elem, Expr::Infer(_)) {
+                self.assign_to(elem, part, elem.span())?;
+            }
+        }
+        Ok(())
     }
 
     fn lower_call(&mut self, c: &syn::ExprCall) -> syn::Result<Value> {
@@ -808,6 +855,21 @@ impl Lowerer {
         }
         if let Some(e) = mem_swap_or_replace(c, func) {
             return self.lower_expr(&e);
+        }
+        // A function of the crate returning an integer, a `bool` or a `String`: primal
+        // code (unless it updates a `&mut` argument, whose derivative it may carry).
+        if let Some(id) = func.path.segments.last().map(|s| &s.ident) {
+            let updates = c
+                .args
+                .iter()
+                .any(|a| matches!(a, Expr::Reference(r) if r.mutability.is_some()));
+            if func.qself.is_none()
+                && !updates
+                && self.lookup(&id.to_string()).is_none()
+                && crate::source::returns_no_derivative(id.span(), &id.to_string())
+            {
+                return Ok(self.opaque_inactive(&Expr::Call(c.clone()), true));
+            }
         }
         if let Some(id) = func.path.get_ident() {
             if self.lookup(&id.to_string()).is_some() {

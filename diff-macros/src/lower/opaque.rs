@@ -9,6 +9,12 @@ use syn::spanned::Spanned;
 impl Lowerer {
     /// Keeps `e` verbatim as an opaque instruction reading the locals it names.
     pub(crate) fn opaque(&mut self, e: &syn::Expr) -> Value {
+        self.opaque_inactive(e, false)
+    }
+
+    /// [`Self::opaque`], known to carry no derivative when `inactive` (or when its
+    /// syntax says so).
+    pub(crate) fn opaque_inactive(&mut self, e: &syn::Expr, inactive: bool) -> Value {
         let mut uses = Vec::new();
         let mut tokens = self.substitute_expr(e, &mut uses);
         if let syn::Expr::Macro(m) = e {
@@ -24,7 +30,7 @@ impl Lowerer {
                     syn::Expr::Macro(m) => m.mac.path.segments.last().map(|s| s.ident.to_string()),
                     _ => None,
                 },
-                inactive: never_active(e),
+                inactive: inactive || never_active(e),
             }),
             e.span(),
             None,
