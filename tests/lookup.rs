@@ -345,3 +345,88 @@ fn operators_given_fragments_of_a_macro_rules() {
     assert!((g - k * (k * 1.0f64).cos()).abs() < 1e-12);
     assert!((h + k * k * (k * 1.0f64).sin()).abs() < 1e-12);
 }
+
+// A struct defined in a private module and re-exported (`pub use line::Line;`), imported
+// by name elsewhere: its dual twin travels with its name (`<Line as Lift<f64>>::Lifted`),
+// so second order works with no import of the twin.
+mod shapes {
+    mod line {
+        use diff::prelude::*;
+
+        #[derive(Differentiable, Clone, Debug)]
+        pub struct Line {
+            pub a: f64,
+            pub b: f64,
+        }
+
+        impl Line {
+            #[differentiable]
+            pub fn at(&self, x: f64) -> f64 {
+                self.a * x + self.b
+            }
+        }
+    }
+    pub use line::Line;
+
+    #[derive(diff::Differentiable, Clone, Debug)]
+    pub struct Segment {
+        pub from: Line,
+        pub rest: Vec<Line>,
+    }
+}
+
+mod fitting {
+    use super::shapes::{Line, Segment};
+    use diff::prelude::*;
+
+    #[differentiable]
+    pub fn norm2(l: &Line) -> f64 {
+        l.a * l.a + l.b * l.b
+    }
+
+    /// `(2a + b) a + a^2 + b^2`, through a line built in the body.
+    #[differentiable]
+    pub fn built(a: f64, b: f64) -> f64 {
+        let l = Line { a, b };
+        l.at(2.0) * a + norm2(&l)
+    }
+
+    #[differentiable]
+    pub fn segment_of(a0: f64, a1: f64) -> f64 {
+        let s = Segment {
+            from: Line { a: a0, b: 2.0 },
+            rest: vec![Line { a: a1, b: 1.0 }],
+        };
+        segment_energy(&s)
+    }
+
+    #[differentiable]
+    pub fn segment_energy(s: &Segment) -> f64 {
+        let mut e = s.from.at(1.0);
+        for l in &s.rest {
+            e += l.at(2.0) * l.a;
+        }
+        e
+    }
+}
+
+#[test]
+fn a_struct_imported_by_name_at_second_order() {
+    use fitting::{built, norm2, segment_energy};
+    use shapes::{Line, Segment};
+    // 3a^2 + ab + b^2.
+    let h = hessian!(at: vec![1.0, 2.0], of: |v: Vec<f64>| built(v[0], v[1]));
+    assert_eq!(h, vec![vec![6.0, 1.0], vec![1.0, 2.0]]);
+    assert_eq!(second_derivative!(at: 1.5, of: |a: f64| built(a, 2.0)), 6.0);
+    let l = Line { a: 1.0, b: 2.0 };
+    let g = gradient!(at: &l, of: norm2);
+    assert_eq!((g.a, g.b), (2.0, 4.0));
+    // e = a0 + 2 + (2 a1 + 1) a1.
+    let s = Segment {
+        from: Line { a: 1.0, b: 2.0 },
+        rest: vec![Line { a: 0.5, b: 1.0 }],
+    };
+    assert_eq!(segment_energy(&s), 3.0 + 2.0 * 0.5 * 0.5 + 0.5);
+    let h = hessian!(at: vec![1.0, 0.5], of: |v: Vec<f64>| fitting::segment_of(v[0], v[1]));
+    assert_eq!(h, vec![vec![0.0, 0.0], vec![0.0, 4.0]]);
+}

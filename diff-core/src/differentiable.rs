@@ -9,7 +9,8 @@ use crate::vector_space::{check_lengths, VectorSpace};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not Differentiable, but a derivative is asked with respect to a value of it",
     label = "not Differentiable",
-    note = "derive it (`#[derive(Differentiable)]` on a struct), or leave the parameter out of the derivative: `#[differentiable(wrt = (..))]` naming the others, or `no_derivative(..)` around the value"
+    note = "derive it (`#[derive(Differentiable)]` on a struct), or leave the parameter out of the derivative: `#[differentiable(wrt = (..))]` naming the others, or `no_derivative(..)` around the value",
+    note = "for a reference `&T` given to an operator, write `at: &x`, or type the closure's parameter (`of: |m: &T| ..`)"
 )]
 pub trait Differentiable {
     /// The type of tangent vectors (and of gradients) at a value of this type.

@@ -102,9 +102,10 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
             let tokens = &f.ty;
             let array = matches!(tokens, syn::Type::Array(_));
             let twin_ident = crate::twin::ident(inner, f.ty.span());
-            let renamed = crate::emit::dual::lift_tokens_with(
+            let renamed = crate::emit::dual::twins_lifted(
                 &quote!(#tokens),
-                &Ident::new("__diff_no_scalar", Span::call_site()),
+                None,
+                &scalar,
                 std::slice::from_ref(inner),
             );
             f.ty = syn::parse2(renamed).unwrap_or_else(|_| syn::parse_quote!(#twin_ident));
@@ -119,9 +120,11 @@ fn dual_twin(input: &DeriveInput) -> TokenStream {
                 ))
             });
         } else if let Some((_, inner)) = nested {
-            // Holds the nested struct's twin (no `Clone` asked of the struct itself).
-            let ty = crate::twin::ident(inner, f.ty.span());
-            f.ty = syn::parse_quote!(#ty);
+            // Holds the nested struct's twin (no `Clone` asked of the struct itself),
+            // reached through the field's type, however it is named there.
+            let _ = inner;
+            let ty = &f.ty;
+            f.ty = syn::parse_quote!(<#ty as ::diff::__private::Lift<#scalar>>::Lifted);
             lifts.push(quote!(#m: ::diff::__private::Lift::<#scalar>::lift(self.#m)));
             plains.push(quote!(#m: ::diff::__private::Plain::plain(&self.#m)));
             lifts_ref.push(quote!(#m: ::diff::__private::Lift::<#scalar>::lift(&self.#m)));

@@ -14,7 +14,7 @@
 use crate::parse::signature::FnSig;
 use crate::parse::types::mentions;
 use proc_macro2::{Ident, TokenStream, TokenTree};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 /// The message saying that function `name` has no second order, and why.
 pub fn no_second_order(name: &Ident, why: &str) -> String {
@@ -59,36 +59,67 @@ pub fn lift_tokens(ts: &TokenStream, scalar: &Ident) -> TokenStream {
 /// in `twins` by their dual twins (`twin.rs`); `Self` stands for the struct named last
 /// when the list ends with `Self`.
 pub fn lift_tokens_with(ts: &TokenStream, scalar: &Ident, twins: &[String]) -> TokenStream {
+    twins_lifted(ts, Some(scalar), scalar, twins)
+}
+
+/// `ts` with the structs named in `twins` replaced by their dual twins of the scalar
+/// `twin_scalar` (and, with `scalar`, that float type by its dual numbers). A struct
+/// named by itself (`S`, imported by name from wherever it is defined) becomes
+/// `<S as Lift<f64>>::Lifted`, its twin reached through the name in scope; at the end of
+/// a path (`m::S`), the twin's own name in that module (`m::__DiffDualS`).
+pub fn twins_lifted(
+    ts: &TokenStream,
+    scalar: Option<&Ident>,
+    twin_scalar: &Ident,
+    twins: &[String],
+) -> TokenStream {
     let own = match twins {
         [.., own, last] if last == "Self" => Some(own.as_str()),
         _ => None,
     };
-    ts.clone()
-        .into_iter()
-        .flat_map(|tt| -> Vec<TokenTree> {
-            match tt {
-                TokenTree::Ident(i) if i == *scalar => quote!(::diff::__private::Dual<#scalar>)
-                    .into_iter()
-                    .collect(),
-                TokenTree::Ident(i) if twins.iter().any(|t| i == t) => {
-                    let name = match own {
-                        Some(own) if i == "Self" => own.to_string(),
-                        _ => i.to_string(),
-                    };
-                    vec![TokenTree::Ident(crate::twin::ident(&name, i.span()))]
-                }
-                TokenTree::Group(g) => {
-                    let mut ng = proc_macro2::Group::new(
-                        g.delimiter(),
-                        lift_tokens_with(&g.stream(), scalar, twins),
-                    );
-                    ng.set_span(g.span());
-                    vec![TokenTree::Group(ng)]
-                }
-                other => vec![other],
+    let tokens: Vec<TokenTree> = ts.clone().into_iter().collect();
+    let colon = |k: Option<usize>| {
+        k.and_then(|k| tokens.get(k))
+            .is_some_and(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ':'))
+    };
+    let mut out = Vec::new();
+    for (k, tt) in tokens.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(i) if scalar.is_some_and(|s| i == s) => {
+                out.extend(quote!(::diff::__private::Dual<#i>))
             }
-        })
-        .collect()
+            TokenTree::Ident(i) if twins.iter().any(|t| i == t) => {
+                let name = match own {
+                    Some(own) if i == "Self" => own.to_string(),
+                    _ => i.to_string(),
+                };
+                let in_path = colon(k.checked_sub(1)) || colon(Some(k + 1));
+                if in_path {
+                    out.push(TokenTree::Ident(crate::twin::ident(&name, i.span())));
+                } else {
+                    let ty = Ident::new(&name, i.span());
+                    let ty = if i == "Self" {
+                        quote!(Self)
+                    } else {
+                        quote!(#ty)
+                    };
+                    out.extend(quote_spanned! {i.span()=>
+                        <#ty as ::diff::__private::Lift<#twin_scalar>>::Lifted
+                    });
+                }
+            }
+            TokenTree::Group(g) => {
+                let mut ng = proc_macro2::Group::new(
+                    g.delimiter(),
+                    twins_lifted(&g.stream(), scalar, twin_scalar, twins),
+                );
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
 }
 
 /// Whether `ty` is the scalar, a `Vec` of it or an array of it.
@@ -234,7 +265,9 @@ impl<'a> DualSig<'a> {
         if !ds.twins.contains(own) || !sig.wrt().contains(&0) {
             return None;
         }
-        let ty = crate::twin::ident(own, sig.ident.span());
+        // (A method of the struct's `impl`: `Self` is the struct, by whatever name.)
+        let twin_scalar = Ident::new(twin.scalar, sig.ident.span());
+        let ty = quote!(<Self as ::diff::__private::Lift<#twin_scalar>>::Lifted);
         ds.taken[0] = match &sig.params[0].mut_lifetime {
             Some(lt) => Taken::Mut(lt.clone(), quote!(#ty)),
             None => Taken::Value(quote!(#ty)),
