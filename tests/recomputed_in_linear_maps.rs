@@ -371,3 +371,76 @@ fn vectors_read_two_loops_below_where_they_are_made() {
         of: |p| far_reads(p, 4)
     );
 }
+
+// An owned `Vec` or array the body only reads is read again by the linear map at the
+// indices the function read, and only where it read them: reads behind a branch, after
+// a `break` or a `continue`, at indices computed in a `while` loop, in nested loops. (The
+// tests run with debug assertions, which check each index read again.)
+#[differentiable]
+fn guarded_reads(x: Vec<f64>, k: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if i + k < x.len() {
+            s += x[i + k] * x[i];
+        }
+        if i == 5 {
+            continue;
+        }
+        if x[i] > 10.0 {
+            break;
+        }
+        s += x[i].sin();
+    }
+    let mut j = 1;
+    while j < x.len() {
+        s += x[j] * x[j - 1];
+        j += 2;
+    }
+    for a in 0..3 {
+        for b in a..x.len().min(4) {
+            s += x[a] * x[b];
+        }
+    }
+    s
+}
+
+#[differentiable]
+fn array_reads(p: [f64; 6]) -> f64 {
+    let mut s = 0.0;
+    let mut i = 0;
+    loop {
+        if i >= 5 {
+            break;
+        }
+        s += (p[i] - p[i + 1]).powi(2) * p[5 - i];
+        i += 1;
+    }
+    s
+}
+
+#[test]
+fn reads_again_only_where_the_function_read() {
+    let x: Vec<f64> = (0..9).map(|i| 0.3 + 0.7 * (i as f64).cos()).collect();
+    for k in [0, 1, 4, 8, 20] {
+        let (v, g) = value_with_gradient!(at: x.clone(), of: |x: Vec<f64>| guarded_reads(x, k));
+        assert_eq!(v, guarded_reads(x.clone(), k));
+        let want = fd_grad(|x| guarded_reads(x.to_vec(), k), &x);
+        for (i, (g, w)) in g.iter().zip(&want).enumerate() {
+            assert_close(*g, *w, 1e-7, &format!("k = {k}, [{i}]"));
+        }
+    }
+    let mut big = x.clone();
+    big[3] = 11.0;
+    let g = gradient!(at: big.clone(), of: |x: Vec<f64>| guarded_reads(x, 1));
+    let want = fd_grad(|x| guarded_reads(x.to_vec(), 1), &big);
+    for (g, w) in g.iter().zip(&want) {
+        assert_close(*g, *w, 1e-7, "break");
+    }
+    let p = [0.5, -0.2, 1.1, 0.7, -0.9, 0.3];
+    let (v, g) = value_with_gradient!(at: p, of: array_reads);
+    assert_eq!(v, array_reads(p));
+    let want = fd_grad(|p| array_reads(p.try_into().unwrap()), &p);
+    for (g, w) in g.iter().zip(&want) {
+        assert_close(*g, *w, 1e-7, "array");
+    }
+}
