@@ -210,3 +210,38 @@ fn a_registration_whose_pullback_borrows_the_argument() {
     let df = differential!(at: &x, of: norm);
     close(df(vec![1.0, 0.0, 0.0]), 3.0 / 13.0, 1e-15);
 }
+
+// Mutual recursion over a borrowed slice (the boxed linear maps must not borrow it),
+// let-else and destructuring assignment, in this edition.
+#[differentiable]
+fn even_terms(xs: &[f64], i: usize) -> f64 {
+    let Some(&x) = xs.get(i) else { return 0.0 };
+    x.sin() + odd_terms(xs, i + 1)
+}
+
+#[differentiable]
+fn odd_terms(xs: &[f64], i: usize) -> f64 {
+    if i >= xs.len() {
+        return 0.0;
+    }
+    let (mut a, mut b) = (xs[i], 1.0);
+    (a, b) = (a * b, a + b);
+    a * b + even_terms(xs, i + 1)
+}
+
+#[test]
+fn mutual_recursion_let_else_and_destructuring() {
+    let xs = vec![0.3, 0.5, -0.2, 0.9];
+    let (v, g) = value_with_gradient!(at: (&xs, 0), of: even_terms);
+    assert_eq!(v, even_terms(&xs, 0));
+    for (i, g) in g.iter().enumerate() {
+        let want = if i % 2 == 0 {
+            xs[i].cos()
+        } else {
+            2.0 * xs[i] + 1.0
+        };
+        close(*g, want, 1e-12);
+    }
+    let d = first_derivative!(at: 0.5, of: |t| even_terms(&[0.3, t], 0));
+    close(d, 2.0, 1e-12);
+}
