@@ -421,6 +421,12 @@ fn a_struct_imported_by_name_at_second_order() {
     let l = Line { a: 1.0, b: 2.0 };
     let g = gradient!(at: &l, of: norm2);
     assert_eq!((g.a, g.b), (2.0, 4.0));
+    // Built in an operator's closure: (a^2 + b^2) a, and a captured line's method.
+    let h =
+        hessian!(at: vec![1.0, 2.0], of: |v: Vec<f64>| norm2(&Line { a: v[0], b: v[1] }) * v[0]);
+    assert_eq!(h, vec![vec![6.0, 4.0], vec![4.0, 2.0]]);
+    let h = hessian!(at: vec![1.0, 2.0], of: |v: Vec<f64>| l.at(v[0]) * v[1]);
+    assert_eq!(h, vec![vec![0.0, 1.0], vec![1.0, 0.0]]);
     // e = a0 + 2 + (2 a1 + 1) a1.
     let s = Segment {
         from: Line { a: 1.0, b: 2.0 },

@@ -532,37 +532,22 @@ pub(crate) fn companions(
     };
     // A function calling itself boxes that call's linear map (`Box<dyn ..>`, which is
     // `'static` for a free function): its type parameters must be `'static` too.
-    let recursive = analyzed
-        .func
-        .regions
-        .iter()
-        .flat_map(|r| r.stmts.iter())
-        .any(|s| match &s.inst {
-            crate::ir::Inst::Call(c, args) | crate::ir::Inst::CallMut(c, args, _) => {
-                let (func, name) = (&analyzed.func, sig.ident.to_string());
-                crate::emit::primal::is_call_of(func, c, args, &name, sig.has_receiver())
-            }
-            _ => false,
-        });
     let own = sig.ident.to_string();
-    let mutual = analyzed
-        .func
-        .regions
-        .iter()
-        .flat_map(|r| r.stmts.iter())
-        .any(|s| match &s.inst {
-            crate::ir::Inst::Call(c, _) | crate::ir::Inst::CallMut(c, ..) => {
-                let name = match c {
-                    crate::ir::Callee::Path(p) => p.path.segments.last().map(|s| &s.ident),
-                    crate::ir::Callee::Method { method, .. } => Some(method),
-                    _ => None,
-                };
-                name.is_some_and(|name| {
-                    *name != own && crate::source::reaches(name.span(), &name.to_string(), &own)
-                })
-            }
-            _ => false,
-        });
+    let recursive = calls(&analyzed.func).any(|(c, args)| {
+        crate::emit::primal::is_call_of(&analyzed.func, c, args, &own, sig.has_receiver())
+    });
+    // A function called back by one it calls (mutual recursion) boxes the linear maps it
+    // returns (`Recursion::mutual`).
+    let mutual = calls(&analyzed.func).any(|(c, _)| {
+        let name = match c {
+            crate::ir::Callee::Path(p) => p.path.segments.last().map(|s| &s.ident),
+            crate::ir::Callee::Method { method, .. } => Some(method),
+            _ => None,
+        };
+        name.is_some_and(|name| {
+            *name != own && crate::source::reaches(name.span(), &name.to_string(), &own)
+        })
+    });
     let recursive = recursive || mutual;
     sig.recursive = recursive;
     sig.mutual = mutual;
@@ -1012,4 +997,18 @@ fn looks_like_method(func: &syn::ImplItemFn) -> bool {
         || statements
             .into_iter()
             .any(|s| mentions_self(s.to_token_stream()))
+}
+/// The calls of `func`'s body: each callee with its arguments.
+fn calls(
+    func: &crate::ir::Function,
+) -> impl Iterator<Item = (&crate::ir::Callee, &[crate::ir::Value])> {
+    func.regions
+        .iter()
+        .flat_map(|r| r.stmts.iter())
+        .filter_map(|s| match &s.inst {
+            crate::ir::Inst::Call(c, args) | crate::ir::Inst::CallMut(c, args, _) => {
+                Some((c, args.as_slice()))
+            }
+            _ => None,
+        })
 }

@@ -437,7 +437,10 @@ fn closure(
                 &analyzed.items,
                 |e| e.dual = true,
             );
+            let scalar = Ident::new(scalar, proc_macro2::Span::call_site());
+            let aliases = crate::twin::aliases(func, &scalar);
             let stmts = quote! {
+                #aliases
                 #[allow(unused_imports)]
                 use ::diff::__private::Float as _;
                 #stmts

@@ -50,6 +50,35 @@ pub fn ident(name: &str, span: Span) -> Ident {
     Ident::new(&format!("__DiffDual{name}"), span)
 }
 
+/// For each struct a dual body builds by its name alone (`S { a: x, .. }`, rewritten to
+/// its twin `__DiffDualS { .. }`): the twin's name as a local alias reached through the
+/// struct's name in scope, `type __DiffDualS = <S as Lift<f64>>::Lifted;`, so the twin
+/// needs no import of its own where `S` is imported by name.
+pub fn aliases(func: &crate::ir::Function, scalar: &Ident) -> proc_macro2::TokenStream {
+    let mut names: Vec<Ident> = Vec::new();
+    for stmt in func.regions.iter().flat_map(|r| r.stmts.iter()) {
+        if let crate::ir::Inst::Struct(path, _) = &stmt.inst {
+            let Some(seg) = path.get_ident() else {
+                continue;
+            };
+            if seg.to_string().starts_with("__DiffDual") && !names.contains(seg) {
+                names.push(seg.clone());
+            }
+        }
+    }
+    names
+        .iter()
+        .map(|twin| {
+            let name = twin.to_string();
+            let s = Ident::new(&name["__DiffDual".len()..], twin.span());
+            quote::quote! {
+                #[allow(non_camel_case_types)]
+                type #twin = <#s as ::diff::__private::Lift<#scalar>>::Lifted;
+            }
+        })
+        .collect()
+}
+
 /// Whether a method with this receiver has a companion taking the struct's twin:
 /// `self`, `&self` (both take the twin by value) or `&mut self` (by `&mut`), written
 /// without a type.

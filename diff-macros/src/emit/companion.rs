@@ -7,7 +7,7 @@ use super::dual::DualSig;
 use super::names::{self, Kind, Mode};
 use super::primal::{Emitter, Recursion};
 use crate::analysis::activity::Activity;
-use crate::ir::{Function, Inst, Value};
+use crate::ir::{Function, Value};
 use crate::lifting;
 use crate::linear_map::{self, LinearMaps};
 use crate::parse::signature::FnSig;
@@ -155,35 +155,6 @@ pub fn body_parts_with(
         None => closure,
     };
     (stmts, quote! { (#ret_expr, #closure) })
-}
-
-/// For each struct a dual body builds by its name alone (`S { a: x, .. }`, rewritten to
-/// its twin `__DiffDualS { .. }`): the twin's name as a local alias reached through the
-/// struct's name in scope, `type __DiffDualS = <S as Lift<f64>>::Lifted;`, so the twin
-/// needs no import of its own where `S` is imported by name.
-fn twin_aliases(func: &Function, scalar: &Ident) -> TokenStream {
-    let mut names: Vec<Ident> = Vec::new();
-    for stmt in func.regions.iter().flat_map(|r| r.stmts.iter()) {
-        if let Inst::Struct(path, _) = &stmt.inst {
-            let Some(seg) = path.get_ident() else {
-                continue;
-            };
-            if seg.to_string().starts_with("__DiffDual") && !names.contains(seg) {
-                names.push(seg.clone());
-            }
-        }
-    }
-    names
-        .iter()
-        .map(|twin| {
-            let name = twin.to_string();
-            let s = Ident::new(&name["__DiffDual".len()..], twin.span());
-            quote! {
-                #[allow(non_camel_case_types)]
-                type #twin = <#s as ::diff::__private::Lift<#scalar>>::Lifted;
-            }
-        })
-        .collect()
 }
 
 /// What the pullback returns for parameter `i`: its adjoint slot, `None` when the
@@ -413,7 +384,7 @@ impl Companions<'_> {
             },
         );
         let conversions = ds.conversions();
-        let aliases = twin_aliases(&lifted, scalar);
+        let aliases = crate::twin::aliases(&lifted, scalar);
         Ok(quote! {{
             #aliases
             #conversions

@@ -98,17 +98,17 @@ fn let_else(l: &syn::Local) -> Option<syn::Local> {
             quote::quote!(#m #id)
         })
         .collect();
-    let plain: syn::Stmt = match idents.as_slice() {
+    let plain = match idents.as_slice() {
         [one] => {
             let b = &bound[0];
-            syn::parse_quote_spanned! {l.span()=> let #b = match #e { #pat => #one, _ => #exit }; }
+            quote::quote_spanned! {l.span()=> let #b = match #e { #pat => #one, _ => #exit }; }
         }
-        _ => syn::parse_quote_spanned! {l.span()=>
+        _ => quote::quote_spanned! {l.span()=>
             let (#(#bound,)*) = match #e { #pat => (#(#idents,)*), _ => #exit };
         },
     };
-    match plain {
-        Stmt::Local(l) => Some(l),
+    match syn::parse2::<Stmt>(plain) {
+        Ok(Stmt::Local(l)) => Some(l),
         _ => None,
     }
 }

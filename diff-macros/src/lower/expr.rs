@@ -1255,14 +1255,31 @@ fn elementwise(pat: &syn::Pat, init: &Expr) -> Option<Vec<Stmt>> {
             stmts.push(syn::parse_quote_spanned!(x.span()=> let #t = #x;));
         }
         for (q, t) in p.elems.iter().zip(&temps) {
-            stmts.push(syn::parse_quote!(let #q = #t;));
+            stmts.push(let_stmt(q, syn::parse_quote!(#t)));
         }
     } else {
         for (q, x) in p.elems.iter().zip(&e.elems) {
-            stmts.push(syn::parse_quote_spanned!(x.span()=> let #q = #x;));
+            stmts.push(let_stmt(q, x.clone()));
         }
     }
     Some(stmts)
+}
+
+/// `let pat = e;`, built rather than parsed (a pattern that is not one a `let` takes,
+/// `|p`, is then refused where it is lowered, not a panic here).
+fn let_stmt(pat: &syn::Pat, e: Expr) -> Stmt {
+    let span = e.span();
+    Stmt::Local(syn::Local {
+        attrs: Vec::new(),
+        let_token: syn::Token![let](span),
+        pat: pat.clone(),
+        init: Some(syn::LocalInit {
+            eq_token: syn::Token![=](span),
+            expr: Box::new(e),
+            diverge: None,
+        }),
+        semi_token: syn::Token![;](span),
+    })
 }
 
 /// `xs.first()` / `xs.last()` / `xs.get(i)`, optionally followed by `.copied()` or

@@ -85,7 +85,7 @@ fn on_presence(
     arms: &[OptionArm<'_>],
 ) -> Option<syn::ExprMatch> {
     let span = m.span();
-    let unreachable: syn::Expr = syn::parse_quote_spanned!(span=> ::core::unreachable!());
+    let unreachable: syn::Expr = expr(quote::quote_spanned!(span=> ::core::unreachable!()))?;
     let mut rest: Option<syn::Expr> = None;
     for (arm, syn_arm) in arms.iter().zip(&m.arms).rev() {
         let body = &syn_arm.body;
@@ -93,10 +93,10 @@ fn on_presence(
             OptionArm::Some(p, g) => (
                 present.clone(),
                 *g,
-                syn::parse_quote_spanned!(span=> { let #p = #payload; #body }),
+                expr(quote::quote_spanned!(span=> { let #p = #payload; #body }))?,
             ),
             OptionArm::None(g) => (
-                syn::parse_quote_spanned!(span=> !(#present)),
+                expr(quote::quote_spanned!(span=> !(#present)))?,
                 *g,
                 (**body).clone(),
             ),
@@ -104,42 +104,50 @@ fn on_presence(
                 let taken = match name {
                     Some(n) => {
                         let whole = whole?;
-                        syn::parse_quote_spanned!(span=> { let #n = #whole; #body })
+                        expr(quote::quote_spanned!(span=> { let #n = #whole; #body }))?
                     }
                     None => (**body).clone(),
                 };
-                (syn::parse_quote_spanned!(span=> true), *g, taken)
+                (expr(quote::quote_spanned!(span=> true))?, *g, taken)
             }
         };
         let tested: syn::Expr = match (arm, guard) {
             (_, None) => test,
-            (OptionArm::Some(p, _), Some(g)) => {
-                syn::parse_quote_spanned!(span=> if #test { let #p = #payload; #g } else { false })
-            }
+            (OptionArm::Some(p, _), Some(g)) => expr(
+                quote::quote_spanned!(span=> if #test { let #p = #payload; #g } else { false }),
+            )?,
             (OptionArm::Any(Some(n), _), Some(g)) => {
                 let whole = whole?;
-                syn::parse_quote_spanned!(span=> { let #n = #whole; #g })
+                expr(quote::quote_spanned!(span=> { let #n = #whole; #g }))?
             }
-            (_, Some(g)) => syn::parse_quote_spanned!(span=> (#test) && (#g)),
+            (_, Some(g)) => expr(quote::quote_spanned!(span=> (#test) && (#g)))?,
         };
         rest = Some(match rest {
             // The last arm without a guard: taken whenever reached.
             None if guard.is_none() => taken,
-            None => {
-                syn::parse_quote_spanned!(span=> match #tested { true => #taken, false => #unreachable })
-            }
+            None => expr(
+                quote::quote_spanned!(span=> match #tested { true => #taken, false => #unreachable }),
+            )?,
             Some(r) => {
-                syn::parse_quote_spanned!(span=> match #tested { true => #taken, false => #r })
+                expr(quote::quote_spanned!(span=> match #tested { true => #taken, false => #r }))?
             }
         });
     }
     match rest? {
         syn::Expr::Match(m) => Some(m),
         // One arm taking every `Option`.
-        taken => Some(
-            syn::parse_quote_spanned!(span=> match true { true => #taken, false => #unreachable }),
-        ),
+        taken => match expr(
+            quote::quote_spanned!(span=> match true { true => #taken, false => #unreachable }),
+        )? {
+            syn::Expr::Match(m) => Some(m),
+            _ => None,
+        },
     }
+}
+
+/// `ts` as an expression (`None` if it is not one: the caller declines the rewrite).
+fn expr(ts: proc_macro2::TokenStream) -> Option<syn::Expr> {
+    syn::parse2(ts).ok()
 }
 
 /// Whether a pattern matches every value of its type: bindings, `_`, and tuples and
