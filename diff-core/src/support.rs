@@ -444,8 +444,8 @@ mod stack_tests {
     }
 }
 
-/// Element `i` of `xs`, read again by a linear map instead of saved: `xs` is an array or
-/// `Vec` parameter the function never updates or moves, and the function read `xs[i]`
+/// Element `i` of `xs`, read again by a linear map instead of saved: `xs` is an array
+/// parameter the function never updates, and the function read `xs[i]`
 /// with this same `i` (saved, or computed again by the same integer operations) in the
 /// same region of its body, so the index was checked there. The check is kept in debug
 /// builds; in release a bounds check here (a panic in the loop) would keep the loop's

@@ -620,15 +620,16 @@ fn carried(func: &Function, v: Value) -> Option<(Value, Value, Value)> {
     None
 }
 
-/// The array and `Vec` parameters taken by value that the body only indexes and asks
-/// the length of (so never updates or moves): the linear map takes them whole where the
-/// function is done with them, and reads their elements again instead of saving each.
+/// The array parameters taken by value that the body only indexes and asks the length
+/// of (so never updates): the linear map takes them whole, and reads their elements
+/// again instead of saving each. (A `Vec` read again this way made long loops slower
+/// than their tapes: Rosenbrock n = 1000 1.1x to 2.1x the hand-written gradient.)
 fn constant_arrays(func: &Function) -> Vec<Value> {
     let params: Vec<Value> = func.regions[func.entry().0 as usize]
         .stmts
         .iter()
         .filter(|s| {
-            matches!(&s.inst, Inst::Param(i) if func.collections_by_value.contains(i) && !func.by_ref.contains(i))
+            matches!(&s.inst, Inst::Param(i) if func.arrays_by_value.contains(i) && !func.by_ref.contains(i))
         })
         .map(|s| s.results[0])
         .collect();

@@ -349,7 +349,7 @@ fn closure(
         wrt: kept.clone(),
         undecided: Vec::new(),
         arrays: Vec::new(),
-        collections_by_value: Vec::new(),
+        arrays_by_value: Vec::new(),
         integers: (0..ins.len()).filter(|i| !kept.contains(i)).collect(),
         structs: struct_params,
         operators: Vec::new(),

@@ -51,8 +51,8 @@ pub struct Body<'a> {
     pub undecided: Vec<usize>,
     /// The parameters that are arrays.
     pub arrays: Vec<usize>,
-    /// The parameters whose type is an array or a `Vec` taken by value.
-    pub collections_by_value: Vec<usize>,
+    /// The parameters whose type is an array taken by value.
+    pub arrays_by_value: Vec<usize>,
     /// The parameters whose type is a primitive integer taken by value.
     pub integers: Vec<usize>,
     /// The result type, when the function has one.
@@ -107,17 +107,13 @@ impl<'a> Body<'a> {
                         .is_some_and(|t| t.to_string().starts_with('['))
                 })
                 .collect(),
-            collections_by_value: (0..sig.params.len())
+            arrays_by_value: (0..sig.params.len())
                 .filter(|i| {
                     let decl = sig.params[*i].decl.to_string();
                     !sig.params[*i].by_ref
-                        && decl.split_once(':').is_some_and(|(_, ty)| {
-                            let ty = ty.trim_start();
-                            ty.starts_with('[')
-                                || ["Vec <", "std :: vec :: Vec <", ":: std :: vec :: Vec <"]
-                                    .iter()
-                                    .any(|v| ty.starts_with(v))
-                        })
+                        && decl
+                            .split_once(':')
+                            .is_some_and(|(_, ty)| ty.trim_start().starts_with('['))
                 })
                 .collect(),
             integers: (0..sig.params.len())
@@ -371,7 +367,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         errors,
     )?;
     lowered.func.arrays = body.arrays;
-    lowered.func.collections_by_value = body.collections_by_value;
+    lowered.func.arrays_by_value = body.arrays_by_value;
     lowered.func.integers = body.integers;
     lowered.func.checks_float_arithmetic = body.checks_float_arithmetic;
     let left_out = inert(&lowered.func, &body.undecided);

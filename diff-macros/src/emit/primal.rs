@@ -271,7 +271,7 @@ impl<'a> Emitter<'a> {
                     let a = copy(a);
                     quote! { -#a }
                 }
-                // An array or Vec parameter the function only reads: an index it checked.
+                // An array parameter the function only reads: an index it checked.
                 Derived::Index(b, i) if self.is_constant_collection(b) => {
                     let (b, i) = (self.name(b), self.name(i));
                     quote! { ::diff::__private::read_again(&#b, #i) }
@@ -299,11 +299,11 @@ impl<'a> Emitter<'a> {
         consts.chain(derived).collect()
     }
 
-    /// Whether `v` is an array or `Vec` parameter taken by value (which a linear map
-    /// reads again only when the body never updates or moves it, `linear_map.rs`).
+    /// Whether `v` is an array parameter taken by value (which a linear map reads again
+    /// only when the body never updates it, `linear_map.rs`).
     fn is_constant_collection(&self, v: Value) -> bool {
         matches!(self.def(v), Some(Inst::Param(k))
-            if self.func.collections_by_value.contains(k) && !self.func.by_ref.contains(k))
+            if self.func.arrays_by_value.contains(k) && !self.func.by_ref.contains(k))
     }
 
     fn stmt_active(&self, stmt: &Stmt) -> bool {

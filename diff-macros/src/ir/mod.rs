@@ -338,9 +338,9 @@ pub struct Function {
     pub by_ref: Vec<usize>,
     /// The parameters that are arrays (`[T; N]`, `&[T; N]`), whose tangent is an array.
     pub arrays: Vec<usize>,
-    /// The parameters whose type is an array or a `Vec` taken by value (`x: [f64; 8]`,
-    /// `x: Vec<f64>`), whether differentiated or not.
-    pub collections_by_value: Vec<usize>,
+    /// The parameters whose type is an array taken by value (`x: [f64; 8]`), whether
+    /// differentiated or not.
+    pub arrays_by_value: Vec<usize>,
     /// The parameters whose type is a primitive integer taken by value (`n: usize`).
     pub integers: Vec<usize>,
     /// Whether the crate implements arithmetic operators for types of its own: the result
