@@ -1189,10 +1189,16 @@ fn open_frames(text: &str, line: usize, column: usize, name: &str) -> Option<Vec
                 continue;
             }
             '{' | '(' | '[' => {
-                let lets = if c == '{' && !after_for {
-                    std::mem::take(&mut for_names)
-                } else {
-                    Vec::new()
+                // A block after `for .. in ..` is the loop's body; one before `in` ends a
+                // `for` that was no loop (`impl Trait for Type {`).
+                let lets = match (c, after_for) {
+                    ('{', false) => std::mem::take(&mut for_names),
+                    ('{', true) => {
+                        after_for = false;
+                        for_names.clear();
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
                 };
                 frames.push(Frame {
                     delimiter: c,
@@ -1211,7 +1217,10 @@ fn open_frames(text: &str, line: usize, column: usize, name: &str) -> Option<Vec
                     frame.header
                 };
             }
-            ';' => header = offset(i + 1),
+            ';' => {
+                header = offset(i + 1);
+                after_for = false;
+            }
             _ => {}
         }
         i += 1;
@@ -1284,6 +1293,19 @@ mod tests {
         ] {
             assert_eq!(local_in(text, line, column(name), name), local, "{name}");
         }
+    }
+
+    #[test]
+    fn a_for_loop_binds_its_names_in_its_body_only() {
+        // `impl Trait for Type` is no loop: the `let`s after it are still seen.
+        let text = "impl Tr for S {}\nfn main() {\n    let f = 1.0;\n    for (i, g) in gs {\n        use_it(g, i);\n    }\n    call(f, g, i);\n}\n";
+        let at = |line: usize, name: &str| {
+            let column = text.lines().nth(line - 1).unwrap().find(name).unwrap();
+            local_in(text, line, column, name)
+        };
+        assert!(at(5, "g") && at(5, "i"));
+        assert!(at(7, "f"));
+        assert!(!at(7, "g") && !at(7, "i"));
     }
 
     #[test]
