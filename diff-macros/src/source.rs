@@ -312,9 +312,8 @@ impl<'a> syn::visit::Visit<'a> for Types {
             self.returns.push((String::new(), name.clone(), ret));
         }
         self.with_derivatives.extend(registrations(&i.attrs));
-        let mut mentioned = Mentioned(Vec::new());
-        syn::visit::Visit::visit_block(&mut mentioned, &i.block);
-        self.calls.push((name.clone(), mentioned.0));
+        self.calls
+            .push((name.clone(), Mentioned::in_block(&i.block)));
         if marked(&i.attrs, "differentiable") {
             self.with_derivatives.push(name);
         } else if !marked(&i.attrs, "derivative") {
@@ -324,9 +323,8 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_impl_item_fn(&mut self, i: &'a syn::ImplItemFn) {
         self.with_derivatives.extend(registrations(&i.attrs));
-        let mut mentioned = Mentioned(Vec::new());
-        syn::visit::Visit::visit_block(&mut mentioned, &i.block);
-        self.calls.push((i.sig.ident.to_string(), mentioned.0));
+        self.calls
+            .push((i.sig.ident.to_string(), Mentioned::in_block(&i.block)));
         syn::visit::visit_impl_item_fn(self, i);
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
@@ -529,21 +527,31 @@ impl<'a> syn::visit::Visit<'a> for Types {
 /// The last names of the paths a body mentions.
 struct Mentioned(Vec<String>);
 
+impl Mentioned {
+    /// The names `block` mentions.
+    fn in_block(block: &syn::Block) -> Vec<String> {
+        let mut m = Mentioned(Vec::new());
+        syn::visit::Visit::visit_block(&mut m, block);
+        m.0
+    }
+
+    fn add(&mut self, name: &syn::Ident) {
+        let name = name.to_string();
+        if !self.0.contains(&name) {
+            self.0.push(name);
+        }
+    }
+}
+
 impl<'a> syn::visit::Visit<'a> for Mentioned {
     fn visit_path(&mut self, p: &'a syn::Path) {
         if let Some(last) = p.segments.last() {
-            let name = last.ident.to_string();
-            if !self.0.contains(&name) {
-                self.0.push(name);
-            }
+            self.add(&last.ident);
         }
         syn::visit::visit_path(self, p);
     }
     fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-        let name = m.method.to_string();
-        if !self.0.contains(&name) {
-            self.0.push(name);
-        }
+        self.add(&m.method);
         syn::visit::visit_expr_method_call(self, m);
     }
 }
@@ -658,10 +666,14 @@ pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
     let Some(all) = written_at(span).map(|w| read(&w)) else {
         return false;
     };
-    all[0].plain_functions.iter().any(|n| n == name)
-        && !all
-            .iter()
-            .any(|t| t.with_derivatives.iter().any(|n| n == name))
+    all[0].plain_functions.iter().any(|n| n == name) && !given_a_derivative(&all, name)
+}
+
+/// Whether any of the files `all` marks a function named `name` #[differentiable] or
+/// registers a derivative of one.
+fn given_a_derivative(all: &[std::rc::Rc<Types>], name: &str) -> bool {
+    all.iter()
+        .any(|t| t.with_derivatives.iter().any(|n| n == name))
 }
 
 /// Whether the free function `name` returns a value that cannot carry a derivative (an
@@ -682,9 +694,7 @@ pub fn returns_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
     };
     defined.peek().is_some()
         && defined.all(|(_, _, ty)| plain(ty))
-        && !all
-            .iter()
-            .any(|t| t.with_derivatives.iter().any(|n| n == name))
+        && !given_a_derivative(&all, name)
 }
 
 /// Whether the method `method` called on a value of the type `ty` has no derivative, as
@@ -702,11 +712,7 @@ pub fn method_has_no_derivative(span: proc_macro2::Span, ty: &str, method: &str)
                 .any(|(t, m, k)| t == ty && m == method && *k == marked)
         })
     };
-    defined(false)
-        && !defined(true)
-        && !all
-            .iter()
-            .any(|t| t.with_derivatives.iter().any(|n| n == method))
+    defined(false) && !defined(true) && !given_a_derivative(&all, method)
 }
 
 /// For a call of the method `method` with a derivative: the trait of the crate that
@@ -722,10 +728,10 @@ pub fn unmarked_trait_method(span: proc_macro2::Span, method: &str) -> Option<(S
     };
     let (name, _) = trait_marks(false)?;
     let elsewhere = trait_marks(true).is_some()
-        || all.iter().any(|t| {
-            t.inherent_methods.iter().any(|(_, m, k)| m == method && *k)
-                || t.with_derivatives.iter().any(|n| n == method)
-        });
+        || given_a_derivative(&all, method)
+        || all
+            .iter()
+            .any(|t| t.inherent_methods.iter().any(|(_, m, k)| m == method && *k));
     let impl_marks = all
         .iter()
         .any(|t| t.trait_impl_marks.iter().any(|m| m == method));

@@ -45,9 +45,19 @@ pub struct Twin {
     pub returned_by: Vec<String>,
 }
 
+/// What a twin's name starts with.
+const PREFIX: &str = "__DiffDual";
+
 /// The twin's name: `__DiffDualS` for `S`.
 pub fn ident(name: &str, span: Span) -> Ident {
-    Ident::new(&format!("__DiffDual{name}"), span)
+    Ident::new(&format!("{PREFIX}{name}"), span)
+}
+
+/// The struct a twin's name is of: `S` for `__DiffDualS` (`None` for another name).
+fn struct_of(twin: &Ident) -> Option<Ident> {
+    let name = twin.to_string();
+    let s = name.strip_prefix(PREFIX).filter(|s| !s.is_empty())?;
+    Some(Ident::new(s, twin.span()))
 }
 
 /// For each struct a dual body builds by its name alone (`S { a: x, .. }`, rewritten to
@@ -55,22 +65,20 @@ pub fn ident(name: &str, span: Span) -> Ident {
 /// struct's name in scope, `type __DiffDualS = <S as Lift<f64>>::Lifted;`, so the twin
 /// needs no import of its own where `S` is imported by name.
 pub fn aliases(func: &crate::ir::Function, scalar: &Ident) -> proc_macro2::TokenStream {
-    let mut names: Vec<Ident> = Vec::new();
+    let mut names: Vec<(Ident, Ident)> = Vec::new();
     for stmt in func.regions.iter().flat_map(|r| r.stmts.iter()) {
         if let crate::ir::Inst::Struct(path, _) = &stmt.inst {
-            let Some(seg) = path.get_ident() else {
+            let Some(twin) = path.get_ident() else {
                 continue;
             };
-            if seg.to_string().starts_with("__DiffDual") && !names.contains(seg) {
-                names.push(seg.clone());
+            if let Some(s) = struct_of(twin).filter(|_| !names.iter().any(|(t, _)| t == twin)) {
+                names.push((twin.clone(), s));
             }
         }
     }
     names
         .iter()
-        .map(|twin| {
-            let name = twin.to_string();
-            let s = Ident::new(&name["__DiffDual".len()..], twin.span());
+        .map(|(twin, s)| {
             quote::quote! {
                 #[allow(non_camel_case_types)]
                 type #twin = <#s as ::diff::__private::Lift<#scalar>>::Lifted;

@@ -272,7 +272,7 @@ impl<'a> Emitter<'a> {
                     quote! { -#a }
                 }
                 // An array parameter the function only reads: an index it checked.
-                Derived::Index(b, i) if self.is_constant_collection(b) => {
+                Derived::Index(b, i) if self.is_constant_array(b) => {
                     let (b, i) = (self.name(b), self.name(i));
                     quote! { ::diff::__private::read_again(&#b, #i) }
                 }
@@ -301,7 +301,7 @@ impl<'a> Emitter<'a> {
 
     /// Whether `v` is an array parameter taken by value (which a linear map reads again
     /// only when the body never updates it, `linear_map.rs`).
-    fn is_constant_collection(&self, v: Value) -> bool {
+    fn is_constant_array(&self, v: Value) -> bool {
         matches!(self.def(v), Some(Inst::Param(k))
             if self.func.arrays_by_value.contains(k) && !self.func.by_ref.contains(k))
     }

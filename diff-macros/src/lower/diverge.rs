@@ -67,31 +67,15 @@ pub(crate) fn spliced(
 /// };` (one name without the tuple), the names `PAT` binds keeping their `mut`; `None`
 /// for a pattern binding by `ref`.
 fn let_else(l: &syn::Local) -> Option<syn::Local> {
-    struct Names(Vec<syn::PatIdent>);
-    impl<'a> Visit<'a> for Names {
-        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-            let s = p.ident.to_string();
-            if s.starts_with(|c: char| c.is_lowercase() || c == '_') && s != "_" {
-                self.0.push(p.clone());
-            }
-            if let Some((_, sub)) = &p.subpat {
-                self.visit_pat(sub);
-            }
-        }
-        fn visit_expr(&mut self, _: &'a syn::Expr) {}
-        fn visit_path(&mut self, _: &'a syn::Path) {}
-    }
     let init = l.init.as_ref()?;
     let (_, exit) = init.diverge.as_ref()?;
-    let mut names = Names(Vec::new());
-    names.visit_pat(&l.pat);
-    if names.0.iter().any(|p| p.by_ref.is_some()) {
+    let names = super::matching::binding_patterns(&l.pat);
+    if names.iter().any(|p| p.by_ref.is_some()) {
         return None;
     }
     let (pat, e) = (&l.pat, &init.expr);
-    let idents: Vec<&syn::Ident> = names.0.iter().map(|p| &p.ident).collect();
+    let idents: Vec<&syn::Ident> = names.iter().map(|p| &p.ident).collect();
     let bound: Vec<proc_macro2::TokenStream> = names
-        .0
         .iter()
         .map(|p| {
             let (m, id) = (&p.mutability, &p.ident);

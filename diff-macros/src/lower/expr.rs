@@ -28,10 +28,10 @@ impl Lowerer {
                 .is_some_and(|v| matches!(self.func.def_inst(v), Some(Inst::Param(_))))
     }
 
-    /// Whether the variable `name` holds a reference (`is_reference`): iterating one
-    /// yields references, as in Rust.
+    /// Whether the variable `name` holds a reference (`is_reference`, a parameter taken
+    /// by reference among them): iterating one yields references, as in Rust.
     pub(crate) fn holds_reference(&self, name: &str) -> bool {
-        self.is_ref_param(name) || self.lookup(name).is_some_and(|v| self.is_reference(v))
+        self.lookup(name).is_some_and(|v| self.is_reference(v))
     }
 
     /// `e` as an iterator chain over collections ([`super::iterators::parse_chain`]), with
@@ -805,18 +805,7 @@ impl Lowerer {
             }
             let part = match &known {
                 Some(p) => p[i],
-                None if array => {
-                    let lit = syn::LitInt::new(&format!("{i}usize"), elem.span());
-                    let index = self.emit(Inst::Const(quote::quote!(#lit)), elem.span(), None);
-                    self.emit(Inst::Index(v, index), elem.span(), None)
-                }
-                None => {
-                    let member = syn::Member::Unnamed(syn::Index {
-                        index: i as u32,
-                        span: elem.span(),
-                    });
-                    self.emit(Inst::Field(v, member), elem.span(), None)
-                }
+                None => self.part_at(v, i, array, elem.span()),
             };
             // Every part is read before the first write.
             parts.push(self.copied_now(part, elem.span()));

@@ -8,12 +8,17 @@ use syn::visit::Visit;
 /// The names a pattern binds: lowercase identifiers (an uppercase one is a constant or
 /// a unit variant such as `None`).
 pub(crate) fn bindings(pat: &syn::Pat) -> Vec<syn::Ident> {
-    struct Names(Vec<syn::Ident>);
+    binding_patterns(pat).into_iter().map(|p| p.ident).collect()
+}
+
+/// [`bindings`] with how each is bound (`mut`, `ref`).
+pub(crate) fn binding_patterns(pat: &syn::Pat) -> Vec<syn::PatIdent> {
+    struct Names(Vec<syn::PatIdent>);
     impl<'a> Visit<'a> for Names {
         fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
             let s = p.ident.to_string();
             if s.starts_with(|c: char| c.is_lowercase() || c == '_') && s != "_" {
-                self.0.push(p.ident.clone());
+                self.0.push(p.clone());
             }
             if let Some((_, sub)) = &p.subpat {
                 self.visit_pat(sub);

@@ -62,6 +62,27 @@ impl Lowerer {
         }
     }
 
+    /// The field `.i` of the tuple `v` (the element `[i]` of the array `v`, with `array`).
+    pub(crate) fn part_at(
+        &mut self,
+        v: Value,
+        i: usize,
+        array: bool,
+        span: proc_macro2::Span,
+    ) -> Value {
+        if array {
+            let lit = syn::LitInt::new(&format!("{i}usize"), span);
+            let index = self.emit(Inst::Const(quote::quote!(#lit)), span, None);
+            self.emit(Inst::Index(v, index), span, None)
+        } else {
+            let member = syn::Member::Unnamed(syn::Index {
+                index: i as u32,
+                span,
+            });
+            self.emit(Inst::Field(v, member), span, None)
+        }
+    }
+
     /// Binds each of `elems` to the field of `v` at its position (`.0`, `.1`, ..: a
     /// tuple's or a tuple struct's); `rest` is the error for a `..` among them.
     fn bind_positional(
@@ -74,11 +95,7 @@ impl Lowerer {
             if matches!(elem, Pat::Rest(_)) {
                 return Err(syn::Error::new_spanned(elem, rest));
             }
-            let member = syn::Member::Unnamed(syn::Index {
-                index: i as u32,
-                span: elem.span(),
-            });
-            let part = self.emit(Inst::Field(v, member), elem.span(), None);
+            let part = self.part_at(v, i, false, elem.span());
             self.bind_part(elem, v, part)?;
         }
         Ok(())
@@ -118,9 +135,7 @@ impl Lowerer {
                     if matches!(elem, Pat::Rest(_)) {
                         return Err(syn::Error::new_spanned(elem, "`..` in an array pattern is not supported in a #[differentiable] body; name every element"));
                     }
-                    let lit = syn::LitInt::new(&format!("{i}usize"), elem.span());
-                    let index = self.emit(Inst::Const(quote::quote!(#lit)), elem.span(), None);
-                    let part = self.emit(Inst::Index(v, index), elem.span(), None);
+                    let part = self.part_at(v, i, true, elem.span());
                     self.bind_part(elem, v, part)?;
                 }
                 Ok(())
