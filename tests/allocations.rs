@@ -375,4 +375,7 @@ fn an_array_read_in_a_loop_is_read_again_not_saved() {
     for (g, w) in g.iter().zip(&want) {
         assert!((g - w).abs() <= 1e-12 * (1.0 + w.abs()), "{g} vs {w}");
     }
+    let (v, g2) = value_with_gradient!(at: x, of: rosenbrock_array);
+    assert_eq!(v, rosenbrock_array(x));
+    assert_eq!(g2, g);
 }

@@ -419,7 +419,8 @@ fn a_struct_imported_by_name_at_second_order() {
     assert_eq!(h, vec![vec![6.0, 1.0], vec![1.0, 2.0]]);
     assert_eq!(second_derivative!(at: 1.5, of: |a: f64| built(a, 2.0)), 6.0);
     let l = Line { a: 1.0, b: 2.0 };
-    let g = gradient!(at: &l, of: norm2);
+    let (v, g) = value_with_gradient!(at: &l, of: norm2);
+    assert_eq!(v, norm2(&l));
     assert_eq!((g.a, g.b), (2.0, 4.0));
     // Built in an operator's closure: (a^2 + b^2) a, and a captured line's method.
     let h =
