@@ -458,3 +458,102 @@ fn float_methods_beside_a_trait_declaring_their_names() {
     assert_eq!(Pair(3.0, 4.0).abs(), 5.0);
     assert_close(Pair(3.0, 4.0).tanh(), 5f64.tanh(), 1e-15, "pair");
 }
+
+// A trait whose attribute marks none of its methods differentiates each returning a
+// float (declared or provided), not one returning a `String`; so do `impl` blocks marked
+// as a whole.
+#[differentiable]
+trait Model {
+    fn predict(&self, x: f64) -> f64;
+    fn loss(&self, data: &[(f64, f64)]) -> f64 {
+        let mut s = 0.0;
+        for &(x, y) in data {
+            let r = self.predict(x) - y;
+            s += r * r;
+        }
+        s / data.len() as f64
+    }
+    fn label(&self) -> String;
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Line {
+    a: f64,
+    b: f64,
+}
+
+#[differentiable]
+impl Model for Line {
+    fn predict(&self, x: f64) -> f64 {
+        self.a * x + self.b
+    }
+    fn label(&self) -> String {
+        format!("{} x + {}", self.a, self.b)
+    }
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Parabola {
+    c: [f64; 3],
+}
+
+#[differentiable]
+impl Model for Parabola {
+    fn predict(&self, x: f64) -> f64 {
+        self.c[0] + self.c[1] * x + self.c[2] * x * x
+    }
+    fn label(&self) -> String {
+        "parabola".to_string()
+    }
+}
+
+#[differentiable]
+fn model_loss<M: Model + Differentiable>(m: &M, data: &[(f64, f64)]) -> f64 {
+    m.loss(data)
+}
+
+#[test]
+fn a_trait_marking_none_of_its_methods() {
+    let data: Vec<(f64, f64)> = (0..8)
+        .map(|i| (i as f64 * 0.25, 1.0 + 2.0 * i as f64 * 0.25))
+        .collect();
+    // d loss / d(a, b) = mean 2 r (x, 1) with r = a x + b - y.
+    let line = Line { a: 0.5, b: -0.25 };
+    let r: Vec<f64> = data.iter().map(|&(x, y)| line.a * x + line.b - y).collect();
+    let n = data.len() as f64;
+    let da: f64 = data
+        .iter()
+        .zip(&r)
+        .map(|(&(x, _), r)| 2.0 * r * x)
+        .sum::<f64>()
+        / n;
+    let db: f64 = r.iter().map(|r| 2.0 * r).sum::<f64>() / n;
+    let (v, g) = value_with_gradient!(at: &line, of: |m: &Line| m.loss(&data));
+    assert_close(v, r.iter().map(|r| r * r).sum::<f64>() / n, 1e-12, "loss");
+    assert_close(g.a, da, 1e-12, "d/da");
+    assert_close(g.b, db, 1e-12, "d/db");
+    let g = gradient!(at: &line, of: |m: &Line| model_loss(m, &data));
+    assert_close(g.a, da, 1e-12, "d/da through a generic function");
+    assert_eq!(line.label(), "0.5 x + -0.25");
+    // The parabola, against finite differences in each coefficient.
+    let p = Parabola {
+        c: [0.5, -1.0, 0.25],
+    };
+    let g = gradient!(at: &p, of: |m: &Parabola| model_loss(m, &data));
+    for k in 0..3 {
+        let at = |t: f64| {
+            let mut q = p.clone();
+            q.c[k] = t;
+            q.loss(&data)
+        };
+        assert_close(g.c[k], fd(at, p.c[k]), 1e-6, "d/dc");
+    }
+    let d = first_derivative!(at: 0.75, of: |x| p.predict(x));
+    assert_close(
+        d,
+        -1.0 + 2.0 * 0.25 * 0.75,
+        1e-12,
+        "forward through the method",
+    );
+    assert_eq!(p.label(), "parabola");
+}

@@ -47,6 +47,11 @@ pub fn accumulate_slot<T, V: AddTo<T>>(slot: &mut Option<T>, v: V) {
 /// An adjoint that adds itself into a slot: an optional tangent of the slot's type, or
 /// the adjoint of a sub-slice ([`SubSliceAdjoint`](crate::vec_rules::SubSliceAdjoint)),
 /// added to its elements only.
+#[diagnostic::on_unimplemented(
+    message = "a function called here gives no derivative for an argument whose derivative is asked",
+    label = "the callee takes an argument without a derivative (its slot is `{Self}`)",
+    note = "a parameter whose type is not Differentiable is left out of the derivative: a generic function needs `Differentiable` among its type parameter's bounds (`M: Model + Differentiable`) to differentiate with respect to it"
+)]
 pub trait AddTo<T> {
     /// Adds `self` into `slot` (`None` is zero).
     fn add_to(self, slot: &mut Option<T>);

@@ -879,6 +879,26 @@ pub(crate) fn implicitly_marked(
     sig.asyncness.is_none() && !sig.inputs.is_empty() && carries(out, &params, own)
 }
 
+/// Whether a trait marked `#[differentiable]` differentiates its method `sig`: the
+/// method is marked, or the trait marks none of its methods and this one takes something
+/// and returns a float, a type parameter, a type of the user's (not `Self`, `String` or a
+/// standard type without a derivative), or a `Vec`, array or tuple of those
+/// (`implicitly_marked`). The source reader asks the same of every trait it reads.
+pub(crate) fn trait_differentiates(block: &syn::ItemTrait, func: &syn::TraitItemFn) -> bool {
+    let is_marked = |f: &syn::TraitItemFn| f.attrs.iter().any(is_differentiable_attr);
+    if is_marked(func) {
+        return true;
+    }
+    let marks_none = !block
+        .items
+        .iter()
+        .any(|i| matches!(i, syn::TraitItem::Fn(f) if is_marked(f)));
+    let users = |name: &str| !matches!(name, "Self" | "String") && !is_std_not_differentiable(name);
+    marks_none
+        && block.attrs.iter().any(is_differentiable_attr)
+        && implicitly_marked(&func.sig, &block.generics, &users)
+}
+
 /// Takes the `#[differentiable]` mark off a function in a marked block, counting it:
 /// its arguments, or `None` when it has none or it is malformed (reported).
 fn take_mark(
@@ -933,10 +953,20 @@ fn expand_trait(args: TokenStream, mut block: syn::ItemTrait) -> TokenStream {
     let mut companions = TokenStream::new();
     let mut marked = 0;
     let generics = block.generics.clone();
+    // The block as written, with its attribute back on for `trait_differentiates`.
+    let mut written = block.clone();
+    written.attrs.push(syn::parse_quote!(#[differentiable]));
     for item in &mut block.items {
         let syn::TraitItem::Fn(func) = item else {
             continue;
         };
+        let implicit = !func.attrs.iter().any(is_differentiable_attr)
+            && written.items.iter().any(|w| {
+                matches!(w, syn::TraitItem::Fn(w) if w.sig.ident == func.sig.ident && trait_differentiates(&written, w))
+            });
+        if implicit {
+            func.attrs.push(syn::parse_quote!(#[differentiable]));
+        }
         let Some(args) = take_mark(&mut func.attrs, &mut marked, &mut errors) else {
             continue;
         };
@@ -965,7 +995,7 @@ fn expand_trait(args: TokenStream, mut block: syn::ItemTrait) -> TokenStream {
     if marked == 0 {
         errors.push(syn::Error::new_spanned(
             &block.ident,
-            "#[differentiable] on a trait differentiates the methods in it marked #[differentiable]; mark the ones to differentiate",
+            "#[differentiable] on a trait differentiates the methods in it marked #[differentiable], or with none marked every one returning a value that can carry a derivative (a float, a type of the crate's, a Vec, array or tuple of them), and none here does; mark the ones to differentiate",
         ));
     }
     block.items.push(syn::TraitItem::Verbatim(companions));

@@ -284,9 +284,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
             .items
             .iter()
             .filter_map(|item| match item {
-                syn::TraitItem::Fn(f) => {
-                    Some((f.sig.ident.to_string(), marked(&f.attrs, "differentiable")))
-                }
+                syn::TraitItem::Fn(f) => Some((
+                    f.sig.ident.to_string(),
+                    crate::differentiable::trait_differentiates(i, f),
+                )),
                 _ => None,
             })
             .collect();
@@ -294,7 +295,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
         self.constant_receivers
             .extend(i.items.iter().filter_map(|item| match item {
                 syn::TraitItem::Fn(f)
-                    if marked(&f.attrs, "differentiable")
+                    if crate::differentiable::trait_differentiates(i, f)
                         && f.sig.receiver().is_some_and(|r| r.mutability.is_none()) =>
                 {
                     Some(f.sig.ident.to_string())
