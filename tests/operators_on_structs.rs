@@ -575,3 +575,119 @@ fn operators_inside_a_vec_literal() {
     assert_eq!(v, in_a_vec(k));
     assert_close(g, fd(in_a_vec, k), 1e-6, "d k");
 }
+
+/// The hessian of `f` at `x` by central differences of its gradient (`grad`).
+fn fd_hessian(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    let h = 1e-5;
+    (0..x.len())
+        .map(|j| {
+            let (mut a, mut b) = (x.to_vec(), x.to_vec());
+            a[j] += h;
+            b[j] -= h;
+            let (ga, gb) = (grad(&a), grad(&b));
+            ga.iter()
+                .zip(&gb)
+                .map(|(p, m)| (p - m) / (2.0 * h))
+                .collect()
+        })
+        .collect()
+}
+
+fn assert_matrix_close(actual: &[Vec<f64>], expected: &[Vec<f64>], tol: f64, what: &str) {
+    assert_eq!(actual.len(), expected.len(), "{what}: rows");
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        for (j, (a, e)) in a.iter().zip(e).enumerate() {
+            assert_close(*a, *e, tol * (1.0 + e.abs()), &format!("{what} [{i}][{j}]"));
+            assert_close(*a, actual[j][i], 1e-12 * (1.0 + a.abs()), "symmetric");
+        }
+    }
+}
+
+/// Second order through structs whose operators are all `#[differentiable]`: the
+/// operators' dual companions run on the structs' dual twins (a struct nesting them, a
+/// slice of them, a float on the left, operators returning a float, `+=`).
+#[test]
+fn second_order_through_operators_of_a_struct() {
+    let v2 = |z: &[f64], k: usize| V2 {
+        x: z[k],
+        y: z[k + 1],
+    };
+    let z = [1.0, 2.0, 0.5, -1.0, 3.0];
+    let h = hessian!(at: z.to_vec(), of: |z: Vec<f64>| {
+        energy(V2 { x: z[0], y: z[1] }, V2 { x: z[2], y: z[3] }, z[4])
+    });
+    let grad = |z: &[f64]| {
+        let (gp, gq, gk) = gradient!(at: (v2(z, 0), v2(z, 2), z[4]), of: energy);
+        vec![gp.x, gp.y, gq.x, gq.y, gk]
+    };
+    assert_matrix_close(&h, &fd_hessian(grad, &z), 1e-6, "energy");
+
+    let z = [3.0, 4.0, 0.1];
+    let h = hessian!(at: z.to_vec(), of: |z: Vec<f64>| distance(V2 { x: z[0], y: z[1] }, z[2]));
+    let grad = |z: &[f64]| {
+        let (gv, gd) = gradient!(at: (v2(z, 0), z[2]), of: distance);
+        vec![gv.x, gv.y, gd]
+    };
+    assert_matrix_close(&h, &fd_hessian(grad, &z), 1e-5, "distance");
+
+    let z = [1.0, -2.0, 0.25, 0.5, 1.5];
+    let h = hessian!(at: z.to_vec(), of: |z: Vec<f64>| {
+        scaled_gap(V2 { x: z[0], y: z[1] }, V2 { x: z[2], y: z[3] }, z[4])
+    });
+    let grad = |z: &[f64]| {
+        let (gp, gq, gk) = gradient!(at: (v2(z, 0), v2(z, 2), z[4]), of: scaled_gap);
+        vec![gp.x, gp.y, gq.x, gq.y, gk]
+    };
+    assert_matrix_close(&h, &fd_hessian(grad, &z), 1e-6, "scaled_gap");
+
+    // A struct nesting `V2`s, its method using their operators.
+    let particle = |z: &[f64]| Particle {
+        pos: v2(z, 0),
+        vel: v2(z, 2),
+    };
+    let z = [1.0, 2.0, -0.5, 3.0, 0.25];
+    let h = hessian!(at: z.to_vec(), of: |z: Vec<f64>| {
+        let p = Particle {
+            pos: V2 { x: z[0], y: z[1] },
+            vel: V2 { x: z[2], y: z[3] },
+        };
+        height_after(p, z[4])
+    });
+    let grad = |z: &[f64]| {
+        let (gp, gdt) = gradient!(at: (particle(z), z[4]), of: height_after);
+        vec![gp.pos.x, gp.pos.y, gp.vel.x, gp.vel.y, gdt]
+    };
+    assert_matrix_close(&h, &fd_hessian(grad, &z), 1e-6, "height_after");
+
+    // Structs built in the body, nested, stepped in a loop.
+    let z = [2.0, 0.3];
+    let h = hessian!(at: (z[0], z[1]), of: settle);
+    let grad = |z: &[f64]| {
+        let (a, b) = gradient!(at: (z[0], z[1]), of: settle);
+        vec![a, b]
+    };
+    assert_matrix_close(&h, &fd_hessian(grad, &z), 1e-5, "settle");
+
+    // `*` as scaling and as the dot product, `+=` and `-=`.
+    let z = [0.8, 0.3];
+    let h = hessian!(at: (z[0], z[1]), of: work);
+    let grad = |z: &[f64]| {
+        let (a, b) = gradient!(at: (z[0], z[1]), of: work);
+        vec![a, b]
+    };
+    assert_matrix_close(&h, &fd_hessian(grad, &z), 1e-5, "work");
+
+    // A closure building the structs, and `second_derivative!` through a method.
+    let q = V2 { x: 0.5, y: -1.0 };
+    let d2 = second_derivative!(at: 0.75, of: |t| {
+        let p = V2 { x: t, y: t * t };
+        p.lerp(q, t).dot(p - q)
+    });
+    let d1 = |t: f64| {
+        first_derivative!(at: t, of: |t| {
+            let p = V2 { x: t, y: t * t };
+            p.lerp(q, t).dot(p - q)
+        })
+    };
+    assert_close(d2, fd(d1, 0.75), 1e-6, "d2 through lerp");
+}

@@ -103,9 +103,13 @@ pub fn lift(
         floaty_steps: std::cell::Cell::new(0),
         at: None,
     };
-    if let Some(ty) = &func.operator_struct {
+    let untwinned = func
+        .operator_structs
+        .iter()
+        .find(|ty| !floats.twins.iter().any(|(n, _)| n == *ty));
+    if let Some(ty) = untwinned {
         l.refuse(format!(
-            "values of `{ty}`, a struct with arithmetic operators of its own (its fields cannot hold dual numbers)"
+            "values of `{ty}`, a struct with arithmetic operators of its own not all #[differentiable] (its fields cannot hold dual numbers)"
         ));
     }
     // A placeholder is one variable of the generated code, whatever paths it takes: once
@@ -569,6 +573,15 @@ impl<'a> Lifting<'a> {
             Inst::Call(Callee::Method { method, .. }, args) if method == "to_owned" => {
                 f(*args.first()?)
             }
+            // A method of the struct returning it (`p.scaled(k)`, `p - q`).
+            Inst::Call(Callee::Method { method, .. }, args) => {
+                let name = f(*args.first()?)?;
+                let (_, twin) = self.twins.iter().find(|(n, _)| *n == name)?;
+                twin.methods_returning_it
+                    .iter()
+                    .any(|m| method == m)
+                    .then_some(name)
+            }
             Inst::If { .. } | Inst::Match { .. } => {
                 let branches = stmt.inst.branches().unwrap_or_default();
                 branches
@@ -755,16 +768,17 @@ impl<'a> Lifting<'a> {
                     // trait on `f64`) there is none.
                     let through_companion = self.act.is_active(stmt.results[0])
                         && args.first().is_some_and(|r| !self.is_lifted(*r));
-                    // An operator of a struct of the crate (`p * k`): such a struct has
-                    // no twin (`source::Seen::twin`), and the operator's name is a
-                    // float rule's.
+                    // An operator of a struct of the crate (`p * k`): without a twin
+                    // (`source::Seen::twin`) it has no dual companion, and the
+                    // operator's name is a float rule's; with one it is the twin's.
                     let on_struct = self
                         .func
                         .method_receivers
                         .iter()
                         .find(|(r, _)| *r == stmt.results[0]);
                     let operator = crate::ir::BinOp::is_operator_method(method);
-                    if let Some((_, ty)) = on_struct.filter(|_| operator) {
+                    let untwinned = |ty: &String| !self.twins.iter().any(|(n, _)| n == ty);
+                    if let Some((_, ty)) = on_struct.filter(|(_, ty)| operator && untwinned(ty)) {
                         self.refuse(format!(
                             "the operator method `{method}` of `{ty}`, given values that carry a derivative"
                         ));

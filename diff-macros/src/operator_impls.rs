@@ -251,6 +251,27 @@ pub(crate) fn operator_rhs(block: &syn::ItemImpl) -> Option<syn::Type> {
     }
 }
 
+/// Whether an operator's `impl` takes both operands by value: implemented for a type
+/// named by a path, with a right operand that is no reference (`impl Mul<f64> for V`,
+/// `impl Add for V`, `impl Mul<V> for f64`), as second order calls it on dual twins.
+pub(crate) fn operand_by_value(block: &syn::ItemImpl) -> bool {
+    let rhs_by_value = match block
+        .trait_
+        .as_ref()
+        .and_then(|(_, p, _)| p.segments.last())
+    {
+        Some(s) => match &s.arguments {
+            syn::PathArguments::AngleBracketed(a) => a
+                .args
+                .iter()
+                .all(|g| !matches!(g, syn::GenericArgument::Type(syn::Type::Reference(_)))),
+            _ => true,
+        },
+        None => false,
+    };
+    matches!(&*block.self_ty, syn::Type::Path(_)) && rhs_by_value
+}
+
 /// `fn mul(self, v: V) -> V` of `impl Mul<V> for f64` as the associated function
 /// `fn __rhs_mul(lhs: f64, v: V) -> V` of `V` (`self` read as `lhs`, `Self` as `f64`);
 /// `None` when the receiver is not taken by value.

@@ -187,8 +187,8 @@ type StructFields = (
 /// A function of an inherent `impl` block, to the block's type's dual twin.
 #[derive(Clone, Copy)]
 enum TwinFn {
-    /// A method, with a companion taking the twin.
-    Method,
+    /// A method, with a companion taking the twin; whether it returns the type.
+    Method { returns_it: bool },
     /// An associated function without a receiver; whether it returns the type.
     Function { returns_it: bool },
 }
@@ -222,9 +222,14 @@ struct Types {
     /// name, and whether it is a method with a companion for the type's dual twin
     /// (`twin::takes_twin`), or else (no receiver) whether it returns the type.
     twin_methods: Vec<(String, String, TwinFn)>,
-    /// Types implementing an arithmetic operator (`impl Add for V`): a value of the
-    /// type may meet dual numbers in arithmetic, so it has no dual twin.
+    /// Types implementing an arithmetic operator (`impl Add for V`, `impl Mul<V> for
+    /// f64`).
     arithmetic: Vec<String>,
+    /// Of those, the ones with an operator whose derivative second order cannot call on
+    /// the type's dual twin (not marked #[differentiable], `%`, taking or implemented
+    /// for a reference): a value of the type may meet dual numbers in arithmetic, so it
+    /// has no twin.
+    untwinned_arithmetic: Vec<String>,
     /// The operators' methods implemented for a type (`impl Sub for V`: `("V",
     /// "__sub_by_v")`, `impl Neg for V`: `("V", "neg")`, `impl Mul<V> for f64`: `("V",
     /// "__rhs_mul")`; see `operator_impls.rs`) and whether each is marked
@@ -432,7 +437,8 @@ impl<'a> syn::visit::Visit<'a> for Types {
                                     .push((ty, name, TwinFn::Function { returns_it }))
                             }
                             Some(r) if crate::twin::takes_twin(r) => {
-                                self.twin_methods.push((ty, name, TwinFn::Method))
+                                self.twin_methods
+                                    .push((ty, name, TwinFn::Method { returns_it }))
                             }
                             Some(_) => {}
                         }
@@ -472,6 +478,11 @@ impl<'a> syn::visit::Visit<'a> for Types {
                         }
                     });
                 let output_type = output_type.map(|t| t.to_token_stream().to_string());
+                let trait_path = i.trait_.as_ref().map(|(_, p, _)| p);
+                // The twin's arithmetic is the operator's dual companion: a method of
+                // the struct on the left taking itself by value, or an associated
+                // function of the struct on the right (`impl Mul<V> for f64`).
+                let mut twinned = crate::operator_impls::operand_by_value(i);
                 for item in &i.items {
                     if let syn::ImplItem::Fn(f) = item {
                         // (A marked block differentiates the methods marked in it, and
@@ -487,6 +498,28 @@ impl<'a> syn::visit::Visit<'a> for Types {
                         else {
                             continue;
                         };
+                        if crate::operator_impls::implements_assignment(trait_path, &f.sig.ident) {
+                            // `p += q` is `p = p + q`.
+                        } else if !is_marked
+                            || !crate::operator_impls::implements_operator(trait_path, &f.sig.ident)
+                        {
+                            twinned = false;
+                        } else if twinned {
+                            let returns_it = output.as_deref() == Some(ty.as_str());
+                            let kind = match f.sig.receiver() {
+                                _ if crate::operator_impls::split_on_right(&method).is_some() => {
+                                    TwinFn::Function { returns_it }
+                                }
+                                Some(r) if crate::twin::takes_twin(r) => {
+                                    TwinFn::Method { returns_it }
+                                }
+                                _ => {
+                                    twinned = false;
+                                    continue;
+                                }
+                            };
+                            self.twin_methods.push((ty.clone(), method.clone(), kind));
+                        }
                         self.operator_methods.push(OperatorMethod {
                             ty,
                             method,
@@ -496,33 +529,52 @@ impl<'a> syn::visit::Visit<'a> for Types {
                         });
                     }
                 }
-            }
-        }
-        // `impl Mul<V> for f64` makes `V` meet floats in arithmetic too.
-        let mut operands = vec![&*i.self_ty];
-        if let Some((_, p, _)) = i.trait_.as_ref().filter(|_| operator) {
-            if let Some(syn::PathArguments::AngleBracketed(a)) =
-                p.segments.last().map(|s| &s.arguments)
-            {
-                operands.extend(a.args.iter().filter_map(|g| match g {
-                    syn::GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                }));
-            }
-        }
-        for ty in operands.into_iter().filter(|_| operator) {
-            let mut ty = ty;
-            while let syn::Type::Reference(r) = ty {
-                ty = &r.elem;
-            }
-            if let syn::Type::Path(t) = ty {
-                if let Some(last) = t.path.segments.last() {
-                    self.arithmetic.push(last.ident.to_string());
+                if !twinned {
+                    self.untwinned_arithmetic.extend(
+                        operand_names(i).filter(|n| !crate::differentiable::is_primitive(n)),
+                    );
                 }
+            }
+        }
+        if operator {
+            self.arithmetic.extend(operand_names(i));
+            if !matches!(&*i.self_ty, syn::Type::Path(_)) {
+                self.untwinned_arithmetic.extend(operand_names(i));
             }
         }
         syn::visit::visit_item_impl(self, i);
     }
+}
+
+/// The names of the types an operator's `impl` makes meet in arithmetic: the type it
+/// is for and its right operand (`impl Mul<V> for f64` makes `V` meet floats too),
+/// references taken off.
+fn operand_names(i: &syn::ItemImpl) -> impl Iterator<Item = String> + '_ {
+    let rhs = i
+        .trait_
+        .iter()
+        .flat_map(|(_, p, _)| match p.segments.last().map(|s| &s.arguments) {
+            Some(syn::PathArguments::AngleBracketed(a)) => a
+                .args
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        });
+    std::iter::once(&*i.self_ty)
+        .chain(rhs)
+        .filter_map(|mut ty| {
+            while let syn::Type::Reference(r) = ty {
+                ty = &r.elem;
+            }
+            match ty {
+                syn::Type::Path(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            }
+        })
 }
 
 /// The last names of the paths a body mentions.
@@ -862,7 +914,8 @@ impl Seen {
 
     /// The dual twin (`twin.rs`) of the struct `name` (see [`Seen::struct_def`]): `Some`
     /// only when its definition derives Differentiable and has one, so that the derive
-    /// made it, and nothing implements arithmetic with it (where a value of the type the
+    /// made it, and every arithmetic implemented with it is #[differentiable], taking it
+    /// by value (second order calls it on the twin; otherwise a value of the type the
     /// macro cannot see as one, a call's result, could meet dual numbers).
     pub fn twin(&self, name: &str) -> Option<crate::twin::Twin> {
         self.twin_at(name, 0)
@@ -881,7 +934,10 @@ impl Seen {
             return None;
         }
         let all = &self.all;
-        if all.iter().any(|t| t.arithmetic.iter().any(|n| n == name)) {
+        if all
+            .iter()
+            .any(|t| t.untwinned_arithmetic.iter().any(|n| n == name))
+        {
             return None;
         }
         let def = if depth == 0 {
@@ -903,7 +959,12 @@ impl Seen {
         for t in all.iter() {
             for (_, f, kind) in t.twin_methods.iter().filter(|(ty, ..)| ty == name) {
                 match kind {
-                    TwinFn::Method => twin.methods.push(f.clone()),
+                    TwinFn::Method { returns_it } => {
+                        twin.methods.push(f.clone());
+                        if *returns_it {
+                            twin.methods_returning_it.push(f.clone());
+                        }
+                    }
                     TwinFn::Function { returns_it } => {
                         twin.functions.push((f.clone(), *returns_it))
                     }

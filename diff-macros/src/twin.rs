@@ -36,6 +36,9 @@ pub struct Twin {
     /// receiver ([`takes_twin`]): each has a companion taking the twin
     /// (`__vjp_dual_self_m`). Set by the source reader.
     pub methods: Vec<String>,
+    /// Of those, the ones returning the struct (`-> Self`, `-> S`; an operator whose
+    /// `Output` is the struct). Set by the source reader.
+    pub methods_returning_it: Vec<String>,
     /// The associated functions without a receiver of its inherent `impl` blocks marked
     /// `#[differentiable]` (`S::new`), whose dual companions exist, and whether each
     /// returns the struct (`-> Self`, `-> S`). Set by the source reader.
@@ -271,6 +274,7 @@ pub fn of_fields<'a>(
             nested,
             nested_elements,
             methods: Vec::new(),
+            methods_returning_it: Vec::new(),
             functions: Vec::new(),
             returned_by: Vec::new(),
         }),
@@ -281,6 +285,7 @@ pub fn of_fields<'a>(
             nested,
             nested_elements,
             methods: Vec::new(),
+            methods_returning_it: Vec::new(),
             functions: Vec::new(),
             returned_by: Vec::new(),
         }),

@@ -162,13 +162,16 @@ impl<'a> DualSig<'a> {
     pub fn of(sig: &'a FnSig) -> Self {
         let wrt = sig.wrt();
         let decl_of = |i: usize| &sig.params[i].decl;
+        // `Self` names the block's struct, when it has a twin.
+        let own = sig.self_twin.as_ref();
         let has = |s: &str| {
             wrt.iter().any(|i| {
                 mentions(decl_of(*i), s)
-                    || sig
-                        .twins
-                        .iter()
-                        .any(|(n, t)| t.scalar == s && mentions(decl_of(*i), n))
+                    || sig.twins.iter().any(|(n, t)| {
+                        t.scalar == s
+                            && (mentions(decl_of(*i), n)
+                                || (own == Some(n) && mentions(decl_of(*i), "Self")))
+                    })
             })
         };
         let scalar = match (has("f64"), has("f32")) {

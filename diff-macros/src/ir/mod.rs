@@ -352,10 +352,11 @@ pub struct Function {
     /// among them: a call of a method its source shows without a derivative is refused
     /// at the call (`check.rs`).
     pub method_receivers: Vec<(Value, String)>,
-    /// A struct with arithmetic operators of its own that the body holds a value of or
-    /// calls an operator of: second order declines such a body (`lifting.rs`), since
-    /// the struct's fields are `f64`s, which cannot hold dual numbers.
-    pub operator_struct: Option<String>,
+    /// The structs with arithmetic operators of their own that the body holds a value of
+    /// or calls an operator of: second order declines such a body (`lifting.rs`) unless
+    /// each has a dual twin (its operators all differentiable, `source::Seen::twin`),
+    /// since its fields are `f64`s, which cannot hold dual numbers.
+    pub operator_structs: Vec<String>,
     /// Where each value is defined: the region and the statement's index in it, indexed
     /// by value (`None` for region parameters).
     defs: Vec<Option<(RegionId, usize)>>,

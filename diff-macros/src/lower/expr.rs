@@ -1030,11 +1030,11 @@ impl Lowerer {
         Ok(v)
     }
 
-    /// Notes that the body holds a value of the struct `ty` (`Function::operator_struct`),
+    /// Notes that the body holds a value of the struct `ty` (`Function::operator_structs`),
     /// when it has operators of its own.
     pub(super) fn note_operator_struct(&mut self, ty: &str) {
-        if self.func.operator_struct.is_none() && self.has_operators(ty) {
-            self.func.operator_struct = Some(ty.to_string());
+        if self.has_operators(ty) && !self.func.operator_structs.iter().any(|t| t == ty) {
+            self.func.operator_structs.push(ty.to_string());
         }
     }
 
