@@ -246,6 +246,41 @@ fn from_macro_rules_expansions() {
     }
 }
 
+/// Expressions given to a `macro_rules!` as fragments (`$f:expr`), which the expansion
+/// wraps in invisible groups: a closure bound to a name and called, a closure given to
+/// `map`, and a sum used as an operand of a product (its grouping kept).
+macro_rules! from_fragments {
+    ($name:ident, $x:ident, $f:expr, $sum:expr) => {
+        #[differentiable]
+        fn $name($x: f64, ys: &[f64]) -> f64 {
+            let f = $f;
+            let mapped: f64 = ys.iter().copied().map($f).sum();
+            f($x) * $sum * 2.0 + mapped * $x
+        }
+    };
+}
+
+from_fragments!(fragments, x, |t: f64| t.sin(), x + 1.0);
+
+#[test]
+fn expressions_given_to_a_macro_rules_as_fragments() {
+    let ys = [0.5, -1.0];
+    let m: f64 = ys.iter().map(|t| t.sin()).sum();
+    for x in [-0.7, 0.4, 1.5] {
+        // sin(x) (x + 1) 2 + m x
+        let value = x.sin() * (x + 1.0) * 2.0 + m * x;
+        let slope = 2.0 * (x.cos() * (x + 1.0) + x.sin()) + m;
+        let (v, (dx, dys)) = value_with_gradient!(at: (x, &ys[..]), of: fragments);
+        assert_close!(v, value);
+        assert_close!(fragments(x, &ys), value);
+        assert_close!(dx, slope);
+        for (d, y) in dys.iter().zip(ys) {
+            assert_close!(*d, y.cos() * x);
+        }
+        assert_close!(first_derivative!(at: x, of: |x| fragments(x, &ys)), slope);
+    }
+}
+
 /// A type whose name is one capital letter is a type, not a scalar parameter.
 #[derive(Clone, Debug, Differentiable)]
 struct A {

@@ -15,14 +15,23 @@ use syn::spanned::Spanned;
 /// every error beside it and companions of the right signatures (whose bodies are never
 /// run: the crate does not compile), so that callers do not fail again.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+    use crate::parse::ungroup::Ungroup;
+    use syn::visit_mut::VisitMut;
+    // (Each parsed item loses the invisible groups of a `macro_rules!` expansion,
+    // `parse/ungroup.rs`: rustc would not keep their grouping in the output.)
+    if let Ok(mut block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+        Ungroup.visit_item_impl_mut(&mut block);
         return expand_impl(args, block);
     }
-    if let Ok(block) = syn::parse2::<syn::ItemTrait>(item.clone()) {
+    if let Ok(mut block) = syn::parse2::<syn::ItemTrait>(item.clone()) {
+        Ungroup.visit_item_trait_mut(&mut block);
         return expand_trait(args, block);
     }
     let func: syn::ImplItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
+        Ok(mut f) => {
+            Ungroup.visit_impl_item_fn_mut(&mut f);
+            f
+        }
         Err(_) => {
             if let Ok(decl) = syn::parse2::<syn::TraitItemFn>(item.clone()) {
                 // A method declared in a trait, without a body.

@@ -61,7 +61,11 @@ impl Parse for Args {
             let key: Ident = input.parse()?;
             input.parse::<syn::Token![:]>()?;
             // (A `macro_rules!` argument `$f:expr` arrives in an invisible group.)
-            let value = ungrouped(input.parse()?);
+            let mut value = input.parse()?;
+            syn::visit_mut::VisitMut::visit_expr_mut(
+                &mut crate::parse::ungroup::Ungroup,
+                &mut value,
+            );
             match key.to_string().as_str() {
                 "at" => at = Some(value),
                 "of" => of = Some(value),
@@ -75,14 +79,6 @@ impl Parse for Args {
             (Some(at), Some(of)) => Ok(Args { at, of }),
             _ => Err(input.error("expected `at: <point>, of: <function or closure>`")),
         }
-    }
-}
-
-/// `e` without the invisible groups a `macro_rules!` expansion puts around a fragment.
-fn ungrouped(e: syn::Expr) -> syn::Expr {
-    match e {
-        syn::Expr::Group(g) => ungrouped(*g.expr),
-        e => e,
     }
 }
 

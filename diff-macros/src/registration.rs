@@ -28,13 +28,14 @@ use syn::spanned::Spanned;
 
 /// Expands the attribute; on error the user's function is still emitted.
 pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+    let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
             let err = e.to_compile_error();
             return quote! { #err #item };
         }
     };
+    syn::visit_mut::VisitMut::visit_item_fn_mut(&mut crate::parse::ungroup::Ungroup, &mut func);
     let func = captures_like_2021(func);
     match registration(args, &func) {
         Ok(t) => {

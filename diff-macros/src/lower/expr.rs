@@ -106,7 +106,7 @@ impl Lowerer {
                 };
                 // A closure bound to a name is also remembered, so that calling it is
                 // differentiated by inlining its body.
-                if let (Expr::Closure(c), syn::Pat::Ident(p)) = (&*init.expr, &local.pat) {
+                if let (Expr::Closure(c), syn::Pat::Ident(p)) = (peel(&init.expr), &local.pat) {
                     self.record_closure(p.ident.to_string(), v, c);
                 }
                 let holds_struct = self

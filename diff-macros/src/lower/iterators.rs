@@ -138,7 +138,7 @@ fn zipped(e: &Expr) -> Option<Base> {
 }
 
 fn func(e: &Expr) -> Option<Func> {
-    match e {
+    match super::expr::peel(e) {
         Expr::Closure(c) if c.inputs.len() <= 2 => Some(Func::Closure(c.clone())),
         Expr::Path(_) => Some(Func::Path(e.clone())),
         _ => None,

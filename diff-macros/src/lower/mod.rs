@@ -17,6 +17,7 @@ mod expr;
 mod opaque;
 mod pattern;
 mod place;
+
 #[cfg(test)]
 mod tests;
 
@@ -81,6 +82,10 @@ pub fn lower_body(
         trait_methods,
         returns,
     } = structs;
+    // (Closures given to operators come here without the pass `expand` made.)
+    let mut body = body.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut crate::parse::ungroup::Ungroup, &mut body);
+    let body = &body;
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
     cx.ref_params = ref_params.clone();

@@ -3,3 +3,4 @@ pub mod attr;
 pub mod derivative_attr;
 pub mod signature;
 pub mod types;
+pub mod ungroup;
