@@ -86,6 +86,10 @@ pub fn lower_body(
     let mut body = body.clone();
     syn::visit_mut::VisitMut::visit_block_mut(&mut crate::parse::ungroup::Ungroup, &mut body);
     let body = &body;
+    if let Some(e) = conditional_compilation(body) {
+        errors.push(e);
+        return None;
+    }
     let mut cx = Lowerer::new();
     cx.scalar_params = scalar_params;
     cx.ref_params = ref_params.clone();
@@ -310,4 +314,81 @@ impl Lowerer {
     pub(crate) fn unit(&mut self, span: Span) -> Value {
         self.emit(Inst::Const(quote::quote!(())), span, None)
     }
+}
+
+/// The first `#[cfg(..)]` on a statement, a `match` arm or a struct literal's field of
+/// `body`: which of them rustc compiles is decided after the macro runs, so the
+/// derivatives cannot follow it (they would differentiate code the function does not
+/// run). An item in the body keeps its `cfg`, as it is emitted as written.
+fn conditional_compilation(body: &syn::Block) -> Option<syn::Error> {
+    struct Find(Option<syn::Error>);
+    impl Find {
+        fn check(&mut self, attrs: &[syn::Attribute]) {
+            if self.0.is_some() {
+                return;
+            }
+            if let Some(a) = attrs.iter().find(|a| a.path().is_ident("cfg")) {
+                self.0 = Some(syn::Error::new_spanned(
+                    a,
+                    "`#[cfg(..)]` inside a differentiable body: the macro runs before rustc decides what it keeps, so the derivatives would follow code the function may not run; write `if cfg!(..) { .. }`, or move the code into a helper function",
+                ));
+            }
+        }
+    }
+    impl<'a> syn::visit::Visit<'a> for Find {
+        fn visit_stmt(&mut self, s: &'a syn::Stmt) {
+            match s {
+                syn::Stmt::Local(l) => self.check(&l.attrs),
+                syn::Stmt::Macro(m) => self.check(&m.attrs),
+                syn::Stmt::Expr(e, _) => self.check(expr_attrs(e)),
+                syn::Stmt::Item(_) => return,
+            }
+            syn::visit::visit_stmt(self, s);
+        }
+        fn visit_arm(&mut self, a: &'a syn::Arm) {
+            self.check(&a.attrs);
+            syn::visit::visit_arm(self, a);
+        }
+        fn visit_field_value(&mut self, f: &'a syn::FieldValue) {
+            self.check(&f.attrs);
+            syn::visit::visit_field_value(self, f);
+        }
+        fn visit_expr(&mut self, e: &'a syn::Expr) {
+            self.check(expr_attrs(e));
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    fn expr_attrs(e: &syn::Expr) -> &[syn::Attribute] {
+        use syn::Expr as E;
+        match e {
+            E::Block(b) => &b.attrs,
+            E::Macro(m) => &m.attrs,
+            E::Call(c) => &c.attrs,
+            E::MethodCall(m) => &m.attrs,
+            E::Assign(a) => &a.attrs,
+            E::Binary(b) => &b.attrs,
+            E::If(i) => &i.attrs,
+            E::ForLoop(f) => &f.attrs,
+            E::While(w) => &w.attrs,
+            E::Loop(l) => &l.attrs,
+            E::Match(m) => &m.attrs,
+            E::Unsafe(u) => &u.attrs,
+            E::Path(p) => &p.attrs,
+            E::Lit(l) => &l.attrs,
+            E::Paren(p) => &p.attrs,
+            E::Tuple(t) => &t.attrs,
+            E::Array(a) => &a.attrs,
+            E::Struct(s) => &s.attrs,
+            E::Return(r) => &r.attrs,
+            E::Unary(u) => &u.attrs,
+            E::Field(f) => &f.attrs,
+            E::Index(i) => &i.attrs,
+            E::Closure(c) => &c.attrs,
+            _ => &[],
+        }
+    }
+    let mut find = Find(None);
+    syn::visit::Visit::visit_block(&mut find, body);
+    find.0
 }
