@@ -744,7 +744,37 @@ pub(crate) fn array_map(m: &syn::ExprMethodCall) -> Option<Expr> {
             "chunks_exact",
             "filter",
         ];
-        if lazy.iter().any(|name| inner.method == name) {
+        // (Or an `Option`: `xs.iter().position(..).map(|i| ..)`.)
+        let optional = [
+            "position",
+            "rposition",
+            "find",
+            "find_map",
+            "get",
+            "first",
+            "last",
+            "pop",
+            "nth",
+            "next",
+            "reduce",
+            "max_by",
+            "min_by",
+            "max_by_key",
+            "min_by_key",
+            "max",
+            "min",
+            "ok",
+            "err",
+            "checked_div",
+            "checked_sub",
+            "checked_add",
+            "checked_mul",
+        ];
+        if lazy
+            .iter()
+            .chain(&optional)
+            .any(|name| inner.method == name)
+        {
             return None;
         }
     }
