@@ -288,6 +288,7 @@ impl Lowerer {
 
     /// A guard reads the outer locals (substituted) and the pattern's bindings (kept).
     fn guard(&mut self, g: &syn::Expr, bound: &[syn::Ident]) -> Opaque {
+        self.refuse_changes_inside(g, "guard");
         self.push_scope();
         // Names the pattern binds shadow outer locals inside the guard: hide them.
         let hidden: Vec<(String, Option<Value>)> = bound

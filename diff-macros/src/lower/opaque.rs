@@ -15,6 +15,11 @@ impl Lowerer {
     /// [`Self::opaque`], known to carry no derivative when `inactive` (or when its
     /// syntax says so).
     pub(crate) fn opaque_inactive(&mut self, e: &syn::Expr, inactive: bool) -> Value {
+        // (A closure's body runs where it is called: a call of one bound by `let` is
+        // inlined, and follows its changes.)
+        if !matches!(e, syn::Expr::Closure(_)) {
+            self.refuse_changes_inside(e, what(e));
+        }
         let mut uses = Vec::new();
         let mut tokens = self.substitute_expr(e, &mut uses);
         if let syn::Expr::Macro(m) = e {
@@ -154,6 +159,110 @@ impl Lowerer {
         let field_access = punct_before('.')
             && !(i >= 2 && matches!(&tokens[i - 2], TokenTree::Punct(p) if p.as_char() == '.'));
         !field_access && !after_path_sep && !before_path_sep && !is_macro_name
+    }
+}
+
+/// Methods that change their receiver in place (`out.push(x)`, `v.sort_by(..)`).
+const CHANGING_METHODS: &[&str] = &[
+    "push",
+    "push_str",
+    "insert",
+    "extend",
+    "extend_from_slice",
+    "append",
+    "clear",
+    "truncate",
+    "swap",
+    "swap_remove",
+    "remove",
+    "pop",
+    "retain",
+    "resize",
+    "drain",
+    "dedup",
+    "reverse",
+    "fill",
+    "sort",
+    "sort_by",
+    "sort_by_key",
+    "sort_unstable",
+    "sort_unstable_by",
+    "rotate_left",
+    "rotate_right",
+    "copy_from_slice",
+    "clone_from_slice",
+    "iter_mut",
+    "get_mut",
+    "first_mut",
+    "last_mut",
+    "as_mut_slice",
+    "get_or_insert",
+    "replace",
+];
+
+impl Lowerer {
+    /// Refuses code kept as written (`what`: a closure given to a method the macro does
+    /// not differentiate through, a guard, ..) that changes a variable of the function
+    /// (`out.push(x)`, `acc += a * w`, `&mut v`): the derivatives would not follow the
+    /// change. Names the code binds itself (a closure's parameters, its `let`s) are its
+    /// own.
+    pub(crate) fn refuse_changes_inside(&mut self, e: &syn::Expr, what: &str) {
+        struct Changes {
+            own: Vec<String>,
+            changed: Vec<(syn::Ident, proc_macro2::Span)>,
+        }
+        fn root(e: &syn::Expr) -> Option<&syn::Ident> {
+            match e {
+                syn::Expr::Path(p) => p.path.get_ident(),
+                syn::Expr::Field(f) => root(&f.base),
+                syn::Expr::Index(i) => root(&i.expr),
+                syn::Expr::Paren(p) => root(&p.expr),
+                syn::Expr::Group(g) => root(&g.expr),
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root(&u.expr),
+                _ => None,
+            }
+        }
+        impl<'a> syn::visit::Visit<'a> for Changes {
+            fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+                self.own.push(p.ident.to_string());
+                syn::visit::visit_pat_ident(self, p);
+            }
+            fn visit_expr(&mut self, e: &'a syn::Expr) {
+                let place = match e {
+                    syn::Expr::Assign(a) => Some(&*a.left),
+                    syn::Expr::Binary(b) if super::expr::is_compound_assignment(&b.op) => {
+                        Some(&*b.left)
+                    }
+                    syn::Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
+                    syn::Expr::MethodCall(m) if CHANGING_METHODS.iter().any(|c| m.method == c) => {
+                        Some(&*m.receiver)
+                    }
+                    _ => None,
+                };
+                if let Some(id) = place.and_then(root) {
+                    self.changed.push((id.clone(), e.span()));
+                }
+                syn::visit::visit_expr(self, e);
+            }
+            fn visit_item(&mut self, _: &'a syn::Item) {}
+        }
+        let mut found = Changes {
+            own: Vec::new(),
+            changed: Vec::new(),
+        };
+        syn::visit::Visit::visit_expr(&mut found, e);
+        let outer = found.changed.iter().find(|(id, _)| {
+            let name = id.to_string();
+            !found.own.contains(&name) && self.lookup(&name).is_some()
+        });
+        if let Some((id, span)) = outer {
+            self.errors.push(syn::Error::new(
+                *span,
+                format!(
+                    "`{id}` is changed inside this {what}, which the macro keeps as written, so the derivatives would not follow the change; change `{id}` outside it (for a closure given to a method, write a `for` loop)"
+                ),
+            ));
+        }
     }
 }
 
