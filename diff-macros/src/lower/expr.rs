@@ -141,8 +141,13 @@ impl Lowerer {
                 self.items.push(item.clone());
                 Ok(())
             }
+            Stmt::Expr(Expr::Macro(m), _) => {
+                self.refuse_unknown_statement_macro(&m.mac);
+                self.lower_expr(&Expr::Macro(m.clone())).map(|_| ())
+            }
             Stmt::Expr(e, _) => self.lower_expr(e).map(|_| ()),
             Stmt::Macro(m) => {
+                self.refuse_unknown_statement_macro(&m.mac);
                 let e = Expr::Macro(syn::ExprMacro {
                     attrs: m.attrs.clone(),
                     mac: m.mac.clone(),

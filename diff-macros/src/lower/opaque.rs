@@ -162,6 +162,41 @@ impl Lowerer {
     }
 }
 
+/// Macros known to read what they are given and change nothing of the function's
+/// (printing, formatting, assertions, logging), or that the lowering knows.
+const KNOWN_MACROS: &[&str] = &[
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "format",
+    "format_args",
+    "write",
+    "writeln",
+    "panic",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "dbg",
+    "vec",
+    "matches",
+    "info",
+    "debug",
+    "trace",
+    "warn",
+    "error",
+    "log",
+    "assert_relative_eq",
+    "assert_abs_diff_eq",
+    "assert_ulps_eq",
+];
+
 /// Methods that change their receiver in place (`out.push(x)`, `v.sort_by(..)`).
 const CHANGING_METHODS: &[&str] = &[
     "push",
@@ -201,6 +236,38 @@ const CHANGING_METHODS: &[&str] = &[
 ];
 
 impl Lowerer {
+    /// Refuses a call, as a statement, of a macro the lowering does not know
+    /// (`bump!(y, x)`, a `macro_rules!` of the user's) that is given a variable of the
+    /// function: what it expands to is not seen (a procedural macro runs first on the
+    /// body as written), so a change it makes (`$v += $by`) would escape the derivatives.
+    pub(crate) fn refuse_unknown_statement_macro(&mut self, mac: &syn::Macro) {
+        let Some(name) = mac.path.segments.last().map(|s| s.ident.to_string()) else {
+            return;
+        };
+        if KNOWN_MACROS.contains(&name.as_str()) {
+            return;
+        }
+        fn named(ts: proc_macro2::TokenStream, out: &mut Vec<Ident>) {
+            for tt in ts {
+                match tt {
+                    TokenTree::Ident(i) => out.push(i),
+                    TokenTree::Group(g) => named(g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        let mut names = Vec::new();
+        named(mac.tokens.clone(), &mut names);
+        if let Some(local) = names.iter().find(|i| self.lookup(&i.to_string()).is_some()) {
+            self.errors.push(syn::Error::new_spanned(
+                &mac.path,
+                format!(
+                    "`{name}!` is given `{local}`, a variable of the function, and the macro cannot see what `{name}!` expands to, so the derivatives would not follow what it changes; write its code out in the body, or call a function"
+                ),
+            ));
+        }
+    }
+
     /// Refuses code kept as written (`what`: a closure given to a method the macro does
     /// not differentiate through, a guard, ..) that changes a variable of the function
     /// (`out.push(x)`, `acc += a * w`, `&mut v`): the derivatives would not follow the
