@@ -28,7 +28,9 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         o.what
                     ),
                 )),
-                Inst::Call(Callee::Path(p), _) if active => {
+                Inst::Call(Callee::Path(p), _) | Inst::CallMut(Callee::Path(p), _, _)
+                    if active =>
+                {
                     if let Some(name) = free_function(p) {
                         if crate::source::has_no_derivative(stmt.span, &name) {
                             add(syn::Error::new(stmt.span, format!(
