@@ -340,3 +340,28 @@ mod standard_library_types {
         assert_close(d2, 0.0, 1e-15, "second");
     }
 }
+
+/// A parameter of an `impl Trait` type (a callback whose value is used without a
+/// derivative): the companions name the type, as a type parameter of their own.
+#[differentiable]
+fn with_callback(x: f64, penalty: impl Fn(f64) -> f64, scale: &impl Fn() -> f64) -> f64 {
+    x * x * scale() + no_derivative(penalty(2.0))
+}
+
+#[test]
+fn parameters_of_impl_trait_types() {
+    let k = 3.0;
+    for x in [-1.0, 0.5, 2.0] {
+        let (v, g) = value_with_gradient!(at: x, of: |x: f64| with_callback(x, |t| t * k, &|| k));
+        assert_close(v, with_callback(x, |t| t * k, &|| k), 1e-12, "value");
+        assert_close(v, x * x * k + 2.0 * k, 1e-12, "value by formula");
+        assert_close(g, 2.0 * x * k, 1e-12, "d/dx");
+        let d = first_derivative!(at: x, of: |x: f64| with_callback(x, |t| t * k, &|| k));
+        assert_close(
+            d,
+            fd(|x| with_callback(x, |t| t * k, &|| k), x),
+            1e-6,
+            "forward",
+        );
+    }
+}

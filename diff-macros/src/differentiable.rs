@@ -433,6 +433,58 @@ pub(crate) fn with_nested(
     twins
 }
 
+/// What an `impl Trait` parameter type is named in the companions: a type parameter
+/// (a companion's `use<..>` must name every type it captures, and `impl Trait` in an
+/// argument has no name).
+pub(crate) const IMPL_PARAM: &str = "__DiffImpl";
+
+/// `func` with each `impl Trait` in its parameters' types (`g: impl Fn(f64) -> f64`)
+/// as a type parameter of its own (`g: __DiffImpl0` with `__DiffImpl0: Fn(f64) -> f64`),
+/// for the companions; `None` when it has none.
+fn impl_trait_params_named(func: &syn::ImplItemFn) -> Option<syn::ImplItemFn> {
+    struct Name {
+        made: Vec<syn::TypeParam>,
+    }
+    impl syn::visit_mut::VisitMut for Name {
+        fn visit_type_mut(&mut self, t: &mut syn::Type) {
+            syn::visit_mut::visit_type_mut(self, t);
+            if let syn::Type::ImplTrait(it) = t {
+                let ident = syn::Ident::new(
+                    &format!("{IMPL_PARAM}{}", self.made.len()),
+                    proc_macro2::Span::call_site(),
+                );
+                self.made.push(syn::TypeParam {
+                    attrs: Vec::new(),
+                    ident: ident.clone(),
+                    colon_token: Some(Default::default()),
+                    bounds: it.bounds.clone(),
+                    eq_token: None,
+                    default: None,
+                });
+                *t = syn::Type::Path(syn::TypePath {
+                    qself: None,
+                    path: ident.into(),
+                });
+            }
+        }
+    }
+    let mut name = Name { made: Vec::new() };
+    let mut f = func.clone();
+    for input in &mut f.sig.inputs {
+        if let syn::FnArg::Typed(p) = input {
+            syn::visit_mut::VisitMut::visit_type_mut(&mut name, &mut p.ty);
+        }
+    }
+    if name.made.is_empty() {
+        return None;
+    }
+    f.sig
+        .generics
+        .params
+        .extend(name.made.into_iter().map(syn::GenericParam::Type));
+    Some(f)
+}
+
 /// The companions, or, after an error, their stand-ins; `None` when even the signature
 /// cannot be read.
 pub(crate) fn companions(
@@ -442,6 +494,8 @@ pub(crate) fn companions(
     self_ty: Option<Owner<'_>>,
     errors: &mut Errors,
 ) -> Option<TokenStream> {
+    let named = impl_trait_params_named(func);
+    let func = named.as_ref().unwrap_or(func);
     let args = errors.take(DifferentiableArgs::parse(args))?;
     let free = matches!(context, Context::Module);
     let mut sig = errors.take(context.read(&func.sig, &args))?;

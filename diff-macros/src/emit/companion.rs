@@ -225,11 +225,19 @@ impl Companions<'_> {
             self.items,
             |e| e.recursion = rec(vjp_box),
         );
-        let original = sh.original();
+        // (The original cannot be named with its type arguments when it takes an
+        // `impl Trait`, `differentiable::IMPL_PARAM`.)
+        let names_impl_trait = sig.generics.type_params().any(|t| {
+            t.ident
+                .to_string()
+                .starts_with(crate::differentiable::IMPL_PARAM)
+        });
+        let original = (!names_impl_trait).then(|| sh.original());
         let checks = sig.not_differentiable.iter().map(|t| {
             quote! { ::diff::__private::left_out_of_the_derivative::<#t, _>(); }
         });
-        let vjp_body = quote! { { let _ = #original; #(#checks)* #st #r } };
+        let original = original.map(|o| quote!(let _ = #o;));
+        let vjp_body = quote! { { #original #(#checks)* #st #r } };
         let (st, r) = body_parts_with(
             self.func,
             (self.act, self.maps),
