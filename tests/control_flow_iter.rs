@@ -562,3 +562,73 @@ fn skip_before_zip_pairs_the_right_items() {
         );
     }
 }
+
+/// Iterators held in variables before the loop: a reversed range, a range, a stepped
+/// chain, a zip.
+#[differentiable]
+fn horner_reversed(xs: &[f64], w: f64) -> f64 {
+    let idx = (0..xs.len()).rev();
+    let mut s = 0.0;
+    for i in idx {
+        s = s * w + xs[i];
+    }
+    s
+}
+
+#[differentiable]
+fn iterators_in_variables(xs: &[f64], ys: &[f64], w: f64) -> f64 {
+    let pairs = 1..xs.len();
+    let evens = xs.iter().step_by(2);
+    let both = xs.iter().zip(ys.iter());
+    let mut s = 0.0;
+    for i in pairs {
+        s += xs[i] * xs[i - 1] * w;
+    }
+    for &x in evens {
+        s += x * x;
+    }
+    for (a, b) in both {
+        s += a * b * w;
+    }
+    s
+}
+
+#[test]
+fn loops_over_iterators_held_in_variables() {
+    let (xs, w) = ([1.0, 2.0, 3.0, -0.5], 2.0);
+    let (v, (gx, gw)) = value_with_gradient!(at: (&xs[..], w), of: horner_reversed);
+    assert_eq!(v, horner_reversed(&xs, w));
+    // s = ((x3 w + x2) w + x1) w + x0
+    assert_eq!(gx, vec![1.0, w, w * w, w * w * w]);
+    assert!(close(
+        gw,
+        3.0 * xs[3] * w * w + 2.0 * xs[2] * w + xs[1],
+        1e-12
+    ));
+
+    let ys = [0.5, -1.0, 2.0, 1.5];
+    let f = |xs: &[f64], ys: &[f64], w: f64| iterators_in_variables(xs, ys, w);
+    let (v, (gx, gy, gw)) =
+        value_with_gradient!(at: (&xs[..], &ys[..], w), of: iterators_in_variables);
+    assert_eq!(v, f(&xs, &ys, w));
+    let fx = fd_grad(|x| f(x, &ys, w), &xs);
+    let fy = fd_grad(|y| f(&xs, y, w), &ys);
+    for k in 0..4 {
+        assert!(
+            close(gx[k], fx[k], 1e-6),
+            "d/dx[{k}]: {} vs {}",
+            gx[k],
+            fx[k]
+        );
+        assert!(
+            close(gy[k], fy[k], 1e-6),
+            "d/dy[{k}]: {} vs {}",
+            gy[k],
+            fy[k]
+        );
+    }
+    let fw = (f(&xs, &ys, w + 1e-6) - f(&xs, &ys, w - 1e-6)) / 2e-6;
+    assert!(close(gw, fw, 1e-6), "d/dw: {gw} vs {fw}");
+    let d = first_derivative!(at: w, of: |w| iterators_in_variables(&xs, &ys, w));
+    assert!(close(d, gw, 1e-12), "forward d/dw");
+}

@@ -192,7 +192,15 @@ impl Lowerer {
         if let Some(rewritten) = super::iterators::iter_mut_loop(f) {
             return self.lower_for(&rewritten);
         }
-        if let Some(chain) = self.chain(&f.expr) {
+        let holds_iterator = match &*f.expr {
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| self.lookup(&i.to_string()))
+                .is_some_and(|v| self.is_iterator(v)),
+            _ => false,
+        };
+        if let Some(chain) = self.chain(&f.expr).filter(|_| !holds_iterator) {
             if self.is_collection(&f.expr) {
                 return self.lower_for(&chain.for_loop(f));
             }

@@ -34,6 +34,42 @@ impl Lowerer {
         }
     }
 
+    /// Whether `v` is an iterator (`(0..n).rev()`, `it.skip(1)`, a range): a `for`
+    /// over a variable holding one iterates it, rather than the variable as a collection.
+    pub(crate) fn is_iterator(&self, v: Value) -> bool {
+        const ADAPTERS: &[&str] = &[
+            "rev",
+            "step_by",
+            "skip",
+            "take",
+            "zip",
+            "enumerate",
+            "map",
+            "filter",
+            "chain",
+            "cloned",
+            "copied",
+            "iter",
+            "into_iter",
+            "windows",
+            "chunks",
+            "chunks_exact",
+            "skip_while",
+            "take_while",
+            "peekable",
+            "flat_map",
+            "filter_map",
+            "cycle",
+        ];
+        match self.func.def_inst(v) {
+            Some(Inst::Call(crate::ir::Callee::Method { method, .. }, _)) => {
+                ADAPTERS.iter().any(|a| method == a)
+            }
+            Some(Inst::Opaque(o)) => o.what == "range",
+            _ => false,
+        }
+    }
+
     /// Binds `pat` to the part `part` of `whole`: to a reference to it when `whole` is a
     /// reference.
     fn bind_part(&mut self, pat: &Pat, whole: Value, part: Value) -> syn::Result<()> {
