@@ -56,7 +56,7 @@ const GENERIC_RULES: &[&str] = &[
 const PLAIN_ONLY: &[&str] = &["to_bits", "div_euclid"];
 
 /// Macros whose result holds no value of the body (printing, assertions).
-const PLAIN_MACROS: &[&str] = &[
+pub(crate) const PLAIN_MACROS: &[&str] = &[
     "println",
     "print",
     "eprintln",

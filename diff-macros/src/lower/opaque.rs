@@ -162,28 +162,15 @@ impl Lowerer {
     }
 }
 
-/// Macros known to read what they are given and change nothing of the function's
-/// (printing, formatting, assertions, logging), or that the lowering knows.
+/// Besides printing and assertions (`lifting::PLAIN_MACROS`), macros known to read what
+/// they are given and change nothing of the function's (formatting, logging), or that
+/// the lowering knows.
 const KNOWN_MACROS: &[&str] = &[
-    "println",
-    "print",
-    "eprintln",
-    "eprint",
-    "format",
     "format_args",
     "write",
     "writeln",
-    "panic",
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "unreachable",
     "todo",
     "unimplemented",
-    "dbg",
     "vec",
     "matches",
     "info",
@@ -244,7 +231,11 @@ impl Lowerer {
         let Some(name) = mac.path.segments.last().map(|s| s.ident.to_string()) else {
             return;
         };
-        if KNOWN_MACROS.contains(&name.as_str()) {
+        if KNOWN_MACROS
+            .iter()
+            .chain(crate::lifting::PLAIN_MACROS)
+            .any(|m| *m == name)
+        {
             return;
         }
         fn named(ts: proc_macro2::TokenStream, out: &mut Vec<Ident>) {
