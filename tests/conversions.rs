@@ -66,3 +66,27 @@ fn generic_from_of_an_active_value() {
     let df = differential!(at: (2.0f32, 3.0), of: generic_conversions);
     assert_close(f64::from(df((0.0, 1.0))), 8.0, 1e-6, "forward d/dc, f32");
 }
+
+/// `x.to_f64()` of an active value in a generic function (`ToPrimitive`, through the
+/// `Float` bound): the conversion's derivative converts the tangent.
+#[differentiable]
+fn through_to_f64<T: Float>(x: T) -> T {
+    let y = x.to_f64().unwrap() * 2.0;
+    T::from(y).unwrap() * x
+}
+
+#[test]
+fn to_f64_of_an_active_value() {
+    // 2 x^2
+    let (v, d) = value_with_gradient!(at: 1.5, of: through_to_f64);
+    assert_eq!(v, through_to_f64(1.5));
+    assert_close(d, 6.0, 1e-12, "d/dx");
+    assert_close(
+        first_derivative!(at: 1.5, of: through_to_f64),
+        6.0,
+        1e-12,
+        "forward",
+    );
+    let d32 = gradient!(at: 1.5f32, of: through_to_f64);
+    assert!((d32 - 6.0).abs() < 1e-5, "f32: {d32}");
+}

@@ -2019,3 +2019,27 @@ fn second_order_through_a_struct_a_free_function_returns() {
     assert_close(d, 18.0 * x + 3.0 + 162.0 * x * x, 1e-12);
     assert_close(d2, 18.0 + 324.0 * x, 1e-12);
 }
+
+/// A generic function converting an active value to a plain float (`T::from(x)` with `x`
+/// carrying a derivative, `x.to_f64()`): at second order the conversion would lose the
+/// inner derivative (`Dual`'s `NumCast` makes a constant), so it stops with the reason
+/// instead of returning a wrong hessian; first order is exact.
+#[differentiable]
+fn squared_through_a_conversion<T: Float>(x: T) -> T {
+    let y: T = T::from(x).unwrap();
+    y * y
+}
+
+#[test]
+fn first_order_through_a_conversion_of_an_active_value() {
+    assert_eq!(
+        gradient!(at: 1.5, of: squared_through_a_conversion::<f64>),
+        3.0
+    );
+}
+
+#[test]
+#[should_panic(expected = "converts a value carrying a derivative to a plain float")]
+fn second_order_through_a_conversion_of_an_active_value_stops() {
+    let _ = second_derivative!(at: 1.5, of: squared_through_a_conversion::<f64>);
+}

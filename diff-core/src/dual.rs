@@ -284,11 +284,34 @@ macro_rules! to_primitive {
     )*};
 }
 
-/// Converts the value `re` (the dual part is dropped).
+/// Converts the value `re`. To an integer the dual part is dropped (an index computed from
+/// a value has no derivative); to a float it cannot be, since a float carrying it on would
+/// be wrong without a word: a conversion of a value whose dual part is not zero to `f32`
+/// or `f64` (`x.to_f64()`, `T::from(x)`, `NumCast`, in a function generic over its float
+/// run at second order) stops with the reason.
 impl<T: Float> ToPrimitive for Dual<T> {
     to_primitive!(to_isize -> isize, to_i8 -> i8, to_i16 -> i16, to_i32 -> i32,
         to_i64 -> i64, to_i128 -> i128, to_usize -> usize, to_u8 -> u8, to_u16 -> u16,
-        to_u32 -> u32, to_u64 -> u64, to_u128 -> u128, to_f32 -> f32, to_f64 -> f64);
+        to_u32 -> u32, to_u64 -> u64, to_u128 -> u128);
+    #[inline(always)]
+    fn to_f32(&self) -> Option<f32> {
+        self.without_derivative().re.to_f32()
+    }
+    #[inline(always)]
+    fn to_f64(&self) -> Option<f64> {
+        self.without_derivative().re.to_f64()
+    }
+}
+
+impl<T: Float> Dual<T> {
+    /// `self`, when its dual part is zero (see `ToPrimitive for Dual`).
+    #[inline(always)]
+    fn without_derivative(&self) -> &Self {
+        if !self.eps.is_zero() {
+            panic!("diff: second order (hessian!, second_derivative!, a nested operator) converts a value carrying a derivative to a plain float here (`x.to_f64()`, `T::from(x)`, `NumCast::from(x)` in a function generic over its float), which would lose the derivative; keep the value in `T` (drop the conversion) for second order");
+        }
+        self
+    }
 }
 
 /// Converts to a constant.
@@ -453,8 +476,11 @@ mod tests {
     #[test]
     fn conversions() {
         let x = Dual::new(2.5, 1.0);
-        assert_eq!(x.to_f64(), Some(2.5));
         assert_eq!(x.to_i32(), Some(2));
+        assert_eq!(Dual::new(2.5, 0.0).to_f64(), Some(2.5));
+        // To a float, a dual part would be lost without a word: a stop instead.
+        let lost = std::panic::catch_unwind(|| x.to_f64());
+        assert!(lost.is_err());
         let c: Dual<f64> = num_traits::cast(3u8).unwrap();
         assert_eq!((c.re, c.eps), (3.0, 0.0));
         let two = Dual::<f64>::from_f64(2.0).unwrap();

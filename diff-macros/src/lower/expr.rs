@@ -1111,6 +1111,17 @@ impl Lowerer {
         if let Some(e) = super::iterators::flattened(m) {
             return self.lower_expr(&e);
         }
+        // `x.to_f64()` / `x.to_f32()` (`num_traits::ToPrimitive`): the conversion
+        // `num_cast`, whose derivative converts the tangent.
+        if m.args.is_empty() && (m.method == "to_f64" || m.method == "to_f32") {
+            let (x, to) = (
+                &m.receiver,
+                syn::Ident::new(&m.method.to_string()[3..], m.method.span()),
+            );
+            let call: Expr =
+                syn::parse_quote_spanned!(m.span()=> ::diff::__private::num_cast::<#to, _>(#x));
+            return self.lower_expr(&call);
+        }
         if matches!(
             m.method.to_string().as_str(),
             "sum" | "product" | "fold" | "collect"
