@@ -325,6 +325,17 @@ fn swapped_through_mem(x: &[f64]) -> f64 {
     a * 3.0 + b + w[0] * old + w[2]
 }
 
+/// `std::mem::take` of a `Vec` and of a float: the old value moves out, the default
+/// (an empty `Vec`, `0.0`) stays.
+#[differentiable]
+fn taken_through_mem(x: &[f64]) -> f64 {
+    let mut w = x.to_vec();
+    let moved = std::mem::take(&mut w);
+    let mut s = moved[0] * moved[1];
+    let kept = std::mem::take(&mut s);
+    kept * 3.0 + s + w.len() as f64 + moved[2]
+}
+
 #[differentiable]
 fn largest_after_the_first(x: &[f64]) -> f64 {
     let mut best = x[0];
@@ -345,8 +356,13 @@ fn swaps_in_both_modes() {
     let (v, g) = value_with_gradient!(at: &x, of: swapped_through_mem);
     assert_eq!(v, swapped_through_mem(&x));
     check_slice_fn("mem::swap and mem::replace", swapped_through_mem, &x, g);
+    let (v, g) = value_with_gradient!(at: &x, of: taken_through_mem);
+    assert_eq!(v, taken_through_mem(&x));
+    assert_eq!(g, vec![3.0 * x[1], 3.0 * x[0], 1.0]);
+    check_slice_fn("mem::take", taken_through_mem, &x, g);
     check_forward!(swapped_elements);
     check_forward!(swapped_through_mem);
+    check_forward!(taken_through_mem);
 }
 
 #[test]

@@ -518,6 +518,13 @@ pub fn one_element<C: Elements + ?Sized>(_: &C) -> C::Element {
     num_traits::One::one()
 }
 
+/// The default of the type of `x` (what `std::mem::take(&mut x)` leaves behind: `0.0`,
+/// an empty `Vec`), named through a value so that no type needs writing.
+#[inline(always)]
+pub fn default_like<T: Default>(_: &T) -> T {
+    T::default()
+}
+
 /// An array shaped like `xs` holding copies of `first`: where `xs.map(f)` writes `f`'s
 /// results one element at a time, seeded with `f(xs[0])` (`None` for an empty array), so
 /// that the element type needs no `Default` (a generic `T: Float` has none).

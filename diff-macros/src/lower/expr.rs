@@ -1628,9 +1628,10 @@ fn float_conversion(local: &syn::Local, init: &Expr) -> Option<Expr> {
     }
 }
 
-/// `std::mem::swap(&mut a, &mut b)` and `std::mem::replace(&mut a, v)` (also through
-/// `core::mem` or an imported `mem`) on places of the body, as the reads and writes they
-/// are: `{ let t = a; a = b; b = t; }`, `{ let new = v; let old = a; a = new; old }`.
+/// `std::mem::swap(&mut a, &mut b)`, `std::mem::replace(&mut a, v)` and
+/// `std::mem::take(&mut a)` (also through `core::mem` or an imported `mem`) on places of
+/// the body, as the reads and writes they are: `{ let t = a; a = b; b = t; }`,
+/// `{ let new = v; let old = a; a = new; old }`, `{ let old = a; a = default; old }`.
 /// `None` for other calls, and for places whose index is computed by a call (it would be
 /// evaluated twice).
 fn mem_swap_or_replace(c: &syn::ExprCall, func: &syn::ExprPath) -> Option<Expr> {
@@ -1661,6 +1662,15 @@ fn mem_swap_or_replace(c: &syn::ExprCall, func: &syn::ExprPath) -> Option<Expr> 
                 let __diff_new = #v;
                 let __diff_old = #a;
                 #a = __diff_new;
+                __diff_old
+            }))
+        }
+        // `take` leaves the default (`0.0`, an empty `Vec`): a constant.
+        ("take", [a]) => {
+            let a = place(a)?;
+            Some(syn::parse_quote_spanned!(c.span()=> {
+                let __diff_old = #a;
+                #a = ::diff::no_derivative(::diff::__private::default_like(&__diff_old));
                 __diff_old
             }))
         }
