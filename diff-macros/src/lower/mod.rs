@@ -82,10 +82,8 @@ pub fn lower_body(
         trait_methods,
         returns,
     } = structs;
-    // (Closures given to operators come here without the pass `expand` made.)
-    let mut body = body.clone();
-    syn::visit_mut::VisitMut::visit_block_mut(&mut crate::parse::ungroup::Ungroup, &mut body);
-    let body = &body;
+    // (Invisible groups are gone already: `expand` and the operators' argument parser
+    // take them out, `parse/ungroup.rs`.)
     if let Some(e) = conditional_compilation(body) {
         errors.push(e);
         return None;
