@@ -948,18 +948,20 @@ pub(crate) fn implicitly_marked(
 /// standard type without a derivative), or a `Vec`, array or tuple of those
 /// (`implicitly_marked`). The source reader asks the same of every trait it reads.
 pub(crate) fn trait_differentiates(block: &syn::ItemTrait, func: &syn::TraitItemFn) -> bool {
-    let is_marked = |f: &syn::TraitItemFn| f.attrs.iter().any(is_differentiable_attr);
-    if is_marked(func) {
-        return true;
-    }
+    func.attrs.iter().any(is_differentiable_attr)
+        || (block.attrs.iter().any(is_differentiable_attr) && marked_implicitly(block, func))
+}
+
+/// In a trait marked `#[differentiable]` (`block`, whose own attribute the macro expanding
+/// it no longer sees): whether `func` is differentiated though not marked itself, the
+/// trait marking none of its methods ([`trait_differentiates`]).
+fn marked_implicitly(block: &syn::ItemTrait, func: &syn::TraitItemFn) -> bool {
     let marks_none = !block
         .items
         .iter()
-        .any(|i| matches!(i, syn::TraitItem::Fn(f) if is_marked(f)));
+        .any(|i| matches!(i, syn::TraitItem::Fn(f) if f.attrs.iter().any(is_differentiable_attr)));
     let users = |name: &str| !matches!(name, "Self" | "String") && !is_std_not_differentiable(name);
-    marks_none
-        && block.attrs.iter().any(is_differentiable_attr)
-        && implicitly_marked(&func.sig, &block.generics, &users)
+    marks_none && implicitly_marked(&func.sig, &block.generics, &users)
 }
 
 /// Takes the `#[differentiable]` mark off a function in a marked block, counting it:
@@ -1016,18 +1018,19 @@ fn expand_trait(args: TokenStream, mut block: syn::ItemTrait) -> TokenStream {
     let mut companions = TokenStream::new();
     let mut marked = 0;
     let generics = block.generics.clone();
-    // The block as written, with its attribute back on for `trait_differentiates`.
-    let mut written = block.clone();
-    written.attrs.push(syn::parse_quote!(#[differentiable]));
+    let implicit: Vec<syn::Ident> = block
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            syn::TraitItem::Fn(f) if marked_implicitly(&block, f) => Some(f.sig.ident.clone()),
+            _ => None,
+        })
+        .collect();
     for item in &mut block.items {
         let syn::TraitItem::Fn(func) = item else {
             continue;
         };
-        let implicit = !func.attrs.iter().any(is_differentiable_attr)
-            && written.items.iter().any(|w| {
-                matches!(w, syn::TraitItem::Fn(w) if w.sig.ident == func.sig.ident && trait_differentiates(&written, w))
-            });
-        if implicit {
+        if implicit.contains(&func.sig.ident) {
             func.attrs.push(syn::parse_quote!(#[differentiable]));
         }
         let Some(args) = take_mark(&mut func.attrs, &mut marked, &mut errors) else {
