@@ -146,7 +146,7 @@ fn func(e: &Expr) -> Option<Func> {
 }
 
 /// The methods an iterator chain goes through from its collection to its consumer.
-const CHAIN_METHODS: &[&str] = &[
+pub(crate) const CHAIN_METHODS: &[&str] = &[
     "iter",
     "into_iter",
     "windows",
@@ -727,23 +727,6 @@ pub(crate) fn array_map(m: &syn::ExprMethodCall) -> Option<Expr> {
         return None;
     }
     if let Expr::MethodCall(inner) = &*m.receiver {
-        let lazy = [
-            "iter",
-            "into_iter",
-            "map",
-            "zip",
-            "enumerate",
-            "rev",
-            "skip",
-            "take",
-            "step_by",
-            "copied",
-            "cloned",
-            "windows",
-            "chunks",
-            "chunks_exact",
-            "filter",
-        ];
         // (Or an `Option`: `xs.iter().position(..).map(|i| ..)`.)
         let optional = [
             "position",
@@ -770,7 +753,7 @@ pub(crate) fn array_map(m: &syn::ExprMethodCall) -> Option<Expr> {
             "checked_add",
             "checked_mul",
         ];
-        if lazy
+        if CHAIN_METHODS
             .iter()
             .chain(&optional)
             .any(|name| inner.method == name)

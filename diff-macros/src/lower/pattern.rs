@@ -37,23 +37,10 @@ impl Lowerer {
     /// Whether `v` is an iterator (`(0..n).rev()`, `it.skip(1)`, a range): a `for`
     /// over a variable holding one iterates it, rather than the variable as a collection.
     pub(crate) fn is_iterator(&self, v: Value) -> bool {
-        const ADAPTERS: &[&str] = &[
-            "rev",
-            "step_by",
-            "skip",
-            "take",
-            "zip",
-            "enumerate",
-            "map",
-            "filter",
+        // Besides a chain's own methods, the lazy adapters it is not differentiated
+        // through.
+        const OTHER_ADAPTERS: &[&str] = &[
             "chain",
-            "cloned",
-            "copied",
-            "iter",
-            "into_iter",
-            "windows",
-            "chunks",
-            "chunks_exact",
             "skip_while",
             "take_while",
             "peekable",
@@ -63,7 +50,10 @@ impl Lowerer {
         ];
         match self.func.def_inst(v) {
             Some(Inst::Call(crate::ir::Callee::Method { method, .. }, _)) => {
-                ADAPTERS.iter().any(|a| method == a)
+                super::iterators::CHAIN_METHODS
+                    .iter()
+                    .chain(OTHER_ADAPTERS)
+                    .any(|a| method == a)
             }
             Some(Inst::Opaque(o)) => o.what == "range",
             _ => false,
