@@ -3,7 +3,7 @@
 //! `f32`. Struct methods, slices and `Vec` parameters are in reverse_structs.rs.
 mod common;
 
-use common::{assert_close, assert_vec_close, fd_grad, Rng};
+use common::{assert_close, assert_vec_close, fd, fd_grad, Rng};
 use diff::prelude::*;
 
 // ---------------------------------------------------------------------------------------
@@ -67,6 +67,31 @@ fn tuple_parameter() {
     assert_close(da, 0.5f64.sin() + 1.0, 1e-15, "da");
     assert_close(db, 2.0 * 0.5f64.cos(), 1e-15, "db");
     assert_eq!(tuple_param(p), 2.0 * 0.5f64.sin() + 2.0);
+}
+
+/// A tuple carried through a loop, holding an integer counter beside active values: the
+/// integer literal `1` keeps the counter's type in every companion (it became `i32`).
+#[differentiable]
+fn tuple_state_with_a_counter(x: f64) -> f64 {
+    let mut st = (x, 1.0, 0usize);
+    while st.2 < 3 {
+        st = (st.0 * st.1 + x, st.0, st.2 + 1);
+    }
+    st.0 + st.1
+}
+
+#[test]
+fn tuple_with_an_integer_counter_carried_through_a_loop() {
+    for x in [0.7, -1.3] {
+        let (v, g) = value_with_gradient!(at: x, of: tuple_state_with_a_counter);
+        assert_eq!(v, tuple_state_with_a_counter(x));
+        assert_close(g, fd(tuple_state_with_a_counter, x), 1e-7, "reverse vs fd");
+        let d = first_derivative!(at: x, of: tuple_state_with_a_counter);
+        assert_close(d, g, 1e-12, "forward vs reverse");
+        let h = second_derivative!(at: x, of: tuple_state_with_a_counter);
+        let dd = fd(|t| gradient!(at: t, of: tuple_state_with_a_counter), x);
+        assert_close(h, dd, 1e-6, "second vs fd of the gradient");
+    }
 }
 
 #[differentiable]

@@ -996,11 +996,15 @@ impl<'a> Lifting<'a> {
     /// (`expect("..")`) or an integer (`v.swap(0, 1)`, `x.powi(2)`), which no conversion
     /// to dual numbers concerns.
     fn kept_constant(&self, v: Value) -> bool {
-        let integer = |t: &proc_macro2::TokenStream| {
-            syn::parse2::<syn::LitInt>(t.clone()).is_ok_and(|l| !l.suffix().starts_with('f'))
-        };
         matches!(self.func.def(v).map(|s| &s.inst),
-            Some(Inst::Const(t)) if !numeric_tokens(t) || integer(t))
+            Some(Inst::Const(t)) if !numeric_tokens(t))
+            || self.integer_literal(v)
+    }
+
+    /// Whether `v` is an integer literal (`1`, `0usize`), which `Lift` leaves as it is.
+    fn integer_literal(&self, v: Value) -> bool {
+        matches!(self.func.def(v).map(|s| &s.inst), Some(Inst::Const(t))
+            if syn::parse2::<syn::LitInt>(t.clone()).is_ok_and(|l| !l.suffix().starts_with('f')))
     }
 
     /// Whether `v` is a value typed by its uses, not converted: the placeholder of a
@@ -1213,7 +1217,9 @@ impl<'a> Lifting<'a> {
         v: &mut Value,
         span: Span,
     ) {
-        if self.is_lifted(*v) {
+        // An integer converts to itself; an unsuffixed literal given to `Lift` would lose
+        // the type its use gives it (`st.2 + 1` with `st.2: usize`).
+        if self.is_lifted(*v) || self.integer_literal(*v) {
             return;
         }
         let (w, s) = self.lift_stmt(out, *v, span);
