@@ -313,6 +313,61 @@ fn nll_at(v: &[f64], xs: &[f64]) -> f64 {
     .nll(xs)
 }
 
+/// A block marking none of its functions differentiates one that returns nothing and
+/// changes `self` through `&mut self`: what it changes is its result.
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Ball {
+    pos: [f64; 2],
+    vel: [f64; 2],
+}
+
+#[differentiable]
+impl Ball {
+    fn step(&mut self, g: f64, dt: f64) {
+        self.vel[1] -= g * dt;
+        for k in 0..2 {
+            self.pos[k] += self.vel[k] * dt;
+        }
+    }
+
+    fn reset_count(&mut self, n: &mut usize) {
+        *n = 0;
+    }
+}
+
+#[differentiable]
+fn flight(v0: f64, g: f64) -> f64 {
+    let mut b = Ball {
+        pos: [0.0, 0.0],
+        vel: [v0, v0],
+    };
+    for _ in 0..10 {
+        b.step(g, 0.1);
+    }
+    b.pos[0] * b.pos[1]
+}
+
+#[test]
+fn a_block_marking_none_differentiates_a_method_changing_self() {
+    let (v0, g) = (3.0, 9.8);
+    let (value, (dv, dg)) = value_with_gradient!(at: (v0, g), of: flight);
+    assert_eq!(value, flight(v0, g));
+    assert_close(dv, fd(|t| flight(t, g), v0), 1e-6, "d v0");
+    assert_close(dg, fd(|t| flight(v0, t), g), 1e-6, "d g");
+    let dv_forward = first_derivative!(at: v0, of: |t: f64| flight(t, g));
+    assert_close(dv_forward, dv, 1e-12, "forward vs reverse");
+    let h = hessian!(at: (v0, g), of: flight);
+    let dd = fd(|t| gradient!(at: (t, g), of: flight).0, v0);
+    assert_close(h[0][0], dd, 1e-5, "h v0 v0");
+    let mut n = 3;
+    Ball {
+        pos: [0.0; 2],
+        vel: [0.0; 2],
+    }
+    .reset_count(&mut n);
+    assert_eq!(n, 0);
+}
+
 /// Methods and associated functions calling each other back (mutual recursion).
 #[derive(Differentiable, Clone, Debug)]
 struct Chain {

@@ -864,7 +864,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     if marked == 0 {
         errors.push(syn::Error::new_spanned(
             &block.self_ty,
-            "#[differentiable] on an `impl` block differentiates the functions in it marked #[differentiable], or with none marked every one returning a value that can carry a derivative (a float, a Differentiable type, a Vec, array or tuple of them), and none here does; mark the ones to differentiate",
+            "#[differentiable] on an `impl` block differentiates the functions in it marked #[differentiable], or with none marked every one returning a value that can carry a derivative (a float, a Differentiable type, a Vec, array or tuple of them) or changing one through `&mut`, and none here does; mark the ones to differentiate",
         ));
     }
     block.items.push(syn::ImplItem::Verbatim(companions));
@@ -881,7 +881,8 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
 
 /// Whether `func`, in an `impl` of `self_ty` with `generics`, takes something and returns
 /// a value that can carry a derivative, so that `#[differentiable]` on an `impl` block
-/// marking none of its functions differentiates it.
+/// marking none of its functions differentiates it (or returns nothing and changes such a
+/// value through `&mut`).
 fn may_carry_derivative(
     func: &syn::ImplItemFn,
     self_ty: &syn::Type,
@@ -899,15 +900,13 @@ fn may_carry_derivative(
 /// Whether a function of signature `sig` in a marked `impl` block with `generics` that
 /// marks none of its functions is differentiated: it takes something and returns a float,
 /// a type parameter, a type `own` says is Differentiable (named as written, `Self`
-/// included), or a `Vec`, array or tuple of those.
+/// included), or a `Vec`, array or tuple of those; or it returns nothing and takes such a
+/// value (or a slice of them) by `&mut`, `&mut self` included.
 pub(crate) fn implicitly_marked(
     sig: &syn::Signature,
     generics: &syn::Generics,
     own: &dyn Fn(&str) -> bool,
 ) -> bool {
-    let syn::ReturnType::Type(_, out) = &sig.output else {
-        return false;
-    };
     let params: Vec<String> = generics
         .type_params()
         .chain(sig.generics.type_params())
@@ -917,6 +916,7 @@ pub(crate) fn implicitly_marked(
         match ty {
             syn::Type::Paren(p) => carries(&p.elem, params, own),
             syn::Type::Array(a) => carries(&a.elem, params, own),
+            syn::Type::Slice(a) => carries(&a.elem, params, own),
             syn::Type::Tuple(t) => {
                 !t.elems.is_empty() && t.elems.iter().all(|e| carries(e, params, own))
             }
@@ -939,7 +939,24 @@ pub(crate) fn implicitly_marked(
             _ => false,
         }
     }
-    sig.asyncness.is_none() && !sig.inputs.is_empty() && carries(out, &params, own)
+    let unit = |t: &syn::Type| matches!(t, syn::Type::Tuple(t) if t.elems.is_empty());
+    let returns = match &sig.output {
+        syn::ReturnType::Type(_, out) => carries(out, &params, own),
+        syn::ReturnType::Default => false,
+    };
+    // A function returning nothing that changes a value through `&mut` (`fn step(&mut
+    // self, dt: f64)`): what it changes is its result.
+    let changes = |a: &syn::FnArg| match a {
+        syn::FnArg::Receiver(r) => r.reference.is_some() && r.mutability.is_some() && own("Self"),
+        syn::FnArg::Typed(t) => matches!(&*t.ty,
+            syn::Type::Reference(r) if r.mutability.is_some() && carries(&r.elem, &params, own)),
+    };
+    let returns_nothing = match &sig.output {
+        syn::ReturnType::Default => true,
+        syn::ReturnType::Type(_, out) => unit(out),
+    };
+    let mutates = returns_nothing && sig.inputs.iter().any(changes);
+    sig.asyncness.is_none() && !sig.inputs.is_empty() && (returns || mutates)
 }
 
 /// Whether a trait marked `#[differentiable]` differentiates its method `sig`: the
@@ -1061,7 +1078,7 @@ fn expand_trait(args: TokenStream, mut block: syn::ItemTrait) -> TokenStream {
     if marked == 0 {
         errors.push(syn::Error::new_spanned(
             &block.ident,
-            "#[differentiable] on a trait differentiates the methods in it marked #[differentiable], or with none marked every one returning a value that can carry a derivative (a float, a type of the crate's, a Vec, array or tuple of them), and none here does; mark the ones to differentiate",
+            "#[differentiable] on a trait differentiates the methods in it marked #[differentiable], or with none marked every one returning a value that can carry a derivative (a float, a type of the crate's, a Vec, array or tuple of them) or changing one through `&mut`, and none here does; mark the ones to differentiate",
         ));
     }
     block.items.push(syn::TraitItem::Verbatim(companions));

@@ -79,6 +79,13 @@ pub fn body_parts_with(
     };
     // `&mut` parameters: their final pointees follow the result in the entry's yields.
     let finals: Vec<Value> = func.region(entry).yields[1..].to_vec();
+    // Whether the `&mut` parameter of final `k` is differentiated (its slot is not `()`).
+    let differentiated = |k: usize| {
+        let param = func.region(entry).stmts.iter().find(
+            |s| matches!(s.inst, crate::ir::Inst::Param(j) if Some(&j) == func.mutated.get(k)),
+        );
+        param.is_some_and(|s| act.varied.contains(&s.results[0]))
+    };
     let closure = match mode {
         Mode::Vjp if finals.is_empty() => {
             let seed = if act.is_active(ret) {
@@ -96,11 +103,13 @@ pub fn body_parts_with(
                 .map(|k| names::ident(&format!("seed{k}")))
                 .collect();
             let mut seed = TokenStream::new();
-            for (v, s) in std::iter::once(ret)
+            let seeded = std::iter::once(true).chain((0..finals.len()).map(differentiated));
+            for ((v, s), seeded) in std::iter::once(ret)
                 .chain(finals.iter().copied())
                 .zip(std::iter::once(names::ident("seed")).chain(ms.iter().cloned()))
+                .zip(seeded)
             {
-                if act.is_active(v) {
+                if seeded && act.is_active(v) {
                     let a = names::adjoint(func, v);
                     seed.extend(quote! { ::diff::__private::accumulate_opt(&mut #a, #s); });
                 }
@@ -118,7 +127,13 @@ pub fn body_parts_with(
             let out = if finals.is_empty() {
                 out
             } else {
-                let fs = finals.iter().map(|v| e.tan(*v));
+                let fs = finals.iter().enumerate().map(|(k, v)| {
+                    if differentiated(k) {
+                        e.tan(*v)
+                    } else {
+                        quote!(())
+                    }
+                });
                 quote! { (#out, #(#fs,)*) }
             };
             quote! { move |(#(#ins,)*)| { let #pat = #lin; #readers #code #out } }
