@@ -632,3 +632,40 @@ fn loops_over_iterators_held_in_variables() {
     let d = first_derivative!(at: w, of: |w| iterators_in_variables(&xs, &ys, w));
     assert!(close(d, gw, 1e-12), "forward d/dw");
 }
+
+/// `find` over a chain: the first item accepted, as an `Option` of a value (after
+/// `copied`, a `map`, or `.find(p).copied()`); the derivative reaches that item only.
+#[differentiable]
+fn found(v: &[f64]) -> f64 {
+    let a = v.iter().copied().find(|x| *x > 1.5).unwrap_or(0.0);
+    let b = match v.iter().find(|&&x| x < 0.0).copied() {
+        Some(y) => y * 3.0,
+        None => 1.0,
+    };
+    let c = match v.iter().map(|x| x * 2.0).find(|x| *x > 1.0) {
+        Some(x) => x * x,
+        None => 0.0,
+    };
+    a * b + c
+}
+
+#[test]
+fn find_over_a_chain() {
+    for xs in [
+        vec![0.7, 1.9, -0.4, 1.2, 0.3],
+        vec![0.1, 0.2],
+        vec![],
+        vec![2.0, 3.0],
+    ] {
+        let (v, g) = value_with_gradient!(at: &xs[..], of: found);
+        assert_eq!(v, found(&xs));
+        let fx = fd_grad(found, &xs);
+        for k in 0..xs.len() {
+            assert!(close(g[k], fx[k], 1e-6), "d/dx[{k}]: {} vs {}", g[k], fx[k]);
+            let mut e = vec![0.0; xs.len()];
+            e[k] = 1.0;
+            let d: f64 = differential!(at: &xs[..], of: found)(e);
+            assert!(close(d, g[k], 1e-12), "forward d/dx[{k}]");
+        }
+    }
+}

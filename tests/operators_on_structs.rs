@@ -123,6 +123,37 @@ fn energy(p: V2, q: V2, k: f64) -> f64 {
     k * d.dot(d) + (m / 1.0).dot(m) + n.x
 }
 
+/// A block's own `let` shadows a struct variable (`{ let p = p.x + ..; p }` is a float):
+/// the arithmetic on the block's value is a float's, not `f64 * V2`; the struct-valued
+/// block (`{ let r = p * 2.0; r }`) still takes V2's operators.
+#[differentiable]
+fn shadowed_in_a_block(x: f64, flag: bool) -> f64 {
+    let p = V2 { x, y: x * x };
+    let s = if flag {
+        let p = p.x + 0.5 * p.y;
+        p
+    } else {
+        p.dot(p)
+    };
+    let r = {
+        let r = p * 2.0;
+        r
+    };
+    1.5 * s + (r - p).x
+}
+
+#[test]
+fn a_struct_variable_shadowed_inside_a_block() {
+    for flag in [true, false] {
+        let f = |x: f64| shadowed_in_a_block(x, flag);
+        let (v, g) = value_with_gradient!(at: 0.7, of: |x: f64| shadowed_in_a_block(x, flag));
+        assert_eq!(v, f(0.7));
+        assert_close(g, fd(f, 0.7), 1e-7, "reverse vs fd");
+        let d = first_derivative!(at: 0.7, of: |x: f64| shadowed_in_a_block(x, flag));
+        assert_close(d, g, 1e-12, "forward");
+    }
+}
+
 #[test]
 fn operators_on_a_struct_use_their_implementations_derivatives() {
     let (p, q, k) = (V2 { x: 1.0, y: 2.0 }, V2 { x: 0.5, y: -1.0 }, 3.0);

@@ -539,10 +539,53 @@ impl Lowerer {
         }
     }
 
-    /// [`Self::struct_type_of`] the value of a block (its final expression).
+    /// [`Self::struct_type_of`] the value of a block (its final expression). A name the
+    /// block binds itself shadows the variable outside (`{ let p = p.x; p }` is a float):
+    /// the final expression naming it is typed by that `let`, or not known.
     fn block_struct_type(&self, b: &syn::Block) -> Option<String> {
-        match b.stmts.last()? {
-            Stmt::Expr(e, None) => self.struct_type_of(e),
+        let Some(Stmt::Expr(tail, None)) = b.stmts.last() else {
+            return None;
+        };
+        let lets: Vec<&syn::Local> = b
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Local(l) => Some(l),
+                _ => None,
+            })
+            .collect();
+        let bound: Vec<String> = lets
+            .iter()
+            .flat_map(|l| super::matching::bindings(&l.pat))
+            .map(|i| i.to_string())
+            .collect();
+        let shadowed = |ts: proc_macro2::TokenStream| names_any(ts, &bound);
+        if !shadowed(tail.to_token_stream()) {
+            return self.struct_type_of(tail);
+        }
+        // `{ let q = ..; q }`: the last `let` binding the name alone.
+        let Expr::Path(p) = tail else {
+            return None;
+        };
+        let name = p.path.get_ident()?;
+        let k = lets
+            .iter()
+            .rposition(|l| super::matching::bindings(&l.pat).iter().any(|i| i == name))?;
+        match &lets[k].pat {
+            syn::Pat::Type(t) => crate::differentiable::type_name(&t.ty)
+                .filter(|n| self.has_operators(n) || self.struct_types.contains(n)),
+            syn::Pat::Ident(_) => {
+                // Its value, unless it names what an earlier `let` of the block binds.
+                let init = &lets[k].init.as_ref()?.expr;
+                let before: Vec<String> = lets[..k]
+                    .iter()
+                    .flat_map(|l| super::matching::bindings(&l.pat))
+                    .map(|i| i.to_string())
+                    .collect();
+                (!names_any(init.to_token_stream(), &before))
+                    .then(|| self.struct_type_of(init))
+                    .flatten()
+            }
             _ => None,
         }
     }
@@ -842,7 +885,7 @@ impl Lowerer {
             }
         }
         // `Some(x)`: the variant has no derivative of its own; `some(x)` has.
-        if func.qself.is_none() && func.path.is_ident("Some") && c.args.len() == 1 {
+        if func.qself.is_none() && is_some_variant(&func.path) && c.args.len() == 1 {
             let arg = &c.args[0];
             let call: Expr = syn::parse_quote_spanned!(c.span()=> ::diff::__private::some(#arg));
             return self.lower_expr(&call);
@@ -1139,6 +1182,24 @@ impl Lowerer {
         if let Some(e) = rem_euclid(m) {
             return self.lower_expr(&e);
         }
+        // `chain.find(p)` (or `chain.find(p).copied()`): a loop stopping at the item found.
+        if m.method == "find" {
+            if let Some(e) = self
+                .chain(&m.receiver)
+                .and_then(|chain| chain.find(m, false))
+            {
+                return self.lower_expr(&e);
+            }
+        }
+        if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() {
+            if let Expr::MethodCall(find) = &*m.receiver {
+                if find.method == "find" {
+                    if let Some(e) = self.chain(&find.receiver).and_then(|c| c.find(find, true)) {
+                        return self.lower_expr(&e);
+                    }
+                }
+            }
+        }
         // `chain.min_by(cmp).unwrap()` and its relatives: a loop selecting an index.
         if m.method == "unwrap" || m.method == "expect" {
             if let Expr::MethodCall(select) = &*m.receiver {
@@ -1243,14 +1304,10 @@ fn elementwise(pat: &syn::Pat, init: &Expr) -> Option<Vec<Stmt>> {
         .iter()
         .map(|i| i.to_string())
         .collect();
-    fn names(ts: proc_macro2::TokenStream, bound: &[String]) -> bool {
-        ts.into_iter().any(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) => bound.contains(&i.to_string()),
-            proc_macro2::TokenTree::Group(g) => names(g.stream(), bound),
-            _ => false,
-        })
-    }
-    let crossed = e.elems.iter().any(|x| names(x.to_token_stream(), &bound));
+    let crossed = e
+        .elems
+        .iter()
+        .any(|x| names_any(x.to_token_stream(), &bound));
     let mut stmts: Vec<Stmt> = Vec::new();
     if crossed {
         let temps: Vec<syn::Ident> = (0..e.elems.len())
@@ -1764,4 +1821,25 @@ fn operator_call(method: &str, span: proc_macro2::Span, args: Vec<Value>) -> Ins
         },
         args,
     )
+}
+
+/// Whether tokens name any of `bound` (an identifier, at any depth).
+fn names_any(ts: proc_macro2::TokenStream, bound: &[String]) -> bool {
+    ts.into_iter().any(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) => bound.contains(&i.to_string()),
+        proc_macro2::TokenTree::Group(g) => names_any(g.stream(), bound),
+        _ => false,
+    })
+}
+
+/// Whether `p` names `Option::Some`: `Some`, `Option::Some`, `std::option::Option::Some`
+/// (or `core::`, with a leading `::`).
+fn is_some_variant(p: &syn::Path) -> bool {
+    let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    p.segments.iter().all(|s| s.arguments.is_none())
+        && matches!(
+            names.as_slice(),
+            ["Some"] | ["Option", "Some"] | ["std" | "core", "option", "Option", "Some"]
+        )
 }

@@ -178,7 +178,6 @@ const NOT_DIFFERENTIATED: &[&str] = &[
     "peekable",
     "cycle",
     "reduce",
-    "find",
     "find_map",
     "position",
     "nth",
@@ -199,12 +198,18 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
     let mut unknown = None;
     while let Expr::MethodCall(m) = e {
         let name = m.method.to_string();
-        if NOT_DIFFERENTIATED.contains(&name.as_str()) {
+        if NOT_DIFFERENTIATED.contains(&name.as_str()) || name == "find" {
             unknown = Some(name);
         } else if ["iter", "into_iter", "windows", "chunks"].contains(&name.as_str()) {
             let unknown = unknown?;
+            if unknown == "find" {
+                // (Lowered as a loop unless its items are references: `Chain::find`.)
+                return Some(format!(
+                    "{UNDIFFERENTIATED_CHAIN} `.find(..)` of references: an `Option<&T>` carries no derivative; write `.find(..).copied()` or `.copied().find(..)`"
+                ));
+            }
             return Some(format!(
-                "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)`, which is not differentiated (these are: `{}`, and `sum`, `product`, `fold`, `collect`, `min_by`, `max_by`); write it as a `for` loop",
+                "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)`, which is not differentiated (these are: `{}`, and `sum`, `product`, `fold`, `collect`, `min_by`, `max_by`, `find`); write it as a `for` loop",
                 CHAIN_METHODS.join("`, `")
             ));
         }
@@ -666,6 +671,43 @@ impl Chain {
             }
             let #ipat = #best.#unwrap_name(#unwrap_args);
             #item
+        }))
+    }
+
+    /// `chain.find(p)` as a loop stopping at the first item `p` accepts: `Some(item)`, or
+    /// `None` when there is none. The derivative flows to the item found only. Items
+    /// that are values only (`xs.iter().copied().find(p)`, or `copied` after the `find`
+    /// when `copied`): an `Option` of a reference carries no derivative.
+    pub(crate) fn find(&self, method: &syn::ExprMethodCall, copied: bool) -> Option<Expr> {
+        if method.args.len() != 1 {
+            return None;
+        }
+        let x: syn::Ident = parse_quote!(__diff_x);
+        let f = func(&method.args[0])?;
+        let (ipat, index, item, kept) = self.parts();
+        let (item, test) = match item {
+            Expr::Reference(r) if copied => {
+                // `p` takes `&&T`, as it would before the `copied`.
+                (*r.expr, apply(&f, parse_quote!(&&#x)))
+            }
+            Expr::Reference(_) => return None,
+            item => (item, apply(&f, parse_quote!(&#x))),
+        };
+        let found: syn::Ident = parse_quote!(__diff_found);
+        let each = self.kept_only(
+            &kept,
+            quote::quote! {
+                let #x = #item;
+                if #test {
+                    #found = ::diff::__private::some(#x);
+                    break;
+                }
+            },
+        );
+        Some(parse_quote!({
+            let mut #found = ::core::option::Option::None;
+            for #ipat in #index { #each }
+            #found
         }))
     }
 
