@@ -127,6 +127,7 @@ fn energy(p: V2, q: V2, k: f64) -> f64 {
 /// the arithmetic on the block's value is a float's, not `f64 * V2`; the struct-valued
 /// block (`{ let r = p * 2.0; r }`) still takes V2's operators.
 #[differentiable]
+#[allow(clippy::let_and_return)]
 fn shadowed_in_a_block(x: f64, flag: bool) -> f64 {
     let p = V2 { x, y: x * x };
     let s = if flag {
