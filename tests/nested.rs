@@ -135,6 +135,38 @@ fn gradient_of_several_inputs_nested() {
     assert_close(df((0.0, 1.0)), sy, 1e-12, "forward d/dy");
 }
 
+/// `value_with_gradient!` and `value_with_derivative!` in a body: the value and the
+/// derivative both carry derivatives of their own.
+#[differentiable]
+fn values_with_derivatives(x: f64) -> f64 {
+    let (v, (gx, gy)) = value_with_gradient!(at: (x, 2.0), of: bowl);
+    let (w, d) = value_with_derivative!(at: x * 2.0, of: |t: f64| t.sin() * t);
+    v * gx + w * d + gy
+}
+
+fn values_with_derivatives_by_hand(x: f64) -> f64 {
+    let (gx, gy) = bowl_gradient(x, 2.0);
+    let t = x * 2.0;
+    bowl(x, 2.0) * gx + (t.sin() * t) * (t.cos() * t + t.sin()) + gy
+}
+
+#[test]
+fn value_with_gradient_and_value_with_derivative_nested() {
+    for x in [-0.7, 0.4, 1.3] {
+        let (v, g) = value_with_gradient!(at: x, of: values_with_derivatives);
+        assert_close(v, values_with_derivatives_by_hand(x), 1e-12, "value");
+        assert_eq!(v, values_with_derivatives(x));
+        assert_close(
+            g,
+            fd(values_with_derivatives_by_hand, x),
+            1e-6,
+            "reverse vs fd",
+        );
+        let d = first_derivative!(at: x, of: values_with_derivatives);
+        assert_close(d, g, 1e-12, "forward vs reverse");
+    }
+}
+
 /// Written for `f64` only, with a loop: nested, it runs through its dual companion.
 #[differentiable]
 fn power_loop(x: f64) -> f64 {

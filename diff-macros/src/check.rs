@@ -14,7 +14,8 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
             match &stmt.inst {
                 Inst::Opaque(o)
                     if active
-                        && o.what.starts_with(crate::lower::iterators::UNDIFFERENTIATED_CHAIN) =>
+                        && (o.what.starts_with(crate::lower::iterators::UNDIFFERENTIATED_CHAIN)
+                            || o.what.starts_with(crate::lower::opaque::SECOND_ORDER_OPERATOR)) =>
                 {
                     add(syn::Error::new(
                         stmt.span,

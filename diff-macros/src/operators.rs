@@ -721,6 +721,58 @@ fn dual_gradient(
 /// The operators a differentiable body may call on its values.
 pub(crate) const NESTABLE: &[&str] = &["gradient", "first_derivative"];
 
+/// The operators whose result is a second derivative: in a differentiated body, kept as
+/// written (differentiating them would need a third derivative).
+pub(crate) const SECOND_ORDER: &[&str] = &[
+    "second_derivative",
+    "value_with_second_derivative",
+    "hessian",
+];
+
+/// `value_with_gradient!(at: x, of: f)` (or `value_with_derivative!`) in a
+/// differentiable body, as the pair it computes, `{ let p = x; (f(p), gradient!(at: p,
+/// of: f)) }`, whose parts the body differentiates. `None` for any other macro.
+pub(crate) fn nested_value_with(m: &syn::Macro) -> Option<syn::Result<syn::Expr>> {
+    let op = m.path.segments.last()?.ident.to_string();
+    let inner = match op.as_str() {
+        "value_with_gradient" => quote!(gradient),
+        "value_with_derivative" => quote!(first_derivative),
+        _ => return None,
+    };
+    let args = match m.parse_body::<Args>() {
+        Ok(a) => a,
+        Err(e) => return Some(Err(e)),
+    };
+    let (at, of) = (&args.at, &args.of);
+    let points: Vec<Ident> = match at {
+        syn::Expr::Tuple(t) if t.elems.len() >= 2 => (0..t.elems.len())
+            .map(|k| ident(&format!("__diff_at{k}")))
+            .collect(),
+        _ => vec![ident("__diff_at0")],
+    };
+    let point = if points.len() == 1 {
+        let p = &points[0];
+        quote!(#p)
+    } else {
+        quote!((#(#points),*))
+    };
+    let copies = points.iter().map(|p| quote!(#p.clone()));
+    let value = match of {
+        syn::Expr::Closure(_) => quote!({ let __diff_f = #of; __diff_f(#(#copies),*) }),
+        _ => quote!(#of(#(#copies),*)),
+    };
+    let path = &m.path;
+    let mut prefix = path.clone();
+    if let Some(last) = prefix.segments.last_mut() {
+        last.ident = Ident::new(&inner.to_string(), last.ident.span());
+    }
+    let expr = quote!({
+        let #point = #at;
+        (#value, #prefix!(at: #point, of: #of))
+    });
+    Some(syn::parse2(expr))
+}
+
 /// `op!(at: x, of: f)` in a differentiable body: `(op, at, of)`, for an operator in
 /// [`NESTABLE`] with one point; `None` for any other macro.
 pub(crate) fn parse_nested(m: &syn::Macro) -> Option<syn::Result<(Ident, syn::Expr, syn::Expr)>> {

@@ -254,6 +254,10 @@ impl Lowerer {
             Expr::Macro(m) if crate::operators::parse_nested(&m.mac).is_some() => {
                 self.lower_nested(m)
             }
+            Expr::Macro(m) => match crate::operators::nested_value_with(&m.mac) {
+                Some(pair) => self.lower_expr(&pair?),
+                None => Ok(self.opaque(e)),
+            },
             Expr::Repeat(r) if !is_literal(&r.expr) => {
                 // `[x; N]` is the call `array_repeat::<_, N>(x)`, whose derivative is
                 // registered (`[0.0; N]` stays as it is).
@@ -263,7 +267,7 @@ impl Lowerer {
                     ::diff::__private::array_repeat::<_, #n>(#x));
                 self.lower_expr(&call)
             }
-            Expr::Macro(_) | Expr::Cast(_) | Expr::Repeat(_) => Ok(self.opaque(e)),
+            Expr::Cast(_) | Expr::Repeat(_) => Ok(self.opaque(e)),
             Expr::Struct(s) if s.qself.is_none() => self.lower_struct(s),
             Expr::Struct(_) | Expr::Closure(_) => Ok(self.opaque(e)),
             Expr::Break(b) => self.lower_break(b),

@@ -14,7 +14,7 @@ pub(crate) mod iterators;
 mod matching;
 pub(crate) use crate::ir::placeholder;
 mod expr;
-mod opaque;
+pub(crate) mod opaque;
 mod pattern;
 mod place;
 

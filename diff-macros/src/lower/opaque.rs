@@ -25,7 +25,9 @@ impl Lowerer {
         if let syn::Expr::Macro(m) = e {
             tokens = self.bind_format_captures(&m.mac.tokens, tokens, &mut uses);
         }
-        let what = super::iterators::undifferentiated_chain(e).unwrap_or_else(|| what(e).into());
+        let what = super::iterators::undifferentiated_chain(e)
+            .or_else(|| second_order_operator(e))
+            .unwrap_or_else(|| what(e).into());
         self.emit(
             Inst::Opaque(Opaque {
                 tokens,
@@ -322,6 +324,22 @@ impl Lowerer {
             ));
         }
     }
+}
+
+/// How [`second_order_operator`] begins what it calls the code, by which `check.rs`
+/// knows it carries its own advice.
+pub(crate) const SECOND_ORDER_OPERATOR: &str = "second-order operator";
+
+/// For a second-order operator (`second_derivative!(at: x, of: f)`), what to call it in a
+/// diagnostic: differentiating it would need a third derivative.
+fn second_order_operator(e: &syn::Expr) -> Option<String> {
+    let syn::Expr::Macro(m) = e else {
+        return None;
+    };
+    let op = m.mac.path.segments.last()?.ident.to_string();
+    crate::operators::SECOND_ORDER.contains(&op.as_str()).then(|| {
+        format!("{SECOND_ORDER_OPERATOR} `{op}!`, whose derivative would be a third derivative, which is not supported; write the derivative of what it computes by hand, or take it by finite differences")
+    })
 }
 
 fn what(e: &syn::Expr) -> &'static str {
