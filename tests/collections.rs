@@ -239,6 +239,29 @@ fn concat_of_vecs(xs: &[f64], ys: &[f64]) -> f64 {
         .sum()
 }
 
+/// Pieces that are slices, not `Vec`s: a sub-slice, `as_slice()`, an array by reference.
+#[differentiable]
+fn concat_of_slices(xs: &[f64], y: f64) -> f64 {
+    let v = xs.to_vec();
+    let all = [&xs[1..], v.as_slice(), &[y, y * y]].concat();
+    all.iter()
+        .enumerate()
+        .map(|(i, a)| a * (i as f64 + 1.0))
+        .sum()
+}
+
+#[test]
+fn concat_of_slices_and_as_slice() {
+    let xs = vec![0.5, -1.0, 2.0];
+    let (v, (gx, gy)) = value_with_gradient!(at: (&xs, 1.5), of: concat_of_slices);
+    assert_eq!(v, concat_of_slices(&xs, 1.5));
+    // all = [x1, x2, x0, x1, x2, y, y^2]: weights 1..=7.
+    assert_vec_close(&gx, &[3.0, 1.0 + 4.0, 2.0 + 5.0], 1e-12, "d/dxs");
+    assert_close(gy, 6.0 + 7.0 * 2.0 * 1.5, 1e-12, "d/dy");
+    let d = first_derivative!(at: 1.5, of: |y| concat_of_slices(&xs, y));
+    assert_close(d, gy, 1e-12, "forward");
+}
+
 #[test]
 fn array_map_and_concat() {
     let x = [0.3, -1.2, 0.7];

@@ -159,6 +159,25 @@ impl Lowerer {
 
     /// Lowers an expression to the value it computes.
     pub(crate) fn lower_expr(&mut self, e: &Expr) -> syn::Result<Value> {
+        if self.depth >= super::MAX_DEPTH {
+            return Err(syn::Error::new_spanned(
+                e,
+                "this expression is nested too deeply to differentiate; split it into several `let` statements",
+            ));
+        }
+        // (A method call's lowering takes about twice the stack of other expressions'.)
+        let weight = if matches!(e, Expr::MethodCall(_)) {
+            2
+        } else {
+            1
+        };
+        self.depth += weight;
+        let v = self.lower_expr_nested(e);
+        self.depth -= weight;
+        v
+    }
+
+    fn lower_expr_nested(&mut self, e: &Expr) -> syn::Result<Value> {
         let span = e.span();
         match e {
             Expr::Lit(_) => Ok(self.emit(Inst::Const(e.to_token_stream()), span, None)),
@@ -463,6 +482,17 @@ impl Lowerer {
     /// holding one, a struct literal, or arithmetic on one (`(p + q) * 0.5`, taken to
     /// give its left struct operand's type).
     fn struct_type_of(&self, e: &Expr) -> Option<String> {
+        let depth = self.typing_depth.get();
+        if depth >= super::MAX_DEPTH {
+            return None;
+        }
+        self.typing_depth.set(depth + 1);
+        let ty = self.struct_type_at(e);
+        self.typing_depth.set(depth);
+        ty
+    }
+
+    fn struct_type_at(&self, e: &Expr) -> Option<String> {
         match e {
             Expr::Path(p) => p
                 .path
@@ -1179,6 +1209,17 @@ impl Lowerer {
                 }
             }
         }
+        // `v.as_slice()`: the whole sub-slice `&v[..]`.
+        if m.method == "as_slice" && m.args.is_empty() {
+            let recv = &m.receiver;
+            let whole: Expr = syn::parse_quote_spanned!(m.span()=> &(#recv)[..]);
+            return self.lower_expr(&whole);
+        }
+        // `[a, &b[..k], v.as_slice()].concat()` of pieces that are not all `Vec`s by value:
+        // each piece owned (`to_vec`), as an array of `Vec`s concatenates.
+        if let Some(e) = concat_of_slices(m) {
+            return self.lower_expr(&e);
+        }
         // `xs.map(f)` on an array: a loop writing the elements.
         if let Some(e) = super::iterators::array_map(m) {
             return self.lower_expr(&e);
@@ -1825,6 +1866,35 @@ fn operator_call(method: &str, span: proc_macro2::Span, args: Vec<Value>) -> Ins
         },
         args,
     )
+}
+
+/// `[a, b].concat()` (or `vec![a, b].concat()`) whose pieces are not all owned `Vec`s
+/// written in place (`&v[..k]`, `v.as_slice()`, `&[x, y]`): each piece taken `to_vec()`, so
+/// that the pieces are `Vec`s, whose concatenation the library differentiates. `None`
+/// otherwise.
+fn concat_of_slices(m: &syn::ExprMethodCall) -> Option<Expr> {
+    if m.method != "concat" || !m.args.is_empty() {
+        return None;
+    }
+    let Expr::Array(a) = peel(&m.receiver) else {
+        return None;
+    };
+    let owned = |e: &Expr| match peel(e) {
+        Expr::Macro(v) => v.mac.path.is_ident("vec"),
+        Expr::MethodCall(c) => c.method == "to_vec" && c.args.is_empty(),
+        _ => false,
+    };
+    if a.elems.iter().all(owned) {
+        return None;
+    }
+    let pieces = a.elems.iter().map(|e| -> Expr {
+        if owned(e) {
+            e.clone()
+        } else {
+            syn::parse_quote_spanned!(e.span()=> (#e).to_vec())
+        }
+    });
+    Some(syn::parse_quote_spanned!(m.span()=> [#(#pieces),*].concat()))
 }
 
 /// Whether tokens name any of `bound` (an identifier, at any depth).

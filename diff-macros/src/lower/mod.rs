@@ -228,7 +228,18 @@ pub(crate) struct Lowerer {
     struct_collections: HashMap<env::Var, String>,
     /// How many `no_derivative(..)` calls the expression being lowered is inside.
     pub(crate) underived: usize,
+    /// How deep the expression being lowered is nested (`lower_expr` refuses past
+    /// [`MAX_DEPTH`] rather than run out of stack).
+    pub(crate) depth: usize,
+    /// How deep `struct_type_of` is in the expression it types (it gives up past
+    /// [`MAX_DEPTH`]: arithmetic that deep is taken for floats).
+    pub(crate) typing_depth: std::cell::Cell<usize>,
 }
+
+/// The deepest expression the lowering descends into (a method call counting twice): a
+/// chain of 500 additions or 250 method calls, well within the stack rustc gives a
+/// procedural macro (which ran out at about 650 and 450).
+pub(crate) const MAX_DEPTH: usize = 500;
 
 /// What lowering tracks about an enclosing loop.
 #[derive(Default)]
@@ -262,6 +273,8 @@ impl Lowerer {
             struct_vars: HashMap::new(),
             operators: Vec::new(),
             underived: 0,
+            depth: 0,
+            typing_depth: std::cell::Cell::new(0),
             struct_collections: HashMap::new(),
             struct_fields: Vec::new(),
             trait_methods: Vec::new(),
