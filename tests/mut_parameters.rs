@@ -278,3 +278,40 @@ fn inout_parameters() {
     assert_close(ga, 2.0 * a + 2.0 * a * b * b, 1e-14, "inout acc da");
     assert_close(gb, 2.0 * b + 2.0 * a * a * b, 1e-14, "inout acc db");
 }
+
+/// A helper counting its calls through `&mut usize` (an integer: no derivative), called
+/// by a differentiable function whose result uses the count.
+#[differentiable]
+fn counted_square(x: f64, count: &mut usize) -> f64 {
+    *count += 1;
+    x * x
+}
+
+#[differentiable]
+fn squared_twice_times_calls(x: f64) -> f64 {
+    let mut n = 0;
+    let a = counted_square(x, &mut n);
+    let b = counted_square(a, &mut n);
+    let mut k = 0u32;
+    for _ in 0..3 {
+        k += 1;
+    }
+    b * n as f64 + x * k as f64
+}
+
+#[test]
+fn an_integer_updated_through_mut_by_a_callee() {
+    // 2 x^4 + 3 x
+    let x = 1.5;
+    let (v, g) = value_with_gradient!(at: x, of: squared_twice_times_calls);
+    assert_eq!(v, squared_twice_times_calls(x));
+    assert_close(v, 2.0 * x.powi(4) + 3.0 * x, 1e-12, "value");
+    assert_close(g, 8.0 * x.powi(3) + 3.0, 1e-12, "reverse");
+    let d = first_derivative!(at: x, of: squared_twice_times_calls);
+    assert_close(d, g, 1e-12, "forward");
+    let h = second_derivative!(at: x, of: squared_twice_times_calls);
+    assert_close(h, 24.0 * x * x, 1e-12, "second");
+    let mut n = 5;
+    assert_eq!(counted_square(2.0, &mut n), 4.0);
+    assert_eq!(n, 6);
+}

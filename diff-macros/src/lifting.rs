@@ -98,6 +98,7 @@ pub fn lift(
         cut_only: cut_only(func),
         used: used(func),
         lifted: BTreeSet::new(),
+        integers: crate::analysis::integers::integers(func),
         scalar: Ident::new(scalar, Span::call_site()),
         refusal: None,
         floaty_steps: std::cell::Cell::new(0),
@@ -191,6 +192,8 @@ struct Lifting<'a> {
     used: BTreeSet<Value>,
     /// Values whose type holds dual numbers.
     lifted: BTreeSet<Value>,
+    /// The values that are surely integers (`analysis::integers`): never dual.
+    integers: BTreeSet<Value>,
     scalar: Ident,
     refusal: Option<String>,
     /// The steps of the current [`Lifting::floaty`] walk.
@@ -914,9 +917,10 @@ impl<'a> Lifting<'a> {
                     self.classify_region(*r);
                 }
                 for (i, res) in stmt.results.iter().enumerate() {
-                    if branches
-                        .iter()
-                        .any(|r| self.is_lifted(func.region(*r).yields[i]))
+                    if !self.integers.contains(res)
+                        && branches
+                            .iter()
+                            .any(|r| self.is_lifted(func.region(*r).yields[i]))
                     {
                         self.lifted.insert(*res);
                     }
@@ -933,7 +937,8 @@ impl<'a> Lifting<'a> {
                 loop {
                     let before = self.lifted.len();
                     for (i, p) in region.params.iter().take(init.len()).enumerate() {
-                        if self.is_lifted(init[i]) || self.is_lifted(region.yields[i]) {
+                        let lifted = self.is_lifted(init[i]) || self.is_lifted(region.yields[i]);
+                        if lifted && !self.integers.contains(p) {
                             self.lifted.insert(*p);
                         }
                     }
@@ -951,7 +956,9 @@ impl<'a> Lifting<'a> {
             }
         };
         if lifted {
-            self.lifted.extend(stmt.results.iter().copied());
+            let integers = &self.integers;
+            self.lifted
+                .extend(stmt.results.iter().filter(|v| !integers.contains(v)));
         }
     }
 

@@ -30,14 +30,16 @@ impl Activity {
                 }
             }
         }
-        a.varied_region(func, func.entry());
+        let integers = super::integers::integers(func);
+        a.varied_region(func, func.entry(), &integers);
         a.useful
             .extend(func.region(func.entry()).yields.iter().copied());
         a.useful_region(func, func.entry());
         a
     }
 
-    fn varied_region(&mut self, func: &Function, r: RegionId) {
+    /// Marks what region `r` varies; an integer (`integers`) never is.
+    fn varied_region(&mut self, func: &Function, r: RegionId, integers: &BTreeSet<Value>) {
         for stmt in &func.region(r).stmts {
             let any = |a: &Activity, vs: &[Value]| vs.iter().any(|v| a.varied.contains(v));
             let varied = match &stmt.inst {
@@ -50,12 +52,13 @@ impl Activity {
                 Inst::If { .. } | Inst::Match { .. } => {
                     let branches = stmt.inst.branches().expect("a branching instruction");
                     for r in &branches {
-                        self.varied_region(func, *r);
+                        self.varied_region(func, *r, integers);
                     }
                     for (i, res) in stmt.results.iter().enumerate() {
-                        if branches
-                            .iter()
-                            .any(|r| self.varied.contains(&func.region(*r).yields[i]))
+                        if !integers.contains(res)
+                            && branches
+                                .iter()
+                                .any(|r| self.varied.contains(&func.region(*r).yields[i]))
                         {
                             self.varied.insert(*res);
                         }
@@ -63,29 +66,39 @@ impl Activity {
                     continue;
                 }
                 Inst::For { init, body, .. } => {
-                    self.varied_loop(func, init, *body, &stmt.results);
+                    self.varied_loop(func, init, *body, &stmt.results, integers);
                     continue;
                 }
                 other => any(self, &other.operands()),
             };
             if varied {
-                self.varied.extend(stmt.results.iter().copied());
+                self.varied
+                    .extend(stmt.results.iter().filter(|v| !integers.contains(v)));
             }
         }
     }
 
     /// Loop-carried values are varied when their initial value or the body's yield is:
     /// iterate the body to a fixed point.
-    fn varied_loop(&mut self, func: &Function, init: &[Value], body: RegionId, results: &[Value]) {
+    fn varied_loop(
+        &mut self,
+        func: &Function,
+        init: &[Value],
+        body: RegionId,
+        results: &[Value],
+        integers: &BTreeSet<Value>,
+    ) {
         let region = func.region(body);
         loop {
             let before = self.varied.len();
             for (i, p) in region.params.iter().take(init.len()).enumerate() {
-                if self.varied.contains(&init[i]) || self.varied.contains(&region.yields[i]) {
+                let varied =
+                    self.varied.contains(&init[i]) || self.varied.contains(&region.yields[i]);
+                if varied && !integers.contains(p) {
                     self.varied.insert(*p);
                 }
             }
-            self.varied_region(func, body);
+            self.varied_region(func, body, integers);
             if self.varied.len() == before {
                 break;
             }

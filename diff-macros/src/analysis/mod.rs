@@ -1,2 +1,3 @@
 //! Analyses over the IR.
 pub mod activity;
+pub mod integers;

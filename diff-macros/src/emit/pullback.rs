@@ -453,7 +453,9 @@ impl Emitter<'_> {
         let updated = self.updated_arrays(stmt, args);
         let seeds = stmt.results.iter().enumerate().map(|(k, r)| {
             if !self.act.is_active(*r) {
-                quote!(::core::option::Option::None)
+                // No adjoint: `None`, or `()` for a `&mut` parameter the callee does not
+                // differentiate (an integer).
+                quote!(::core::default::Default::default())
             } else if updated.contains(&k) {
                 // An array updated through a `&mut [T]` parameter: its adjoint is the
                 // slice's (a `Vec`).
