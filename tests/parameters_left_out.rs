@@ -365,3 +365,37 @@ fn parameters_of_impl_trait_types() {
         );
     }
 }
+
+/// A callee whose `wrt` leaves `k` out, given for `k` a constant or a value whose
+/// derivative is cut: both orders compile and cut it (an active value there is refused,
+/// ui `active_argument_left_out_by_wrt`).
+#[differentiable(wrt = x)]
+fn scaled_by(x: f64, k: f64) -> f64 {
+    x * k
+}
+
+#[differentiable]
+fn scaled_twice(a: f64) -> f64 {
+    scaled_by(a, 2.0) + scaled_by(a * a, no_derivative(a))
+}
+
+#[test]
+fn a_callee_leaving_a_parameter_out_by_wrt() {
+    let a = 1.5;
+    // 2a + a^2 c with c = a held constant: 2 + 2ac, then 2c.
+    let (v, g) = value_with_gradient!(at: a, of: scaled_twice);
+    assert_eq!(v, scaled_twice(a));
+    assert_close(g, 2.0 + 2.0 * a * a, 1e-12, "first");
+    assert_close(
+        first_derivative!(at: a, of: scaled_twice),
+        g,
+        1e-12,
+        "forward",
+    );
+    assert_close(
+        second_derivative!(at: a, of: scaled_twice),
+        2.0 * a,
+        1e-12,
+        "second",
+    );
+}

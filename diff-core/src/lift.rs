@@ -183,6 +183,17 @@ macro_rules! lift_to {
                 Dual::constant(self)
             }
         }
+        /// A dual number given for a parameter the callee does not differentiate (one
+        /// its `wrt` leaves out): its value. No derivative reaches the result through
+        /// it: one flowing into such a parameter is refused at first order (or the
+        /// first-order companion does not compile), so what reaches it here is cut
+        /// (`no_derivative(..)`) or read by nothing the result depends on.
+        impl LiftTo<$s> for Dual<$s> {
+            #[inline(always)]
+            fn lift_to(self) -> $s {
+                self.re
+            }
+        }
         impl<'a> LiftTo<Cow<'a, Dual<$s>>> for &'a $s {
             fn lift_to(self) -> Cow<'a, Dual<$s>> {
                 Cow::Owned(Dual::constant(*self))

@@ -29,10 +29,17 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         o.what
                     ),
                 )),
-                Inst::Call(Callee::Path(p), _) | Inst::CallMut(Callee::Path(p), _, _)
+                Inst::Call(Callee::Path(p), args) | Inst::CallMut(Callee::Path(p), args, _)
                     if active =>
                 {
                     if let Some(name) = free_function(p) {
+                        for (k, param) in crate::source::left_out_by_wrt_of(stmt.span, &name) {
+                            if args.get(k).is_some_and(|a| act.is_active(*a)) {
+                                add(syn::Error::new(stmt.span, format!(
+                                    "`{name}` is not differentiated with respect to its parameter `{param}` (its `wrt` leaves it out), but the value given for it carries a derivative: add `{param}` to the `wrt` of `{name}`, or write no_derivative(..) around the argument"
+                                )));
+                            }
+                        }
                         if crate::source::has_no_derivative(stmt.span, &name) {
                             add(syn::Error::new(stmt.span, format!(
                                 "`{name}` has no derivative: it is neither #[differentiable] nor registered; mark `fn {name}` #[differentiable], register its derivative with #[derivative(of = {name})], or write no_derivative({name}(..)) if this call's derivative should be zero"

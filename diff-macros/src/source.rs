@@ -248,6 +248,9 @@ struct Types {
     /// Functions returning a named type: `(type of an inherent impl or "" for a free
     /// function, name, returned type's name)` (`Self` read as the impl's type).
     returns: Vec<(String, String, String)>,
+    /// Free functions marked `#[differentiable(wrt = ..)]`: the name, and the names of
+    /// the parameters `wrt` leaves out, with their positions.
+    left_out: Vec<(String, Vec<(usize, String)>)>,
 }
 
 /// The last segment of the type a signature returns, `Self` as `owner`.
@@ -321,6 +324,9 @@ impl<'a> syn::visit::Visit<'a> for Types {
         self.calls
             .push((name.clone(), Mentioned::in_block(&i.block)));
         if marked(&i.attrs, "differentiable") {
+            if let Some(out) = left_out_by_wrt(&i.attrs, &i.sig) {
+                self.left_out.push((name.clone(), out));
+            }
             self.with_derivatives.push(name);
         } else if !marked(&i.attrs, "derivative") {
             self.plain_functions.push(name);
@@ -681,6 +687,77 @@ fn derives_trait(attrs: &[syn::Attribute], name: &str) -> bool {
 /// Whether `attrs` apply the attribute `name` (by its last segment).
 fn marked(attrs: &[syn::Attribute], name: &str) -> bool {
     applied(attrs).iter().any(|m| ends_with(m.path(), name))
+}
+
+/// The parameters (position, name) of `sig` that the `wrt = ..` of its
+/// `#[differentiable(..)]` among `attrs` leaves out; `None` without a `wrt`.
+fn left_out_by_wrt(attrs: &[syn::Attribute], sig: &syn::Signature) -> Option<Vec<(usize, String)>> {
+    let list = applied(attrs).into_iter().find_map(|m| match m {
+        syn::Meta::List(l) if ends_with(&l.path, "differentiable") => Some(l.tokens),
+        _ => None,
+    })?;
+    let tokens: Vec<proc_macro2::TokenTree> = list.into_iter().collect();
+    let at = tokens.windows(2).position(|w| {
+        matches!((&w[0], &w[1]), (proc_macro2::TokenTree::Ident(i), proc_macro2::TokenTree::Punct(p)) if i == "wrt" && p.as_char() == '=')
+    })?;
+    // `wrt = x` or `wrt = (x, y)`.
+    let named: Vec<String> = match tokens.get(at + 2)? {
+        proc_macro2::TokenTree::Group(g) => g
+            .stream()
+            .into_iter()
+            .filter_map(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => Some(i.to_string()),
+                _ => None,
+            })
+            .collect(),
+        proc_macro2::TokenTree::Ident(i) => vec![i.to_string()],
+        _ => return None,
+    };
+    let names: Vec<Option<String>> = sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            syn::FnArg::Receiver(_) => Some("self".to_string()),
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                _ => None,
+            },
+        })
+        .collect();
+    Some(
+        names
+            .into_iter()
+            .enumerate()
+            .filter_map(|(k, n)| Some((k, n?)))
+            .filter(|(_, n)| !named.contains(n))
+            .collect(),
+    )
+}
+
+/// The parameters (position, name) that the `wrt` of the free function `name` leaves
+/// out, when the crate's sources (read from where `span` is) define one function of that
+/// name, marked `#[differentiable(wrt = ..)]`.
+pub fn left_out_by_wrt_of(span: proc_macro2::Span, name: &str) -> Vec<(usize, String)> {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return Vec::new();
+    };
+    // (Another function of that name, or a registration for one, may be the one called.)
+    let defined = all
+        .iter()
+        .flat_map(|t| t.plain_functions.iter().chain(&t.with_derivatives))
+        .filter(|f| *f == name)
+        .count();
+    if defined != 1 {
+        return Vec::new();
+    }
+    let mut found = all
+        .iter()
+        .flat_map(|t| t.left_out.iter())
+        .filter(|(f, _)| f == name);
+    match (found.next(), found.next()) {
+        (Some((_, out)), None) => out.clone(),
+        _ => Vec::new(),
+    }
 }
 
 /// The functions `#[derivative(of = path, ..)]` attributes among `attrs` register.
