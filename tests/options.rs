@@ -243,3 +243,44 @@ fn guards_and_exits_in_option_matches() {
         assert_close(dx, gx, 1e-12, "forward");
     }
 }
+
+/// A differentiable function returning an `Option` of a float, used by another.
+#[differentiable]
+fn safe_sqrt(x: f64) -> Option<f64> {
+    if x >= 0.0 {
+        Some(x.sqrt())
+    } else {
+        None
+    }
+}
+
+#[differentiable]
+fn uses_safe_sqrt(x: f64) -> f64 {
+    let inner = match safe_sqrt(x - 10.0) {
+        Some(v) => v,
+        None => 1.0,
+    };
+    safe_sqrt(x).unwrap_or(0.0) * x + inner
+}
+
+#[test]
+fn a_function_returning_an_option() {
+    for x in [4.0, 12.0] {
+        let (v, g) = value_with_gradient!(at: x, of: uses_safe_sqrt);
+        assert_eq!(v, uses_safe_sqrt(x));
+        assert_close(g, fd(uses_safe_sqrt, x), 1e-6, "reverse vs fd");
+        assert_close(
+            first_derivative!(at: x, of: uses_safe_sqrt),
+            g,
+            1e-12,
+            "forward",
+        );
+        let h = second_derivative!(at: x, of: uses_safe_sqrt);
+        let dd = fd(|t| gradient!(at: t, of: uses_safe_sqrt), x);
+        assert_close(h, dd, 1e-6, "second vs fd of the gradient");
+    }
+    // The pullback of the Option itself: a seed `Some(1.0)` gives d sqrt(x) / dx.
+    let (y, pb) = value_with_pullback!(at: 4.0, of: safe_sqrt);
+    assert_eq!(y, Some(2.0));
+    assert_close(pb(Some(1.0)), 0.25, 1e-15, "pullback");
+}

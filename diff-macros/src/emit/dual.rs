@@ -608,6 +608,17 @@ fn output_liftable(t: &syn::Type, s: &Ident, twins: &[String]) -> bool {
         syn::Type::Tuple(tt) => {
             !tt.elems.is_empty() && tt.elems.iter().all(|e| output_liftable(e, s, twins))
         }
+        // `Option<f64>`: an `Option` of dual numbers.
+        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            let last = &p.path.segments[0];
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) if last.ident == "Option" => {
+                    matches!(a.args.first(), Some(syn::GenericArgument::Type(inner))
+                        if a.args.len() == 1 && output_liftable(inner, s, twins))
+                }
+                _ => is_lifted_type(t, s, twins),
+            }
+        }
         other => is_lifted_type(other, s, twins),
     }
 }
