@@ -255,6 +255,7 @@ fn safe_sqrt(x: f64) -> Option<f64> {
 }
 
 #[differentiable]
+#[allow(clippy::manual_unwrap_or)]
 fn uses_safe_sqrt(x: f64) -> f64 {
     let inner = match safe_sqrt(x - 10.0) {
         Some(v) => v,
