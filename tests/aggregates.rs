@@ -67,6 +67,11 @@ fn tuple_parameter() {
     assert_close(da, 0.5f64.sin() + 1.0, 1e-15, "da");
     assert_close(db, 2.0 * 0.5f64.cos(), 1e-15, "db");
     assert_eq!(tuple_param(p), 2.0 * 0.5f64.sin() + 2.0);
+    // The tuple written in place is the one parameter, not two inputs.
+    let (da2, db2) = gradient!(at: (2.0, 0.5), of: tuple_param);
+    assert_eq!((da2, db2), (da, db));
+    let (dc, dd) = gradient!(at: (2.0, 0.5), of: |q: (f64, f64)| q.0 * q.1);
+    assert_eq!((dc, dd), (0.5, 2.0));
 }
 
 /// A tuple carried through a loop, holding an integer counter beside active values: the

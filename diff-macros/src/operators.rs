@@ -93,9 +93,24 @@ pub fn expand(op: Op, input: TokenStream) -> TokenStream {
     }
 }
 
-fn inputs(at: &syn::Expr) -> Vec<syn::Expr> {
+/// The inputs `at` gives: the elements of a tuple written in place (`at: (x, y)`), unless
+/// the function takes one parameter (`fn f(p: (f64, f64))`, `|p: (f64, f64)| ..`), which
+/// the tuple is.
+fn inputs(at: &syn::Expr, of: &syn::Expr) -> Vec<syn::Expr> {
+    let one_parameter = match of {
+        syn::Expr::Closure(c) => c.inputs.len() == 1,
+        syn::Expr::Path(p) if p.qself.is_none() => p
+            .path
+            .segments
+            .last()
+            .and_then(|s| crate::source::free_function_arity(s.ident.span(), &s.ident.to_string()))
+            .is_some_and(|n| n == 1),
+        _ => false,
+    };
     match at {
-        syn::Expr::Tuple(t) if t.elems.len() >= 2 => t.elems.iter().cloned().collect(),
+        syn::Expr::Tuple(t) if t.elems.len() >= 2 && !one_parameter => {
+            t.elems.iter().cloned().collect()
+        }
         other => vec![other.clone()],
     }
 }
@@ -113,7 +128,7 @@ fn expand_args(op: Op, args: Args) -> syn::Result<TokenStream> {
             ));
         }
     }
-    let ins = as_references(inputs(&args.at), &args.of);
+    let ins = as_references(inputs(&args.at, &args.of), &args.of);
     if matches!(op, Op::FirstDerivative | Op::ValueWithDerivative) && ins.len() != 1 {
         return Err(syn::Error::new_spanned(&args.at, "first_derivative! takes one scalar input; for several inputs use differential! or gradient!"));
     }

@@ -251,6 +251,8 @@ struct Types {
     /// Free functions marked `#[differentiable(wrt = ..)]`: the name, and the names of
     /// the parameters `wrt` leaves out, with their positions.
     left_out: Vec<(String, Vec<(usize, String)>)>,
+    /// Free functions: the name and the number of parameters.
+    arities: Vec<(String, usize)>,
 }
 
 /// The last segment of the type a signature returns, `Self` as `owner`.
@@ -317,6 +319,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
         let name = i.sig.ident.to_string();
+        self.arities.push((name.clone(), i.sig.inputs.len()));
         if let Some(ret) = returned_name(&i.sig, "Self") {
             self.returns.push((String::new(), name.clone(), ret));
         }
@@ -758,6 +761,19 @@ pub fn left_out_by_wrt_of(span: proc_macro2::Span, name: &str) -> Vec<(usize, St
         (Some((_, out)), None) => out.clone(),
         _ => Vec::new(),
     }
+}
+
+/// The number of parameters of the free function `name`, when the crate's sources (read
+/// from where `span` is) define functions of that name with one number of them.
+pub fn free_function_arity(span: proc_macro2::Span, name: &str) -> Option<usize> {
+    let all = written_at(span).map(|w| read(&w))?;
+    let mut arities = all
+        .iter()
+        .flat_map(|t| t.arities.iter())
+        .filter(|(f, _)| f == name)
+        .map(|(_, n)| *n);
+    let first = arities.next()?;
+    arities.all(|n| n == first).then_some(first)
 }
 
 /// The functions `#[derivative(of = path, ..)]` attributes among `attrs` register.
