@@ -557,3 +557,36 @@ fn a_trait_marking_none_of_its_methods() {
     );
     assert_eq!(p.label(), "parabola");
 }
+
+/// A trait extending `f64` (`x.act()`), its method marked in the trait.
+trait Activation {
+    #[differentiable]
+    fn act(self) -> Self;
+}
+
+#[differentiable]
+impl Activation for f64 {
+    fn act(self) -> f64 {
+        self.tanh() * 2.5
+    }
+}
+
+#[differentiable]
+fn activated(x: f64) -> f64 {
+    x.act() + 0.25 * x
+}
+
+#[test]
+fn a_trait_implemented_for_f64() {
+    let x = 0.4;
+    let (v, g) = value_with_gradient!(at: x, of: activated);
+    assert_eq!(v, activated(x));
+    let exact = 2.5 * (1.0 - x.tanh().powi(2)) + 0.25;
+    assert_close(g, exact, 1e-12, "reverse");
+    assert_close(
+        first_derivative!(at: x, of: activated),
+        exact,
+        1e-12,
+        "forward",
+    );
+}

@@ -274,6 +274,32 @@ fn mark_signature(sig: &mut syn::Signature) {
         .push(syn::parse_quote!('differentiable: 'differentiable));
 }
 
+/// Whether `ty` is a type no `impl` of this crate may add inherent items to: a primitive,
+/// a standard library type, a reference, slice, array or tuple.
+fn foreign(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            PRIMITIVES.contains(&name.as_str())
+                || matches!(
+                    name.as_str(),
+                    "Vec"
+                        | "Option"
+                        | "String"
+                        | "Box"
+                        | "Rc"
+                        | "Arc"
+                        | "HashMap"
+                        | "BTreeMap"
+                        | "VecDeque"
+                )
+        }),
+        syn::Type::Paren(p) => foreign(&p.elem),
+        syn::Type::Group(g) => foreign(&g.elem),
+        _ => true,
+    }
+}
+
 /// The primitive types, whose names a free differentiable function cannot take: its
 /// carrier struct, glob-imported with the function's name, would shadow the type.
 const PRIMITIVES: &[&str] = &[
@@ -841,6 +867,18 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         });
         if operator {
             operators.extend(operator_items(args, func, &block_head, &mut errors));
+            continue;
+        }
+        if unmarked && foreign(&self_ty) {
+            // No inherent `impl` of a type of another crate can hold the companions.
+            let name = unmarked_trait(trait_path.as_ref(), &func.sig.ident)
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+            let method = &func.sig.ident;
+            errors.push(syn::Error::new_spanned(
+                method,
+                format!("`{method}` implements `{name}::{method}` for `{}`, a type of another crate, which cannot hold the derivatives as items of its own: mark `fn {method}` in `trait {name}` #[differentiable] too", quote!(#self_ty)),
+            ));
             continue;
         }
         let mut own_errors = Errors::default();
