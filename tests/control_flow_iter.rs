@@ -669,3 +669,26 @@ fn find_over_a_chain() {
         }
     }
 }
+
+/// A chain over a row given by an index (`m[i].iter()`), as a matrix-vector product.
+#[differentiable]
+fn matvec_rows(m: &[[f64; 3]; 2], v: &[f64; 3]) -> [f64; 2] {
+    let mut out = [0.0; 2];
+    for i in 0..2 {
+        out[i] = m[i].iter().zip(v.iter()).map(|(a, b)| a * b).sum();
+    }
+    out
+}
+
+#[test]
+fn chains_over_rows_given_by_an_index() {
+    let m = [[1.0, 2.0, 3.0], [4.0, 5.0, -6.0]];
+    let v = [1.0, 0.5, -1.0];
+    let j = jacobian!(at: &v, of: |v: &[f64; 3]| matvec_rows(&m, v));
+    assert_eq!(j, vec![m[0].to_vec(), m[1].to_vec()]);
+    let (y, pb) = value_with_pullback!(at: (&m, &v), of: matvec_rows);
+    assert_eq!(y, matvec_rows(&m, &v));
+    let (dm, dv) = pb([1.0, 0.0]);
+    assert_eq!(dm, [[1.0, 0.5, -1.0], [0.0, 0.0, 0.0]]);
+    assert_eq!(dv, [1.0, 2.0, 3.0]);
+}

@@ -57,8 +57,12 @@ fn base(e: &Expr) -> Option<Base> {
         }
         // `xs[a..b].iter()`, `&xs[a..]`: the sub-slice, bound once by the loop's caller
         // would be better; indexing it per item is correct.
-        Expr::Index(_) => super::expr::sub_slice(e).map(|call| Base {
-            expr: parse_quote!((#call)),
+        Expr::Index(_) => Some(Base {
+            expr: match super::expr::sub_slice(e) {
+                Some(call) => parse_quote!((#call)),
+                // A row (`m[i].iter()`), read at each index where the chain is consumed.
+                None => parse_quote!((#e)),
+            },
             by_ref: false,
             offset: None,
             range: false,
@@ -126,6 +130,34 @@ fn base(e: &Expr) -> Option<Base> {
 }
 
 /// The argument of `zip`: a collection, or a collection with its first `k` skipped.
+impl Adapter {
+    /// Whether the adapter's function assigns to something (`k += 1`, `v.push(x)` on a
+    /// `&mut`, `*r = x`) or takes a `&mut`.
+    fn changes_a_variable(&self) -> bool {
+        struct Changes(bool);
+        impl<'a> syn::visit::Visit<'a> for Changes {
+            fn visit_expr_assign(&mut self, _: &'a syn::ExprAssign) {
+                self.0 = true;
+            }
+            fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
+                self.0 |= super::expr::is_compound_assignment(&b.op);
+                syn::visit::visit_expr_binary(self, b);
+            }
+            fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
+                self.0 |= r.mutability.is_some();
+                syn::visit::visit_expr_reference(self, r);
+            }
+        }
+        let f = match self {
+            Adapter::Map(Func::Closure(c)) | Adapter::Filter(Func::Closure(c)) => c,
+            _ => return false,
+        };
+        let mut v = Changes(false);
+        syn::visit::Visit::visit_expr_closure(&mut v, f);
+        v.0
+    }
+}
+
 fn zipped(e: &Expr) -> Option<Base> {
     if let Expr::MethodCall(m) = e {
         if m.method == "skip" && m.args.len() == 1 {
@@ -293,6 +325,15 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
         break;
     }
     let mut base = base(cur)?;
+    // The rewritten loop reads a collection given by an index (`m[i]`, `xs[a..b]`) at
+    // each item: a closure changing a variable (`map(|x| { i += 1; x })`) could change
+    // what it reads, where the iterator read it once. Not rewritten.
+    let indexed = matches!(peeled(cur), Expr::Index(_))
+        || matches!(peeled(cur), Expr::MethodCall(m) if matches!(peeled(&m.receiver), Expr::Index(_)))
+        || matches!(peeled(cur), Expr::Reference(r) if matches!(peeled(&r.expr), Expr::Index(_)));
+    if indexed && adapters.iter().any(Adapter::changes_a_variable) {
+        return None;
+    }
     // A range is a chain to rewrite only when it maps the indices to values, and is
     // zipped with nothing (whose items are indexed from 0).
     if base.range
