@@ -399,3 +399,40 @@ fn a_callee_leaving_a_parameter_out_by_wrt() {
         "second",
     );
 }
+
+/// An enum's payload read in arithmetic (`Loss::Huber(d) => d * ..`): in a crate that
+/// implements no arithmetic of its own, it is a float, and second order goes through.
+#[derive(Clone, Copy, Debug)]
+enum Penalty {
+    Square,
+    Huber(f64),
+}
+
+#[differentiable]
+fn penalty(kind: Penalty, x: f64) -> f64 {
+    let r = 2.0 * x;
+    match kind {
+        Penalty::Square => r * r,
+        Penalty::Huber(d) => {
+            if r.abs() < d {
+                0.5 * r * r
+            } else {
+                d * (r.abs() - 0.5 * d)
+            }
+        }
+    }
+}
+
+#[test]
+fn second_order_through_an_enum_payload() {
+    for (kind, x, h) in [
+        (Penalty::Square, 0.3, 8.0),
+        (Penalty::Huber(1.0), 0.3, 4.0),
+        (Penalty::Huber(1.0), 0.8, 0.0),
+    ] {
+        let g = gradient!(at: x, of: |x: f64| penalty(kind, x));
+        assert_close(g, fd(|x| penalty(kind, x), x), 1e-6, "first");
+        let s = second_derivative!(at: x, of: |x: f64| penalty(kind, x));
+        assert_close(s, h, 1e-12, "second");
+    }
+}

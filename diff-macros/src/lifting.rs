@@ -1391,8 +1391,12 @@ impl<'a> Lifting<'a> {
                 // A dual number meets only floats (or other dual numbers): a value of a
                 // type the macro does not know (a user's vector type with `Mul<f64>`) has
                 // no arithmetic with dual numbers.
+                // (Where the crate implements no arithmetic of its own, a value meeting a
+                // float in arithmetic is a float: `d` of `Loss::Huber(d) => d * r`.)
+                let only_floats = self.func.no_arithmetic_of_its_own;
                 for v in [*a, *b] {
-                    if !self.in_closure && !self.is_lifted(v) && !self.floaty(v, 0) {
+                    let unknown = !self.is_lifted(v) && !self.floaty(v, 0);
+                    if unknown && !self.in_closure && !only_floats {
                         self.refuse("arithmetic between a value that carries a derivative and one whose type is not known to be a float");
                     }
                     if self.twin_of(v).is_some() {
@@ -1401,8 +1405,13 @@ impl<'a> Lifting<'a> {
                         );
                     }
                 }
-                self.convert(out, before, a, span);
-                self.convert(out, before, b, span);
+                for v in [a, b] {
+                    if only_floats && !self.is_lifted(*v) && !self.floaty(*v, 0) {
+                        self.convert_float(out, before, v, span);
+                    } else {
+                        self.convert(out, before, v, span);
+                    }
+                }
             }
             // A method's dual companion converts its arguments itself (`LiftTo`).
             Inst::Call(Callee::Method { method, .. }, args) if lifted && is_rule(method) => {

@@ -369,6 +369,7 @@ fn closure(
         trait_methods: seen.as_ref().map(|s| s.trait_methods()).unwrap_or_default(),
         returns: Vec::new(),
         checks_float_arithmetic: false,
+        no_arithmetic_of_its_own: false,
         output: match &c.output {
             syn::ReturnType::Type(_, ty) => Some((**ty).clone()),
             syn::ReturnType::Default => None,

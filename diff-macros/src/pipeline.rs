@@ -78,6 +78,9 @@ pub struct Body<'a> {
     /// Whether the crate's source implements arithmetic for a type of its own
     /// ([`Function::checks_float_arithmetic`]).
     pub checks_float_arithmetic: bool,
+    /// Whether the crate's source is read and implements no arithmetic of its own
+    /// ([`Function::no_arithmetic_of_its_own`]).
+    pub no_arithmetic_of_its_own: bool,
 }
 
 impl<'a> Body<'a> {
@@ -139,6 +142,7 @@ impl<'a> Body<'a> {
             trait_methods: Vec::new(),
             returns: Vec::new(),
             checks_float_arithmetic: false,
+            no_arithmetic_of_its_own: false,
         }
     }
 }
@@ -220,6 +224,7 @@ impl Body<'_> {
         }
         self.returns = returns;
         self.checks_float_arithmetic = seen.any_arithmetic();
+        self.no_arithmetic_of_its_own = !seen.any_arithmetic();
         // Their fields that are structs, and those structs' fields, transitively:
         // `b.pos * k` and `self.body.vel + a` call the operators of the field's type.
         let mut queue: Vec<(String, Vec<(String, syn::Type)>)> = self
@@ -370,6 +375,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
     lowered.func.arrays_by_value = body.arrays_by_value;
     lowered.func.integers = body.integers;
     lowered.func.checks_float_arithmetic = body.checks_float_arithmetic;
+    lowered.func.no_arithmetic_of_its_own = body.no_arithmetic_of_its_own;
     let left_out = inert(&lowered.func, &body.undecided);
     let wrt: Vec<usize> = body
         .wrt

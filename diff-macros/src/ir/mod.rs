@@ -347,6 +347,9 @@ pub struct Function {
     /// of arithmetic differentiated by the rules of floats is then checked to be a float
     /// (`emit/primal.rs`), in case an operand is such a type the lowering did not see.
     pub checks_float_arithmetic: bool,
+    /// Whether the crate's source is known to implement no arithmetic operator for a type
+    /// of its own: a value meeting a float in arithmetic is then a float.
+    pub no_arithmetic_of_its_own: bool,
     /// The method calls (by their first result) whose receiver the lowering knows is a
     /// struct of the crate, with the struct's name, operators on such a struct (`p * k`)
     /// among them: a call of a method its source shows without a derivative is refused
