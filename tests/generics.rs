@@ -169,3 +169,53 @@ mod arrays_built_generically {
         assert_close(h[2][2], 2.0 * x[1] * x[0], 1e-12, "h[2][2]");
     }
 }
+
+/// A struct generic over its float, built from the differentiated value in a function
+/// written for `f64`, and its generic methods: second order too (the struct at dual
+/// numbers, `Pt<Dual<f64>>`).
+#[derive(Clone, Copy, Debug, Differentiable)]
+struct Pt<T> {
+    x: T,
+    y: T,
+}
+
+#[differentiable]
+impl<T: num_traits::Float> Pt<T> {
+    fn norm2(&self) -> T {
+        self.x * self.x + self.y * self.y
+    }
+
+    fn scale(self, k: T) -> Pt<T> {
+        Pt {
+            x: self.x * k,
+            y: self.y * k,
+        }
+    }
+}
+
+#[differentiable]
+fn scaled_energy(k: f64) -> f64 {
+    let p = Pt { x: k, y: 2.0 * k };
+    p.scale(k).norm2()
+}
+
+#[test]
+fn a_generic_struct_built_in_a_function_for_f64() {
+    // |(k^2, 2k^2)|^2 = 5 k^4
+    let k = 1.5;
+    let (v, g) = value_with_gradient!(at: k, of: scaled_energy);
+    assert_close(v, 5.0 * k.powi(4), 1e-12, "value");
+    assert_close(g, 20.0 * k.powi(3), 1e-12, "first");
+    assert_close(
+        first_derivative!(at: k, of: scaled_energy),
+        g,
+        1e-12,
+        "forward",
+    );
+    assert_close(
+        second_derivative!(at: k, of: scaled_energy),
+        60.0 * k * k,
+        1e-12,
+        "second",
+    );
+}

@@ -798,9 +798,14 @@ impl<'a> Lifting<'a> {
                     // A struct generic over its floats, held as dual numbers
                     // (`m: &Model<f64>` taken as `Model<Dual<f64>>`): its methods'
                     // companions are generic, and run on it as they are.
-                    let generic_dual = args
-                        .first()
-                        .is_some_and(|r| self.is_lifted(*r) && self.of_generic_struct(*r, 0));
+                    let (structs, _) = self.generic_structs;
+                    let receiver_generic = func
+                        .method_receivers
+                        .iter()
+                        .any(|(r, ty)| *r == stmt.results[0] && structs.contains(ty));
+                    let generic_dual = args.first().is_some_and(|r| {
+                        self.is_lifted(*r) && (receiver_generic || self.of_generic_struct(*r, 0))
+                    });
                     if !is_rule(method)
                         && !through_companion
                         && !generic_dual
@@ -856,7 +861,7 @@ impl<'a> Lifting<'a> {
                 match self.twin_of(stmt.results[0]) {
                     _ if !any => {}
                     // A struct generic over its floats holds dual numbers as it is.
-                    None if self.in_closure && self.of_generic_struct(stmt.results[0], 0) => {}
+                    None if self.of_generic_struct(stmt.results[0], 0) => {}
                     None => self.refuse(
                         "a struct literal holding a value that carries a derivative, of a struct with no dual twin (it derives no Differentiable, is generic, has a field of another type than floats, integers and strings, or implements arithmetic)",
                     ),
