@@ -747,3 +747,26 @@ fn arrays_built_by_from_fn() {
     let h = hessian!(at: &[1.0, 2.0, 3.0, 4.0], of: |p: &[f64]| built_by_from_fn(p, 0.5));
     assert_vec_close(&h[0], &[10.0, 2.0, 0.0, 4.0], 1e-12, "second order");
 }
+
+/// `v.retain(p)` on a local `Vec` of active values: the kept elements carry their
+/// derivatives, the dropped ones none.
+#[differentiable]
+fn kept_positive(xs: &[f64], w: f64) -> f64 {
+    let mut v: Vec<f64> = xs.iter().map(|x| x * w).collect();
+    v.retain(|x| *x > 0.0);
+    v.iter().map(|x| x * x).sum::<f64>() + v.len() as f64
+}
+
+#[test]
+fn retain_on_a_local_vec() {
+    let xs = [1.0, -2.0, 3.0, -0.5];
+    let (v, (gx, gw)) = value_with_gradient!(at: (&xs[..], 2.0), of: kept_positive);
+    assert_eq!(v, kept_positive(&xs, 2.0));
+    // (2 x)^2 over the kept x = 1, 3.
+    assert_vec_close(&gx, &[8.0, 0.0, 24.0, 0.0], 1e-12, "d/dxs");
+    assert_close(gw, 2.0 * (1.0 + 9.0) * 2.0, 1e-12, "d/dw");
+    let d = first_derivative!(at: 2.0, of: |w: f64| kept_positive(&xs, w));
+    assert_close(d, gw, 1e-12, "forward");
+    let h = second_derivative!(at: 2.0, of: |w: f64| kept_positive(&xs, w));
+    assert_close(h, 20.0, 1e-12, "second");
+}

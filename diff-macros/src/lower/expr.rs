@@ -1076,7 +1076,10 @@ impl Lowerer {
                 return self.lower_expr(&chain.extend_into(&m.receiver)).map(|_| ());
             }
         }
-        if let Some(e) = sorted(m) {
+        // (`retain` through a `&mut` parameter is left to its rule.)
+        let local = matches!(peel(&m.receiver), Expr::Path(p)
+            if p.path.get_ident().is_some_and(|i| !self.is_ref_param(&i.to_string())));
+        if let Some(e) = sorted(m).or_else(|| retained(m).filter(|_| local)) {
             return self.lower_expr(&e).map(|_| ());
         }
         self.lower_updating_call(m).map(|_| ())
@@ -1332,6 +1335,39 @@ fn sorted(m: &syn::ExprMethodCall) -> Option<Expr> {
     Some(syn::parse_quote_spanned!(m.span()=> {
         let __diff_order = ::diff::no_derivative(#v.__diff_sort_order(#cmp));
         #v = ::diff::__private::permuted(#v, &__diff_order);
+    }))
+}
+
+/// `v.retain(p)` of a local `Vec` as a loop pushing the elements `p` keeps into a new
+/// `Vec`, which becomes `v`: each kept element's derivative moves with it.
+fn retained(m: &syn::ExprMethodCall) -> Option<Expr> {
+    if m.method != "retain" || m.args.len() != 1 {
+        return None;
+    }
+    let Expr::Path(v) = peel(&m.receiver) else {
+        return None;
+    };
+    let v = v.path.get_ident()?;
+    let Expr::Closure(c) = peel(&m.args[0]) else {
+        return None;
+    };
+    let [pat] = &c.inputs.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let body = &c.body;
+    Some(syn::parse_quote_spanned!(m.span()=> {
+        let mut __diff_kept = ::std::vec::Vec::with_capacity(#v.len());
+        for __diff_i in 0..#v.len() {
+            let __diff_x = #v[__diff_i].clone();
+            let __diff_keep = {
+                let #pat = &__diff_x;
+                #body
+            };
+            if __diff_keep {
+                __diff_kept.push(__diff_x);
+            }
+        }
+        #v = __diff_kept;
     }))
 }
 
