@@ -127,24 +127,37 @@ fn collect_idents(tokens: proc_macro2::TokenStream, f: &mut impl FnMut(String)) 
 
 /// Whether a closure's body assigns, updates through a method call or lends `&mut`.
 fn writes_anything(c: &syn::ExprClosure) -> bool {
-    struct W(bool);
+    writes(c, true)
+}
+
+/// Whether a closure's body assigns (`k += 1`, `*r = x`) or lends `&mut`; with
+/// `methods`, or calls any method (which may update its receiver).
+pub(crate) fn writes(c: &syn::ExprClosure, methods: bool) -> bool {
+    struct W {
+        found: bool,
+        methods: bool,
+    }
     impl<'a> Visit<'a> for W {
         fn visit_expr_assign(&mut self, _: &'a syn::ExprAssign) {
-            self.0 = true;
+            self.found = true;
         }
         fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-            self.0 |= super::expr::is_compound_assignment(&b.op);
+            self.found |= super::expr::is_compound_assignment(&b.op);
             syn::visit::visit_expr_binary(self, b);
         }
         fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
-            self.0 |= r.mutability.is_some();
+            self.found |= r.mutability.is_some();
             syn::visit::visit_expr_reference(self, r);
         }
-        fn visit_expr_method_call(&mut self, _: &'a syn::ExprMethodCall) {
-            self.0 = true;
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            self.found |= self.methods;
+            syn::visit::visit_expr_method_call(self, m);
         }
     }
-    let mut w = W(false);
+    let mut w = W {
+        found: false,
+        methods,
+    };
     w.visit_expr(&c.body);
-    w.0
+    w.found
 }

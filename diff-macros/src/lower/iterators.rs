@@ -129,35 +129,20 @@ fn base(e: &Expr) -> Option<Base> {
     }
 }
 
-/// The argument of `zip`: a collection, or a collection with its first `k` skipped.
 impl Adapter {
-    /// Whether the adapter's function assigns to something (`k += 1`, `v.push(x)` on a
-    /// `&mut`, `*r = x`) or takes a `&mut`.
+    /// Whether the adapter's function assigns to something (`k += 1`, `*r = x`) or
+    /// lends a `&mut`.
     fn changes_a_variable(&self) -> bool {
-        struct Changes(bool);
-        impl<'a> syn::visit::Visit<'a> for Changes {
-            fn visit_expr_assign(&mut self, _: &'a syn::ExprAssign) {
-                self.0 = true;
+        match self {
+            Adapter::Map(Func::Closure(c)) | Adapter::Filter(Func::Closure(c)) => {
+                super::closure::writes(c, false)
             }
-            fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
-                self.0 |= super::expr::is_compound_assignment(&b.op);
-                syn::visit::visit_expr_binary(self, b);
-            }
-            fn visit_expr_reference(&mut self, r: &'a syn::ExprReference) {
-                self.0 |= r.mutability.is_some();
-                syn::visit::visit_expr_reference(self, r);
-            }
+            _ => false,
         }
-        let f = match self {
-            Adapter::Map(Func::Closure(c)) | Adapter::Filter(Func::Closure(c)) => c,
-            _ => return false,
-        };
-        let mut v = Changes(false);
-        syn::visit::Visit::visit_expr_closure(&mut v, f);
-        v.0
     }
 }
 
+/// The argument of `zip`: a collection, or a collection with its first `k` skipped.
 fn zipped(e: &Expr) -> Option<Base> {
     if let Expr::MethodCall(m) = e {
         if m.method == "skip" && m.args.len() == 1 {
