@@ -692,6 +692,17 @@ fn marked(attrs: &[syn::Attribute], name: &str) -> bool {
     applied(attrs).iter().any(|m| ends_with(m.path(), name))
 }
 
+/// The tokens after `key =` in an attribute's arguments (`of = path, ..`, `wrt = (..)`).
+fn value_of<'t>(
+    tokens: &'t [proc_macro2::TokenTree],
+    key: &str,
+) -> Option<&'t [proc_macro2::TokenTree]> {
+    let at = tokens.windows(2).position(|w| {
+        matches!((&w[0], &w[1]), (proc_macro2::TokenTree::Ident(i), proc_macro2::TokenTree::Punct(p)) if i == key && p.as_char() == '=')
+    })?;
+    Some(&tokens[at + 2..])
+}
+
 /// The parameters (position, name) of `sig` that the `wrt = ..` of its
 /// `#[differentiable(..)]` among `attrs` leaves out; `None` without a `wrt`.
 fn left_out_by_wrt(attrs: &[syn::Attribute], sig: &syn::Signature) -> Option<Vec<(usize, String)>> {
@@ -700,11 +711,8 @@ fn left_out_by_wrt(attrs: &[syn::Attribute], sig: &syn::Signature) -> Option<Vec
         _ => None,
     })?;
     let tokens: Vec<proc_macro2::TokenTree> = list.into_iter().collect();
-    let at = tokens.windows(2).position(|w| {
-        matches!((&w[0], &w[1]), (proc_macro2::TokenTree::Ident(i), proc_macro2::TokenTree::Punct(p)) if i == "wrt" && p.as_char() == '=')
-    })?;
     // `wrt = x` or `wrt = (x, y)`.
-    let named: Vec<String> = match tokens.get(at + 2)? {
+    let named: Vec<String> = match value_of(&tokens, "wrt")?.first()? {
         proc_macro2::TokenTree::Group(g) => g
             .stream()
             .into_iter()
@@ -791,10 +799,7 @@ fn registered(meta: &syn::Meta) -> Option<String> {
         return None;
     };
     let tokens: Vec<proc_macro2::TokenTree> = list.tokens.clone().into_iter().collect();
-    let at = tokens.windows(2).position(|w| {
-        matches!((&w[0], &w[1]), (proc_macro2::TokenTree::Ident(i), proc_macro2::TokenTree::Punct(p)) if i == "of" && p.as_char() == '=')
-    })?;
-    tokens[at + 2..]
+    value_of(&tokens, "of")?
         .iter()
         .take_while(|t| !matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ','))
         .filter_map(|t| match t {
