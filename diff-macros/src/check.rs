@@ -93,16 +93,13 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
     }
     // A `&mut` parameter left out of `wrt` has no slot for the derivative of what the
     // body writes into it.
-    let entry = func.region(func.entry());
+    let yields = &func.region(func.entry()).yields;
     for (k, i) in func.mutated.iter().enumerate() {
-        let param = entry
-            .stmts
-            .iter()
-            .find(|s| matches!(s.inst, Inst::Param(j) if j == *i));
-        let written = entry.yields.get(k + 1).is_some_and(|v| act.is_active(*v));
-        if let Some(p) = param.filter(|p| written && !act.varied.contains(&p.results[0])) {
+        let written = yields.get(k + 1).is_some_and(|v| act.is_active(*v));
+        let param = func.param_value(*i).filter(|p| !act.varied.contains(p));
+        if let Some(stmt) = param.filter(|_| written).and_then(|p| func.def(p)) {
             add(syn::Error::new(
-                p.span,
+                stmt.span,
                 "this `&mut` parameter is changed to a value that depends on the differentiated parameters, but is not one of them: add it to `wrt`, or write no_derivative(..) around the value written into it",
             ));
         }

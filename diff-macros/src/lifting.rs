@@ -98,7 +98,6 @@ pub fn lift(
         cut_only: cut_only(func),
         used: used(func),
         lifted: BTreeSet::new(),
-        integers: crate::analysis::integers::integers(func),
         scalar: Ident::new(scalar, Span::call_site()),
         refusal: None,
         floaty_steps: std::cell::Cell::new(0),
@@ -192,8 +191,6 @@ struct Lifting<'a> {
     used: BTreeSet<Value>,
     /// Values whose type holds dual numbers.
     lifted: BTreeSet<Value>,
-    /// The values that are surely integers (`analysis::integers`): never dual.
-    integers: BTreeSet<Value>,
     scalar: Ident,
     refusal: Option<String>,
     /// The steps of the current [`Lifting::floaty`] walk.
@@ -922,7 +919,7 @@ impl<'a> Lifting<'a> {
                     self.classify_region(*r);
                 }
                 for (i, res) in stmt.results.iter().enumerate() {
-                    if !self.integers.contains(res)
+                    if !self.act.integers.contains(res)
                         && branches
                             .iter()
                             .any(|r| self.is_lifted(func.region(*r).yields[i]))
@@ -943,7 +940,7 @@ impl<'a> Lifting<'a> {
                     let before = self.lifted.len();
                     for (i, p) in region.params.iter().take(init.len()).enumerate() {
                         let lifted = self.is_lifted(init[i]) || self.is_lifted(region.yields[i]);
-                        if lifted && !self.integers.contains(p) {
+                        if lifted && !self.act.integers.contains(p) {
                             self.lifted.insert(*p);
                         }
                     }
@@ -961,7 +958,7 @@ impl<'a> Lifting<'a> {
             }
         };
         if lifted {
-            let integers = &self.integers;
+            let integers = &self.act.integers;
             self.lifted
                 .extend(stmt.results.iter().filter(|v| !integers.contains(v)));
         }
@@ -1016,7 +1013,7 @@ impl<'a> Lifting<'a> {
     /// Whether `v` is an integer literal (`1`, `0usize`), which `Lift` leaves as it is.
     fn integer_literal(&self, v: Value) -> bool {
         matches!(self.func.def(v).map(|s| &s.inst), Some(Inst::Const(t))
-            if syn::parse2::<syn::LitInt>(t.clone()).is_ok_and(|l| !l.suffix().starts_with('f')))
+            if crate::analysis::integers::integer_literal(t))
     }
 
     /// Whether `v` is a value typed by its uses, not converted: the placeholder of a
@@ -1399,8 +1396,9 @@ impl<'a> Lifting<'a> {
                 // (Where the crate implements no arithmetic of its own, a value meeting a
                 // float in arithmetic is a float: `d` of `Loss::Huber(d) => d * r`.)
                 let only_floats = self.func.no_arithmetic_of_its_own;
-                for v in [*a, *b] {
-                    let unknown = !self.is_lifted(v) && !self.floaty(v, 0);
+                let unknown = |v: Value| !self.is_lifted(v) && !self.floaty(v, 0);
+                let unknowns = [unknown(*a), unknown(*b)];
+                for (v, unknown) in [*a, *b].into_iter().zip(unknowns) {
                     if unknown && !self.in_closure && !only_floats {
                         self.refuse("arithmetic between a value that carries a derivative and one whose type is not known to be a float");
                     }
@@ -1410,8 +1408,8 @@ impl<'a> Lifting<'a> {
                         );
                     }
                 }
-                for v in [a, b] {
-                    if only_floats && !self.is_lifted(*v) && !self.floaty(*v, 0) {
+                for (v, unknown) in [a, b].into_iter().zip(unknowns) {
+                    if only_floats && unknown {
                         self.convert_float(out, before, v, span);
                     } else {
                         self.convert(out, before, v, span);

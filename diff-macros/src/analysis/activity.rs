@@ -12,6 +12,8 @@ pub struct Activity {
     pub varied: BTreeSet<Value>,
     /// Values the result depends on through differentiable operations.
     pub useful: BTreeSet<Value>,
+    /// The values that are surely integers (`integers.rs`): never varied.
+    pub integers: BTreeSet<Value>,
 }
 
 impl Activity {
@@ -32,6 +34,7 @@ impl Activity {
         }
         let integers = super::integers::integers(func);
         a.varied_region(func, func.entry(), &integers);
+        a.integers = integers;
         a.useful
             .extend(func.region(func.entry()).yields.iter().copied());
         a.useful_region(func, func.entry());

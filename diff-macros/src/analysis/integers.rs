@@ -87,6 +87,6 @@ fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut B
 }
 
 /// Whether constant tokens are an integer literal (`0`, `1usize`; not `1f64`).
-fn integer_literal(t: &proc_macro2::TokenStream) -> bool {
+pub(crate) fn integer_literal(t: &proc_macro2::TokenStream) -> bool {
     syn::parse2::<syn::LitInt>(t.clone()).is_ok_and(|l| !l.suffix().starts_with('f'))
 }

@@ -81,10 +81,8 @@ pub fn body_parts_with(
     let finals: Vec<Value> = func.region(entry).yields[1..].to_vec();
     // Whether the `&mut` parameter of final `k` is differentiated (its slot is not `()`).
     let differentiated = |k: usize| {
-        let param = func.region(entry).stmts.iter().find(
-            |s| matches!(s.inst, crate::ir::Inst::Param(j) if Some(&j) == func.mutated.get(k)),
-        );
-        param.is_some_and(|s| act.varied.contains(&s.results[0]))
+        let param = func.mutated.get(k).and_then(|i| func.param_value(*i));
+        param.is_some_and(|p| act.varied.contains(&p))
     };
     let closure = match mode {
         Mode::Vjp if finals.is_empty() => {
@@ -141,13 +139,7 @@ pub fn body_parts_with(
     };
     // Write the final pointees back through the `&mut` parameters.
     let write_back = func.mutated.iter().zip(&finals).map(|(i, v)| {
-        let param = func
-            .region(entry)
-            .stmts
-            .iter()
-            .find(|s| matches!(s.inst, crate::ir::Inst::Param(j) if j == *i))
-            .map(|s| s.results[0]);
-        let p = param.map(|p| e.name(p));
+        let p = func.param_value(*i).map(|p| e.name(p));
         let val = e.expr(*v);
         quote! { ::diff::__private::Pointee::store(&mut *#p, #val); }
     });
@@ -175,13 +167,7 @@ pub fn body_parts_with(
 /// What the pullback returns for parameter `i`: its adjoint slot, `None` when the
 /// parameter is differentiated but inactive, `()` when it is not differentiated.
 fn param_slot(func: &Function, act: &Activity, i: usize) -> TokenStream {
-    let entry = func.region(func.entry());
-    let value = entry
-        .stmts
-        .iter()
-        .find(|s| matches!(s.inst, crate::ir::Inst::Param(j) if j == i))
-        .map(|s| s.results[0]);
-    match value {
+    match func.param_value(i) {
         Some(v) if act.is_active(v) => {
             let a = names::adjoint(func, v);
             quote!(#a)

@@ -404,6 +404,15 @@ impl Function {
         self.region(r).stmts.get(i)
     }
 
+    /// The value of parameter `i`, bound at the start of the entry region.
+    pub fn param_value(&self, i: usize) -> Option<Value> {
+        self.region(self.entry())
+            .stmts
+            .iter()
+            .find(|s| matches!(s.inst, Inst::Param(j) if j == i))
+            .map(|s| s.results[0])
+    }
+
     /// Whether `v` is parameter `i` itself, or a reference to it or through one (`self`
     /// of a `&self` method read as `*self`).
     pub fn is_param(&self, v: Value, i: usize) -> bool {
