@@ -280,18 +280,11 @@ fn foreign(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
             let name = s.ident.to_string();
-            PRIMITIVES.contains(&name.as_str())
+            is_primitive(&name)
+                || is_std_not_differentiable(&name)
                 || matches!(
                     name.as_str(),
-                    "Vec"
-                        | "Option"
-                        | "String"
-                        | "Box"
-                        | "Rc"
-                        | "Arc"
-                        | "HashMap"
-                        | "BTreeMap"
-                        | "VecDeque"
+                    "Vec" | "Option" | "String" | "Box" | "Rc" | "Arc"
                 )
         }),
         syn::Type::Paren(p) => foreign(&p.elem),

@@ -751,8 +751,8 @@ pub(crate) const SECOND_ORDER: &[&str] = &[
 pub(crate) fn nested_value_with(m: &syn::Macro) -> Option<syn::Result<syn::Expr>> {
     let op = m.path.segments.last()?.ident.to_string();
     let inner = match op.as_str() {
-        "value_with_gradient" => quote!(gradient),
-        "value_with_derivative" => quote!(first_derivative),
+        "value_with_gradient" => "gradient",
+        "value_with_derivative" => "first_derivative",
         _ => return None,
     };
     let args = match m.parse_body::<Args>() {
@@ -777,10 +777,9 @@ pub(crate) fn nested_value_with(m: &syn::Macro) -> Option<syn::Result<syn::Expr>
         syn::Expr::Closure(_) => quote!({ let __diff_f = #of; __diff_f(#(#copies),*) }),
         _ => quote!(#of(#(#copies),*)),
     };
-    let path = &m.path;
-    let mut prefix = path.clone();
+    let mut prefix = m.path.clone();
     if let Some(last) = prefix.segments.last_mut() {
-        last.ident = Ident::new(&inner.to_string(), last.ident.span());
+        last.ident = Ident::new(inner, last.ident.span());
     }
     let expr = quote!({
         let #point = #at;

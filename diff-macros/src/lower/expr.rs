@@ -580,43 +580,38 @@ impl Lowerer {
         let Some(Stmt::Expr(tail, None)) = b.stmts.last() else {
             return None;
         };
-        let lets: Vec<&syn::Local> = b
+        // Each `let` of the block, with the names it binds.
+        let lets: Vec<(&syn::Local, Vec<String>)> = b
             .stmts
             .iter()
             .filter_map(|s| match s {
                 Stmt::Local(l) => Some(l),
                 _ => None,
             })
+            .map(|l| {
+                let names = super::matching::bindings(&l.pat);
+                (l, names.iter().map(|i| i.to_string()).collect())
+            })
             .collect();
-        let bound: Vec<String> = lets
-            .iter()
-            .flat_map(|l| super::matching::bindings(&l.pat))
-            .map(|i| i.to_string())
-            .collect();
-        let shadowed = |ts: proc_macro2::TokenStream| names_any(ts, &bound);
-        if !shadowed(tail.to_token_stream()) {
+        // What the `let`s before the `k`-th bind.
+        let bound_before =
+            |k: usize| -> Vec<String> { lets[..k].iter().flat_map(|(_, n)| n.clone()).collect() };
+        if !names_any(tail.to_token_stream(), &bound_before(lets.len())) {
             return self.struct_type_of(tail);
         }
         // `{ let q = ..; q }`: the last `let` binding the name alone.
         let Expr::Path(p) = tail else {
             return None;
         };
-        let name = p.path.get_ident()?;
-        let k = lets
-            .iter()
-            .rposition(|l| super::matching::bindings(&l.pat).iter().any(|i| i == name))?;
-        match &lets[k].pat {
+        let name = p.path.get_ident()?.to_string();
+        let k = lets.iter().rposition(|(_, names)| names.contains(&name))?;
+        match &lets[k].0.pat {
             syn::Pat::Type(t) => crate::differentiable::type_name(&t.ty)
                 .filter(|n| self.has_operators(n) || self.struct_types.contains(n)),
             syn::Pat::Ident(_) => {
                 // Its value, unless it names what an earlier `let` of the block binds.
-                let init = &lets[k].init.as_ref()?.expr;
-                let before: Vec<String> = lets[..k]
-                    .iter()
-                    .flat_map(|l| super::matching::bindings(&l.pat))
-                    .map(|i| i.to_string())
-                    .collect();
-                (!names_any(init.to_token_stream(), &before))
+                let init = &lets[k].0.init.as_ref()?.expr;
+                (!names_any(init.to_token_stream(), &bound_before(k)))
                     .then(|| self.struct_type_of(init))
                     .flatten()
             }
@@ -1077,9 +1072,11 @@ impl Lowerer {
             }
         }
         // (`retain` through a `&mut` parameter is left to its rule.)
-        let local = matches!(peel(&m.receiver), Expr::Path(p)
-            if p.path.get_ident().is_some_and(|i| !self.is_ref_param(&i.to_string())));
-        if let Some(e) = sorted(m).or_else(|| retained(m).filter(|_| local)) {
+        let local = |e: &Expr| {
+            matches!(peel(e), Expr::Path(p)
+                if p.path.get_ident().is_some_and(|i| !self.is_ref_param(&i.to_string())))
+        };
+        if let Some(e) = sorted(m).or_else(|| retained(m).filter(|_| local(&m.receiver))) {
             return self.lower_expr(&e).map(|_| ());
         }
         self.lower_updating_call(m).map(|_| ())
@@ -1351,10 +1348,10 @@ fn retained(m: &syn::ExprMethodCall) -> Option<Expr> {
     let Expr::Closure(c) = peel(&m.args[0]) else {
         return None;
     };
-    let [pat] = &c.inputs.iter().collect::<Vec<_>>()[..] else {
+    if c.inputs.len() != 1 {
         return None;
-    };
-    let body = &c.body;
+    }
+    let (pat, body) = (&c.inputs[0], &c.body);
     Some(syn::parse_quote_spanned!(m.span()=> {
         let mut __diff_kept = ::std::vec::Vec::with_capacity(#v.len());
         for __diff_i in 0..#v.len() {
