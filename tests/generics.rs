@@ -219,3 +219,48 @@ fn a_generic_struct_built_in_a_function_for_f64() {
         "second",
     );
 }
+
+/// A function written for `f64` taking and returning the generic struct by value
+/// (`Pt<f64>`): its dual companion takes and returns `Pt<Dual<f64>>`.
+#[differentiable]
+fn turned(p: Pt<f64>, a: f64) -> Pt<f64> {
+    Pt {
+        x: p.x * a.cos() - p.y * a.sin(),
+        y: p.x * a.sin() + p.y * a.cos(),
+    }
+}
+
+#[differentiable]
+fn turned_energy(p: Pt<f64>) -> f64 {
+    let q = turned(p, 0.3);
+    q.x * q.x * q.y
+}
+
+#[test]
+fn a_generic_struct_taken_and_returned_by_value_at_second_order() {
+    let v = vec![0.7, -1.1];
+    let (c, s) = (0.3f64.cos(), 0.3f64.sin());
+    // q = R p; e = qx^2 qy; H = R^T [[2 qy, 2 qx], [2 qx, 0]] R.
+    let (qx, qy) = (v[0] * c - v[1] * s, v[0] * s + v[1] * c);
+    let r = [[c, -s], [s, c]];
+    let inner = [[2.0 * qy, 2.0 * qx], [2.0 * qx, 0.0]];
+    let mut expected = vec![vec![0.0; 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            for a in 0..2 {
+                for b in 0..2 {
+                    expected[i][j] += r[a][i] * inner[a][b] * r[b][j];
+                }
+            }
+        }
+    }
+    let h = hessian!(at: v.clone(), of: |v: Vec<f64>| turned_energy(Pt { x: v[0], y: v[1] }));
+    for i in 0..2 {
+        for j in 0..2 {
+            assert_close(h[i][j], expected[i][j], 1e-12, "hessian");
+        }
+    }
+    let g = gradient!(at: Pt { x: v[0], y: v[1] }, of: turned_energy);
+    assert_close(g.x, 2.0 * qx * qy * c + qx * qx * s, 1e-12, "d/dx");
+    assert_close(g.y, -2.0 * qx * qy * s + qx * qx * c, 1e-12, "d/dy");
+}

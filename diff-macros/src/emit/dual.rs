@@ -229,7 +229,9 @@ impl<'a> DualSig<'a> {
                             _ => Taken::Any,
                         }
                     }
-                    t if is_floats(t, s) => Taken::Value(lift_tokens(&quote!(#t), s)),
+                    t if is_floats(t, s) || is_generic_at(t, s, &sig.dual_generic_structs) => {
+                        Taken::Value(lift_tokens(&quote!(#t), s))
+                    }
                     _ => Taken::Any,
                 }
             })
@@ -287,7 +289,7 @@ impl<'a> DualSig<'a> {
         let out_ok = self.scalar.as_ref().is_some_and(|s| {
             let out: TokenStream = self.sig.output.clone();
             syn::parse2::<syn::Type>(out).is_ok_and(|t| {
-                output_liftable(&t, s, &self.twins)
+                output_liftable(&t, s, &self.twins, &self.sig.dual_generic_structs)
                     || (!self.sig.mutated().is_empty()
                         && matches!(&t, syn::Type::Tuple(tt) if tt.elems.is_empty()))
             })
@@ -603,10 +605,20 @@ fn is_receiver(p: &crate::parse::signature::Param) -> bool {
     matches!(&p.pat, syn::Pat::Ident(i) if i.ident == "self")
 }
 
-fn output_liftable(t: &syn::Type, s: &Ident, twins: &[String]) -> bool {
+/// Whether a result of type `t` can be lifted: the scalar, a struct with a twin, one of
+/// the crate's structs generic over one type at the scalar (`generic`), and `Vec`s,
+/// arrays, tuples and `Option`s of them.
+fn output_liftable(t: &syn::Type, s: &Ident, twins: &[String], generic: &[String]) -> bool {
+    if is_generic_at(t, s, generic) {
+        return true;
+    }
     match t {
         syn::Type::Tuple(tt) => {
-            !tt.elems.is_empty() && tt.elems.iter().all(|e| output_liftable(e, s, twins))
+            !tt.elems.is_empty()
+                && tt
+                    .elems
+                    .iter()
+                    .all(|e| output_liftable(e, s, twins, generic))
         }
         // `Option<f64>`: an `Option` of dual numbers.
         syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
@@ -614,7 +626,7 @@ fn output_liftable(t: &syn::Type, s: &Ident, twins: &[String]) -> bool {
             match &last.arguments {
                 syn::PathArguments::AngleBracketed(a) if last.ident == "Option" => {
                     matches!(a.args.first(), Some(syn::GenericArgument::Type(inner))
-                        if a.args.len() == 1 && output_liftable(inner, s, twins))
+                        if a.args.len() == 1 && output_liftable(inner, s, twins, generic))
                 }
                 _ => is_lifted_type(t, s, twins),
             }
