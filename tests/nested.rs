@@ -209,3 +209,53 @@ fn derivatives_of_derivatives_of_a_function_written_for_f64() {
         "forward",
     );
 }
+
+/// A function of one tuple parameter: a nested `gradient!(at: (a, b), ..)` gives it the
+/// pair as its one input (as the operators outside a body do), and returns the pair's
+/// tangent.
+#[differentiable]
+fn pair_product(p: (f64, f64)) -> f64 {
+    p.0 * p.0 * p.1
+}
+
+#[differentiable]
+fn pair_penalty(x: f64) -> f64 {
+    let g = gradient!(at: (x, 2.0 * x), of: pair_product);
+    g.0 * g.0 + g.1
+}
+
+#[differentiable]
+fn pair_penalty_of_a_closure(x: f64) -> f64 {
+    let g = gradient!(at: (x, 2.0 * x), of: |p: (f64, f64)| p.0 * p.0 * p.1);
+    g.0 * g.0 + g.1
+}
+
+#[test]
+fn nested_gradient_of_a_function_of_one_tuple() {
+    let x = 0.9f64;
+    // The gradient (2 a b, a^2) at (x, 2x) is (4x^2, x^2): 16 x^4 + x^2.
+    let (value, slope) = (16.0 * x.powi(4) + x * x, 64.0 * x.powi(3) + 2.0 * x);
+    for f in [pair_penalty as fn(f64) -> f64, pair_penalty_of_a_closure] {
+        assert_close(f(x), value, 1e-12, "value");
+        assert_close(fd(f, x), slope, 1e-6, "finite differences");
+    }
+    assert_close(gradient!(at: x, of: pair_penalty), slope, 1e-12, "reverse");
+    assert_close(
+        first_derivative!(at: x, of: pair_penalty),
+        slope,
+        1e-12,
+        "forward",
+    );
+    assert_close(
+        gradient!(at: x, of: pair_penalty_of_a_closure),
+        slope,
+        1e-12,
+        "reverse, closure",
+    );
+    assert_close(
+        second_derivative!(at: x, of: |t| pair_product((t, 3.0))),
+        6.0,
+        1e-12,
+        "second",
+    );
+}

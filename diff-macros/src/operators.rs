@@ -96,7 +96,7 @@ pub fn expand(op: Op, input: TokenStream) -> TokenStream {
 /// The inputs `at` gives: the elements of a tuple written in place (`at: (x, y)`), unless
 /// the function takes one parameter (`fn f(p: (f64, f64))`, `|p: (f64, f64)| ..`), which
 /// the tuple is.
-fn inputs(at: &syn::Expr, of: &syn::Expr) -> Vec<syn::Expr> {
+pub(crate) fn inputs(at: &syn::Expr, of: &syn::Expr) -> Vec<syn::Expr> {
     let one_parameter = match of {
         syn::Expr::Closure(c) => c.inputs.len() == 1,
         syn::Expr::Path(p) if p.qself.is_none() => p
@@ -797,7 +797,7 @@ pub(crate) fn parse_nested(m: &syn::Macro) -> Option<syn::Result<(Ident, syn::Ex
     }
     Some(m.parse_body::<Args>().and_then(|args| {
         // Several inputs (`gradient!(at: (x, y), of: f)`) are one tuple.
-        if matches!(&args.at, syn::Expr::Tuple(t) if t.elems.len() >= 2 && op != "gradient") {
+        if inputs(&args.at, &args.of).len() >= 2 && op != "gradient" {
             return Err(syn::Error::new_spanned(
                 &args.at,
                 format!("{op}! inside a differentiable body takes one point, or for gradient! several inputs by value; pack them into a Vec or an array"),

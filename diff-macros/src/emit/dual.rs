@@ -136,6 +136,13 @@ fn is_lifted_type(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
             .is_some_and(|e| is_row(e, scalar) || is_lifted_element(e, scalar, twins))
 }
 
+/// Whether `ty` is a tuple of the scalar, of structs with twins, or of `Vec`s or arrays of
+/// them (`(f64, f64)`, `(Vec<f64>, f64)`).
+fn is_tuple_of(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
+    matches!(ty, syn::Type::Tuple(t) if !t.elems.is_empty()
+        && t.elems.iter().all(|e| is_lifted_type(e, scalar, twins)))
+}
+
 /// Whether `ty` is a `Vec` or an array of the scalar (the lifted conversions,
 /// diff-core `lift.rs`, go one level deeper than that), or a pair or triple of it.
 fn is_row(ty: &syn::Type, scalar: &Ident) -> bool {
@@ -229,7 +236,10 @@ impl<'a> DualSig<'a> {
                             _ => Taken::Any,
                         }
                     }
-                    t if is_floats(t, s) || is_generic_at(t, s, &sig.dual_generic_structs) => {
+                    t if is_floats(t, s)
+                        || is_generic_at(t, s, &sig.dual_generic_structs)
+                        || is_tuple_of(t, s, &twins) =>
+                    {
                         Taken::Value(lift_tokens(&quote!(#t), s))
                     }
                     _ => Taken::Any,

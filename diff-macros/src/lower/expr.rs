@@ -1144,10 +1144,7 @@ impl Lowerer {
             ));
         }
         // Several inputs, by value: the point is their tuple.
-        let inputs = match &at {
-            Expr::Tuple(t) if t.elems.len() >= 2 => Some(t.elems.len()),
-            _ => None,
-        };
+        let inputs = Some(crate::operators::inputs(&at, &of).len()).filter(|n| *n >= 2);
         let borrowed = |e: &Expr| match e {
             Expr::Reference(_) => true,
             Expr::Path(p) => p
