@@ -692,3 +692,63 @@ fn chains_over_rows_given_by_an_index() {
     assert_eq!(dm, [[1.0, 0.5, -1.0], [0.0, 0.0, 0.0]]);
     assert_eq!(dv, [1.0, 2.0, 3.0]);
 }
+
+/// Chains whose results carry no derivative (`position`, `count`, `any`, `all`) read the
+/// active values and steer the rest; a chain over a `vec![..]` literal reads it once.
+#[allow(clippy::useless_vec)] // a chain over a `vec![..]` literal, as written
+#[differentiable]
+fn steered_by_chains(x: f64, y: f64) -> f64 {
+    let a = x * y;
+    let gaps = vec![x, a, y]
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .map(|d| d * d)
+        .sum::<f64>();
+    let k = [x, y, a].iter().position(|v| *v > 0.5).unwrap_or(0);
+    let c = [x, y, a].iter().filter(|v| **v > 0.0).count();
+    let small = [x, y, a].iter().all(|v| *v < 2.0);
+    let any_negative = [x, y, a].iter().any(|v| *v < 0.0);
+    gaps + k as f64 * x
+        + c as f64 * y
+        + if small { a } else { 0.0 }
+        + if any_negative { x * x } else { y }
+}
+
+fn steered_by_hand(x: f64, y: f64) -> (f64, f64) {
+    // At (0.7, -0.4): k = 0, c = 1, small, a negative: gaps + y + a + x^2.
+    let a = x * y;
+    let (d1, d2) = (a - x, y - a);
+    let gx = 2.0 * d1 * (y - 1.0) + 2.0 * d2 * (-y) + y + 2.0 * x;
+    let gy = 2.0 * d1 * x + 2.0 * d2 * (1.0 - x) + 1.0 + x;
+    (gx, gy)
+}
+
+#[test]
+fn chains_with_discrete_results_steer_the_derivative() {
+    let (x, y) = (0.7, -0.4);
+    let (gx, gy) = gradient!(at: (x, y), of: steered_by_chains);
+    let (hx, hy) = steered_by_hand(x, y);
+    assert!(close(gx, hx, 1e-12) && close(gy, hy, 1e-12), "{gx} {gy}");
+    let fx = first_derivative!(at: x, of: |t| steered_by_chains(t, y));
+    assert!(close(fx, hx, 1e-12), "forward {fx}");
+    let h = hessian!(at: vec![x, y], of: |v: Vec<f64>| steered_by_chains(v[0], v[1]));
+    let by_hand = |v: &[f64]| {
+        let (a, b) = steered_by_hand(v[0], v[1]);
+        vec![a, b]
+    };
+    let e = 1e-6;
+    for j in 0..2 {
+        let (mut p, mut m) = (vec![x, y], vec![x, y]);
+        p[j] += e;
+        m[j] -= e;
+        let (gp, gm) = (by_hand(&p), by_hand(&m));
+        for i in 0..2 {
+            let fd = (gp[i] - gm[i]) / (2.0 * e);
+            assert!(
+                close(h[i][j], fd, 1e-6),
+                "hessian {i}{j}: {} vs {fd}",
+                h[i][j]
+            );
+        }
+    }
+}

@@ -285,3 +285,55 @@ fn a_function_returning_an_option() {
     assert_eq!(y, Some(2.0));
     assert_close(pb(Some(1.0)), 0.25, 1e-15, "pullback");
 }
+
+/// `.map(|p| ..)` on the `Option` a search or a lookup gives, then `unwrap_or`,
+/// `unwrap_or_else`, `map_or`, `map_or_else`, `expect`: the closure's body is
+/// differentiated where the value is present.
+#[differentiable]
+fn first_large_squared(x: &[f64]) -> f64 {
+    x.iter()
+        .position(|&v| v > 1.0)
+        .map(|i| x[i] * x[i])
+        .unwrap_or(0.0)
+}
+
+#[differentiable]
+fn mapped_options(x: &[f64], d: f64) -> f64 {
+    let tail = x.last().map_or(d, |v| v.sin());
+    let negative = x
+        .iter()
+        .rposition(|v| *v < 0.0)
+        .map_or_else(|| d * d, |k| x[k] * 3.0);
+    let second = x.get(1).map(|t| t * d).unwrap_or_else(|| d);
+    let largest = x
+        .iter()
+        .copied()
+        .max_by(f64::total_cmp)
+        .map(|m| m.exp())
+        .expect("not empty");
+    tail + negative + second + largest
+}
+
+#[test]
+fn options_mapped_by_closures() {
+    let x = [0.5, 1.5, -0.3, 2.0];
+    assert_close(first_large_squared(&x), 2.25, 1e-15, "value");
+    let g = gradient!(at: &x, of: first_large_squared);
+    assert_vec_close(&g, &[0.0, 3.0, 0.0, 0.0], 1e-12, "gradient");
+    let none = gradient!(at: &[0.5, 0.2], of: first_large_squared);
+    assert_vec_close(&none, &[0.0, 0.0], 1e-12, "none found");
+
+    let d = 0.7;
+    let (gx, gd) = gradient!(at: (&x, d), of: mapped_options);
+    // sin(x3) + 3 x2 + x1 d + exp(x3).
+    let by_hand = [0.0, d, 3.0, 2.0f64.cos() + 2.0f64.exp()];
+    assert_vec_close(&gx, &by_hand, 1e-12, "d/dx");
+    assert_close(gd, x[1], 1e-12, "d/dd");
+    let fd_x = fd_grad(|v| mapped_options(v, d), &x);
+    assert_vec_close(&gx, &fd_x, 1e-6, "finite differences");
+    let forward = first_derivative!(at: d, of: |t| mapped_options(&x, t));
+    assert_close(forward, gd, 1e-12, "forward");
+    let h = hessian!(at: x.to_vec(), of: |v: Vec<f64>| mapped_options(&v, d));
+    assert_close(h[3][3], -(2.0f64.sin()) + 2.0f64.exp(), 1e-12, "second");
+    assert_close(h[0][1], 0.0, 1e-12, "mixed");
+}

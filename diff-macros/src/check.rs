@@ -51,8 +51,8 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         }
                     }
                 }
-                Inst::Call(Callee::Method { method, .. }, _)
-                | Inst::CallMut(Callee::Method { method, .. }, _, _)
+                Inst::Call(Callee::Method { method, .. }, args)
+                | Inst::CallMut(Callee::Method { method, .. }, args, _)
                     if active =>
                 {
                     let ty = func
@@ -61,6 +61,21 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         .find(|(v, _)| *v == stmt.results[0])
                         .map(|(_, t)| t);
                     let method_span = method.span();
+                    // (Once, where the chain begins.)
+                    let of_a_chain = |v: &crate::ir::Value| {
+                        func.def(*v).is_some_and(|d| matches!(&d.inst,
+                            Inst::Call(Callee::Method { method, .. }, _)
+                                if crate::lower::iterators::is_chain_method(method)))
+                    };
+                    if crate::lower::iterators::is_chain_method(method) {
+                        if args.first().is_some_and(of_a_chain) {
+                            continue;
+                        }
+                        add(syn::Error::new(method_span, format!(
+                            "cannot differentiate through `.{method}(..)` here: an iterator over values that carry a derivative is differentiated where a chain is consumed in the same expression (`xs.iter().map(..).sum()`, `.product()`, `.fold(..)`, `.collect()`, `.min_by(..).unwrap()`, `.find(..)`) or looped over by `for`; write the chain in one expression, or a `for` loop over indices"
+                        )));
+                        continue;
+                    }
                     // (A name the library differentiates, `x.tanh()`, is its rule's.)
                     let rule = crate::lifting::is_rule(method);
                     let method = method.to_string();

@@ -737,8 +737,12 @@ impl<'a> Lifting<'a> {
                             false
                         }
                         OpaqueKind::Unknown => {
+                            let article = match o.what.chars().next() {
+                                Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+                                _ => "a",
+                            };
                             self.refuse(format!(
-                                "a {} reading a value that carries a derivative",
+                                "{article} {} reading a value that carries a derivative",
                                 o.what
                             ));
                             false

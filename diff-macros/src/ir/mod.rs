@@ -139,6 +139,11 @@ const INACTIVE_METHODS: &[&str] = &[
     "classify",
     "to_bits",
     "count",
+    // Booleans and an index of an iterator: `xs.iter().any(|v| *v > t)`.
+    "any",
+    "all",
+    "position",
+    "rposition",
     // A float, piecewise constant: its derivative is zero.
     "div_euclid",
     // The order a sort puts a collection in (indices, `lower/expr.rs`, `sorted`).

@@ -1258,6 +1258,11 @@ impl Lowerer {
         if let Some(e) = end_element(m) {
             return self.lower_expr(&e);
         }
+        // `xs.iter().position(p).map(|i| xs[i]).unwrap_or(0.0)`, `opt.map_or(d, f)`: a
+        // `match` on the `Option`, the closure's body in its `Some` arm.
+        if let Some(e) = option_mapped(m) {
+            return self.lower_expr(&e);
+        }
         // `v.sort_by(cmp)` (or `sort_unstable_by`) of a local: the order the comparison
         // puts the elements in, which carries no derivative, then the elements moved
         // there (`permuted`, whose derivative moves the adjoints back).
@@ -1289,6 +1294,13 @@ impl Lowerer {
         // rustc infers its parameter's type there only. Such a call is kept as written
         // (refused if a derivative would flow through it).
         if m.args.iter().any(|a| matches!(peel(a), Expr::Closure(_))) {
+            return Ok(self.opaque(&Expr::MethodCall(m.clone())));
+        }
+        // So does a call whose result carries no derivative consuming an iterator chain
+        // (`[a, b].iter().filter(..).count()`), which may borrow a temporary of the chain.
+        if crate::ir::is_inactive_method(&m.method)
+            && matches!(&*m.receiver, Expr::MethodCall(r) if super::iterators::is_chain_method(&r.method))
+        {
             return Ok(self.opaque(&Expr::MethodCall(m.clone())));
         }
         // `xs[a..].iter()`: the receiver is the sub-slice.
@@ -1455,6 +1467,105 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
         __diff_end.#check(#args);
         #element
     }))
+}
+
+/// Methods whose result is an `Option` ([`option_mapped`]).
+const OPTION_RESULTS: &[&str] = &[
+    "position",
+    "rposition",
+    "find",
+    "get",
+    "first",
+    "last",
+    "pop",
+    "checked_div",
+    "checked_sub",
+    "checked_add",
+    "checked_mul",
+];
+
+/// `opt.map(|p| body).unwrap_or(d)` (or `unwrap_or_else(|| d)`, `unwrap_or_default()`),
+/// `opt.map_or(d, |p| body)` and `opt.map_or_else(|| d, |p| body)`, for an `opt` from a
+/// method giving an `Option` ([`OPTION_RESULTS`]), as `match opt { Some(p) => body, None
+/// => d }`, and `opt.map(|p| body).unwrap()` (or `expect(msg)`) of any `opt` as `{ let p =
+/// opt.unwrap(); body }`: the body's derivative is visible there. `None` for other
+/// expressions, and for a closure whose body returns or uses `?` (which would leave the
+/// function, not the closure).
+fn option_mapped(m: &syn::ExprMethodCall) -> Option<Expr> {
+    let closure = |e: &Expr, inputs: usize| match peel(e) {
+        Expr::Closure(c) if c.inputs.len() == inputs && !exits(&c.body.to_token_stream()) => {
+            Some(c.clone())
+        }
+        _ => None,
+    };
+    let (opt, f, none): (&Expr, syn::ExprClosure, Expr) =
+        match (m.method.to_string().as_str(), m.args.len()) {
+            ("map_or", 2) => (&m.receiver, closure(&m.args[1], 1)?, m.args[0].clone()),
+            ("map_or_else", 2) => {
+                let d = closure(&m.args[0], 0)?;
+                (&m.receiver, closure(&m.args[1], 1)?, (*d.body).clone())
+            }
+            (method, n) => {
+                let Expr::MethodCall(map) = &*m.receiver else {
+                    return None;
+                };
+                if map.method != "map" || map.args.len() != 1 {
+                    return None;
+                }
+                if matches!((method, n), ("unwrap", 0) | ("expect", 1)) {
+                    // `{ let p = opt.unwrap(); body }`, where `opt.unwrap()` may have a
+                    // rewrite of its own (`xs.iter().copied().max_by(cmp).unwrap()`).
+                    let f = closure(&map.args[0], 1)?;
+                    let pat = closure_pattern(&f);
+                    let (opt, check, args, body) = (&map.receiver, &m.method, &m.args, &f.body);
+                    return Some(syn::parse_quote_spanned!(m.span()=> {
+                        let #pat = #opt.#check(#args);
+                        #body
+                    }));
+                }
+                let none: Expr = match (method, n) {
+                    ("unwrap_or", 1) => m.args[0].clone(),
+                    ("unwrap_or_else", 1) => (*closure(&m.args[0], 0)?.body).clone(),
+                    ("unwrap_or_default", 0) => {
+                        syn::parse_quote!(::core::default::Default::default())
+                    }
+                    _ => return None,
+                };
+                (&map.receiver, closure(&map.args[0], 1)?, none)
+            }
+        };
+    let Expr::MethodCall(source) = peel(opt) else {
+        return None;
+    };
+    if !OPTION_RESULTS.iter().any(|n| source.method == n) {
+        return None;
+    }
+    let pat = closure_pattern(&f);
+    let body = &f.body;
+    Some(syn::parse_quote_spanned!(m.span()=>
+        match #opt {
+            Some(#pat) => #body,
+            None => #none,
+        }
+    ))
+}
+
+/// The pattern of a closure's one parameter, without its type (`|i: usize|`).
+fn closure_pattern(f: &syn::ExprClosure) -> syn::Pat {
+    match &f.inputs[0] {
+        syn::Pat::Type(t) => (*t.pat).clone(),
+        p => p.clone(),
+    }
+}
+
+/// Whether `ts` holds a `return` or a `?` (an exit of the function it is written in).
+fn exits(ts: &proc_macro2::TokenStream) -> bool {
+    ts.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == "return",
+        proc_macro2::TokenTree::Punct(p) => p.as_char() == '?',
+        proc_macro2::TokenTree::Group(g) => exits(&g.stream()),
+        proc_macro2::TokenTree::Literal(_) => false,
+    })
 }
 
 /// An element looked up in a slice, an `Option` of it: `xs.first()`, `xs.last()`,

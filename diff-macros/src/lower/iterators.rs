@@ -181,6 +181,11 @@ pub(crate) const CHAIN_METHODS: &[&str] = &[
     "filter",
 ];
 
+/// Whether `method` is one of [`CHAIN_METHODS`] (an iterator or an adapter of one).
+pub(crate) fn is_chain_method(method: &syn::Ident) -> bool {
+    CHAIN_METHODS.iter().any(|m| method == m)
+}
+
 /// Iterator methods of the standard library that a chain is not differentiated through.
 const NOT_DIFFERENTIATED: &[&str] = &[
     "scan",
@@ -196,7 +201,6 @@ const NOT_DIFFERENTIATED: &[&str] = &[
     "cycle",
     "reduce",
     "find_map",
-    "position",
     "nth",
     "min_by_key",
     "max_by_key",
@@ -270,6 +274,7 @@ fn take_root(e: &mut Expr, outermost: bool) -> Option<Expr> {
     );
     let of_a_call = match &*m.receiver {
         Expr::Call(_) => true,
+        Expr::Macro(v) => v.mac.path.is_ident("vec"),
         Expr::MethodCall(r) => !CHAIN_METHODS.contains(&r.method.to_string().as_str()),
         _ => false,
     };
