@@ -752,3 +752,58 @@ fn chains_with_discrete_results_steer_the_derivative() {
         }
     }
 }
+
+/// `a.iter().chain(b.iter())` (also `&b`, a literal, `into_iter`, several `chain`s) at
+/// the start of a chain or a `for` loop: the chain runs over the concatenation.
+#[differentiable]
+fn regularized(w: Vec<f64>, b: Vec<f64>, extra: f64) -> f64 {
+    let l2 = w.iter().chain(b.iter()).map(|v| v * v).sum::<f64>();
+    let l1: f64 = w
+        .iter()
+        .chain(&b)
+        .chain([extra].iter())
+        .map(|v| v.abs())
+        .sum();
+    let mut s = 0.0;
+    for (i, v) in w.iter().chain(b.iter()).enumerate() {
+        s += (i as f64 + 1.0) * v;
+    }
+    let by_value: f64 = w
+        .clone()
+        .into_iter()
+        .chain(b.clone())
+        .map(|v| v.sin())
+        .sum();
+    l2 + 0.5 * l1 + s + by_value
+}
+
+#[test]
+fn chains_of_collections() {
+    let (w, b, e) = (vec![0.5, -1.0], vec![2.0], -0.3);
+    let (gw, gb, ge) = gradient!(at: (w.clone(), b.clone(), e), of: regularized);
+    let expected = [
+        2.0 * 0.5 + 0.5 + 1.0 + 0.5f64.cos(),
+        -2.0 - 0.5 + 2.0 + (-1.0f64).cos(),
+        4.0 + 0.5 + 3.0 + 2.0f64.cos(),
+    ];
+    for (got, want) in gw.iter().chain(&gb).zip(expected) {
+        assert!(close(*got, want, 1e-12), "{got} vs {want}");
+    }
+    assert!(close(ge, -0.5, 1e-12), "{ge}");
+    let forward = first_derivative!(at: e, of: |t| regularized(w.clone(), b.clone(), t));
+    assert!(close(forward, ge, 1e-12), "forward {forward}");
+    let h = hessian!(at: vec![0.5, -1.0, 2.0], of: |v: Vec<f64>| regularized(vec![v[0], v[1]], vec![v[2]], e));
+    for (i, x) in [0.5f64, -1.0, 2.0].into_iter().enumerate() {
+        assert!(close(h[i][i], 2.0 - x.sin(), 1e-12), "hessian {i}");
+    }
+    let fd = fd_grad(
+        |v| regularized(vec![v[0], v[1]], vec![v[2]], e),
+        &[0.5, -1.0, 2.0],
+    );
+    for (got, want) in gw.iter().chain(&gb).zip(fd) {
+        assert!(
+            close(*got, want, 1e-6),
+            "finite differences {got} vs {want}"
+        );
+    }
+}

@@ -604,6 +604,7 @@ impl Chain {
         }
         let xs = &self.base.expr;
         let acc: syn::Ident = parse_quote!(__diff_acc);
+
         let (init, step): (Expr, Expr) =
             match (method.method.to_string().as_str(), method.args.len()) {
                 ("sum", 0) => (
@@ -874,21 +875,106 @@ fn replace_root(e: Expr, root: &Expr) -> Expr {
 /// `rows.iter().flatten()` (or `.into_iter()`) at the root of a method chain `m` or of a
 /// `for` loop's iterator, over rows that are `Vec`s or arrays: `{ let flat =
 /// rows.to_vec().concat(); <the same with flat.iter()> }`, so the chain runs over one
-/// collection (`concat` has a derivative). `None` when there is no such root (checked
-/// before anything is copied: most chains have none).
+/// collection (`concat` has a derivative); likewise `a.iter().chain(b.iter())`, over
+/// `[&a[..], &b[..]].concat()`. `None` when there is no such root (checked before
+/// anything is copied: most chains have none).
 pub(crate) fn flattened(m: &syn::ExprMethodCall) -> Option<Expr> {
-    rows_flattened_by(m)?;
+    if rows_flattened_by(m).is_none() && !chains_at_root(m) {
+        return None;
+    }
     let mut out = Expr::MethodCall(m.clone());
-    let rows = flatten_at_root(&mut out)?;
-    Some(over_concatenation(rows, out))
+    if rows_flattened_by(m).is_some() {
+        let rows = flatten_at_root(&mut out)?;
+        return Some(over_concatenation(
+            parse_quote!(#rows.to_vec().concat()),
+            out,
+        ));
+    }
+    let pieces = chain_at_root(&mut out)?;
+    Some(over_concatenation(concatenated(&pieces), out))
 }
 
 /// [`flattened`] for a `for` loop over such a chain.
 pub(crate) fn flattened_loop(f: &syn::ExprForLoop) -> Option<Expr> {
-    rows_flattened(&f.expr)?;
+    if rows_flattened(&f.expr).is_none()
+        && !matches!(&*f.expr, Expr::MethodCall(m) if chains_at_root(m))
+    {
+        return None;
+    }
     let mut out = f.clone();
-    let rows = flatten_at_root(&mut out.expr)?;
-    Some(over_concatenation(rows, Expr::ForLoop(out)))
+    if rows_flattened(&f.expr).is_some() {
+        let rows = flatten_at_root(&mut out.expr)?;
+        return Some(over_concatenation(
+            parse_quote!(#rows.to_vec().concat()),
+            Expr::ForLoop(out),
+        ));
+    }
+    let pieces = chain_at_root(&mut out.expr)?;
+    Some(over_concatenation(
+        concatenated(&pieces),
+        Expr::ForLoop(out),
+    ))
+}
+
+/// Replaces `a.iter().chain(b.iter())` (any number of `.chain(..)`s, each taking
+/// `c.iter()`, `c.into_iter()`, `&c` or `c`) at the root of the chain `e` by
+/// `__diff_flat.iter()` (`into_iter()` after `a.into_iter()`), returning the collections
+/// `[a, b, ..]`. `None` when there is no such root (a `chain` after other adapters
+/// stays as it is, refused where it is lowered).
+fn chain_at_root(e: &mut Expr) -> Option<Vec<Expr>> {
+    let Expr::MethodCall(m) = e else {
+        return None;
+    };
+    if m.method != "chain" {
+        return chain_at_root(&mut m.receiver);
+    }
+    let (pieces, by_ref) = chained(m)?;
+    *e = if by_ref {
+        parse_quote!(__diff_flat.iter())
+    } else {
+        parse_quote!(__diff_flat.into_iter())
+    };
+    Some(pieces)
+}
+
+/// Whether the chain ending in `m` begins with `a.iter().chain(..)` ([`chain_at_root`]).
+fn chains_at_root(m: &syn::ExprMethodCall) -> bool {
+    if m.method == "chain" {
+        return chained(m).is_some();
+    }
+    matches!(&*m.receiver, Expr::MethodCall(r) if chains_at_root(r))
+}
+
+/// The collections `a.iter().chain(b).chain(c)` goes through, and whether its items are
+/// references (`a.iter()`).
+fn chained(m: &syn::ExprMethodCall) -> Option<(Vec<Expr>, bool)> {
+    if m.method != "chain" || m.args.len() != 1 {
+        return None;
+    }
+    let (mut pieces, by_ref) = match &*m.receiver {
+        Expr::MethodCall(r) if r.method == "chain" => chained(r)?,
+        Expr::MethodCall(r)
+            if (r.method == "iter" || r.method == "into_iter") && r.args.is_empty() =>
+        {
+            (vec![(*r.receiver).clone()], r.method == "iter")
+        }
+        _ => return None,
+    };
+    pieces.push(match &m.args[0] {
+        Expr::MethodCall(r)
+            if (r.method == "iter" || r.method == "into_iter") && r.args.is_empty() =>
+        {
+            (*r.receiver).clone()
+        }
+        Expr::Reference(r) if r.mutability.is_none() => (*r.expr).clone(),
+        other => other.clone(),
+    });
+    Some((pieces, by_ref))
+}
+
+/// `[&a[..], &b[..], ..].concat()`.
+fn concatenated(pieces: &[Expr]) -> Expr {
+    parse_quote!([#(&(#pieces)[..]),*].concat())
 }
 
 /// The rows of `rows.iter().flatten()` at the root of the chain `e`.
@@ -929,10 +1015,10 @@ fn flatten_at_root(e: &mut Expr) -> Option<Expr> {
     }
 }
 
-/// `{ let __diff_flat = rows.to_vec().concat(); e }`.
-fn over_concatenation(rows: Expr, e: Expr) -> Expr {
+/// `{ let __diff_flat = flat; e }`.
+fn over_concatenation(flat: Expr, e: Expr) -> Expr {
     parse_quote!({
-        let __diff_flat = #rows.to_vec().concat();
+        let __diff_flat = #flat;
         #e
     })
 }
