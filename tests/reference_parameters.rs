@@ -243,3 +243,38 @@ fn jacobian_at_a_sub_slice() {
         vec![vec![3.0, 2.0]]
     );
 }
+
+#[differentiable]
+fn curved(w: &[f64]) -> f64 {
+    w[0] * w[0] * w[1] + 3.0 * w[1]
+}
+
+#[differentiable]
+fn curved32(w: &[f32]) -> f32 {
+    w[0] * w[0] * w[1] + 3.0 * w[1]
+}
+
+/// An array given by reference to a closure whose parameter is a slice (declared
+/// `|w: &[f64]|`, or inferred from the call inside): the gradient is the slice's, a `Vec`,
+/// in every operator that takes the point.
+#[test]
+fn an_array_given_to_a_closure_taking_a_slice() {
+    let w = [0.5, -0.2];
+    let expected = vec![2.0 * 0.5 * -0.2, 0.25 + 3.0];
+    let typed: Vec<f64> = gradient!(at: &w, of: |w: &[f64]| curved(w));
+    assert_vec_close(&typed, &expected, 1e-12, "declared slice");
+    let inferred: Vec<f64> = gradient!(at: &w, of: |w| curved(w));
+    assert_vec_close(&inferred, &expected, 1e-12, "inferred slice");
+    let (v, pb) = value_with_pullback!(at: &w, of: |w: &[f64]| curved(w));
+    assert_eq!(v, curved(&w));
+    assert_vec_close(&pb(1.0), &expected, 1e-12, "pullback");
+    let h = hessian!(at: &w, of: |w: &[f64]| curved(w));
+    assert_vec_close(&h[0], &[2.0 * -0.2, 2.0 * 0.5], 1e-12, "hessian row 0");
+    assert_vec_close(&h[1], &[2.0 * 0.5, 0.0], 1e-12, "hessian row 1");
+    let w32 = [0.5f32, -0.2];
+    let g32: Vec<f32> = gradient!(at: &w32, of: |w: &[f32]| curved32(w));
+    assert!(
+        (g32[0] + 0.2).abs() < 1e-6 && (g32[1] - 3.25).abs() < 1e-6,
+        "{g32:?}"
+    );
+}

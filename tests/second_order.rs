@@ -826,7 +826,7 @@ mod user_struct {
             n: 2,
         };
         let c = Config { weight: 3.0 };
-        let x = vec![1.0, 2.0];
+        let x = [1.0, 2.0];
         let h = hessian!(at: &x, of: |x: &[f64]| loss(x, &p, &c));
         // d²/dx_i² = 6 scale (x_i - offset_i).
         let want = vec![vec![6.0, 0.0], vec![0.0, 21.0]];
@@ -1121,14 +1121,14 @@ mod methods_of_a_model {
         super::assert_symmetric(&h);
         let want = super::hessian_by_differences(
             &x,
-            |p| gradient!(at: &p.to_vec(), of: |q: &[f64]| m.poly(q)),
+            |p| gradient!(at: p, of: |q: &[f64]| m.poly(q)),
         );
         super::assert_matrix(&h, &want, 1e-6);
         let h = hessian!(at: &x, of: |p: &[f64]| fit(&m, p));
         super::assert_symmetric(&h);
         let want = super::hessian_by_differences(
             &x,
-            |p| gradient!(at: &p.to_vec(), of: |q: &[f64]| fit(&m, q)),
+            |p| gradient!(at: p, of: |q: &[f64]| fit(&m, q)),
         );
         super::assert_matrix(&h, &want, 1e-6);
     }

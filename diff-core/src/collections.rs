@@ -164,6 +164,15 @@ impl<T: VectorSpace> ZeroLater<T> for ZeroNow<T> {
     }
 }
 
+/// An array given for a slice parameter (`at: &[1.0, 2.0]` to `|w| f(w)` with `fn f(w:
+/// &[f64])`): the slice's tangent, a `Vec`, of the array's length.
+impl<S: VectorSpace + Clone, const N: usize> ZeroLater<Vec<S>> for ZeroNow<[S; N]> {
+    #[inline(always)]
+    fn finish(self, g: Option<Vec<S>>) -> Vec<S> {
+        ZeroOfLength(N).finish(g)
+    }
+}
+
 /// The length of a vector of scalars: its adjoint is whole when it has that length.
 pub struct ZeroOfLength(usize);
 

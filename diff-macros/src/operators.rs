@@ -203,7 +203,7 @@ fn path(op: Op, ins: &[syn::Expr], p: &syn::ExprPath) -> TokenStream {
         .map(|i| ident(&format!("__input{i}")))
         .collect();
     let call = quote! { #companion(#(#args),*) };
-    finish(op, ins, &args, requirement(p, Need::of(kind)), call)
+    finish(op, ins, &[], &args, requirement(p, Need::of(kind)), call)
 }
 
 /// The check that the function `p` names has what mode `need` runs (`requirements.rs`),
@@ -229,15 +229,28 @@ fn closure_requirements(analyzed: &pipeline::Analyzed, need: Need) -> TokenStrea
 ///
 /// `pre` are statements evaluated first, in the operator's scope, so that a linear map
 /// borrowing their locals lives as long as the operator's result needs.
+///
+/// `types` are the inputs' declared types, where a closure declares them (`|w: &[f64]|`
+/// given `at: &[1.0, 2.0]`): bound with them, an input is coerced as the closure's call
+/// would, and its zero has the parameter's shape.
 fn finish(
     op: Op,
     ins: &[syn::Expr],
+    types: &[Option<syn::Type>],
     args: &[Ident],
     pre: TokenStream,
     call: TokenStream,
 ) -> TokenStream {
     let rt = quote!(::diff::__private);
-    let lets = quote! { #(let #args = #ins;)* #pre };
+    let lets = ins
+        .iter()
+        .zip(args)
+        .enumerate()
+        .map(|(i, (e, a))| match types.get(i) {
+            Some(Some(ty)) => quote!(let #a: #ty = #e;),
+            _ => quote!(let #a = #e;),
+        });
+    let lets = quote! { #(#lets)* #pre };
     let x = &args[0];
     match op {
         Op::Gradient => {
@@ -551,7 +564,19 @@ fn closure(
             )
         }
     };
-    Ok(finish(op, ins, &args, pre, call))
+    // (On dual numbers the inputs are lifted already: their types are not the declared.)
+    let types: Vec<Option<syn::Type>> = match c.inputs.len() == ins.len() && !dual {
+        true => c
+            .inputs
+            .iter()
+            .map(|p| match p {
+                syn::Pat::Type(t) => Some((*t.ty).clone()),
+                _ => None,
+            })
+            .collect(),
+        false => Vec::new(),
+    };
+    Ok(finish(op, ins, &types, &args, pre, call))
 }
 
 /// Whether `ty` is a primitive integer type (`usize`, `i32`, ..) or `bool`.
@@ -940,15 +965,15 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
             }});
         }
     };
-    // `at: &[1.0, 2.0]` for a closure taking a slice: the point is the slice (an
-    // array's gradient would be an array).
+    // `at: &[1.0, 2.0]` or `at: &arr` for a closure taking a slice: the point is the
+    // slice (an array's gradient would be an array).
     let slice_closure = matches!(of, syn::Expr::Closure(c) if matches!(c.inputs.first(),
         Some(syn::Pat::Type(t)) if matches!(&*t.ty, syn::Type::Reference(r) if matches!(&*r.elem, syn::Type::Slice(_)))));
     let as_slice: syn::Expr;
     let x = match x {
-        syn::Expr::Reference(r) if slice_closure && matches!(&*r.expr, syn::Expr::Array(_)) => {
+        syn::Expr::Reference(r) if slice_closure && r.mutability.is_none() => {
             let array = &r.expr;
-            as_slice = syn::parse_quote!(&#array[..]);
+            as_slice = syn::parse_quote!(&(#array)[..]);
             &as_slice
         }
         _ => x,
