@@ -1119,17 +1119,13 @@ mod methods_of_a_model {
         let x = vec![0.7, -0.4, 1.1];
         let h = hessian!(at: &x, of: |p: &[f64]| m.poly(p));
         super::assert_symmetric(&h);
-        let want = super::hessian_by_differences(
-            &x,
-            |p| gradient!(at: p, of: |q: &[f64]| m.poly(q)),
-        );
+        let want =
+            super::hessian_by_differences(&x, |p| gradient!(at: p, of: |q: &[f64]| m.poly(q)));
         super::assert_matrix(&h, &want, 1e-6);
         let h = hessian!(at: &x, of: |p: &[f64]| fit(&m, p));
         super::assert_symmetric(&h);
-        let want = super::hessian_by_differences(
-            &x,
-            |p| gradient!(at: p, of: |q: &[f64]| fit(&m, q)),
-        );
+        let want =
+            super::hessian_by_differences(&x, |p| gradient!(at: p, of: |q: &[f64]| fit(&m, q)));
         super::assert_matrix(&h, &want, 1e-6);
     }
 }

@@ -35,9 +35,7 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                     if let Some(name) = free_function(p) {
                         for (k, param) in crate::source::left_out_by_wrt_of(stmt.span, &name) {
                             if args.get(k).is_some_and(|a| act.is_active(*a)) {
-                                add(syn::Error::new(stmt.span, format!(
-                                    "`{name}` is not differentiated with respect to its parameter `{param}` (its `wrt` leaves it out), but the value given for it carries a derivative: add `{param}` to the `wrt` of `{name}`, or write no_derivative(..) around the argument"
-                                )));
+                                add(left_out_by_wrt(stmt.span, &name, &param));
                             }
                         }
                         if crate::source::has_no_derivative(stmt.span, &name) {
@@ -79,6 +77,15 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                     // (A name the library differentiates, `x.tanh()`, is its rule's.)
                     let rule = crate::lifting::is_rule(method);
                     let method = method.to_string();
+                    if let Some(ty) = ty {
+                        for (k, param) in
+                            crate::source::method_left_out_by_wrt_of(stmt.span, ty, &method)
+                        {
+                            if args.get(k).is_some_and(|a| act.is_active(*a)) {
+                                add(left_out_by_wrt(stmt.span, &format!("{ty}::{method}"), &param));
+                            }
+                        }
+                    }
                     if let Some(ty) = ty.filter(|ty| {
                         crate::source::method_has_no_derivative(stmt.span, ty, &method)
                     }) {
@@ -120,6 +127,14 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
         }
     }
     errors.len() == before
+}
+
+/// The refusal of an argument carrying a derivative given for the parameter `param`
+/// that the `wrt` of the function `name` leaves out.
+fn left_out_by_wrt(span: proc_macro2::Span, name: &str, param: &str) -> syn::Error {
+    syn::Error::new(span, format!(
+        "`{name}` is not differentiated with respect to its parameter `{param}` (its `wrt` leaves it out), but the value given for it carries a derivative: add `{param}` to the `wrt` of `{name}`, or write no_derivative(..) around the argument"
+    ))
 }
 
 /// The refusal of a call of the method `method` of trait `tr`, which does not mark it;

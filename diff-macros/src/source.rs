@@ -250,7 +250,9 @@ struct Types {
     returns: Vec<(String, String, String)>,
     /// Free functions marked `#[differentiable(wrt = ..)]`: the name, and the names of
     /// the parameters `wrt` leaves out, with their positions.
-    left_out: Vec<(String, Vec<(usize, String)>)>,
+    left_out: Vec<(String, LeftOut)>,
+    /// The same of the methods of inherent `impl` blocks: (type, method, left out).
+    methods_left_out: Vec<(String, String, LeftOut)>,
     /// Free functions: the name and the number of parameters.
     arities: Vec<(String, usize)>,
 }
@@ -432,6 +434,12 @@ impl<'a> syn::visit::Visit<'a> for Types {
                                 ));
                         self.inherent_methods
                             .push((ty.clone(), name.clone(), is_marked));
+                        if let Some(out) = marked(&f.attrs, "differentiable")
+                            .then(|| left_out_by_wrt(&f.attrs, &f.sig))
+                            .flatten()
+                        {
+                            self.methods_left_out.push((ty.clone(), name.clone(), out));
+                        }
                         if !is_marked {
                             continue;
                         }
@@ -769,6 +777,34 @@ pub fn left_out_by_wrt_of(span: proc_macro2::Span, name: &str) -> Vec<(usize, St
         (Some((_, out)), None) => out.clone(),
         _ => Vec::new(),
     }
+}
+
+/// The parameters (position, name) a function's `wrt` leaves out.
+type LeftOut = Vec<(usize, String)>;
+
+/// [`left_out_by_wrt_of`] for the method `method` of an inherent `impl` of the type
+/// `ty` (the receiver is parameter 0), when the crate's sources define one such method.
+pub fn method_left_out_by_wrt_of(
+    span: proc_macro2::Span,
+    ty: &str,
+    method: &str,
+) -> Vec<(usize, String)> {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return Vec::new();
+    };
+    let defined = all
+        .iter()
+        .flat_map(|t| t.inherent_methods.iter())
+        .filter(|(t, m, _)| t == ty && m == method)
+        .count();
+    if defined != 1 || given_a_derivative(&all, method) {
+        return Vec::new();
+    }
+    all.iter()
+        .flat_map(|t| t.methods_left_out.iter())
+        .find(|(t, m, _)| t == ty && m == method)
+        .map(|(_, _, out)| out.clone())
+        .unwrap_or_default()
 }
 
 /// The number of parameters of the free function `name`, when the crate's sources (read
