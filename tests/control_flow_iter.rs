@@ -807,3 +807,29 @@ fn chains_of_collections() {
         );
     }
 }
+
+/// `xs.iter().zip(ys.iter().rev())`: the zipped collection read from its back (a
+/// convolution's reversed kernel), both collections active.
+#[differentiable]
+fn convolved_at_end(xs: &[f64], kernel: &[f64]) -> f64 {
+    xs.iter()
+        .zip(kernel.iter().rev())
+        .map(|(x, k)| x * k)
+        .sum::<f64>()
+}
+
+#[test]
+fn zip_with_a_reversed_collection() {
+    let (xs, kernel) = ([1.0, 2.0, 3.0], [0.5, -1.0, 2.0, 4.0]);
+    // Pairs (1, 4), (2, 2), (3, -1).
+    assert!(close(convolved_at_end(&xs, &kernel), 4.0 + 4.0 - 3.0, 1e-15));
+    let (gx, gk) = gradient!(at: (&xs, &kernel), of: convolved_at_end);
+    assert_eq!(gx, vec![4.0, 2.0, -1.0]);
+    assert_eq!(gk, vec![0.0, 3.0, 2.0, 1.0]);
+    let forward = first_derivative!(at: 1.0, of: |t| convolved_at_end(&[t, 2.0, 3.0], &kernel));
+    assert!(close(forward, 4.0, 1e-15));
+    let fd = fd_grad(|k| convolved_at_end(&xs, k), &kernel);
+    for (g, f) in gk.iter().zip(&fd) {
+        assert!(close(*g, *f, 1e-6));
+    }
+}

@@ -29,6 +29,9 @@ struct Base {
     by_ref: bool,
     /// Elements skipped at the front (`ys.iter().skip(k)` as the argument of `zip`).
     offset: Option<Expr>,
+    /// Read from the back (`ys.iter().rev()` as the argument of `zip`): item `i` is
+    /// `ys[ys.len() - 1 - i]`.
+    reversed: bool,
     /// A range of indices (`(0..n).map(|i| xs[i] * w[i])`): the items are the indices.
     range: bool,
     /// `xs.windows(k)` or `xs.chunks(k)`: the items are sub-slices of `xs`.
@@ -51,6 +54,7 @@ fn base(e: &Expr) -> Option<Base> {
                 expr: inner.expr,
                 by_ref: m.method == "iter" || inner.by_ref,
                 offset: None,
+                reversed: false,
                 range: false,
                 window: None,
             })
@@ -65,6 +69,7 @@ fn base(e: &Expr) -> Option<Base> {
             },
             by_ref: false,
             offset: None,
+            reversed: false,
             range: false,
             window: None,
         }),
@@ -75,6 +80,7 @@ fn base(e: &Expr) -> Option<Base> {
             expr: (*r.expr).clone(),
             by_ref: true,
             offset: None,
+            reversed: false,
             range: false,
             window: None,
         }),
@@ -82,6 +88,7 @@ fn base(e: &Expr) -> Option<Base> {
             expr: e.clone(),
             by_ref: false,
             offset: None,
+            reversed: false,
             range: false,
             window: None,
         }),
@@ -89,6 +96,7 @@ fn base(e: &Expr) -> Option<Base> {
             expr: e.clone(),
             by_ref: false,
             offset: None,
+            reversed: false,
             range: false,
             window: None,
         }),
@@ -99,6 +107,7 @@ fn base(e: &Expr) -> Option<Base> {
             expr: parse_quote!((#e)),
             by_ref: false,
             offset: None,
+            reversed: false,
             range: false,
             window: None,
         }),
@@ -122,6 +131,7 @@ fn base(e: &Expr) -> Option<Base> {
             expr: e.clone(),
             by_ref: false,
             offset: None,
+            reversed: false,
             range: true,
             window: None,
         }),
@@ -148,6 +158,14 @@ fn zipped(e: &Expr) -> Option<Base> {
         if m.method == "skip" && m.args.len() == 1 {
             let mut b = base(&m.receiver)?;
             b.offset = Some(m.args[0].clone());
+            return Some(b);
+        }
+        if m.method == "rev" && m.args.is_empty() {
+            let mut b = base(&m.receiver)?;
+            if b.range || b.window.is_some() || b.offset.is_some() {
+                return None;
+            }
+            b.reversed = true;
             return Some(b);
         }
     }
@@ -394,6 +412,7 @@ fn element(b: &Base, i: &syn::Ident) -> Expr {
         return parse_quote!(::diff::__private::sub_slice(&#xs, #part));
     }
     let at: Expr = match &b.offset {
+        _ if b.reversed => parse_quote!(#xs.len() - 1 - #i),
         Some(k) => parse_quote!(#i + (#k)),
         None => parse_quote!(#i),
     };

@@ -142,6 +142,37 @@ pub enum Expr {
     VField(Box<VExpr>, Fld),
     /// `p.dot(q)`.
     Dot(Box<VExpr>, Box<VExpr>),
+    /// An iterator chain over the array `[e0, e1, e2]` (see [`IterKind`]).
+    Iter(IterKind, Vec<Expr>),
+}
+
+/// The chain of an [`Expr::Iter`] over `it_a = [e0, e1, e2]` (feature `iter`).
+#[derive(Clone, Copy, Debug)]
+pub enum IterKind {
+    /// `it_a.iter().map(|v| v * v).sum::<f64>()`.
+    SumSquares,
+    /// `it_a.iter().zip(it_a.iter().rev()).map(|(p, q)| p * q).sum::<f64>()`.
+    ZipRev,
+    /// `it_a.iter().enumerate().map(|(i, v)| (i as f64 + 1.0) * v).sum::<f64>()`.
+    Enumerate,
+    /// `it_a.iter().fold(0.0, |acc, v| acc * 0.5 + v)`.
+    Fold,
+    /// `it_a.iter().rev().skip(1).map(|v| v.sin()).product::<f64>()`.
+    RevSkipProduct,
+    /// `it_a.iter().filter(|v| **v > 0.0).map(|v| v * 2.0).sum::<f64>()`.
+    Filter,
+    /// `it_a.windows(2).map(|w| w[1] - w[0]).map(|d| d * d).sum::<f64>()`.
+    Windows,
+    /// `{ let it_v: Vec<f64> = it_a.iter().map(|v| v.tanh()).collect(); it_v[0] * it_v[2] + it_v[1] }`.
+    Collect,
+    /// `it_a.iter().chain(it_a[1..].iter()).map(|v| v * 0.5).sum::<f64>()`.
+    Chain,
+    /// `it_a.iter().position(|v| *v > 0.0).map_or(0.0, |k| it_a[k] * 2.0)`.
+    Position,
+    /// `it_a.map(|v| v * 3.0)[1]`.
+    ArrayMap,
+    /// `for v in it_a.iter().step_by(2) { s += v * v }`, as a block.
+    StepByLoop,
 }
 
 /// A binary operator between two `V` values.

@@ -80,6 +80,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     ("retloop", true, "`return` inside loops"),
     ("label", true, "labelled loops and `break 'outer`"),
     ("breakval", true, "`let v = loop { .. break e; };`"),
+    (
+        "iter",
+        true,
+        "iterator chains over `[e0, e1, e2]`: map/sum, zip, enumerate, fold, rev/skip/product, filter, windows, collect, chain, position/map_or, array map, step_by loops",
+    ),
 ];
 
 #[derive(Clone, Debug)]

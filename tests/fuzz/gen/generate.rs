@@ -126,6 +126,7 @@ fn typed(e: &Expr) -> bool {
         Expr::If(arms, _, e) => typed(e) || arms.iter().any(|a| typed(&a.2)),
         Expr::Match(_, arms) => arms.iter().any(|a| typed(&a.1)),
         Expr::Select(_, es) => es.iter().any(typed),
+        Expr::Iter(..) => true,
     }
 }
 
@@ -351,7 +352,8 @@ impl Gen<'_> {
             return self.leaf(false);
         }
         let d = depth - 1;
-        let (e, b) = match self.rng.below(24) {
+        let kinds = if self.on("iter") { 26 } else { 24 };
+        let (e, b) = match self.rng.below(kinds) {
             0..=3 => {
                 let (a, ba) = self.expr(d);
                 let (c, bc) = self.expr(d);
@@ -453,6 +455,40 @@ impl Gen<'_> {
                 };
                 (
                     Expr::Select(kind, parts.into_iter().map(|p| p.0).collect()),
+                    bound,
+                )
+            }
+            24 | 25 => {
+                let kind = *self.rng.pick(&[
+                    IterKind::SumSquares,
+                    IterKind::ZipRev,
+                    IterKind::Enumerate,
+                    IterKind::Fold,
+                    IterKind::RevSkipProduct,
+                    IterKind::Filter,
+                    IterKind::Windows,
+                    IterKind::Collect,
+                    IterKind::Chain,
+                    IterKind::Position,
+                    IterKind::ArrayMap,
+                    IterKind::StepByLoop,
+                ]);
+                let parts: Vec<(Expr, f64)> = (0..3).map(|_| self.bounded(d, 2.0)).collect();
+                let m = parts.iter().map(|p| p.1).fold(0.0, f64::max);
+                let bound = match kind {
+                    IterKind::SumSquares | IterKind::ZipRev => 3.0 * m * m,
+                    IterKind::Enumerate => 6.0 * m,
+                    IterKind::Fold => 2.0 * m,
+                    IterKind::RevSkipProduct | IterKind::Collect => 2.0,
+                    IterKind::Filter => 6.0 * m,
+                    IterKind::Windows => 8.0 * m * m,
+                    IterKind::Chain => 2.5 * m,
+                    IterKind::Position => 2.0 * m,
+                    IterKind::ArrayMap => 3.0 * m,
+                    IterKind::StepByLoop => 2.0 * m * m,
+                };
+                (
+                    Expr::Iter(kind, parts.into_iter().map(|p| p.0).collect()),
                     bound,
                 )
             }

@@ -342,6 +342,7 @@ impl R {
                 format!("{}.dot({})", self.vmin(a, P_POSTFIX), self.vexpr_p(b).0),
                 P_POSTFIX,
             ),
+            Expr::Iter(kind, es) => (self.iter_chain(*kind, es), P_BLOCK),
             Expr::Select(kind, es) => {
                 let e0 = self.cond_context(|| self.expr(&es[0]));
                 let e1c = self.cond_context(|| self.expr(&es[1]));
@@ -369,6 +370,92 @@ impl R {
                 (s, P_BLOCK)
             }
         }
+    }
+
+    /// `{ let it_a: [f64; 3] = [e0, e1, e2]; <chain> }`; over `D` the same computation,
+    /// written with `D`'s operations (`fold` for `sum` and `product`).
+    fn iter_chain(&self, kind: IterKind, es: &[Expr]) -> String {
+        let was = self.in_cond.replace(false);
+        let parts: Vec<String> = es.iter().map(|e| self.expr(e)).collect();
+        self.in_cond.set(was);
+        let dual = self.dual;
+        let scalar = if dual { "D" } else { "f64" };
+        // A constant, and a sum and a product of items.
+        let c = |v: &str| {
+            if dual {
+                format!("D::c({v})")
+            } else {
+                v.to_string()
+            }
+        };
+        let sum = if dual {
+            ".fold(D::c(0.0), |it_s, it_t| it_s + it_t)".to_string()
+        } else {
+            ".sum::<f64>()".to_string()
+        };
+        let product = if dual {
+            ".fold(D::c(1.0), |it_s, it_t| it_s * it_t)".to_string()
+        } else {
+            ".product::<f64>()".to_string()
+        };
+        // An item read through a reference (`v`, or `*v` where `D`'s operators take values).
+        let r = |v: &str| if dual { format!("*{v}") } else { v.to_string() };
+        let chain = match kind {
+            IterKind::SumSquares => format!("it_a.iter().map(|v| {} * {}){sum}", r("v"), r("v")),
+            IterKind::ZipRev => format!(
+                "it_a.iter().zip(it_a.iter().rev()).map(|(p, q)| {} * {}){sum}",
+                r("p"),
+                r("q")
+            ),
+            IterKind::Enumerate => format!(
+                "it_a.iter().enumerate().map(|(i, v)| {} * {}){sum}",
+                if dual { "D::c(i as f64 + 1.0)" } else { "(i as f64 + 1.0)" },
+                r("v")
+            ),
+            IterKind::Fold => format!(
+                "it_a.iter().fold({}, |acc, v| acc * {} + {})",
+                c("0.0"),
+                c("0.5"),
+                r("v")
+            ),
+            IterKind::RevSkipProduct => {
+                format!("it_a.iter().rev().skip(1).map(|v| v.sin()){product}")
+            }
+            IterKind::Filter => format!(
+                "it_a.iter().filter(|v| **v > {}).map(|v| {} * {}){sum}",
+                c("0.0"),
+                r("v"),
+                c("2.0")
+            ),
+            IterKind::Windows => {
+                format!("it_a.windows(2).map(|w| w[1] - w[0]).map(|g| g * g){sum}")
+            }
+            IterKind::Collect => format!(
+                "let it_v: Vec<{scalar}> = it_a.iter().map(|v| v.tanh()).collect(); it_v[0] * it_v[2] + it_v[1]"
+            ),
+            IterKind::Chain => format!(
+                "it_a.iter().chain(it_a[1..].iter()).map(|v| {} * {}){sum}",
+                r("v"),
+                c("0.5")
+            ),
+            IterKind::Position => format!(
+                "it_a.iter().position(|v| *v > {}).map_or({}, |k| it_a[k] * {})",
+                c("0.0"),
+                c("0.0"),
+                c("2.0")
+            ),
+            IterKind::ArrayMap => format!("it_a.map(|v| v * {})[1]", c("3.0")),
+            IterKind::StepByLoop => format!(
+                "let mut it_s = {}; for v in it_a.iter().step_by(2) {{ it_s += {} * {}; }} it_s",
+                c("0.0"),
+                r("v"),
+                r("v")
+            ),
+        };
+        format!(
+            "{{ let it_a: [{scalar}; 3] = [{}]; {chain} }}",
+            parts.join(", ")
+        )
     }
 
     fn inline_block(&self, stmts: &[Stmt], tail: &Expr) -> String {

@@ -445,7 +445,7 @@ impl Uses {
                 self.expr(ev);
             }
             Expr::Match(_, arms) => arms.iter().for_each(|a| self.expr(&a.1)),
-            Expr::Select(_, es) => es.iter().for_each(|a| self.expr(a)),
+            Expr::Select(_, es) | Expr::Iter(_, es) => es.iter().for_each(|a| self.expr(a)),
             Expr::VField(v, _) => self.vexpr(v),
             Expr::Dot(a, b) => {
                 self.vexpr(a);
