@@ -822,7 +822,11 @@ fn convolved_at_end(xs: &[f64], kernel: &[f64]) -> f64 {
 fn zip_with_a_reversed_collection() {
     let (xs, kernel) = ([1.0, 2.0, 3.0], [0.5, -1.0, 2.0, 4.0]);
     // Pairs (1, 4), (2, 2), (3, -1).
-    assert!(close(convolved_at_end(&xs, &kernel), 4.0 + 4.0 - 3.0, 1e-15));
+    assert!(close(
+        convolved_at_end(&xs, &kernel),
+        4.0 + 4.0 - 3.0,
+        1e-15
+    ));
     let (gx, gk) = gradient!(at: (&xs, &kernel), of: convolved_at_end);
     assert_eq!(gx, vec![4.0, 2.0, -1.0]);
     assert_eq!(gk, vec![0.0, 3.0, 2.0, 1.0]);

@@ -802,6 +802,8 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     // Those of methods implementing a trait that does not mark them: an inherent `impl`.
     let mut inherent = TokenStream::new();
     let mut marked = 0;
+    let mut skipped = Errors::default();
+    let mut skipped_items = Vec::new();
     let generics = block.generics.clone();
     let trait_path = block.trait_.as_ref().map(|(_, p, _)| p.clone());
     let of_trait = trait_path.is_some();
@@ -877,7 +879,11 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let mut own_errors = Errors::default();
         let c = self::companions(args, func, context, owner, &mut own_errors);
         if implicit && !own_errors.is_empty() {
+            // Left as it is; why (and its stand-ins, which keep callers from more
+            // errors), if no function of the block is differentiated.
             marked -= 1;
+            skipped.append(own_errors);
+            skipped_items.extend(c.map(|c| (unmarked, c)));
             continue;
         }
         errors.append(own_errors);
@@ -892,7 +898,16 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             mark_signature(&mut func.sig);
         }
     }
-    if marked == 0 {
+    if marked == 0 && !skipped.is_empty() {
+        // Every function the block would differentiate has a body it cannot: the reasons.
+        errors.append(skipped);
+        for (unmarked, c) in skipped_items {
+            match unmarked {
+                true => inherent.extend(c),
+                false => companions.extend(c),
+            }
+        }
+    } else if marked == 0 {
         errors.push(syn::Error::new_spanned(
             &block.self_ty,
             "#[differentiable] on an `impl` block differentiates the functions in it marked #[differentiable], or with none marked every one returning a value that can carry a derivative (a float, a Differentiable type, a Vec, array or tuple of them) or changing one through `&mut`, and none here does; mark the ones to differentiate",

@@ -417,10 +417,18 @@ impl Companions<'_> {
         let stand_in = quote! {
             { (::core::unreachable!(), move |_| ::core::unreachable!()) }
         };
-        Signatures::of(sig, vis).items(
+        // (And the one taking the receiver as its struct's twin, which callers' dual
+        // companions name.)
+        let twin = DualSig::of_twin_receiver(sig).map(|ds| {
+            let header = ds.header(vis, names::twin_receiver(&sig.ident), output_tangent);
+            quote! { #header #stand_in }
+        });
+        let mut items = Signatures::of(sig, vis).items(
             output_tangent,
             [stand_in.clone(), stand_in.clone(), stand_in],
-        )
+        );
+        items.extend(twin);
+        items
     }
 }
 
