@@ -804,6 +804,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     let mut marked = 0;
     let mut skipped = Errors::default();
     let mut skipped_items = Vec::new();
+    let mut left_as_they_are = TokenStream::new();
     let generics = block.generics.clone();
     let trait_path = block.trait_.as_ref().map(|(_, p, _)| p.clone());
     let of_trait = trait_path.is_some();
@@ -882,6 +883,11 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             // Left as it is; why (and its stand-ins, which keep callers from more
             // errors), if no function of the block is differentiated.
             marked -= 1;
+            // (Warned of where another function calls it: its derivative is missed there.)
+            let name = &func.sig.ident;
+            if crate::source::is_called(name.span(), &name.to_string()) {
+                left_as_they_are.extend(crate::warnings::left_as_it_is(name, &own_errors));
+            }
             skipped.append(own_errors);
             skipped_items.extend(c.map(|c| (unmarked, c)));
             continue;
@@ -901,6 +907,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     if marked == 0 && !skipped.is_empty() {
         // Every function the block would differentiate has a body it cannot: the reasons.
         errors.append(skipped);
+        left_as_they_are = TokenStream::new();
         for (unmarked, c) in skipped_items {
             match unmarked {
                 true => inherent.extend(c),
@@ -920,7 +927,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         quote! { impl #params #ty #where_clause { #inherent } }
     });
     let errors = errors.to_compile_errors();
-    let out = quote! { #block #inherent #operators #errors };
+    let out = quote! { #block #inherent #operators #left_as_they_are #errors };
     crate::debug::dump(&out);
     out
 }

@@ -75,6 +75,11 @@ impl Errors {
         self.list.truncate(len);
     }
 
+    /// The errors, in the order recorded.
+    pub fn iter(&self) -> impl Iterator<Item = &syn::Error> {
+        self.list.iter()
+    }
+
     /// All errors as `compile_error!` invocations.
     pub fn to_compile_errors(&self) -> TokenStream {
         self.list.iter().map(syn::Error::to_compile_error).collect()

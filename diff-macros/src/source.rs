@@ -626,6 +626,18 @@ impl<'a> syn::visit::Visit<'a> for Mentioned {
     }
 }
 
+/// Whether some other function of the crate's sources (read from where `span` is)
+/// mentions the name `name` (told apart by name only); `false` when the sources cannot
+/// be read.
+pub fn is_called(span: proc_macro2::Span, name: &str) -> bool {
+    written_at(span).is_some_and(|w| {
+        read(&w)
+            .iter()
+            .flat_map(|t| t.calls.iter())
+            .any(|(f, mentioned)| f != name && mentioned.iter().any(|m| m == name))
+    })
+}
+
 /// Whether the function or method named `from` may call the one named `to`, directly or
 /// through others, as the crate's sources (read from where `span` is) say: functions
 /// are told apart by name only, so a name two modules or types define counts as one.

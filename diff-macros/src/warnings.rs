@@ -1,5 +1,6 @@
 //! Warnings where Swift warns: a parameter named in `wrt` that the result does not depend
-//! on, and a function whose derivative is always zero. A procedural macro cannot emit a
+//! on, and a function whose derivative is always zero; and a function of a block marked as
+//! a whole that is left without a derivative, with why. A procedural macro cannot emit a
 //! warning on stable Rust, so each is the use of a deprecated constant, spanned at the
 //! user's code, whose note is the message (`#[allow(deprecated)]` on the function
 //! silences it).
@@ -52,22 +53,51 @@ pub fn emit(sig: &FnSig, func: &Function, explicit_wrt: bool, ident: &syn::Ident
     if warnings.is_empty() {
         return TokenStream::new();
     }
-    let uses = warnings.iter().enumerate().map(|(k, (span, note))| {
-        // The use is spanned at the user's code, where the warning is reported.
-        let (c, used) = (
-            quote::format_ident!("DIFF_WARNING_{}", k),
-            quote::format_ident!("DIFF_WARNING_{}", k, span = *span),
-        );
-        quote! {
-            #[deprecated(note = #note)]
-            const #c: () = ();
-            let _ = #used;
-        }
-    });
+    let uses = uses(&warnings);
     let f = quote::format_ident!("__diff_warnings_{}", ident, span = Span::call_site());
     quote! {
         #[doc(hidden)]
         #[allow(dead_code, non_snake_case)]
-        fn #f() { #(#uses)* }
+        fn #f() { #uses }
     }
+}
+
+/// The warnings that the function `method` of a block marked as a whole (marking none
+/// of its functions) is left without a derivative, at each construct the macro could not
+/// differentiate (`errors`): a caller differentiating through it fails to find its
+/// derivative, and the warning says why.
+pub fn left_as_it_is(method: &syn::Ident, errors: &crate::errors::Errors) -> TokenStream {
+    let warnings: Vec<(Span, String)> = errors
+        .iter()
+        .map(|e| {
+            (
+                e.span(),
+                format!("`{method}` is left without a derivative (its block marks none of its functions, and this one cannot be differentiated): {e}; mark `fn {method}` #[differentiable] to make this an error"),
+            )
+        })
+        .collect();
+    let uses = uses(&warnings);
+    quote! {
+        const _: () = { #uses };
+    }
+}
+
+/// One deprecated constant per warning, used where the warning is reported.
+fn uses(warnings: &[(Span, String)]) -> TokenStream {
+    warnings
+        .iter()
+        .enumerate()
+        .map(|(k, (span, note))| {
+            // The use is spanned at the user's code, where the warning is reported.
+            let (c, used) = (
+                quote::format_ident!("DIFF_WARNING_{}", k),
+                quote::format_ident!("DIFF_WARNING_{}", k, span = *span),
+            );
+            quote! {
+                #[deprecated(note = #note)]
+                const #c: () = ();
+                let _ = #used;
+            }
+        })
+        .collect()
 }
