@@ -513,7 +513,7 @@ impl<'a> DualSig<'a> {
         }
         match self.taken.iter().position(|t| matches!(t, Taken::Any)) {
             Some(i) => format!(
-                "its parameter `{}` is not a float, a Vec or array of floats, or a reference to one",
+                "its parameter `{}` is not a float, a tuple, Vec or array of floats, a struct of the crate holding them, or a reference to one",
                 self.sig.params[i].ident
             ),
             None => "its result is not a float, a Vec, array or tuple of floats".into(),
