@@ -837,3 +837,52 @@ fn zip_with_a_reversed_collection() {
         assert!(close(*g, *f, 1e-6));
     }
 }
+
+/// `chain.reduce(f)` kept as an `Option`: then `unwrap_or`, or mapped (`None` for a chain
+/// with no items takes the fallback).
+#[differentiable]
+fn reduced(x: Vec<f64>) -> f64 {
+    let largest = x.iter().copied().reduce(f64::max).unwrap();
+    let smoothed = x.iter().copied().reduce(|a, b| a * 0.5 + b).unwrap_or(0.0);
+    let product = x
+        .iter()
+        .map(|v| v.sin())
+        .reduce(|a, b| a * b)
+        .map(|q| q * 2.0)
+        .unwrap_or(1.0);
+    let none = x.iter().copied().skip(5).reduce(f64::min).unwrap_or(-1.0);
+    largest + smoothed + product + none
+}
+
+#[test]
+fn reduce_kept_as_an_option() {
+    let x = vec![0.5, 1.5, -0.3];
+    let (v, g) = value_with_gradient!(at: x.clone(), of: reduced);
+    let by_hand =
+        1.5 + ((0.5 * 0.5 + 1.5) * 0.5 - 0.3) + 2.0 * x.iter().map(|v| v.sin()).product::<f64>()
+            - 1.0;
+    assert!(close(v, by_hand, 1e-15), "{v} {by_hand}");
+    let fd = fd_grad(|x| reduced(x.to_vec()), &x);
+    for (a, b) in g.iter().zip(&fd) {
+        assert!(close(*a, *b, 1e-6), "{a} vs {b}");
+    }
+    let forward = first_derivative!(at: 0.5, of: |t| reduced(vec![t, 1.5, -0.3]));
+    assert!(close(forward, g[0], 1e-12), "forward {forward}");
+    let h = hessian!(at: x.clone(), of: reduced);
+    let grad = |p: &[f64]| gradient!(at: p.to_vec(), of: reduced);
+    let e = 1e-6;
+    for j in 0..3 {
+        let (mut p, mut m) = (x.clone(), x.clone());
+        p[j] += e;
+        m[j] -= e;
+        let (gp, gm) = (grad(&p), grad(&m));
+        for i in 0..3 {
+            let fd = (gp[i] - gm[i]) / (2.0 * e);
+            assert!(
+                close(h[i][j], fd, 1e-6),
+                "hessian {i}{j}: {} vs {fd}",
+                h[i][j]
+            );
+        }
+    }
+}

@@ -1253,6 +1253,15 @@ impl Lowerer {
                 }
             }
         }
+        // `chain.reduce(f)`, not unwrapped where it is made: an `Option` of the fold.
+        if m.method == "reduce" {
+            if let Some(e) = self
+                .chain(&m.receiver)
+                .and_then(|chain| chain.reduce_option(m))
+            {
+                return self.lower_expr(&e);
+            }
+        }
         // `xs.first().unwrap()` / `xs.get(i).copied().unwrap_or(0.0)` (also `last`,
         // through `.cloned()`, or `expect`, `unwrap_or_default`): the element, by index.
         if let Some(e) = end_element(m) {
@@ -1478,6 +1487,7 @@ const OPTION_RESULTS: &[&str] = &[
     "first",
     "last",
     "pop",
+    "reduce",
     "checked_div",
     "checked_sub",
     "checked_add",

@@ -787,6 +787,31 @@ impl Chain {
         }))
     }
 
+    /// `chain.reduce(f)` as an `Option` (not unwrapped where it is made, which
+    /// [`Chain::select`] does): `None` for no items, else the first item folded with the
+    /// others.
+    pub(crate) fn reduce_option(&self, method: &syn::ExprMethodCall) -> Option<Expr> {
+        if method.method != "reduce" || method.args.len() != 1 || self.filters() {
+            return None;
+        }
+        let acc: syn::Ident = parse_quote!(__diff_acc);
+        let (ipat, index, item, _) = self.parts();
+        let step = fold_step(func(&method.args[0])?, &acc, &item)?;
+        Some(parse_quote!({
+            let mut __diff_rest = #index;
+            match ::core::iter::Iterator::next(&mut __diff_rest) {
+                ::core::option::Option::Some(#ipat) => {
+                    let mut #acc = #item;
+                    for #ipat in ::core::iter::IntoIterator::into_iter(__diff_rest) {
+                        #acc = #step;
+                    }
+                    ::core::option::Option::Some(#acc)
+                }
+                ::core::option::Option::None => ::core::option::Option::None,
+            }
+        }))
+    }
+
     fn neutral(&self, method: &syn::ExprMethodCall, which: &syn::Ident, xs: &Expr) -> Expr {
         if let Some(tf) = &method.turbofish {
             if let Some(syn::GenericArgument::Type(t)) = tf.args.first() {
