@@ -72,7 +72,7 @@ pub fn left_as_it_is(method: &syn::Ident, errors: &crate::errors::Errors) -> Tok
         .map(|e| {
             (
                 e.span(),
-                format!("`{method}` is left without a derivative (its block marks none of its functions, and this one cannot be differentiated): {e}; mark `fn {method}` #[differentiable] to make this an error"),
+                format!("`{method}` is left without a derivative (its block marks none of its functions, and this one cannot be differentiated): {e}; to silence this, mark the block's functions to differentiate #[differentiable] (the block then leaves the others), or mark `fn {method}` to make this an error"),
             )
         })
         .collect();
