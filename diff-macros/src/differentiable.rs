@@ -785,6 +785,16 @@ fn place(
     }
 }
 
+/// A function of a block marked as a whole that the macro left as it is.
+struct Skipped {
+    name: syn::Ident,
+    /// Why it cannot be differentiated.
+    why: Errors,
+    /// Its stand-ins, and whether they go in an inherent `impl` (of a trait's method the
+    /// trait does not mark).
+    stand_ins: Option<(bool, TokenStream)>,
+}
+
 /// `#[differentiable]` on an `impl` block: the functions in it marked `#[differentiable]`
 /// are associated functions, whether or not they take `self` or name `Self`, and the
 /// block's generics are known, so their companions are associated functions added to the
@@ -802,9 +812,8 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     // Those of methods implementing a trait that does not mark them: an inherent `impl`.
     let mut inherent = TokenStream::new();
     let mut marked = 0;
-    let mut skipped = Errors::default();
-    let mut skipped_items = Vec::new();
-    let mut left_as_they_are = TokenStream::new();
+    // The functions left as they are for want of a derivative.
+    let mut skipped: Vec<Skipped> = Vec::new();
     let generics = block.generics.clone();
     let trait_path = block.trait_.as_ref().map(|(_, p, _)| p.clone());
     let of_trait = trait_path.is_some();
@@ -880,16 +889,12 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let mut own_errors = Errors::default();
         let c = self::companions(args, func, context, owner, &mut own_errors);
         if implicit && !own_errors.is_empty() {
-            // Left as it is; why (and its stand-ins, which keep callers from more
-            // errors), if no function of the block is differentiated.
             marked -= 1;
-            // (Warned of where another function calls it: its derivative is missed there.)
-            let name = &func.sig.ident;
-            if crate::source::is_called(name.span(), &name.to_string()) {
-                left_as_they_are.extend(crate::warnings::left_as_it_is(name, &own_errors));
-            }
-            skipped.append(own_errors);
-            skipped_items.extend(c.map(|c| (unmarked, c)));
+            skipped.push(Skipped {
+                name: func.sig.ident.clone(),
+                why: own_errors,
+                stand_ins: c.map(|c| (unmarked, c)),
+            });
             continue;
         }
         errors.append(own_errors);
@@ -904,14 +909,16 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             mark_signature(&mut func.sig);
         }
     }
+    let mut left_as_they_are = TokenStream::new();
     if marked == 0 && !skipped.is_empty() {
-        // Every function the block would differentiate has a body it cannot: the reasons.
-        errors.append(skipped);
-        left_as_they_are = TokenStream::new();
-        for (unmarked, c) in skipped_items {
-            match unmarked {
-                true => inherent.extend(c),
-                false => companions.extend(c),
+        // Every function the block would differentiate has a body it cannot: the reasons,
+        // and the stand-ins, which keep callers from more errors.
+        for f in skipped {
+            errors.append(f.why);
+            match f.stand_ins {
+                Some((true, c)) => inherent.extend(c),
+                Some((false, c)) => companions.extend(c),
+                None => {}
             }
         }
     } else if marked == 0 {
@@ -919,6 +926,14 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             &block.self_ty,
             "#[differentiable] on an `impl` block differentiates the functions in it marked #[differentiable], or with none marked every one returning a value that can carry a derivative (a float, a Differentiable type, a Vec, array or tuple of them) or changing one through `&mut`, and none here does; mark the ones to differentiate",
         ));
+    } else {
+        // Others are differentiated: a function left as it is is warned of where another
+        // function calls it (its derivative is missed there).
+        for f in &skipped {
+            if crate::source::is_called(f.name.span(), &f.name.to_string()) {
+                left_as_they_are.extend(crate::warnings::left_as_it_is(&f.name, &f.why));
+            }
+        }
     }
     block.items.push(syn::ImplItem::Verbatim(companions));
     let inherent = (!inherent.is_empty()).then(|| {

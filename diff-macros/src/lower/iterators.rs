@@ -623,7 +623,6 @@ impl Chain {
         }
         let xs = &self.base.expr;
         let acc: syn::Ident = parse_quote!(__diff_acc);
-
         let (init, step): (Expr, Expr) =
             match (method.method.to_string().as_str(), method.args.len()) {
                 ("sum", 0) => (
@@ -772,19 +771,30 @@ impl Chain {
         if self.filters() {
             return None;
         }
-        let acc: syn::Ident = parse_quote!(__diff_acc);
-        let (ipat, index, item, _) = self.parts();
-        let step = fold_step(func(&method.args[0])?, &acc, &item)?;
+        let (ipat, index, fold) = self.fold_of_rest(method)?;
         let (unwrap_name, unwrap_args) = (&unwrap.method, &unwrap.args);
         Some(parse_quote!({
             let mut __diff_rest = #index;
             let #ipat = ::core::iter::Iterator::next(&mut __diff_rest).#unwrap_name(#unwrap_args);
+            #fold
+        }))
+    }
+
+    /// For `chain.reduce(f)`: the index pattern, the index iterator, and the block that,
+    /// where the pattern binds the first index, folds the item there with those of the
+    /// indices left in `__diff_rest`.
+    fn fold_of_rest(&self, method: &syn::ExprMethodCall) -> Option<(syn::Pat, Expr, syn::Block)> {
+        let acc: syn::Ident = parse_quote!(__diff_acc);
+        let (ipat, index, item, _) = self.parts();
+        let step = fold_step(func(&method.args[0])?, &acc, &item)?;
+        let fold = parse_quote!({
             let mut #acc = #item;
             for #ipat in ::core::iter::IntoIterator::into_iter(__diff_rest) {
                 #acc = #step;
             }
             #acc
-        }))
+        });
+        Some((ipat, index, fold))
     }
 
     /// `chain.reduce(f)` as an `Option` (not unwrapped where it is made, which
@@ -794,19 +804,11 @@ impl Chain {
         if method.method != "reduce" || method.args.len() != 1 || self.filters() {
             return None;
         }
-        let acc: syn::Ident = parse_quote!(__diff_acc);
-        let (ipat, index, item, _) = self.parts();
-        let step = fold_step(func(&method.args[0])?, &acc, &item)?;
+        let (ipat, index, fold) = self.fold_of_rest(method)?;
         Some(parse_quote!({
             let mut __diff_rest = #index;
             match ::core::iter::Iterator::next(&mut __diff_rest) {
-                ::core::option::Option::Some(#ipat) => {
-                    let mut #acc = #item;
-                    for #ipat in ::core::iter::IntoIterator::into_iter(__diff_rest) {
-                        #acc = #step;
-                    }
-                    ::core::option::Option::Some(#acc)
-                }
+                ::core::option::Option::Some(#ipat) => ::core::option::Option::Some(#fold),
                 ::core::option::Option::None => ::core::option::Option::None,
             }
         }))
@@ -923,41 +925,40 @@ fn replace_root(e: Expr, root: &Expr) -> Expr {
 /// `[&a[..], &b[..]].concat()`. `None` when there is no such root (checked before
 /// anything is copied: most chains have none).
 pub(crate) fn flattened(m: &syn::ExprMethodCall) -> Option<Expr> {
-    if rows_flattened_by(m).is_none() && !chains_at_root(m) {
+    if !iterates_a_concatenation(m) {
         return None;
     }
     let mut out = Expr::MethodCall(m.clone());
-    if rows_flattened_by(m).is_some() {
-        let rows = flatten_at_root(&mut out)?;
-        return Some(over_concatenation(
-            parse_quote!(#rows.to_vec().concat()),
-            out,
-        ));
-    }
-    let pieces = chain_at_root(&mut out)?;
-    Some(over_concatenation(concatenated(&pieces), out))
+    let flat = concatenation_at_root(&mut out)?;
+    Some(over_concatenation(flat, out))
 }
 
 /// [`flattened`] for a `for` loop over such a chain.
 pub(crate) fn flattened_loop(f: &syn::ExprForLoop) -> Option<Expr> {
-    if rows_flattened(&f.expr).is_none()
-        && !matches!(&*f.expr, Expr::MethodCall(m) if chains_at_root(m))
-    {
+    if !matches!(&*f.expr, Expr::MethodCall(m) if iterates_a_concatenation(m)) {
         return None;
     }
     let mut out = f.clone();
-    if rows_flattened(&f.expr).is_some() {
-        let rows = flatten_at_root(&mut out.expr)?;
-        return Some(over_concatenation(
-            parse_quote!(#rows.to_vec().concat()),
-            Expr::ForLoop(out),
-        ));
+    let flat = concatenation_at_root(&mut out.expr)?;
+    Some(over_concatenation(flat, Expr::ForLoop(out)))
+}
+
+/// Whether the chain ending in `m` begins with `rows.iter().flatten()` or
+/// `a.iter().chain(..)`.
+fn iterates_a_concatenation(m: &syn::ExprMethodCall) -> bool {
+    rows_flattened_by(m).is_some() || chains_at_root(m)
+}
+
+/// Replaces the root of the chain `e` that iterates a concatenation by
+/// `__diff_flat.iter()` (or `.into_iter()`), returning the concatenation:
+/// `rows.to_vec().concat()`, or `[&a[..], &b[..], ..].concat()`.
+fn concatenation_at_root(e: &mut Expr) -> Option<Expr> {
+    if rows_flattened(e).is_some() {
+        let rows = flatten_at_root(e)?;
+        return Some(parse_quote!(#rows.to_vec().concat()));
     }
-    let pieces = chain_at_root(&mut out.expr)?;
-    Some(over_concatenation(
-        concatenated(&pieces),
-        Expr::ForLoop(out),
-    ))
+    let pieces = chain_at_root(e)?;
+    Some(parse_quote!([#(&(#pieces)[..]),*].concat()))
 }
 
 /// Replaces `a.iter().chain(b.iter())` (any number of `.chain(..)`s, each taking
@@ -997,28 +998,29 @@ fn chained(m: &syn::ExprMethodCall) -> Option<(Vec<Expr>, bool)> {
     }
     let (mut pieces, by_ref) = match &*m.receiver {
         Expr::MethodCall(r) if r.method == "chain" => chained(r)?,
-        Expr::MethodCall(r)
-            if (r.method == "iter" || r.method == "into_iter") && r.args.is_empty() =>
-        {
-            (vec![(*r.receiver).clone()], r.method == "iter")
+        other => {
+            let (collection, by_ref) = iterated(other)?;
+            (vec![collection.clone()], by_ref)
         }
-        _ => return None,
     };
     pieces.push(match &m.args[0] {
-        Expr::MethodCall(r)
-            if (r.method == "iter" || r.method == "into_iter") && r.args.is_empty() =>
-        {
-            (*r.receiver).clone()
-        }
         Expr::Reference(r) if r.mutability.is_none() => (*r.expr).clone(),
-        other => other.clone(),
+        other => iterated(other).map_or(other, |(c, _)| c).clone(),
     });
     Some((pieces, by_ref))
 }
 
-/// `[&a[..], &b[..], ..].concat()`.
-fn concatenated(pieces: &[Expr]) -> Expr {
-    parse_quote!([#(&(#pieces)[..]),*].concat())
+/// The collection `c` of `c.iter()` or `c.into_iter()`, and whether its items are
+/// references (`iter`).
+fn iterated(e: &Expr) -> Option<(&Expr, bool)> {
+    match e {
+        Expr::MethodCall(r)
+            if (r.method == "iter" || r.method == "into_iter") && r.args.is_empty() =>
+        {
+            Some((&r.receiver, r.method == "iter"))
+        }
+        _ => None,
+    }
 }
 
 /// The rows of `rows.iter().flatten()` at the root of the chain `e`.
