@@ -726,7 +726,10 @@ fn steered_by_hand(x: f64, y: f64) -> (f64, f64) {
 #[test]
 fn chains_with_discrete_results_steer_the_derivative() {
     let (x, y) = (0.7, -0.4);
-    let (gx, gy) = gradient!(at: (x, y), of: steered_by_chains);
+    let (value, (gx, gy)) = value_with_gradient!(at: (x, y), of: steered_by_chains);
+    let a = x * y;
+    let by_hand = (a - x).powi(2) + (y - a).powi(2) + y + a + x * x;
+    assert!(close(value, by_hand, 1e-15), "value {value} vs {by_hand}");
     let (hx, hy) = steered_by_hand(x, y);
     assert!(close(gx, hx, 1e-12) && close(gy, hy, 1e-12), "{gx} {gy}");
     let fx = first_derivative!(at: x, of: |t| steered_by_chains(t, y));
@@ -780,7 +783,10 @@ fn regularized(w: Vec<f64>, b: Vec<f64>, extra: f64) -> f64 {
 #[test]
 fn chains_of_collections() {
     let (w, b, e) = (vec![0.5, -1.0], vec![2.0], -0.3);
-    let (gw, gb, ge) = gradient!(at: (w.clone(), b.clone(), e), of: regularized);
+    let (value, (gw, gb, ge)) =
+        value_with_gradient!(at: (w.clone(), b.clone(), e), of: regularized);
+    let by_hand = 5.25 + 0.5 * 3.8 + 4.5 + 0.5f64.sin() + (-1.0f64).sin() + 2.0f64.sin();
+    assert!(close(value, by_hand, 1e-14), "value {value} vs {by_hand}");
     let expected = [
         2.0 * 0.5 + 0.5 + 1.0 + 0.5f64.cos(),
         -2.0 - 0.5 + 2.0 + (-1.0f64).cos(),

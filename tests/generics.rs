@@ -260,7 +260,8 @@ fn a_generic_struct_taken_and_returned_by_value_at_second_order() {
             assert_close(h[i][j], expected[i][j], 1e-12, "hessian");
         }
     }
-    let g = gradient!(at: Pt { x: v[0], y: v[1] }, of: turned_energy);
+    let (value, g) = value_with_gradient!(at: Pt { x: v[0], y: v[1] }, of: turned_energy);
+    assert_close(value, qx * qx * qy, 1e-15, "value");
     assert_close(g.x, 2.0 * qx * qy * c + qx * qx * s, 1e-12, "d/dx");
     assert_close(g.y, -2.0 * qx * qy * s + qx * qx * c, 1e-12, "d/dy");
 }

@@ -324,7 +324,9 @@ fn options_mapped_by_closures() {
     assert_vec_close(&none, &[0.0, 0.0], 1e-12, "none found");
 
     let d = 0.7;
-    let (gx, gd) = gradient!(at: (&x, d), of: mapped_options);
+    let (value, (gx, gd)) = value_with_gradient!(at: (&x, d), of: mapped_options);
+    let by_hand = 2.0f64.sin() - 0.9 + 1.5 * d + 2.0f64.exp();
+    assert_close(value, by_hand, 1e-14, "value");
     // sin(x3) + 3 x2 + x1 d + exp(x3).
     let by_hand = [0.0, d, 3.0, 2.0f64.cos() + 2.0f64.exp()];
     assert_vec_close(&gx, &by_hand, 1e-12, "d/dx");
