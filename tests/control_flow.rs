@@ -476,6 +476,46 @@ fn closures_called_in_the_body_are_inlined() {
     assert!(close(gk, 0.25 + 6.25, 1e-12));
 }
 
+/// Closures called where they are written, as a `macro_rules!` expansion writes them
+/// (`$f(x)` with `$f` a closure): inlined like bound ones, reading what they capture.
+macro_rules! applied {
+    ($name:ident, $f:expr) => {
+        #[differentiable]
+        fn $name(x: f64, k: f64) -> f64 {
+            $f(x) * k
+        }
+    };
+}
+
+applied!(k_sin, |t: f64| t.sin());
+
+#[differentiable]
+#[allow(clippy::redundant_closure_call)] // written so on purpose
+fn closures_called_where_written(x: f64, k: f64) -> f64 {
+    let a = (|t: f64| k * t * t)(x);
+    let mut acc = k_sin(x, k);
+    acc += (|u: f64, v: f64| u * v)(a, x);
+    acc
+}
+
+#[test]
+fn closures_called_where_they_are_written_are_inlined() {
+    // k sin x + (k x^2) x
+    for (x, k) in [(0.5, 2.0), (-1.2, 0.7)] {
+        let (v, (gx, gk)) = value_with_gradient!(at: (x, k), of: closures_called_where_written);
+        assert_eq!(v, closures_called_where_written(x, k));
+        assert!(close(v, k * x.sin() + k * x * x * x, 1e-12));
+        assert!(close(gx, k * x.cos() + 3.0 * k * x * x, 1e-12));
+        assert!(close(gk, x.sin() + x * x * x, 1e-12));
+        let dx = first_derivative!(at: x, of: |x| closures_called_where_written(x, k));
+        assert!(close(dx, gx, 1e-12));
+        let h =
+            hessian!(at: vec![x, k], of: |p: Vec<f64>| closures_called_where_written(p[0], p[1]));
+        assert!(close(h[0][0], -k * x.sin() + 6.0 * k * x, 1e-10));
+        assert!(close(h[0][1], x.cos() + 3.0 * x * x, 1e-10));
+    }
+}
+
 // ---------------------------------------------------------------- helpers returning integers
 
 /// Helpers of the crate returning an integer or a `bool` are primal code, whatever their

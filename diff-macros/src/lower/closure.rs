@@ -3,7 +3,8 @@
 //! (`let k = 2.0 * k;` after the closure does not change what `sq` reads, nor does an
 //! assignment to `k` after a `move` closure). A closure that updates variables (`FnMut`)
 //! updates them where they are; one that would update its own copies (`move`), or whose
-//! variables have been shadowed, is refused.
+//! variables have been shadowed, is refused. A closure called where it is written
+//! (`(|t| t * k)(x)`, as a `macro_rules!` expansion may write) is inlined the same way.
 use super::Lowerer;
 use crate::ir::Value;
 use proc_macro2::TokenTree;
@@ -15,8 +16,9 @@ use syn::visit::Visit;
 pub(crate) struct LocalClosure {
     /// The name it is bound to.
     name: String,
-    /// The value bound to that name (so a shadowing binding is not taken for it).
-    value: Value,
+    /// The value bound to that name (so a shadowing binding is not taken for it); none
+    /// for a closure called where it is written (`(|t| t * k)(x)`).
+    value: Option<Value>,
     closure: syn::ExprClosure,
     /// The variables of the body the closure may read, where it was defined.
     captured: Vec<Captured>,
@@ -37,6 +39,17 @@ impl Lowerer {
         value: Value,
         closure: &syn::ExprClosure,
     ) {
+        let bound = self.closure_here(name, Some(value), closure);
+        self.closures.push(bound);
+    }
+
+    /// `closure` as written here: what it captures is what its variables hold now.
+    pub(crate) fn closure_here(
+        &self,
+        name: String,
+        value: Option<Value>,
+        closure: &syn::ExprClosure,
+    ) -> LocalClosure {
         let mut captured = Vec::new();
         collect_idents(closure.body.to_token_stream(), &mut |name| {
             if let (Some(value), Some(binding)) = (self.lookup(&name), self.binding(&name)) {
@@ -49,12 +62,12 @@ impl Lowerer {
                 }
             }
         });
-        self.closures.push(LocalClosure {
+        LocalClosure {
             name,
             value,
             closure: closure.clone(),
             captured,
-        });
+        }
     }
 
     /// The closure a call `name(..)` calls, when `name` is bound to one in the body.
@@ -63,7 +76,7 @@ impl Lowerer {
         self.closures
             .iter()
             .rev()
-            .find(|c| c.name == name && c.value == v)
+            .find(|c| c.name == name && c.value == Some(v))
             .cloned()
     }
 

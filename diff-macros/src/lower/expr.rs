@@ -896,6 +896,12 @@ impl Lowerer {
     }
 
     fn lower_call(&mut self, c: &syn::ExprCall) -> syn::Result<Value> {
+        if let Expr::Closure(closure) = peel(&c.func) {
+            let here = self.closure_here(String::new(), None, closure);
+            if let Some(v) = self.inline_closure_call(c, &here)? {
+                return Ok(v);
+            }
+        }
         let Expr::Path(func) = &*c.func else {
             return Ok(self.opaque(&Expr::Call(c.clone())));
         };
