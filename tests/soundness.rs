@@ -569,3 +569,57 @@ fn products_of_self_fields_in_conditions() {
         (0.0, (0.0, 0.0))
     );
 }
+
+/// Element updates in every form the reverse sweep passes the vector's adjoint through
+/// whole (`v[i] += e`, `v[i] -= e`, `v[i] = e + v[i]`), where the update reads its own
+/// element (`v[i] += v[i]`, `v[i] -= v[i]`), and where the old element is read again
+/// after the update (which keeps the general transpose).
+#[differentiable]
+#[allow(clippy::useless_vec)] // a Vec's adjoint is what is tested
+fn element_updates(x: Vec<f64>, k: f64) -> f64 {
+    let mut v = vec![0.0; 3];
+    let mut m = vec![vec![0.0; 2]; 2];
+    for i in 0..3 {
+        v[i] += x[i] * k;
+        v[i] -= x[(i + 1) % 3].sin();
+        v[i] = x[i] * x[i] + v[i];
+        m[i % 2][i / 2] += v[i] * k;
+    }
+    v[0] += v[0];
+    v[1] -= v[1];
+    let old = v[2];
+    v[2] += old * k;
+    let after = old * v[2];
+    v[0] * v[1] + v[2] + after + m[0][0] * m[1][1] + m[0][1]
+}
+
+#[test]
+fn element_updates_pass_the_adjoint_through() {
+    let (x, k) = (vec![0.7, -1.3, 0.4], 1.7);
+    let f = |p: &[f64]| element_updates(p[..3].to_vec(), p[3]);
+    let p = [x[0], x[1], x[2], k];
+    let (v, (gx, gk)) = value_with_gradient!(at: (x.clone(), k), of: element_updates);
+    assert_eq!(v, element_updates(x.clone(), k));
+    let g: Vec<f64> = gx.iter().copied().chain([gk]).collect();
+    for (j, g) in g.iter().enumerate() {
+        let mut step = [0.0; 4];
+        step[j] = 1.0;
+        let want = fd(
+            |h| {
+                f(&[
+                    p[0] + h * step[0],
+                    p[1] + h * step[1],
+                    p[2] + h * step[2],
+                    p[3] + h * step[3],
+                ])
+            },
+            0.0,
+        );
+        assert_close(*g, want, 1e-6, &format!("element_updates d/dp{j}"));
+    }
+    let (fv, slope) = value_with_differential!(at: (x.clone(), k), of: element_updates);
+    assert_eq!(fv, v);
+    let along = slope((vec![1.0, -0.5, 2.0], 0.25));
+    let want = g[0] - 0.5 * g[1] + 2.0 * g[2] + 0.25 * g[3];
+    assert_close(along, want, 1e-12, "element_updates along a direction");
+}

@@ -128,6 +128,13 @@ pub fn take_at<S: Elementwise>(s: &mut S, i: usize) -> Option<S::Elem> {
     s.take_at(i)
 }
 
+/// A copy of `s[i]` (`None` when `s` is the empty zero): the adjoint of `e` in an element
+/// update `y[i] = b[i] + e`, whose `b` takes all of `s`.
+#[inline(always)]
+pub fn get_at<S: Elementwise>(s: &S, i: usize) -> Option<S::Elem> {
+    s.get_at(i)
+}
+
 /// The tangent after `y[i] = v`: `db` with element `i` replaced by `dv`.
 #[inline(always)]
 pub fn set_at<S: Elementwise>(db: Option<S>, shape: Shape<S>, i: usize, dv: Option<S::Elem>) -> S {

@@ -5,7 +5,7 @@
 use super::primal::Emitter;
 use crate::emit::fields::{self, Access};
 use crate::emit::names;
-use crate::ir::{Inst, RegionId, Stmt, Value};
+use crate::ir::{BinOp, Inst, RegionId, Stmt, Value};
 use crate::linear_map::{self, Saved};
 use crate::linearization::{self, Build, Part, Rule};
 use proc_macro2::{Ident, TokenStream};
@@ -187,6 +187,18 @@ impl Emitter<'_> {
                     #x #y
                 }
             }
+            // y = b with y[i] = b[i] ± e (`b[i] += e`): e += ±s[i]; b += s, whole.
+            Rule::Write(b, Part::Element(i), v) if self.bumped(b, i, v).is_some() => {
+                let (e, subtracted) = self.bumped(b, i, v).expect("an element update");
+                let ni = self.name(i);
+                let mut part = quote!(::diff::__private::get_at(&s, #ni));
+                if subtracted {
+                    part =
+                        quote!(::core::option::Option::map(#part, ::diff::__private::partial::neg));
+                }
+                let (x, y) = (self.acc_opt(e, part), self.acc(b, quote!(s)));
+                quote! { #x #y }
+            }
             // y = b with y[i] = v: v += s[i]; b += s with s[i] zeroed.
             Rule::Write(b, Part::Element(i), v) => {
                 let ni = self.name(i);
@@ -250,6 +262,24 @@ impl Emitter<'_> {
             | Rule::Branch(_)
             | Rule::Loop { .. } => TokenStream::new(),
         }
+    }
+
+    /// For an element write `y = b with y[i] = v` that updates the element, `v = b[i] + e`
+    /// or `b[i] - e` (`b[i] += e`), where nothing else reads the old element or the new
+    /// one: `e`, and whether it is subtracted. Its transpose passes `b`'s adjoint through
+    /// whole and gives `e` its element, instead of taking the element out of the adjoint
+    /// and adding it back through the sum and the read (two stores to the adjoint per
+    /// update, in the inner loops of matrix code). The sum and the read are then left
+    /// with zero adjoints, so their own transposes do nothing.
+    fn bumped(&self, b: Value, i: Value, v: Value) -> Option<(Value, bool)> {
+        let read = |r: &Value| matches!(self.func.def_inst(*r), Some(Inst::Index(base, j)) if *base == b && *j == i);
+        let (r, e, subtracted) = match self.func.def_inst(v)? {
+            Inst::Binary(BinOp::Add, r, e) if read(r) => (*r, *e, false),
+            Inst::Binary(BinOp::Add, e, r) if read(r) => (*r, *e, false),
+            Inst::Binary(BinOp::Sub, r, e) if read(r) => (*r, *e, true),
+            _ => return None,
+        };
+        (self.func.uses(v) == 1 && self.func.uses(r) == 1).then_some((e, subtracted))
     }
 
     /// The local summing the adjoint of `base`'s `part` over an enclosing loop, if any.

@@ -447,6 +447,20 @@ impl Function {
             .map(|s| &s.inst)
     }
 
+    /// How many times `v` is read: as an operand anywhere, and as what a region yields.
+    pub fn uses(&self, v: Value) -> usize {
+        self.regions
+            .iter()
+            .map(|r| {
+                let operands = r.stmts.iter().flat_map(|s| s.inst.operands());
+                operands
+                    .chain(r.yields.iter().copied())
+                    .filter(|u| *u == v)
+                    .count()
+            })
+            .sum()
+    }
+
     /// A new empty region.
     pub fn new_region(&mut self) -> RegionId {
         self.regions.push(Region::default());
