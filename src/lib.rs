@@ -58,6 +58,8 @@ pub mod __private {
         pub use diff_core::__private::MarkerOf as _;
         pub use diff_core::__private::OptionRules as _;
         pub use diff_core::__private::ReverseRule as _;
+        pub use diff_core::__private::RotateLeftRule as _;
+        pub use diff_core::__private::RotateRightRule as _;
         pub use diff_core::__private::SortOrder as _;
         pub use diff_core::__private::SwapRule as _;
         pub use diff_core::__private::ToVecRules as _;

@@ -1,7 +1,7 @@
 //! Building collections of active values: `.collect()` of a mapped chain (the type on the
 //! `let` or in a turbofish), `Vec::new` / `Vec::with_capacity` with `push`,
-//! `extend_from_slice`, `insert`, `truncate`, and `vec![x; n]` with an active `x`. Each
-//! in both modes, against finite differences.
+//! `extend_from_slice`, `insert`, `truncate`, `remove`, `split_off`, `resize`, .., and
+//! `vec![x; n]` with an active `x`. Each in both modes, against finite differences.
 mod common;
 use common::{assert_close, assert_vec_close, fd, fd_grad};
 use diff::prelude::*;
@@ -769,4 +769,57 @@ fn retain_on_a_local_vec() {
     assert_close(d, gw, 1e-12, "forward");
     let h = second_derivative!(at: 2.0, of: |w: f64| kept_positive(&xs, w));
     assert_close(h, 20.0, 1e-12, "second");
+}
+
+/// The other `Vec` methods that move active values around or take them out: `remove`,
+/// `swap_remove`, `split_off` (whose results carry the derivatives of what they took),
+/// `rotate_left` and `rotate_right` (also on arrays), `resize` and `fill` with an active
+/// value (whose derivative is the sum of its copies'), and `clear`.
+#[differentiable]
+fn moved_around(x: Vec<f64>, k: f64) -> f64 {
+    let mut v = x.clone();
+    v.rotate_left(1);
+    let r = v.remove(1);
+    let s = v.swap_remove(0);
+    v.resize(5, k * k);
+    let mut tail = v.split_off(3);
+    tail.rotate_right(1);
+    let mut a = [x[0], x[1], k];
+    a.rotate_right(2);
+    let mut w = vec![0.0; 3];
+    w.fill(x[2] * k);
+    let mut used = w.clone();
+    used.clear();
+    used.push(w[1]);
+    let mut t = 0.0;
+    for (i, e) in v.iter().chain(tail.iter()).enumerate() {
+        t += (i as f64 + 1.0) * e * e;
+    }
+    t + r * 3.0 + s.sin() + a[0] * a[1] + 2.0 * a[2] + w.iter().sum::<f64>() * used[0]
+}
+
+#[test]
+fn vec_methods_that_take_out_and_rotate() {
+    let x = vec![0.3, -1.1, 0.8, 1.7];
+    let k = 0.6;
+    let f = |p: &[f64]| moved_around(p[..4].to_vec(), p[4]);
+    let p = [x[0], x[1], x[2], x[3], k];
+    let (v, (gx, gk)) = value_with_gradient!(at: (x.clone(), k), of: moved_around);
+    assert_eq!(v, moved_around(x.clone(), k));
+    let g: Vec<f64> = gx.iter().copied().chain([gk]).collect();
+    assert_vec_close(&g, &fd_grad(f, &p), 1e-6, "reverse");
+    let (fv, slope) = value_with_differential!(at: (x.clone(), k), of: moved_around);
+    assert_eq!(fv, v);
+    let dir = [1.0, -0.5, 2.0, 0.25, -1.5];
+    let along = slope((dir[..4].to_vec(), dir[4]));
+    let want: f64 = g.iter().zip(dir).map(|(g, d)| g * d).sum();
+    assert_close(along, want, 1e-12, "forward");
+    let h = hessian!(at: p.to_vec(), of: |q: Vec<f64>| moved_around(q[..4].to_vec(), q[4]));
+    for (i, row) in h.iter().enumerate() {
+        let gi = |q: &[f64]| {
+            let (_, (gx, gk)) = value_with_gradient!(at: (q[..4].to_vec(), q[4]), of: moved_around);
+            gx.iter().copied().chain([gk]).nth(i).unwrap()
+        };
+        assert_vec_close(row, &fd_grad(gi, &p), 1e-5, &format!("hessian row {i}"));
+    }
 }

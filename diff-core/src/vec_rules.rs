@@ -1,7 +1,9 @@
 //! Derivative rules of the `Vec` operations that build collections: `push`,
-//! `extend_from_slice`, `insert`, `pop`, `truncate` (methods of [`VecRules`], in the `&mut self`
-//! convention of generated code), `vec![x; n]` ([`vec_repeat`]), `[x; N]` ([`array_repeat`]), and `swap` on a `Vec` or an
-//! array ([`SwapRule`]), `reverse` ([`ReverseRule`]).
+//! `extend_from_slice`, `insert`, `pop`, `truncate`, `remove`, `swap_remove`, `split_off`,
+//! `resize`, `fill`, `clear` (methods of [`VecRules`], in the `&mut self` convention of
+//! generated code), `vec![x; n]` ([`vec_repeat`]), `[x; N]` ([`array_repeat`]), and `swap` on a `Vec` or an
+//! array ([`SwapRule`]), `reverse` ([`ReverseRule`]), `rotate_left` ([`RotateLeftRule`]) and
+//! `rotate_right` ([`RotateRightRule`]).
 //!
 //! A `&mut self` method's reverse mode returns a pullback from `(result tangent, the
 //! adjoint of `self` after)` to `(the adjoint of `self` before, the arguments' adjoints)`;
@@ -149,6 +151,135 @@ pub trait VecRules<T: Differentiable> {
     ) -> (
         (),
         impl FnOnce((Option<Vec<T::TangentVector>>, ())) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+
+    /// Reverse mode of `v.remove(i)`.
+    fn __vjp_remove(
+        &mut self,
+        i: usize,
+    ) -> (
+        T,
+        impl FnOnce(
+                (Option<T::TangentVector>, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, ())
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.remove(i)`.
+    fn __jvp_remove(
+        &mut self,
+        i: usize,
+    ) -> (
+        T,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, ()),
+            ) -> (Option<T::TangentVector>, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Reverse mode of `v.swap_remove(i)`.
+    fn __vjp_swap_remove(
+        &mut self,
+        i: usize,
+    ) -> (
+        T,
+        impl FnOnce(
+                (Option<T::TangentVector>, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, ())
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.swap_remove(i)`.
+    fn __jvp_swap_remove(
+        &mut self,
+        i: usize,
+    ) -> (
+        T,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, ()),
+            ) -> (Option<T::TangentVector>, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Reverse mode of `v.split_off(k)`.
+    fn __vjp_split_off(
+        &mut self,
+        k: usize,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, ())
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.split_off(k)`.
+    fn __jvp_split_off(
+        &mut self,
+        k: usize,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, ()),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Reverse mode of `v.resize(m, x)`.
+    fn __vjp_resize(
+        &mut self,
+        m: usize,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, (), Option<T::TangentVector>)
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.resize(m, x)`.
+    fn __jvp_resize(
+        &mut self,
+        m: usize,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, (), Option<T::TangentVector>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Reverse mode of `v.fill(x)`.
+    fn __vjp_fill(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<T::TangentVector>)
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.fill(x)`.
+    fn __jvp_fill(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<T::TangentVector>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Reverse mode of `v.clear()`.
+    fn __vjp_clear(
+        &mut self,
+    ) -> (
+        (),
+        impl FnOnce((Unit, Option<Vec<T::TangentVector>>)) -> (Option<Vec<T::TangentVector>>,)
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.clear()`.
+    fn __jvp_clear(
+        &mut self,
+    ) -> (
+        (),
+        impl FnOnce((Option<Vec<T::TangentVector>>,)) -> (Unit, Option<Vec<T::TangentVector>>)
             + use<Self, T>,
     );
 }
@@ -380,6 +511,245 @@ impl<T: Differentiable + Clone> VecRules<T> for Vec<T> {
             (None, after)
         })
     }
+
+    #[inline]
+    fn __vjp_remove(
+        &mut self,
+        i: usize,
+    ) -> (
+        T,
+        impl FnOnce(
+                (Option<T::TangentVector>, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, ())
+            + use<T>,
+    ) {
+        let x = self.remove(i);
+        let kept = self.len();
+        (x, move |(s, after)| match (s, present(after, kept)) {
+            (None, None) => (None, ()),
+            (s, after) => {
+                let mut a = filled(after, kept);
+                a.insert(i, s.unwrap_or_else(T::TangentVector::zero_vector));
+                (Some(a), ())
+            }
+        })
+    }
+    #[inline]
+    fn __jvp_remove(
+        &mut self,
+        i: usize,
+    ) -> (
+        T,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, ()),
+            ) -> (Option<T::TangentVector>, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        let x = self.remove(i);
+        (x, move |(before, ())| match before {
+            Some(d) => {
+                let mut d = filled(Some(d), n);
+                let dx = d.remove(i);
+                (Some(dx), Some(d))
+            }
+            None => (None, None),
+        })
+    }
+    #[inline]
+    fn __vjp_swap_remove(
+        &mut self,
+        i: usize,
+    ) -> (
+        T,
+        impl FnOnce(
+                (Option<T::TangentVector>, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, ())
+            + use<T>,
+    ) {
+        let x = self.swap_remove(i);
+        let kept = self.len();
+        // The last element moved to `i`: its adjoint goes back to the end, and the
+        // removed element's to `i`.
+        (x, move |(s, after)| match (s, present(after, kept)) {
+            (None, None) => (None, ()),
+            (s, after) => {
+                let mut a = filled(after, kept);
+                a.push(s.unwrap_or_else(T::TangentVector::zero_vector));
+                a.swap(i, kept);
+                (Some(a), ())
+            }
+        })
+    }
+    #[inline]
+    fn __jvp_swap_remove(
+        &mut self,
+        i: usize,
+    ) -> (
+        T,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, ()),
+            ) -> (Option<T::TangentVector>, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        let x = self.swap_remove(i);
+        (x, move |(before, ())| match before {
+            Some(d) => {
+                let mut d = filled(Some(d), n);
+                let dx = d.swap_remove(i);
+                (Some(dx), Some(d))
+            }
+            None => (None, None),
+        })
+    }
+    #[inline]
+    fn __vjp_split_off(
+        &mut self,
+        k: usize,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, ())
+            + use<T>,
+    ) {
+        let tail = self.split_off(k);
+        let (kept, moved) = (self.len(), tail.len());
+        (tail, move |(s, after)| {
+            match (present(s, moved), present(after, kept)) {
+                (None, None) => (None, ()),
+                (s, after) => {
+                    let mut a = filled(after, kept);
+                    a.extend(filled(s, moved));
+                    (Some(a), ())
+                }
+            }
+        })
+    }
+    #[inline]
+    fn __jvp_split_off(
+        &mut self,
+        k: usize,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, ()),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        let tail = self.split_off(k);
+        (tail, move |(before, ())| match before {
+            Some(d) => {
+                let mut d = filled(Some(d), n);
+                let tail = d.split_off(k);
+                (Some(tail), Some(d))
+            }
+            None => (None, None),
+        })
+    }
+    #[inline]
+    fn __vjp_resize(
+        &mut self,
+        m: usize,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, (), Option<T::TangentVector>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        self.resize(m, x);
+        // The elements added are copies of `x`: its adjoint is the sum of theirs.
+        ((), move |(_, after)| match present(after, m) {
+            Some(mut a) => {
+                let added = a.split_off(n.min(m));
+                a.resize_with(n, T::TangentVector::zero_vector);
+                (Some(a), (), added.into_iter().reduce(VectorSpace::add))
+            }
+            None => (None, (), None),
+        })
+    }
+    #[inline]
+    fn __jvp_resize(
+        &mut self,
+        m: usize,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, (), Option<T::TangentVector>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        self.resize(m, x);
+        ((), move |(before, (), dx)| {
+            if before.is_none() && dx.is_none() {
+                return (None, None);
+            }
+            let mut d = filled(before, n);
+            d.resize(m, dx.unwrap_or_else(T::TangentVector::zero_vector));
+            (None, Some(d))
+        })
+    }
+    #[inline]
+    fn __vjp_fill(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<T::TangentVector>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        self.fill(x);
+        // Every element is a copy of `x`, and none of the old values is left.
+        ((), move |(_, after)| {
+            let sum = present(after, n).and_then(|a| a.into_iter().reduce(VectorSpace::add));
+            (None, sum)
+        })
+    }
+    #[inline]
+    fn __jvp_fill(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<T::TangentVector>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        self.fill(x);
+        ((), move |(_, dx)| (None, dx.map(|d| vec![d; n])))
+    }
+    #[inline]
+    fn __vjp_clear(
+        &mut self,
+    ) -> (
+        (),
+        impl FnOnce((Unit, Option<Vec<T::TangentVector>>)) -> (Option<Vec<T::TangentVector>>,) + use<T>,
+    ) {
+        self.clear();
+        ((), move |_| (None,))
+    }
+    #[inline]
+    fn __jvp_clear(
+        &mut self,
+    ) -> (
+        (),
+        impl FnOnce((Option<Vec<T::TangentVector>>,)) -> (Unit, Option<Vec<T::TangentVector>>) + use<T>,
+    ) {
+        self.clear();
+        ((), move |_| (None, None))
+    }
 }
 
 /// Rearranges the elements of a tangent as `op` does the value's; an empty `Vec` (zero)
@@ -393,11 +763,12 @@ fn rearranged<D: AsMut<[E]>, E>(mut d: D, op: impl FnOnce(&mut [E])) -> D {
 }
 
 /// The derivative rules of a method that moves the elements of a `Vec` or an array
-/// around (`swap`, `reverse`): the elements' adjoints (tangents) move as the elements
-/// do. Each of the method's arguments (indices) is taken as `usize`; the move undoes
-/// itself (an involution), so the reverse rule moves the adjoints the same way.
+/// around (`swap`, `reverse`, `rotate_left`): the elements' tangents move as the elements
+/// do, and their adjoints back, by the method `$inverse` that undoes the move (the method
+/// itself for `swap` and `reverse`). Each of the method's arguments (indices, counts) is
+/// taken as `usize`.
 macro_rules! rearranging_rule {
-    ($(#[$doc:meta])* $rule:ident, $method:ident, $vjp:ident, $jvp:ident,
+    ($(#[$doc:meta])* $rule:ident, $method:ident, $inverse:ident, $vjp:ident, $jvp:ident,
      ($($arg:ident),*), [$($unit:ty),*]) => {
         $(#[$doc])*
         #[allow(clippy::type_complexity)]
@@ -423,14 +794,14 @@ macro_rules! rearranging_rule {
         }
 
         rearranging_rule!(@impl [T: Differentiable + Clone] Vec<T>, [T],
-            $rule, $method, $vjp, $jvp, ($($arg),*), [$($unit),*]);
+            $rule, $method, $inverse, $vjp, $jvp, ($($arg),*), [$($unit),*]);
         rearranging_rule!(@impl [T: Differentiable, const N: usize] [T; N], [T, N],
-            $rule, $method, $vjp, $jvp, ($($arg),*), [$($unit),*]);
+            $rule, $method, $inverse, $vjp, $jvp, ($($arg),*), [$($unit),*]);
     };
     // The rule for one collection type `$ty` (its generics `$g`, captured by the
     // returned closures as `$captured`).
     (@impl [$($g:tt)*] $ty:ty, [$($captured:tt)*], $rule:ident, $method:ident,
-     $vjp:ident, $jvp:ident, ($($arg:ident),*), [$($unit:ty),*]) => {
+     $inverse:ident, $vjp:ident, $jvp:ident, ($($arg:ident),*), [$($unit:ty),*]) => {
         impl<$($g)*> $rule for $ty {
             #[inline]
             fn $vjp(
@@ -443,7 +814,7 @@ macro_rules! rearranging_rule {
             ) {
                 self.$method($($arg),*);
                 ((), move |(_, after)| {
-                    (after.map(|a| rearranged(a, |e| e.$method($($arg),*))), $(<$unit>::default()),*)
+                    (after.map(|a| rearranged(a, |e| e.$inverse($($arg),*))), $(<$unit>::default()),*)
                 })
             }
             #[inline]
@@ -467,12 +838,22 @@ macro_rules! rearranging_rule {
 rearranging_rule!(
     /// Derivative rules of `xs.swap(i, j)` on a `Vec` or an array: the elements'
     /// adjoints (tangents) trade places as the elements do.
-    SwapRule, swap, __vjp_swap, __jvp_swap, (i, j), [(), ()]
+    SwapRule, swap, swap, __vjp_swap, __jvp_swap, (i, j), [(), ()]
 );
 rearranging_rule!(
     /// Derivative rules of `xs.reverse()` on a `Vec` or an array: the elements'
     /// adjoints (tangents) are reversed as the elements are.
-    ReverseRule, reverse, __vjp_reverse, __jvp_reverse, (), []
+    ReverseRule, reverse, reverse, __vjp_reverse, __jvp_reverse, (), []
+);
+rearranging_rule!(
+    /// Derivative rules of `xs.rotate_left(k)` on a `Vec` or an array: the elements'
+    /// tangents rotate left with the elements, their adjoints back to the right.
+    RotateLeftRule, rotate_left, rotate_right, __vjp_rotate_left, __jvp_rotate_left, (k), [()]
+);
+rearranging_rule!(
+    /// Derivative rules of `xs.rotate_right(k)` on a `Vec` or an array: the elements'
+    /// tangents rotate right with the elements, their adjoints back to the left.
+    RotateRightRule, rotate_right, rotate_left, __vjp_rotate_right, __jvp_rotate_right, (k), [()]
 );
 
 /// `vec![x; n]`, which generated code calls instead of the macro.

@@ -213,8 +213,12 @@ impl Lowerer {
                 ))
             }
             Expr::Call(c) => self.lower_call(c),
-            // `v.pop()` updates `v` and returns a value.
-            Expr::MethodCall(m) if m.method == "pop" && m.args.is_empty() => {
+            // `v.pop()`, `v.remove(i)`, .. update `v` and return a value.
+            Expr::MethodCall(m)
+                if UPDATING_WITH_RESULT
+                    .iter()
+                    .any(|(name, arity)| m.method == name && m.args.len() == *arity) =>
+            {
                 self.lower_updating_call(m)
             }
             Expr::MethodCall(m) => match super::iterators::hoisted_root(e, false) {
@@ -1483,6 +1487,16 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
         #element
     }))
 }
+
+/// Methods of `Vec` that update it and return a value (what they took out), with their
+/// number of arguments: as an expression, they are calls updating the receiver
+/// (`diff-core`'s `VecRules`).
+const UPDATING_WITH_RESULT: &[(&str, usize)] = &[
+    ("pop", 0),
+    ("remove", 1),
+    ("swap_remove", 1),
+    ("split_off", 1),
+];
 
 /// Methods whose result is an `Option` ([`option_mapped`]).
 const OPTION_RESULTS: &[&str] = &[
