@@ -345,6 +345,18 @@ fn smallest_doubled_by_key(xs: &[f64]) -> f64 {
         .unwrap()
 }
 
+/// The `Option` of a reference copied before the unwrap.
+#[differentiable]
+fn largest_minus_smallest(xs: &[f64]) -> f64 {
+    let hi = xs.iter().max_by(|a, b| a.total_cmp(b)).copied().unwrap();
+    let lo = xs
+        .iter()
+        .min_by_key(|a| (**a * 100.0) as i64)
+        .cloned()
+        .expect("not empty");
+    hi * hi - lo
+}
+
 #[differentiable]
 fn log_sum_exp(xs: &[f64]) -> f64 {
     let m = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
@@ -377,6 +389,12 @@ fn selecting_an_element() {
         value_with_gradient!(at: &xs, of: smallest_doubled_by_key),
         (-2.0, one_hot(5, 1, 2.0))
     );
+    let mut want = one_hot(5, 3, 10.0);
+    want[1] = -1.0;
+    assert_eq!(
+        value_with_gradient!(at: &xs, of: largest_minus_smallest),
+        (26.0, want)
+    );
     // Forward mode agrees, direction by direction.
     for i in 0..xs.len() {
         let e = one_hot(5, i, 1.0);
@@ -398,8 +416,11 @@ fn selecting_an_element() {
         smallest,
         largest_squared,
         smallest_doubled_by_key,
+        largest_minus_smallest,
         log_sum_exp
     );
+    let d = first_derivative!(at: 2.0, of: |t: f64| largest_minus_smallest(&[t, -t, 0.5]));
+    assert!(close(d, 2.0 * 2.0 + 1.0, 1e-12), "forward: {d}");
     let g = gradient!(at: &ys, of: log_sum_exp);
     assert!(
         close(g.iter().sum(), 1.0, 1e-12),

@@ -1252,12 +1252,21 @@ impl Lowerer {
                 }
             }
         }
-        // `chain.min_by(cmp).unwrap()` and its relatives: a loop selecting an index.
+        // `chain.min_by(cmp).unwrap()` and its relatives (also with `.copied()` or
+        // `.cloned()` before the unwrap): a loop selecting an index.
         if m.method == "unwrap" || m.method == "expect" {
-            if let Expr::MethodCall(select) = &*m.receiver {
+            let (select, copied) = match &*m.receiver {
+                Expr::MethodCall(c)
+                    if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
+                {
+                    (&*c.receiver, true)
+                }
+                receiver => (receiver, false),
+            };
+            if let Expr::MethodCall(select) = select {
                 if let Some(e) = self
                     .chain(&select.receiver)
-                    .and_then(|chain| chain.select(select, m))
+                    .and_then(|chain| chain.select(select, m, copied))
                 {
                     return self.lower_expr(&e);
                 }

@@ -663,11 +663,14 @@ impl Chain {
     /// `.expect(msg)`) as a loop remembering where the selected item is (its index, which
     /// carries no derivative), then the item read there: the derivative flows to the
     /// selected element only. Ties pick as std does: the first minimum, the last maximum.
+    /// With `copied`, the `Option` of a reference was copied before the unwrap
+    /// (`xs.iter().min_by(..).copied().unwrap()`): the item read is the referent.
     /// `None` for other methods.
     pub(crate) fn select(
         &self,
         method: &syn::ExprMethodCall,
         unwrap: &syn::ExprMethodCall,
+        copied: bool,
     ) -> Option<Expr> {
         if method.args.len() != 1 {
             return None;
@@ -698,6 +701,11 @@ impl Chain {
             return None;
         }
         let (ipat, index, item, _) = self.parts();
+        let selected = match (&item, copied) {
+            (Expr::Reference(r), true) => (*r.expr).clone(),
+            (_, true) => return None,
+            (item, false) => item.clone(),
+        };
         let (unwrap_name, unwrap_args) = (&unwrap.method, &unwrap.args);
         let best: syn::Ident = parse_quote!(__diff_best);
         // The first index starts as the best (typed by the iterator, so that the
@@ -720,7 +728,7 @@ impl Chain {
                 }
             }
             let #ipat = #best.#unwrap_name(#unwrap_args);
-            #item
+            #selected
         }))
     }
 
