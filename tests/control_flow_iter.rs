@@ -428,6 +428,68 @@ fn selecting_an_element() {
     );
 }
 
+/// A selection kept as an `Option` (`unwrap_or`, `map(..).unwrap_or(..)`, `map_or`, a
+/// `match`), of values or copied from references, and `reduce(..).unwrap_or_default()`.
+#[differentiable]
+fn selections_kept_as_options(xs: &[f64]) -> f64 {
+    let a = xs
+        .iter()
+        .copied()
+        .max_by(|a, b| a.total_cmp(b))
+        .unwrap_or(0.0);
+    let b = xs
+        .iter()
+        .max_by(|a, b| a.total_cmp(b))
+        .copied()
+        .unwrap_or(0.0);
+    let c = xs
+        .iter()
+        .map(|v| v * 2.0)
+        .min_by(|a, b| a.total_cmp(b))
+        .map(|m| m * m)
+        .unwrap_or(1.0);
+    let d = xs
+        .iter()
+        .min_by_key(|v| (**v * 10.0) as i64)
+        .cloned()
+        .map_or(0.0, |m| m.sin());
+    let e = match xs.iter().copied().max_by_key(|v| (v * 10.0) as i64) {
+        Some(m) => m * 3.0,
+        None => -1.0,
+    };
+    let f = xs.iter().cloned().reduce(f64::max).unwrap_or_default();
+    a + b + c + d + e + f
+}
+
+#[test]
+fn selections_kept_as_options_of_the_selected_item() {
+    let xs = [0.5, -1.5, 2.0];
+    // a, b, e, f select 2.0 (x2); c and d select -1.5 (x1).
+    let want = [0.0, -12.0 + (-1.5f64).cos(), 1.0 + 1.0 + 3.0 + 1.0];
+    let (v, g) = value_with_gradient!(at: &xs[..], of: selections_kept_as_options);
+    assert_eq!(v, selections_kept_as_options(&xs));
+    assert_eq!(v, 2.0 + 2.0 + 9.0 + (-1.5f64).sin() + 6.0 + 2.0);
+    for (a, b) in g.iter().zip(want) {
+        assert!(close(*a, b, 1e-12), "{g:?} vs {want:?}");
+    }
+    let fd = fd_grad(selections_kept_as_options, &xs);
+    for (a, b) in g.iter().zip(&fd) {
+        assert!(close(*a, *b, 1e-5), "{g:?} vs {fd:?}");
+    }
+    let d = first_derivative!(at: 2.0, of: |t: f64| selections_kept_as_options(&[0.5, -1.5, t]));
+    assert!(close(d, want[2], 1e-12), "forward: {d}");
+    let h = hessian!(at: xs.to_vec(), of: |x: Vec<f64>| selections_kept_as_options(&x));
+    assert!(close(h[1][1], 8.0 - (-1.5f64).sin(), 1e-12), "{h:?}");
+    assert_eq!(
+        selections_kept_as_options(&[]),
+        0.0 + 0.0 + 1.0 + 0.0 - 1.0 + 0.0
+    );
+    assert_eq!(
+        gradient!(at: &[][..], of: selections_kept_as_options),
+        Vec::<f64>::new()
+    );
+}
+
 #[test]
 #[should_panic(expected = "not empty")]
 fn selecting_from_nothing_panics_like_std() {

@@ -131,6 +131,25 @@ pub trait OptionRules<T: Differentiable> {
             (Option<Option<T::TangentVector>>, Option<T::TangentVector>),
         ) -> Option<T::TangentVector>,
     );
+    /// Reverse mode of `o.unwrap_or_default()`: the adjoint goes to the payload when
+    /// there is one (the default is a constant).
+    fn __vjp_unwrap_or_default(
+        self,
+    ) -> (
+        T,
+        impl FnOnce(T::TangentVector) -> (Option<Option<T::TangentVector>>,),
+    )
+    where
+        T: Default;
+    /// Forward mode of `o.unwrap_or_default()`.
+    fn __jvp_unwrap_or_default(
+        self,
+    ) -> (
+        T,
+        impl FnOnce((Option<Option<T::TangentVector>>,)) -> Option<T::TangentVector>,
+    )
+    where
+        T: Default;
 }
 
 #[allow(clippy::type_complexity)]
@@ -206,6 +225,40 @@ impl<T: Differentiable> OptionRules<T> for Option<T> {
                 d.flatten()
             } else {
                 dd
+            }
+        })
+    }
+    #[inline(always)]
+    fn __vjp_unwrap_or_default(
+        self,
+    ) -> (
+        T,
+        impl FnOnce(T::TangentVector) -> (Option<Option<T::TangentVector>>,),
+    )
+    where
+        T: Default,
+    {
+        let taken = self.is_some();
+        (self.unwrap_or_default(), move |s| {
+            (taken.then_some(Some(s)),)
+        })
+    }
+    #[inline(always)]
+    fn __jvp_unwrap_or_default(
+        self,
+    ) -> (
+        T,
+        impl FnOnce((Option<Option<T::TangentVector>>,)) -> Option<T::TangentVector>,
+    )
+    where
+        T: Default,
+    {
+        let taken = self.is_some();
+        (self.unwrap_or_default(), move |(d,)| {
+            if taken {
+                d.flatten()
+            } else {
+                None
             }
         })
     }

@@ -55,6 +55,7 @@ const GENERIC_RULES: &[&str] = &[
     "truncate",
     "unwrap",
     "unwrap_or",
+    "unwrap_or_default",
     "vec_repeat",
 ];
 

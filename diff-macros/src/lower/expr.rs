@@ -1266,10 +1266,28 @@ impl Lowerer {
             if let Expr::MethodCall(select) = select {
                 if let Some(e) = self
                     .chain(&select.receiver)
-                    .and_then(|chain| chain.select(select, m, copied))
+                    .and_then(|chain| chain.select(select, Some(m), copied))
                 {
                     return self.lower_expr(&e);
                 }
+            }
+        }
+        // `chain.max_by(cmp)` (and its relatives, or copied), not unwrapped where it is
+        // made: an `Option` of the selected item.
+        let (select, copied) = match &*m.receiver {
+            Expr::MethodCall(inner)
+                if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
+            {
+                (inner, true)
+            }
+            _ => (m, false),
+        };
+        if SELECTIONS.iter().any(|s| select.method == s) {
+            if let Some(e) = self
+                .chain(&select.receiver)
+                .and_then(|chain| chain.select(select, None, copied))
+            {
+                return self.lower_expr(&e);
             }
         }
         // `chain.reduce(f)`, not unwrapped where it is made: an `Option` of the fold.
@@ -1507,6 +1525,9 @@ const UPDATING_WITH_RESULT: &[(&str, usize)] = &[
     ("split_off", 1),
 ];
 
+/// Methods of an iterator selecting one of its items (`Chain::select`).
+const SELECTIONS: &[&str] = &["min_by", "max_by", "min_by_key", "max_by_key"];
+
 /// Methods whose result is an `Option` ([`option_mapped`]).
 const OPTION_RESULTS: &[&str] = &[
     "position",
@@ -1517,6 +1538,10 @@ const OPTION_RESULTS: &[&str] = &[
     "last",
     "pop",
     "reduce",
+    "min_by",
+    "max_by",
+    "min_by_key",
+    "max_by_key",
     "checked_div",
     "checked_sub",
     "checked_add",
@@ -1573,9 +1598,17 @@ fn option_mapped(m: &syn::ExprMethodCall) -> Option<Expr> {
                 (&map.receiver, closure(&map.args[0], 1)?, none)
             }
         };
-    let Expr::MethodCall(source) = peel(opt) else {
+    let Expr::MethodCall(outer) = peel(opt) else {
         return None;
     };
+    let mut source = outer;
+    // (Through a copy of an `Option` of a reference: `xs.iter().max_by(..).copied()`.)
+    if let (true, Expr::MethodCall(inner)) = (
+        (source.method == "copied" || source.method == "cloned") && source.args.is_empty(),
+        peel(&source.receiver),
+    ) {
+        source = inner;
+    }
     if !OPTION_RESULTS.iter().any(|n| source.method == n) {
         return None;
     }

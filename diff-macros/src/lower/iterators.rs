@@ -664,12 +664,15 @@ impl Chain {
     /// carries no derivative), then the item read there: the derivative flows to the
     /// selected element only. Ties pick as std does: the first minimum, the last maximum.
     /// With `copied`, the `Option` of a reference was copied before the unwrap
-    /// (`xs.iter().min_by(..).copied().unwrap()`): the item read is the referent.
+    /// (`xs.iter().min_by(..).copied().unwrap()`): the item read is the referent. Without
+    /// `unwrap`, the selection is kept as an `Option` (`.max_by(cmp).unwrap_or(0.0)`,
+    /// `.min_by(cmp).map(f)..`): `None` for no items, else the item read there (by value:
+    /// an `Option` of a reference carries no derivative).
     /// `None` for other methods.
     pub(crate) fn select(
         &self,
         method: &syn::ExprMethodCall,
-        unwrap: &syn::ExprMethodCall,
+        unwrap: Option<&syn::ExprMethodCall>,
         copied: bool,
     ) -> Option<Expr> {
         if method.args.len() != 1 {
@@ -677,7 +680,7 @@ impl Chain {
         }
         let name = method.method.to_string();
         if name == "reduce" {
-            return self.reduce_with(method, unwrap);
+            return self.reduce_with(method, unwrap?);
         }
         let (x, y): (syn::Ident, syn::Ident) = (parse_quote!(__diff_x), parse_quote!(__diff_y));
         let ordering: Expr = match (name.as_str(), func(&method.args[0])?) {
@@ -701,13 +704,25 @@ impl Chain {
             return None;
         }
         let (ipat, index, item, _) = self.parts();
+        let best: syn::Ident = parse_quote!(__diff_best);
         let selected = match (&item, copied) {
             (Expr::Reference(r), true) => (*r.expr).clone(),
             (_, true) => return None,
+            (Expr::Reference(_), false) if unwrap.is_none() => return None,
             (item, false) => item.clone(),
         };
-        let (unwrap_name, unwrap_args) = (&unwrap.method, &unwrap.args);
-        let best: syn::Ident = parse_quote!(__diff_best);
+        let at_best = match unwrap {
+            Some(unwrap) => {
+                let (unwrap_name, unwrap_args) = (&unwrap.method, &unwrap.args);
+                quote::quote! { let #ipat = #best.#unwrap_name(#unwrap_args); #selected }
+            }
+            None => quote::quote! {
+                match #best {
+                    ::core::option::Option::Some(#ipat) => ::core::option::Option::Some(#selected),
+                    ::core::option::Option::None => ::core::option::Option::None,
+                }
+            },
+        };
         // The first index starts as the best (typed by the iterator, so that the
         // comparison's field accesses type-check); the rest are compared with it.
         Some(parse_quote!({
@@ -727,8 +742,7 @@ impl Chain {
                     #best = ::core::option::Option::Some(#ipat);
                 }
             }
-            let #ipat = #best.#unwrap_name(#unwrap_args);
-            #selected
+            #at_best
         }))
     }
 
