@@ -461,8 +461,23 @@ fn selections_kept_as_options(xs: &[f64]) -> f64 {
     a + b + c + d + e + f
 }
 
+/// A selection held in a variable, then mapped with a function's path.
+#[differentiable]
+fn largest_exp(x: &[f64]) -> f64 {
+    let largest = x.iter().copied().max_by(f64::total_cmp);
+    largest.map_or(0.0, f64::exp)
+}
+
 #[test]
 fn selections_kept_as_options_of_the_selected_item() {
+    let (v, g) = value_with_gradient!(at: &[1.0, 2.0, -3.0][..], of: largest_exp);
+    assert_eq!(v, 2f64.exp());
+    assert_eq!(g, vec![0.0, 2f64.exp(), 0.0]);
+    assert_eq!(
+        value_with_gradient!(at: &[][..], of: largest_exp),
+        (0.0, vec![])
+    );
+
     let xs = [0.5, -1.5, 2.0];
     // a, b, e, f select 2.0 (x2); c and d select -1.5 (x1).
     let want = [0.0, -12.0 + (-1.5f64).cos(), 1.0 + 1.0 + 3.0 + 1.0];

@@ -1556,10 +1556,13 @@ const OPTION_RESULTS: &[&str] = &[
 /// expressions, and for a closure whose body returns or uses `?` (which would leave the
 /// function, not the closure).
 fn option_mapped(m: &syn::ExprMethodCall) -> Option<Expr> {
+    // A closure, or a function's path taken as one (`f64::exp` as `|p| f64::exp(p)`).
     let closure = |e: &Expr, inputs: usize| match peel(e) {
         Expr::Closure(c) if c.inputs.len() == inputs && !exits(&c.body.to_token_stream()) => {
             Some(c.clone())
         }
+        Expr::Path(f) if inputs == 1 => Some(syn::parse_quote!(|__diff_p| #f(__diff_p))),
+        Expr::Path(f) if inputs == 0 => Some(syn::parse_quote!(|| #f())),
         _ => None,
     };
     let (opt, f, none): (&Expr, syn::ExprClosure, Expr) =
@@ -1598,10 +1601,15 @@ fn option_mapped(m: &syn::ExprMethodCall) -> Option<Expr> {
                 (&map.receiver, closure(&map.args[0], 1)?, none)
             }
         };
-    let Expr::MethodCall(outer) = peel(opt) else {
-        return None;
+    let source = match peel(opt) {
+        Expr::MethodCall(outer) => outer,
+        // A variable holding the `Option` (`let m = xs.iter().copied().max_by(..);`).
+        Expr::Path(p) if p.path.get_ident().is_some() => {
+            return Some(matched(m.span(), opt, &f, &none));
+        }
+        _ => return None,
     };
-    let mut source = outer;
+    let mut source = source;
     // (Through a copy of an `Option` of a reference: `xs.iter().max_by(..).copied()`.)
     if let (true, Expr::MethodCall(inner)) = (
         (source.method == "copied" || source.method == "cloned") && source.args.is_empty(),
@@ -1612,14 +1620,19 @@ fn option_mapped(m: &syn::ExprMethodCall) -> Option<Expr> {
     if !OPTION_RESULTS.iter().any(|n| source.method == n) {
         return None;
     }
-    let pat = closure_pattern(&f);
+    Some(matched(m.span(), opt, &f, &none))
+}
+
+/// `match opt { Some(p) => body, None => none }` for the closure `|p| body`.
+fn matched(span: proc_macro2::Span, opt: &Expr, f: &syn::ExprClosure, none: &Expr) -> Expr {
+    let pat = closure_pattern(f);
     let body = &f.body;
-    Some(syn::parse_quote_spanned!(m.span()=>
+    syn::parse_quote_spanned!(span=>
         match #opt {
             Some(#pat) => #body,
             None => #none,
         }
-    ))
+    )
 }
 
 /// The pattern of a closure's one parameter, without its type (`|i: usize|`).

@@ -237,7 +237,8 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
     let mut unknown = None;
     while let Expr::MethodCall(m) = e {
         let name = m.method.to_string();
-        if NOT_DIFFERENTIATED.contains(&name.as_str()) || name == "find" {
+        let selection = ["min_by", "max_by", "min_by_key", "max_by_key"].contains(&name.as_str());
+        if NOT_DIFFERENTIATED.contains(&name.as_str()) || name == "find" || selection {
             unknown = Some(name);
         } else if ["iter", "into_iter", "windows", "chunks"].contains(&name.as_str()) {
             let unknown = unknown?;
@@ -245,6 +246,12 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
                 // (Lowered as a loop unless its items are references: `Chain::find`.)
                 return Some(format!(
                     "{UNDIFFERENTIATED_CHAIN} `.find(..)` of references: an `Option<&T>` carries no derivative; write `.find(..).copied()` or `.copied().find(..)`"
+                ));
+            }
+            if unknown.ends_with("_by") || unknown.ends_with("_by_key") {
+                // (Lowered as a loop unless kept as an `Option` of references, or filtered.)
+                return Some(format!(
+                    "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)` kept as an `Option` of a reference or after `filter`: a selection is differentiated unwrapped (`.{unknown}(..).unwrap()`) or as an `Option` of a value, over a chain without `filter`; write `.{unknown}(..).copied()` or `.copied().{unknown}(..)`, or a `for` loop"
                 ));
             }
             return Some(format!(
