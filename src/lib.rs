@@ -52,6 +52,7 @@ pub mod __private {
         pub use diff_core::__private::ConcatRules as _;
         pub use diff_core::__private::CutDerivative as _;
         pub use diff_core::__private::CutNothing as _;
+        pub use diff_core::__private::DrainToVec as _;
         pub use diff_core::__private::FieldTangent as _;
         pub use diff_core::__private::FromRules as _;
         pub use diff_core::__private::IntoRules as _;

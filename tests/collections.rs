@@ -774,7 +774,8 @@ fn retain_on_a_local_vec() {
 /// The other `Vec` methods that move active values around or take them out: `remove`,
 /// `swap_remove`, `split_off` (whose results carry the derivatives of what they took),
 /// `rotate_left` and `rotate_right` (also on arrays), `resize` and `fill` with an active
-/// value (whose derivative is the sum of its copies'), and `clear`.
+/// value (whose derivative is the sum of its copies'), `clear`, and `drain(range)`
+/// collected or looped over.
 #[differentiable]
 fn moved_around(x: Vec<f64>, k: f64) -> f64 {
     let mut v = x.clone();
@@ -795,7 +796,20 @@ fn moved_around(x: Vec<f64>, k: f64) -> f64 {
     for (i, e) in v.iter().chain(tail.iter()).enumerate() {
         t += (i as f64 + 1.0) * e * e;
     }
-    t + r * 3.0 + s.sin() + a[0] * a[1] + 2.0 * a[2] + w.iter().sum::<f64>() * used[0]
+    let mut q = vec![x[0], x[1] * k, x[2], x[3] * x[3]];
+    let front: Vec<f64> = q.drain(..2).collect();
+    let mut last = 0.0;
+    for e in q.drain(1..=1) {
+        last += e * k;
+    }
+    t + r * 3.0
+        + s.sin()
+        + a[0] * a[1]
+        + 2.0 * a[2]
+        + w.iter().sum::<f64>() * used[0]
+        + front[0] * front[1]
+        + last
+        + q[0]
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Derivative rules of the `Vec` operations that build collections: `push`,
 //! `extend_from_slice`, `insert`, `pop`, `truncate`, `remove`, `swap_remove`, `split_off`,
-//! `resize`, `fill`, `clear` (methods of [`VecRules`], in the `&mut self` convention of
-//! generated code), `vec![x; n]` ([`vec_repeat`]), `[x; N]` ([`array_repeat`]), and `swap` on a `Vec` or an
+//! `resize`, `fill`, `clear`, `drain` (methods of [`VecRules`], in the `&mut self`
+//! convention of generated code), `vec![x; n]` ([`vec_repeat`]), `[x; N]` ([`array_repeat`]), and `swap` on a `Vec` or an
 //! array ([`SwapRule`]), `reverse` ([`ReverseRule`]), `rotate_left` ([`RotateLeftRule`]) and
 //! `rotate_right` ([`RotateRightRule`]).
 //!
@@ -12,6 +12,7 @@
 //! is an empty `Vec` (see [`VectorSpace`]).
 use crate::vector_space::check_lengths;
 use crate::{Differentiable, VectorSpace};
+use core::ops::RangeBounds;
 
 /// A tangent of `n` elements from an optional one: `None` and the empty zero become `n`
 /// zeros.
@@ -265,6 +266,29 @@ pub trait VecRules<T: Differentiable> {
                 (Option<Vec<T::TangentVector>>, Option<T::TangentVector>),
             ) -> (Unit, Option<Vec<T::TangentVector>>)
             + use<Self, T>,
+    );
+    /// Reverse mode of `v.drain(range)`, which generated code calls as
+    /// `v.drain_to_vec(range)` ([`DrainToVec`]).
+    fn __vjp_drain_to_vec<R: RangeBounds<usize>>(
+        &mut self,
+        range: R,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, ())
+            + use<Self, T, R>,
+    );
+    /// Forward mode of `v.drain(range)`.
+    fn __jvp_drain_to_vec<R: RangeBounds<usize>>(
+        &mut self,
+        range: R,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, ()),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<Self, T, R>,
     );
     /// Reverse mode of `v.clear()`.
     fn __vjp_clear(
@@ -731,6 +755,55 @@ impl<T: Differentiable + Clone> VecRules<T> for Vec<T> {
         ((), move |(_, dx)| (None, dx.map(|d| vec![d; n])))
     }
     #[inline]
+    fn __vjp_drain_to_vec<R: RangeBounds<usize>>(
+        &mut self,
+        range: R,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, ())
+            + use<T, R>,
+    ) {
+        let (start, end) = bounds(&range, self.len());
+        let drained = self.drain_to_vec(start..end);
+        let kept = self.len();
+        // The drained items' adjoints go back where they were taken from.
+        (drained, move |(s, after)| {
+            match (present(s, end - start), present(after, kept)) {
+                (None, None) => (None, ()),
+                (s, after) => {
+                    let mut a = filled(after, kept);
+                    a.splice(start..start, filled(s, end - start));
+                    (Some(a), ())
+                }
+            }
+        })
+    }
+    #[inline]
+    fn __jvp_drain_to_vec<R: RangeBounds<usize>>(
+        &mut self,
+        range: R,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, ()),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<T, R>,
+    ) {
+        let n = self.len();
+        let (start, end) = bounds(&range, n);
+        let drained = self.drain_to_vec(start..end);
+        (drained, move |(before, ())| match before {
+            Some(d) => {
+                let mut d = filled(Some(d), n);
+                let taken = d.drain(start..end).collect();
+                (Some(taken), Some(d))
+            }
+            None => (None, None),
+        })
+    }
+    #[inline]
     fn __vjp_clear(
         &mut self,
     ) -> (
@@ -749,6 +822,35 @@ impl<T: Differentiable + Clone> VecRules<T> for Vec<T> {
     ) {
         self.clear();
         ((), move |_| (None, None))
+    }
+}
+
+/// `x.drain(range)` as generated code writes it: the drained items collected in a
+/// `Vec` (which a chain or a `for` loop over them reads), so that the derivative rules
+/// ([`VecRules`]) can give each item its derivative.
+pub trait DrainToVec<T> {
+    /// `self.drain(range).collect()`.
+    fn drain_to_vec<R: RangeBounds<usize>>(&mut self, range: R) -> Vec<T>;
+}
+
+impl<T> DrainToVec<T> for Vec<T> {
+    #[inline]
+    fn drain_to_vec<R: RangeBounds<usize>>(&mut self, range: R) -> Vec<T> {
+        self.drain(range).collect()
+    }
+}
+
+impl<T> DrainToVec<T> for std::collections::VecDeque<T> {
+    #[inline]
+    fn drain_to_vec<R: RangeBounds<usize>>(&mut self, range: R) -> Vec<T> {
+        self.drain(range).collect()
+    }
+}
+
+impl DrainToVec<char> for String {
+    #[inline]
+    fn drain_to_vec<R: RangeBounds<usize>>(&mut self, range: R) -> Vec<char> {
+        self.drain(range).collect()
     }
 }
 

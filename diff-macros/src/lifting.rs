@@ -34,6 +34,7 @@ const GENERIC_RULES: &[&str] = &[
     "clear",
     "clone",
     "concat",
+    "drain_to_vec",
     "expect",
     "extend_from_slice",
     "fill",
@@ -1015,11 +1016,12 @@ impl<'a> Lifting<'a> {
     }
 
     /// Whether `v` is a constant a rule's argument keeps as written: a message
-    /// (`expect("..")`) or an integer (`v.swap(0, 1)`, `x.powi(2)`), which no conversion
-    /// to dual numbers concerns.
+    /// (`expect("..")`), an integer (`v.swap(0, 1)`, `x.powi(2)`) or a range
+    /// (`v.drain(..2)`), which no conversion to dual numbers concerns.
     fn kept_constant(&self, v: Value) -> bool {
         matches!(self.func.def(v).map(|s| &s.inst),
             Some(Inst::Const(t)) if !numeric_tokens(t))
+            || matches!(self.func.def_inst(v), Some(Inst::Opaque(o)) if o.what == "range")
             || self.integer_literal(v)
     }
 

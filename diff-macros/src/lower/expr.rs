@@ -1523,6 +1523,7 @@ const UPDATING_WITH_RESULT: &[(&str, usize)] = &[
     ("remove", 1),
     ("swap_remove", 1),
     ("split_off", 1),
+    ("drain_to_vec", 1),
 ];
 
 /// Methods of an iterator selecting one of its items (`Chain::select`).

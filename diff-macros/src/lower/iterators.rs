@@ -1328,6 +1328,43 @@ impl syn::visit_mut::VisitMut for TypedReductions<'_> {
     }
 }
 
+/// The body with each `x.drain(range)` written `x.drain_to_vec(range).into_iter()`
+/// (`diff-core`'s `DrainToVec`): the drained items as a `Vec`, taken out by a call that
+/// updates `x` and carries their derivatives, which a chain (`.collect()`, `.map(..)`)
+/// or a `for` loop then reads like any `Vec`'s. `None` when the body drains nothing.
+pub(crate) fn drains_as_vecs(block: &syn::Block) -> Option<syn::Block> {
+    struct Drains(bool);
+    impl syn::visit::Visit<'_> for Drains {
+        fn visit_expr_method_call(&mut self, m: &syn::ExprMethodCall) {
+            self.0 |= is_drain(m);
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    impl syn::visit_mut::VisitMut for Drains {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            syn::visit_mut::visit_expr_mut(self, e);
+            if let Expr::MethodCall(m) = e {
+                if is_drain(m) {
+                    let (x, range) = (&m.receiver, &m.args[0]);
+                    let method = syn::Ident::new("drain_to_vec", m.method.span());
+                    *e = parse_quote!(#x.#method(#range).into_iter());
+                }
+            }
+        }
+    }
+    fn is_drain(m: &syn::ExprMethodCall) -> bool {
+        m.method == "drain" && m.args.len() == 1 && m.turbofish.is_none()
+    }
+    let mut found = Drains(false);
+    syn::visit::Visit::visit_block(&mut found, block);
+    if !found.0 {
+        return None;
+    }
+    let mut block = block.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Drains(true), &mut block);
+    Some(block)
+}
+
 /// The body with iterators held in variables written where they are consumed:
 /// `let it = xs.iter().map(f); .. it.sum()` becomes `xs.iter().map(f).sum()`, which the
 /// chain rewriting then sees whole. Only for a variable used once, in the same block,

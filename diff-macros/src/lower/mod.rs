@@ -150,13 +150,15 @@ pub fn lower_body(
     cx.finish(errors)
 }
 
-/// The body as the lowering reads it: iterators held in variables written where they
-/// are consumed, and sums and products given the type their value takes
-/// (`iterators.rs`). `None` when the body is read as written.
+/// The body as the lowering reads it: drains as `Vec`s, iterators held in variables
+/// written where they are consumed, and sums and products given the type their value
+/// takes (`iterators.rs`). `None` when the body is read as written.
 pub(crate) fn prepare(block: &syn::Block, output: Option<&syn::Type>) -> Option<syn::Block> {
+    let drained = iterators::drains_as_vecs(block);
+    let block = drained.as_ref().unwrap_or(block);
     let inlined = iterators::inline_iterator_variables(block);
-    let block = inlined.as_ref().unwrap_or(block);
-    iterators::typed_reductions(block, output).or(inlined)
+    let reduced = iterators::typed_reductions(inlined.as_ref().unwrap_or(block), output);
+    reduced.or(inlined).or(drained)
 }
 
 /// The name a pattern binds when it is a name (`x`, `mut x`, `x: T`).
