@@ -461,6 +461,32 @@ fn selections_kept_as_options(xs: &[f64]) -> f64 {
     a + b + c + d + e + f
 }
 
+/// Selections among the items a filter keeps: unwrapped, kept as an `Option` (none
+/// kept: `None`), over references and values.
+#[differentiable]
+fn selections_after_filters(xs: &[f64], t: f64) -> f64 {
+    let a = *xs
+        .iter()
+        .filter(|v| **v > t)
+        .min_by(|a, b| a.total_cmp(b))
+        .expect("one above t");
+    let b = xs
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, v)| v * t)
+        .max_by(|p, q| p.total_cmp(q))
+        .unwrap_or(-1.0);
+    let c = xs
+        .iter()
+        .copied()
+        .filter(|v| *v > 100.0)
+        .max_by(f64::total_cmp)
+        .map_or(0.5, |m| m * m);
+    a * a + b + c
+}
+
 /// A selection held in a variable, then mapped with a function's path.
 #[differentiable]
 fn largest_exp(x: &[f64]) -> f64 {
@@ -470,6 +496,27 @@ fn largest_exp(x: &[f64]) -> f64 {
 
 #[test]
 fn selections_kept_as_options_of_the_selected_item() {
+    // Above t = 0.5: 0.7 (x4) is the least; odd places: 0.8 * t (x1) is the largest of
+    // x1 t, x3 t; nothing above 100.
+    let xs = [1.5, 0.8, 3.0, -2.0, 0.7];
+    let (v, (g, gt)) = value_with_gradient!(at: (&xs[..], 0.5), of: selections_after_filters);
+    assert_eq!(v, selections_after_filters(&xs, 0.5));
+    assert_eq!(v, 0.7 * 0.7 + 0.8 * 0.5 + 0.5);
+    assert_eq!(g, vec![0.0, 0.5, 0.0, 0.0, 2.0 * 0.7]);
+    assert_eq!(gt, 0.8);
+    let fd = fd_grad(
+        |p: &[f64]| selections_after_filters(&p[..5], p[5]),
+        &[1.5, 0.8, 3.0, -2.0, 0.7, 0.5],
+    );
+    for (a, b) in g.iter().chain([&gt]).zip(&fd) {
+        assert!(close(*a, *b, 1e-6), "{g:?} {gt} vs {fd:?}");
+    }
+    let d = first_derivative!(at: 0.5, of: |t: f64| selections_after_filters(&xs, t));
+    assert_eq!(d, 0.8);
+    // t = -1: a is -0.5 (x1), the least above t; b is 2 = x3 t, the largest of x1 t, x3 t.
+    let (_, (g, _)) =
+        value_with_gradient!(at: (&[0.0, -0.5, 1.0, -2.0][..], -1.0), of: selections_after_filters);
+    assert_eq!(g, vec![0.0, -1.0, 0.0, -1.0]);
     let (v, g) = value_with_gradient!(at: &[1.0, 2.0, -3.0][..], of: largest_exp);
     assert_eq!(v, 2f64.exp());
     assert_eq!(g, vec![0.0, 2f64.exp(), 0.0]);

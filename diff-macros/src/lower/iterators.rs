@@ -249,9 +249,9 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
                 ));
             }
             if unknown.ends_with("_by") || unknown.ends_with("_by_key") {
-                // (Lowered as a loop unless kept as an `Option` of references, or filtered.)
+                // (Lowered as a loop unless kept as an `Option` of references.)
                 return Some(format!(
-                    "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)` kept as an `Option` of a reference or after `filter`: a selection is differentiated unwrapped (`.{unknown}(..).unwrap()`) or as an `Option` of a value, over a chain without `filter`; write `.{unknown}(..).copied()` or `.copied().{unknown}(..)`, or a `for` loop"
+                    "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)` kept as an `Option` of a reference: a selection is differentiated unwrapped (`.{unknown}(..).unwrap()`) or as an `Option` of a value; write `.{unknown}(..).copied()` or `.copied().{unknown}(..)`, or a `for` loop"
                 ));
             }
             return Some(format!(
@@ -669,7 +669,8 @@ impl Chain {
     /// `chain.min_by(cmp).unwrap()` (also `max_by`, `min_by_key`, `max_by_key`, and
     /// `.expect(msg)`) as a loop remembering where the selected item is (its index, which
     /// carries no derivative), then the item read there: the derivative flows to the
-    /// selected element only. Ties pick as std does: the first minimum, the last maximum.
+    /// selected element only. Ties pick as std does: the first minimum, the last maximum;
+    /// items a `filter` drops are not candidates.
     /// With `copied`, the `Option` of a reference was copied before the unwrap
     /// (`xs.iter().min_by(..).copied().unwrap()`): the item read is the referent. Without
     /// `unwrap`, the selection is kept as an `Option` (`.max_by(cmp).unwrap_or(0.0)`,
@@ -707,10 +708,7 @@ impl Chain {
         } else {
             parse_quote!((#ordering) != ::core::cmp::Ordering::Less)
         };
-        if self.filters() {
-            return None;
-        }
-        let (ipat, index, item, _) = self.parts();
+        let (ipat, index, item, kept) = self.parts();
         let best: syn::Ident = parse_quote!(__diff_best);
         let selected = match (&item, copied) {
             (Expr::Reference(r), true) => (*r.expr).clone(),
@@ -731,23 +729,39 @@ impl Chain {
             },
         };
         // The first index starts as the best (typed by the iterator, so that the
-        // comparison's field accesses type-check); the rest are compared with it.
-        Some(parse_quote!({
-            let mut __diff_rest = #index;
-            let mut #best = ::core::iter::Iterator::next(&mut __diff_rest);
-            for #ipat in ::core::iter::IntoIterator::into_iter(__diff_rest) {
-                let __diff_better = match #best {
-                    ::core::option::Option::Some(__diff_at) => {
+        // comparison's field accesses type-check), found if the filters keep it; each
+        // item kept after it is compared with the best found (or is the first found).
+        let first = self.kept_only(&kept, quote::quote!(__diff_found = true;));
+        let each = self.kept_only(
+            &kept,
+            quote::quote! {
+                let __diff_better = match (__diff_found, #best) {
+                    (true, ::core::option::Option::Some(__diff_at)) => {
                         let #x = #item;
                         let #ipat = __diff_at;
                         let #y = #item;
                         #better
                     }
-                    ::core::option::Option::None => false,
+                    _ => true,
                 };
                 if __diff_better {
                     #best = ::core::option::Option::Some(#ipat);
+                    __diff_found = true;
                 }
+            },
+        );
+        Some(parse_quote!({
+            let mut __diff_rest = #index;
+            let mut #best = ::core::iter::Iterator::next(&mut __diff_rest);
+            let mut __diff_found = false;
+            if let ::core::option::Option::Some(#ipat) = #best {
+                #first
+            }
+            for #ipat in ::core::iter::IntoIterator::into_iter(__diff_rest) {
+                #each
+            }
+            if !__diff_found {
+                #best = ::core::option::Option::None;
             }
             #at_best
         }))
