@@ -187,21 +187,19 @@ impl Emitter<'_> {
                     #x #y
                 }
             }
-            // y = b with y[i] = b[i] ± e (`b[i] += e`): e += ±s[i]; b += s, whole.
-            Rule::Write(b, Part::Element(i), v) if self.bumped(b, i, v).is_some() => {
-                let (e, subtracted) = self.bumped(b, i, v).expect("an element update");
-                let ni = self.name(i);
-                let mut part = quote!(::diff::__private::get_at(&s, #ni));
-                if subtracted {
-                    part =
-                        quote!(::core::option::Option::map(#part, ::diff::__private::partial::neg));
-                }
-                let (x, y) = (self.acc_opt(e, part), self.acc(b, quote!(s)));
-                quote! { #x #y }
-            }
-            // y = b with y[i] = v: v += s[i]; b += s with s[i] zeroed.
             Rule::Write(b, Part::Element(i), v) => {
                 let ni = self.name(i);
+                // y = b with y[i] = b[i] ± e (`b[i] += e`): e += ±s[i]; b += s, whole.
+                if let Some((e, subtracted)) = self.bumped(b, i, v) {
+                    let mut part = quote!(::diff::__private::get_at(&s, #ni));
+                    if subtracted {
+                        let neg = quote!(::diff::__private::partial::neg);
+                        part = quote!(::core::option::Option::map(#part, #neg));
+                    }
+                    let (x, y) = (self.acc_opt(e, part), self.acc(b, quote!(s)));
+                    return quote! { #x #y };
+                }
+                // y = b with y[i] = v: v += s[i]; b += s with s[i] zeroed.
                 let (x, y) = (self.acc_opt(v, quote!(part)), self.acc(b, quote!(s)));
                 quote! { let mut s = s; let part = ::diff::__private::take_at(&mut s, #ni); #x #y }
             }

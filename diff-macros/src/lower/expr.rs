@@ -1,4 +1,5 @@
 //! Lowering of expressions and statements.
+use super::iterators::SELECTIONS;
 use super::place::Place;
 use super::Lowerer;
 use crate::ir::{BinOp, Borrow, Callee, Inst, Sequence, Value};
@@ -1243,27 +1244,16 @@ impl Lowerer {
                 return self.lower_expr(&e);
             }
         }
-        if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() {
-            if let Expr::MethodCall(find) = &*m.receiver {
-                if find.method == "find" {
-                    if let Some(e) = self.chain(&find.receiver).and_then(|c| c.find(find, true)) {
-                        return self.lower_expr(&e);
-                    }
-                }
+        if let Some(find) = copy_of(m).filter(|f| f.method == "find") {
+            if let Some(e) = self.chain(&find.receiver).and_then(|c| c.find(find, true)) {
+                return self.lower_expr(&e);
             }
         }
         // `chain.min_by(cmp).unwrap()` and its relatives (also with `.copied()` or
         // `.cloned()` before the unwrap): a loop selecting an index.
         if m.method == "unwrap" || m.method == "expect" {
-            let (select, copied) = match &*m.receiver {
-                Expr::MethodCall(c)
-                    if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
-                {
-                    (&*c.receiver, true)
-                }
-                receiver => (receiver, false),
-            };
-            if let Expr::MethodCall(select) = select {
+            if let Expr::MethodCall(c) = &*m.receiver {
+                let (select, copied) = copy_of(c).map_or((c, false), |inner| (inner, true));
                 if let Some(e) = self
                     .chain(&select.receiver)
                     .and_then(|chain| chain.select(select, Some(m), copied))
@@ -1274,14 +1264,7 @@ impl Lowerer {
         }
         // `chain.max_by(cmp)` (and its relatives, or copied), not unwrapped where it is
         // made: an `Option` of the selected item.
-        let (select, copied) = match &*m.receiver {
-            Expr::MethodCall(inner)
-                if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
-            {
-                (inner, true)
-            }
-            _ => (m, false),
-        };
+        let (select, copied) = copy_of(m).map_or((m, false), |inner| (inner, true));
         if SELECTIONS.iter().any(|s| select.method == s) {
             if let Some(e) = self
                 .chain(&select.receiver)
@@ -1526,10 +1509,8 @@ const UPDATING_WITH_RESULT: &[(&str, usize)] = &[
     ("drain_to_vec", 1),
 ];
 
-/// Methods of an iterator selecting one of its items (`Chain::select`).
-const SELECTIONS: &[&str] = &["min_by", "max_by", "min_by_key", "max_by_key"];
-
-/// Methods whose result is an `Option` ([`option_mapped`]).
+/// Methods whose result is an `Option` ([`option_mapped`]), besides the selections
+/// (`iterators::SELECTIONS`).
 const OPTION_RESULTS: &[&str] = &[
     "position",
     "rposition",
@@ -1539,10 +1520,6 @@ const OPTION_RESULTS: &[&str] = &[
     "last",
     "pop",
     "reduce",
-    "min_by",
-    "max_by",
-    "min_by_key",
-    "max_by_key",
     "checked_div",
     "checked_sub",
     "checked_add",
@@ -1610,18 +1587,25 @@ fn option_mapped(m: &syn::ExprMethodCall) -> Option<Expr> {
         }
         _ => return None,
     };
-    let mut source = source;
     // (Through a copy of an `Option` of a reference: `xs.iter().max_by(..).copied()`.)
-    if let (true, Expr::MethodCall(inner)) = (
-        (source.method == "copied" || source.method == "cloned") && source.args.is_empty(),
-        peel(&source.receiver),
-    ) {
-        source = inner;
-    }
-    if !OPTION_RESULTS.iter().any(|n| source.method == n) {
+    let source = copy_of(source).unwrap_or(source);
+    if !OPTION_RESULTS
+        .iter()
+        .chain(SELECTIONS)
+        .any(|n| source.method == n)
+    {
         return None;
     }
     Some(matched(m.span(), opt, &f, &none))
+}
+
+/// The call `o` of a copy of an `Option`, `o.copied()` or `o.cloned()`.
+fn copy_of(m: &syn::ExprMethodCall) -> Option<&syn::ExprMethodCall> {
+    let copy = m.args.is_empty() && (m.method == "copied" || m.method == "cloned");
+    match peel(&m.receiver) {
+        Expr::MethodCall(inner) if copy => Some(inner),
+        _ => None,
+    }
 }
 
 /// `match opt { Some(p) => body, None => none }` for the closure `|p| body`.
@@ -1672,12 +1656,9 @@ impl Lookup {
         let Expr::MethodCall(mut inner) = peel(e).clone() else {
             return None;
         };
-        let copied =
-            inner.args.is_empty() && (inner.method == "copied" || inner.method == "cloned");
-        if copied {
-            let Expr::MethodCall(end) = peel(&inner.receiver).clone() else {
-                return None;
-            };
+        let copy = copy_of(&inner).cloned();
+        let copied = copy.is_some();
+        if let Some(end) = copy {
             inner = end;
         }
         // The index, and whether the element is there.

@@ -226,6 +226,9 @@ const NOT_DIFFERENTIATED: &[&str] = &[
     "try_fold",
 ];
 
+/// Methods of an iterator selecting one of its items ([`Chain::select`]).
+pub(crate) const SELECTIONS: &[&str] = &["min_by", "max_by", "min_by_key", "max_by_key"];
+
 /// How [`undifferentiated_chain`] begins what it calls a chain, by which `check.rs`
 /// knows it carries its own advice.
 pub(crate) const UNDIFFERENTIATED_CHAIN: &str = "iterator chain, through";
@@ -237,7 +240,7 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
     let mut unknown = None;
     while let Expr::MethodCall(m) = e {
         let name = m.method.to_string();
-        let selection = ["min_by", "max_by", "min_by_key", "max_by_key"].contains(&name.as_str());
+        let selection = SELECTIONS.contains(&name.as_str());
         if NOT_DIFFERENTIATED.contains(&name.as_str()) || name == "find" || selection {
             unknown = Some(name);
         } else if ["iter", "into_iter", "windows", "chunks"].contains(&name.as_str()) {
@@ -248,7 +251,7 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
                     "{UNDIFFERENTIATED_CHAIN} `.find(..)` of references: an `Option<&T>` carries no derivative; write `.find(..).copied()` or `.copied().find(..)`"
                 ));
             }
-            if unknown.ends_with("_by") || unknown.ends_with("_by_key") {
+            if SELECTIONS.contains(&unknown.as_str()) {
                 // (Lowered as a loop unless kept as an `Option` of references.)
                 return Some(format!(
                     "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)` kept as an `Option` of a reference: a selection is differentiated unwrapped (`.{unknown}(..).unwrap()`) or as an `Option` of a value; write `.{unknown}(..).copied()` or `.copied().{unknown}(..)`, or a `for` loop"
