@@ -118,6 +118,22 @@ fn assigned_later(x: f64) -> f64 {
     y * x
 }
 
+/// The same without the type: it is the type of what is assigned later (and of a
+/// variable given its value in the statement after its `let`).
+#[allow(clippy::needless_late_init)]
+#[differentiable]
+fn assigned_later_without_a_type(x: f64) -> f64 {
+    let y;
+    if x > 0.0 {
+        y = x * 2.0;
+    } else {
+        y = x.exp();
+    }
+    let z;
+    z = y + x.sin();
+    z * x
+}
+
 /// Each function: value and both modes against finite differences, at points on both
 /// sides of its branches.
 macro_rules! check {
@@ -155,4 +171,5 @@ fn labelled_loops_and_blocks() {
 #[test]
 fn a_variable_assigned_after_its_let() {
     check!(assigned_later, 0.7, -0.3);
+    check!(assigned_later_without_a_type, 0.7, -0.3);
 }

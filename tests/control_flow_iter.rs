@@ -165,6 +165,71 @@ fn for_enumerate() {
     }
 }
 
+const WEIGHTS: [f64; 3] = [0.5, -1.0, 2.0];
+static OFFSETS: [f64; 3] = [0.25, 0.0, -0.75];
+mod tables {
+    pub const SQUARES: [f64; 3] = [1.0, 4.0, 9.0];
+}
+struct Cubic;
+impl Cubic {
+    /// Highest power first.
+    const COEFFS: [f64; 4] = [2.0, -1.0, 0.5, 3.0];
+}
+
+/// Constants and statics iterated as a user writes it: their items are references to
+/// the table (each saved as a copy of the element it points to).
+#[differentiable]
+fn from_tables(x: Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for (k, w) in WEIGHTS.iter().enumerate() {
+        s += w * x[k] * x[k];
+    }
+    for (o, q) in OFFSETS.iter().zip(tables::SQUARES.iter()) {
+        s += (x[0] - o) * q * x[2];
+    }
+    let dot: f64 = x.iter().zip(WEIGHTS).map(|(a, w)| a * w).sum();
+    let largest = WEIGHTS.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    s + dot * largest + Cubic::COEFFS.iter().fold(0.0, |acc, c| acc * x[1] + c)
+}
+
+#[test]
+fn constant_tables() {
+    let x = vec![0.3, -1.2, 0.8];
+    let (v, g) = value_with_gradient!(at: x.clone(), of: from_tables);
+    assert_eq!(v, from_tables(x.clone()));
+    let (o, q) = (OFFSETS, tables::SQUARES);
+    let cross: f64 = (0..3).map(|k| q[k]).sum::<f64>();
+    let off: f64 = (0..3).map(|k| o[k] * q[k]).sum::<f64>();
+    let t = x[1];
+    let expected = [
+        2.0 * WEIGHTS[0] * x[0] + cross * x[2] + 2.0 * WEIGHTS[0],
+        2.0 * WEIGHTS[1] * x[1] + 2.0 * WEIGHTS[1] + 3.0 * 2.0 * t * t - 2.0 * 1.0 * t + 0.5,
+        2.0 * WEIGHTS[2] * x[2] + cross * x[0] - off + 2.0 * WEIGHTS[2],
+    ];
+    for k in 0..3 {
+        assert!(
+            close(g[k], expected[k], 1e-12),
+            "{k}: {} against {}",
+            g[k],
+            expected[k]
+        );
+    }
+    let f = |x: &[f64]| from_tables(x.to_vec());
+    let numeric = fd_grad(f, &x);
+    for k in 0..3 {
+        assert!(
+            close(g[k], numeric[k], 1e-6),
+            "{k}: {} against {}",
+            g[k],
+            numeric[k]
+        );
+        let mut e = vec![0.0; 3];
+        e[k] = 1.0;
+        let (_, d) = value_with_differential!(at: x.clone(), of: from_tables);
+        assert!(close(d(e), g[k], 1e-12), "forward {k}");
+    }
+}
+
 #[differentiable]
 fn chain_sum(xs: &[f64]) -> f64 {
     xs.iter().map(|x| x * x).sum()

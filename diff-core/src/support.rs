@@ -606,3 +606,33 @@ impl<'a, T: ?Sized> CaptureByRef<'a, T> for &Captured<'a, T> {
         self.0
     }
 }
+
+/// A value a linear map saves that may be a reference (a loop's item, a `match` arm's
+/// binding): saved as a copy of its referent ([`SaveReferent`]) when it is one, else as a
+/// copy of itself ([`SaveValue`]); the first applies where both would, as a method found
+/// without autoref.
+pub struct Saving<'a, T>(pub &'a T);
+
+/// [`Saving`] of a reference: a copy of the referent.
+pub trait SaveReferent<T> {
+    /// The copy.
+    fn save(&self) -> T;
+}
+impl<T: Clone> SaveReferent<T> for Saving<'_, &T> {
+    #[inline(always)]
+    fn save(&self) -> T {
+        (*self.0).clone()
+    }
+}
+
+/// [`Saving`] of a value that is not a reference: a copy.
+pub trait SaveValue<T> {
+    /// The copy.
+    fn save(&self) -> T;
+}
+impl<T: Clone> SaveValue<T> for &Saving<'_, T> {
+    #[inline(always)]
+    fn save(&self) -> T {
+        self.0.clone()
+    }
+}

@@ -239,8 +239,23 @@ impl<'a> Emitter<'a> {
                 let n = self.name(v);
                 quote! { ::std::borrow::ToOwned::to_owned(#n) }
             }
+            // An item, a binding or what is read from one, maybe a reference into a
+            // local (`for c in TABLE.iter()` iterates a copy of the constant): its
+            // referent's copy.
+            None if self.func.is_bound_param(v) => self.saved_copy(v),
+            Some(Inst::Load(_)) => self.saved_copy(v),
             _ => self.expr(v),
         }
+    }
+
+    /// A copy of `v`, or of its referent when it is a reference (`Saving` in diff-core).
+    fn saved_copy(&self, v: Value) -> TokenStream {
+        let n = self.name(v);
+        quote! {{
+            #[allow(unused_imports)]
+            use ::diff::__private::{SaveReferent as _, SaveValue as _};
+            (&::diff::__private::Saving(&#n)).save()
+        }}
     }
 
     /// The loop-carried values (of a `For` statement with `n` of them) that need a

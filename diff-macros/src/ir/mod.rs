@@ -428,6 +428,26 @@ impl Function {
         }
     }
 
+    /// Whether `v` is a region's parameter bound by a pattern: a loop's item or a
+    /// binding of a `match` arm (not a value a loop carries). Its type may be a
+    /// reference (`for c in TABLE.iter()`, `Some(w) = xs.first()`).
+    pub fn is_bound_param(&self, v: Value) -> bool {
+        if self.def(v).is_some() {
+            return false;
+        }
+        let carried = self
+            .regions
+            .iter()
+            .flat_map(|r| &r.stmts)
+            .any(|s| match &s.inst {
+                Inst::For { init, body, .. } => {
+                    self.region(*body).params[..init.len()].contains(&v)
+                }
+                _ => false,
+            });
+        !carried && self.regions.iter().any(|r| r.params.contains(&v))
+    }
+
     /// Where `v` is defined, as (region, 1 + statement index); a region's parameters are
     /// at 0 in it.
     pub fn position(&self, v: Value) -> (u32, usize) {

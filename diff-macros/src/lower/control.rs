@@ -331,12 +331,9 @@ impl Lowerer {
                 syn::Expr::Index(ix) => cur = &ix.expr,
                 // Indices mapped to values (`parse_chain` takes only those).
                 syn::Expr::Range(_) => return true,
-                syn::Expr::Path(p) => {
-                    return p
-                        .path
-                        .get_ident()
-                        .is_some_and(|i| self.lookup(&i.to_string()).is_some() || i == "self")
-                }
+                // A variable, or a path that names no variable: a constant or a static
+                // (`TABLE`, `Self::COEFFS`).
+                syn::Expr::Path(p) => return p.qself.is_none(),
                 _ => return false,
             }
         }

@@ -25,6 +25,38 @@ const RET: &str = "__diff_ret";
 /// The pending exit that is a `return`.
 const RETURN: u32 = 1;
 
+/// Removes the placeholders of `let y;` ([`Rewriter`]) that nothing reads: every read
+/// follows an assignment, so the placeholder is read only where it flows into a join
+/// or a loop. Without a type written (`let y;`), a placeholder no statement reads would
+/// be a `Default::default()` whose type nothing infers.
+pub(crate) fn drop_unread_placeholders(func: &mut crate::ir::Function) {
+    use crate::ir::{segment_names, Callee, Inst};
+    let placeholder = |inst: &Inst| match inst {
+        Inst::Call(Callee::Path(p), args) => {
+            let names = segment_names(&p.path);
+            args.is_empty() && names.ends_with(&["Default".to_string(), "default".to_string()])
+        }
+        _ => false,
+    };
+    let unread: Vec<crate::ir::Value> = func
+        .regions
+        .iter()
+        .flat_map(|r| &r.stmts)
+        .filter(|s| placeholder(&s.inst))
+        .map(|s| s.results[0])
+        .filter(|v| func.uses(*v) == 0)
+        .collect();
+    if unread.is_empty() {
+        return;
+    }
+    for region in &mut func.regions {
+        region
+            .stmts
+            .retain(|s| !(placeholder(&s.inst) && unread.contains(&s.results[0])));
+    }
+    func.reindex();
+}
+
 /// Rewrites a body's exits; `None` when there is nothing to rewrite.
 pub(crate) fn rewrite(body: &syn::Block) -> Option<syn::Block> {
     if !needs_rewrite(body) {

@@ -84,7 +84,8 @@ fn base(e: &Expr) -> Option<Base> {
             range: false,
             window: None,
         }),
-        Expr::Path(p) if p.path.get_ident().is_some() => Some(Base {
+        // A variable, or a constant or static (`TABLE`, `Self::COEFFS`).
+        Expr::Path(p) if p.qself.is_none() && !has_generics(&p.path) => Some(Base {
             expr: e.clone(),
             by_ref: false,
             offset: None,
@@ -316,6 +317,11 @@ fn take_root(e: &mut Expr, outermost: bool) -> Option<Expr> {
 }
 
 /// Parses `e` as a chain over a collection; `None` when it is not one.
+/// Whether a segment of `path` has generic arguments (`f::<f64>`).
+fn has_generics(path: &syn::Path) -> bool {
+    path.segments.iter().any(|s| !s.arguments.is_none())
+}
+
 pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     let mut adapters = Vec::new();
     let mut cur = e;

@@ -298,7 +298,8 @@ impl Lowerer {
         }
     }
 
-    fn finish(self, errors: &mut Errors) -> Option<Lowered> {
+    fn finish(mut self, errors: &mut Errors) -> Option<Lowered> {
+        exits::drop_unread_placeholders(&mut self.func);
         let ok = self.errors.is_empty();
         errors.append(self.errors);
         ok.then_some(Lowered {
