@@ -559,6 +559,50 @@ fn largest_exp(x: &[f64]) -> f64 {
     largest.map_or(0.0, f64::exp)
 }
 
+/// Selections over references, mapped where they are made: the closure is given a
+/// reference to the selected item (`|m|`, `|&m|`, `*v`).
+#[differentiable]
+fn selections_of_references_mapped(x: &[f64]) -> f64 {
+    let m = x
+        .iter()
+        .max_by(|a, b| a.total_cmp(b))
+        .map(|m| m * 2.0)
+        .unwrap_or(0.0);
+    let n = x
+        .iter()
+        .min_by(|a, b| a.total_cmp(b))
+        .map_or(0.0, |&v| v.exp());
+    // (Parentheses around a part of the chain change nothing.)
+    let k = (x.iter().filter(|v| **v > 10.0))
+        .max_by(|a, b| a.total_cmp(b))
+        .map(|v| *v * 3.0)
+        .unwrap_or(1.5);
+    m + n + k
+}
+
+#[test]
+fn selections_of_references_mapped_where_made() {
+    let x = [1.0, 5.0, -2.0];
+    let (v, g) = value_with_gradient!(at: &x[..], of: selections_of_references_mapped);
+    assert_eq!(v, selections_of_references_mapped(&x));
+    assert_eq!(v, 10.0 + (-2f64).exp() + 1.5);
+    assert_eq!(g, vec![0.0, 2.0, (-2f64).exp()]);
+    let fd = fd_grad(selections_of_references_mapped, &x);
+    for (a, b) in g.iter().zip(&fd) {
+        assert!(close(*a, *b, 1e-6), "{g:?} vs {fd:?}");
+    }
+    let d =
+        first_derivative!(at: 5.0, of: |t: f64| selections_of_references_mapped(&[1.0, t, -2.0]));
+    assert_eq!(d, 2.0);
+    // Above 10: 12 (x0) is the largest kept, and the largest overall.
+    let g = gradient!(at: &[12.0, 11.0][..], of: selections_of_references_mapped);
+    assert_eq!(g, vec![2.0 + 3.0, 11f64.exp()]);
+    assert_eq!(
+        value_with_gradient!(at: &[][..], of: selections_of_references_mapped),
+        (1.5, vec![])
+    );
+}
+
 #[test]
 fn selections_kept_as_options_of_the_selected_item() {
     // Above t = 0.5: 0.7 (x4) is the least; odd places: 0.8 * t (x1) is the largest of

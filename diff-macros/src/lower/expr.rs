@@ -1289,7 +1289,11 @@ impl Lowerer {
         }
         // `xs.iter().position(p).map(|i| xs[i]).unwrap_or(0.0)`, `opt.map_or(d, f)`: a
         // `match` on the `Option`, the closure's body in its `Some` arm.
-        if let Some(e) = option_mapped(m) {
+        let references = |selection: &syn::ExprMethodCall| {
+            self.chain(&selection.receiver)
+                .is_some_and(|c| c.yields_references())
+        };
+        if let Some(e) = option_mapped(m, references) {
             return self.lower_expr(&e);
         }
         // `v.sort_by(cmp)` (or `sort_unstable_by`) of a local: the order the comparison
@@ -1533,7 +1537,13 @@ const OPTION_RESULTS: &[&str] = &[
 /// opt.unwrap(); body }`: the body's derivative is visible there. `None` for other
 /// expressions, and for a closure whose body returns or uses `?` (which would leave the
 /// function, not the closure).
-fn option_mapped(m: &syn::ExprMethodCall) -> Option<Expr> {
+///
+/// A selection over references mapped (`xs.iter().max_by(cmp).map(|m| m * 2.0)`, where
+/// `references` tells) selects a copy and gives the closure a reference to it.
+fn option_mapped(
+    m: &syn::ExprMethodCall,
+    references: impl Fn(&syn::ExprMethodCall) -> bool,
+) -> Option<Expr> {
     // A closure, or a function's path taken as one (`f64::exp` as `|p| f64::exp(p)`).
     let closure = |e: &Expr, inputs: usize| match peel(e) {
         Expr::Closure(c) if c.inputs.len() == inputs && !exits(&c.body.to_token_stream()) => {
@@ -1588,7 +1598,22 @@ fn option_mapped(m: &syn::ExprMethodCall) -> Option<Expr> {
         _ => return None,
     };
     // (Through a copy of an `Option` of a reference: `xs.iter().max_by(..).copied()`.)
-    let source = copy_of(source).unwrap_or(source);
+    if let Some(copied) = copy_of(source) {
+        return SELECTIONS
+            .iter()
+            .chain(OPTION_RESULTS)
+            .any(|n| copied.method == n)
+            .then(|| matched(m.span(), opt, &f, &none));
+    }
+    if SELECTIONS.iter().any(|n| source.method == n) && references(source) {
+        let (pat, body) = (closure_pattern(&f), &f.body);
+        let by_ref: syn::ExprClosure = syn::parse_quote!(|__diff_selected| {
+            let #pat = &__diff_selected;
+            #body
+        });
+        let copied: Expr = syn::parse_quote!(#opt.copied());
+        return Some(matched(m.span(), &copied, &by_ref, &none));
+    }
     if !OPTION_RESULTS
         .iter()
         .chain(SELECTIONS)

@@ -255,7 +255,7 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
             if SELECTIONS.contains(&unknown.as_str()) {
                 // (Lowered as a loop unless kept as an `Option` of references.)
                 return Some(format!(
-                    "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)` kept as an `Option` of a reference: a selection is differentiated unwrapped (`.{unknown}(..).unwrap()`) or as an `Option` of a value; write `.{unknown}(..).copied()` or `.copied().{unknown}(..)`, or a `for` loop"
+                    "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)` kept as an `Option` of a reference: a selection is differentiated unwrapped (`.{unknown}(..).unwrap()`), mapped where it is made (`.{unknown}(..).map(|m| ..)`) or as an `Option` of a value; write `.{unknown}(..).copied()` or `.copied().{unknown}(..)`, or a `for` loop"
                 ));
             }
             return Some(format!(
@@ -326,6 +326,11 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     let mut adapters = Vec::new();
     let mut cur = e;
     loop {
+        // `(xs.iter().filter(p)).max_by(cmp)`: the parentheses change nothing.
+        if let Expr::Paren(p) = cur {
+            cur = &p.expr;
+            continue;
+        }
         if let Expr::MethodCall(m) = cur {
             let args: Vec<Expr> = m.args.iter().cloned().collect();
             let name = m.method.to_string();
@@ -686,6 +691,11 @@ impl Chain {
     /// `.min_by(cmp).map(f)..`): `None` for no items, else the item read there (by value:
     /// an `Option` of a reference carries no derivative).
     /// `None` for other methods.
+    /// Whether the chain's items are references (`xs.iter()`, not `.copied()`).
+    pub(crate) fn yields_references(&self) -> bool {
+        matches!(self.parts().2, Expr::Reference(_))
+    }
+
     pub(crate) fn select(
         &self,
         method: &syn::ExprMethodCall,
