@@ -8,10 +8,23 @@ use crate::ir::{Borrow, Callee, Function, Inst};
 pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
     let before = errors.len();
     let mut add = |e: syn::Error| errors.push(e);
+    // The closures given as parameters already refused: one error for each.
+    let mut given = Vec::new();
     for region in &func.regions {
         for stmt in &region.stmts {
             let active = stmt.results.iter().any(|v| act.is_active(*v));
             match &stmt.inst {
+                Inst::Opaque(o)
+                    if active && o.what.starts_with(crate::lower::opaque::GIVEN_CLOSURE) =>
+                {
+                    if !given.contains(&o.what) {
+                        given.push(o.what.clone());
+                        add(syn::Error::new(
+                            stmt.span,
+                            format!("cannot differentiate through this {}", o.what),
+                        ))
+                    }
+                }
                 Inst::Opaque(o)
                     if active
                         && (o.what.starts_with(crate::lower::iterators::UNDIFFERENTIATED_CHAIN)

@@ -27,6 +27,7 @@ impl Lowerer {
         }
         let what = super::iterators::undifferentiated_chain(e)
             .or_else(|| second_order_operator(e))
+            .or_else(|| self.given_closure(e))
             .unwrap_or_else(|| what(e).into());
         self.emit(
             Inst::Opaque(Opaque {
@@ -323,6 +324,29 @@ impl Lowerer {
                 ),
             ));
         }
+    }
+}
+
+/// How [`Lowerer::given_closure`] begins what it calls the code, by which `check.rs`
+/// knows it carries its own advice (and reports it once per closure).
+pub(crate) const GIVEN_CLOSURE: &str = "call of a closure this function is given";
+
+impl Lowerer {
+    /// For a call of a parameter (`f(x)` with `f: impl Fn(f64) -> f64`), what to call it
+    /// in a diagnostic: the macro differentiates the body it is written on, not the
+    /// closures a caller passes.
+    fn given_closure(&self, e: &syn::Expr) -> Option<String> {
+        let syn::Expr::Call(c) = e else {
+            return None;
+        };
+        let syn::Expr::Path(p) = super::expr::peel(&c.func) else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        let v = self.lookup(&name)?;
+        matches!(self.func.def_inst(v), Some(Inst::Param(_))).then(|| {
+            format!("{GIVEN_CLOSURE}, `{name}`: #[differentiable] differentiates the body it is written on, not the closures its callers pass; call a #[differentiable] function by name here instead, or wrap the call in no_derivative(..) if its derivative should be zero")
+        })
     }
 }
 
