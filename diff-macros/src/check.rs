@@ -15,16 +15,18 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
             let active = stmt.results.iter().any(|v| act.is_active(*v));
             match &stmt.inst {
                 Inst::Opaque(o)
-                    if active && o.what.starts_with(crate::lower::opaque::GIVEN_CLOSURE) =>
+                    if active
+                        && o.what.starts_with(crate::lower::opaque::GIVEN_CLOSURE)
+                        && !given.contains(&o.what) =>
                 {
-                    if !given.contains(&o.what) {
-                        given.push(o.what.clone());
-                        add(syn::Error::new(
-                            stmt.span,
-                            format!("cannot differentiate through this {}", o.what),
-                        ))
-                    }
+                    given.push(o.what.clone());
+                    add(syn::Error::new(
+                        stmt.span,
+                        format!("cannot differentiate through this {}", o.what),
+                    ))
                 }
+                // (Reported at its first call.)
+                Inst::Opaque(o) if o.what.starts_with(crate::lower::opaque::GIVEN_CLOSURE) => {}
                 Inst::Opaque(o)
                     if active
                         && (o.what.starts_with(crate::lower::iterators::UNDIFFERENTIATED_CHAIN)
