@@ -44,6 +44,14 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         o.what
                     ),
                 )),
+                Inst::Call(Callee::Path(p), _) | Inst::CallMut(Callee::Path(p), _, _)
+                    if active && standard_library(p) =>
+                {
+                    let name = crate::ir::segment_names(&p.path).join("::");
+                    add(syn::Error::new_spanned(p, format!(
+                        "`{name}` has no derivative: diff has no rule for this function of the standard library, and a derivative cannot be registered for it; write what it computes with differentiable operations (`if`, `f64::max`, arithmetic), or write no_derivative({name}(..)) if this call's derivative should be zero"
+                    )));
+                }
                 Inst::Call(Callee::Path(p), args) | Inst::CallMut(Callee::Path(p), args, _)
                     if active =>
                 {
@@ -186,6 +194,15 @@ fn associated_function(p: &syn::ExprPath) -> Option<(String, String)> {
 
 /// The name of the free function a path calls by its name alone (`g`, `self::g`,
 /// `super::g`, `crate::g`), whose definition the file may show.
+/// Whether `p` is a path into the standard library (`std::cmp::max_by`,
+/// `::core::mem::take`): what the lowering does not rewrite of it has no rule.
+fn standard_library(p: &syn::ExprPath) -> bool {
+    p.qself.is_none()
+        && p.path.segments.len() > 1
+        && (p.path.segments.first())
+            .is_some_and(|s| ["std", "core", "alloc"].contains(&s.ident.to_string().as_str()))
+}
+
 fn free_function(p: &syn::ExprPath) -> Option<String> {
     let last = p.path.segments.last()?;
     (p.qself.is_none() && crate::emit::names::by_name_alone(&p.path))
