@@ -243,8 +243,19 @@ impl<'a> Emitter<'a> {
             // local (`for c in TABLE.iter()` iterates a copy of the constant): its
             // referent's copy.
             None if self.func.is_bound_param(v) => self.saved_copy(v),
-            Some(Inst::Load(_)) => self.saved_copy(v),
+            Some(Inst::Load(a)) if self.read_from_binding(*a) => self.saved_copy(v),
             _ => self.expr(v),
+        }
+    }
+
+    /// Whether the place `p` is (a part of) a loop's item or a `match` binding.
+    fn read_from_binding(&self, p: Value) -> bool {
+        match self.def(p) {
+            None => self.func.is_bound_param(p),
+            Some(Inst::Ref(a, _) | Inst::Deref(a) | Inst::Field(a, _) | Inst::Index(a, _)) => {
+                self.read_from_binding(*a)
+            }
+            _ => false,
         }
     }
 
