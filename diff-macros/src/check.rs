@@ -192,8 +192,6 @@ fn associated_function(p: &syn::ExprPath) -> Option<(String, String)> {
         .filter(|(ty, _)| ty != "Self")
 }
 
-/// The name of the free function a path calls by its name alone (`g`, `self::g`,
-/// `super::g`, `crate::g`), whose definition the file may show.
 /// Whether `p` is a path into the standard library (`std::cmp::max_by`,
 /// `::core::mem::take`): what the lowering does not rewrite of it has no rule.
 fn standard_library(p: &syn::ExprPath) -> bool {
@@ -203,6 +201,8 @@ fn standard_library(p: &syn::ExprPath) -> bool {
             .is_some_and(|s| ["std", "core", "alloc"].contains(&s.ident.to_string().as_str()))
 }
 
+/// The name of the free function a path calls by its name alone (`g`, `self::g`,
+/// `super::g`, `crate::g`), whose definition the file may show.
 fn free_function(p: &syn::ExprPath) -> Option<String> {
     let last = p.path.segments.last()?;
     (p.qself.is_none() && crate::emit::names::by_name_alone(&p.path))

@@ -316,12 +316,12 @@ fn take_root(e: &mut Expr, outermost: bool) -> Option<Expr> {
     take_root(&mut m.receiver, false)
 }
 
-/// Parses `e` as a chain over a collection; `None` when it is not one.
 /// Whether a segment of `path` has generic arguments (`f::<f64>`).
 fn has_generics(path: &syn::Path) -> bool {
     path.segments.iter().any(|s| !s.arguments.is_none())
 }
 
+/// Parses `e` as a chain over a collection; `None` when it is not one.
 pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     let mut adapters = Vec::new();
     let mut cur = e;
@@ -680,6 +680,11 @@ impl Chain {
         parse_quote!(for #ipat in #index { #each })
     }
 
+    /// Whether the chain's items are references (`xs.iter()`, not `.copied()`).
+    pub(crate) fn yields_references(&self) -> bool {
+        matches!(self.parts().2, Expr::Reference(_))
+    }
+
     /// `chain.min_by(cmp).unwrap()` (also `max_by`, `min_by_key`, `max_by_key`, and
     /// `.expect(msg)`) as a loop remembering where the selected item is (its index, which
     /// carries no derivative), then the item read there: the derivative flows to the
@@ -691,11 +696,6 @@ impl Chain {
     /// `.min_by(cmp).map(f)..`): `None` for no items, else the item read there (by value:
     /// an `Option` of a reference carries no derivative).
     /// `None` for other methods.
-    /// Whether the chain's items are references (`xs.iter()`, not `.copied()`).
-    pub(crate) fn yields_references(&self) -> bool {
-        matches!(self.parts().2, Expr::Reference(_))
-    }
-
     pub(crate) fn select(
         &self,
         method: &syn::ExprMethodCall,
