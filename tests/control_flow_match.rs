@@ -320,12 +320,24 @@ fn match_arms_as_expressions_and_statements() {
     for k in [-2, 0, 1, 2, 5] {
         for o in [None, Some(1.5)] {
             for x in [0.2, 0.9] {
-                let g = gradient!(at: (x, k, o), of: matcher);
+                // An `Option<f64>` is Differentiable: its tangent is `Some(d)` at
+                // `Some(c)`, `None` at `None`.
+                let (g, go) = gradient!(at: (x, k, o), of: matcher);
                 let num = fd(|x| matcher(x, k, o), x);
                 assert!(close(g, num, 1e-8), "{k} {o:?} {x}: {g} vs {num}");
+                match o {
+                    Some(c) => {
+                        let num = fd(|c| matcher(x, k, Some(c)), c);
+                        assert!(close(go.unwrap(), num, 1e-8), "{go:?} vs {num}");
+                    }
+                    None => assert_eq!(go, None),
+                }
                 let (v, df) = value_with_differential!(at: (x, k, o), of: matcher);
                 assert_eq!(v, matcher(x, k, o));
-                assert!(close(df(1.0), g, 1e-12));
+                // Along both inputs at once: dx + dc.
+                let dc = o.map(|_| 1.0);
+                let both = g + go.unwrap_or(0.0);
+                assert!(close(df((1.0, dc)), both, 1e-12));
             }
         }
     }
@@ -390,10 +402,14 @@ fn if_let_and_while_let(x: f64, o: Option<f64>, n: usize) -> f64 {
 fn if_let_and_while_let_on_inactive_options() {
     for (o, n) in [(None, 0), (Some(2.0), 3)] {
         let x = 0.8;
-        let (v, g) = value_with_gradient!(at: (x, o, n), of: if_let_and_while_let);
+        let (v, (g, go)) = value_with_gradient!(at: (x, o, n), of: if_let_and_while_let);
         assert_eq!(v, if_let_and_while_let(x, o, n));
         let num = fd(|x| if_let_and_while_let(x, o, n), x);
         assert!(close(g, num, 1e-8), "{g} {num}");
+        if let Some(c) = o {
+            let num = fd(|c| if_let_and_while_let(x, Some(c), n), c);
+            assert!(close(go.unwrap(), num, 1e-8), "{go:?} {num}");
+        }
     }
 }
 

@@ -339,3 +339,103 @@ fn options_mapped_by_closures() {
     assert_close(h[3][3], -(2.0f64.sin()) + 2.0f64.exp(), 1e-12, "second");
     assert_close(h[0][1], 0.0, 1e-12, "mixed");
 }
+
+// ---------------------------------------------------------------- `Option` parameters
+
+/// A layer's optional activation: a parameter whose type is not Differentiable
+/// (`Option<Act>`, `Option<usize>`) stays out of the derivative by itself.
+#[derive(Clone, Copy, Debug)]
+enum Act {
+    Relu,
+    Tanh,
+}
+
+/// `Option<f64>` is Differentiable: a parameter of that type is differentiated too.
+#[differentiable]
+fn capped(x: f64, cap: Option<f64>, act: Option<Act>, repeat: Option<usize>) -> f64 {
+    let y = match act {
+        Some(Act::Relu) => x.max(0.0),
+        Some(Act::Tanh) => x.tanh(),
+        None => x,
+    };
+    let z = match cap {
+        Some(c) => y * c + c.sin(),
+        None => y * y,
+    };
+    z * repeat.unwrap_or(1) as f64
+}
+
+/// An optional vector of weights, read through a reference in a loop (`match &w`,
+/// `if let Some(v) = &w` bind references to the payload).
+#[differentiable]
+fn weighted(xs: &[f64], w: Option<Vec<f64>>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        let wi = match &w {
+            Some(v) => v[i],
+            None => 1.0,
+        };
+        let bias = if let Some(v) = &w { v[0] * 0.5 } else { 0.0 };
+        s += wi * xs[i] * xs[i] + bias;
+    }
+    s
+}
+
+#[differentiable]
+fn calls_with_options(x: f64) -> f64 {
+    capped(x, Some(2.0 * x), Some(Act::Tanh), Some(3))
+        + capped(x, None, None, None)
+        + weighted(&[x, 2.0 * x], Some(vec![x, 1.0]))
+}
+
+#[test]
+fn option_parameters_are_differentiated() {
+    for cap in [None, Some(0.7)] {
+        for act in [None, Some(Act::Relu), Some(Act::Tanh)] {
+            let x = 0.4;
+            let (v, (dx, dcap)) = value_with_gradient!(at: (x, cap, act, Some(2)), of: capped);
+            assert_eq!(v, capped(x, cap, act, Some(2)));
+            assert_close(dx, fd(|x| capped(x, cap, act, Some(2)), x), 1e-8, "d/dx");
+            match cap {
+                Some(c) => {
+                    let num = fd(|c| capped(x, Some(c), act, Some(2)), c);
+                    assert_close(dcap.unwrap(), num, 1e-8, "d/dcap");
+                }
+                None => assert_eq!(dcap, None),
+            }
+            let d = first_derivative!(at: x, of: |x| capped(x, cap, act, None));
+            assert_close(d, fd(|x| capped(x, cap, act, None), x), 1e-8, "forward");
+        }
+    }
+    let (gx, gw) = gradient!(
+        at: (vec![1.0, 2.0], Some(vec![3.0, 4.0])),
+        of: |x: Vec<f64>, w| weighted(&x, w)
+    );
+    // d/dx_i = 2 w_i x_i; d/dw_0 = x_0^2 + n / 2, d/dw_1 = x_1^2.
+    assert_vec_close(&gx, &[6.0, 16.0], 1e-12, "d/dx");
+    assert_vec_close(&gw.unwrap(), &[2.0, 4.0], 1e-12, "d/dw");
+    let (_, gw) = gradient!(at: (vec![1.0, 2.0], None), of: |x: Vec<f64>, w| weighted(&x, w));
+    assert_eq!(gw, None);
+}
+
+#[test]
+fn option_arguments_inside_bodies_at_first_and_second_order() {
+    let x = 0.3;
+    let g = gradient!(at: x, of: calls_with_options);
+    assert_close(g, fd(calls_with_options, x), 1e-7, "reverse");
+    assert_close(
+        first_derivative!(at: x, of: calls_with_options),
+        g,
+        1e-12,
+        "forward",
+    );
+    let (v, d, dd) = value_with_second_derivative!(at: x, of: calls_with_options);
+    assert_eq!(v, calls_with_options(x));
+    assert_close(d, g, 1e-12, "first");
+    assert_close(
+        dd,
+        fd(|x| gradient!(at: x, of: calls_with_options), x),
+        1e-6,
+        "second",
+    );
+}

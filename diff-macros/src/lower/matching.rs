@@ -150,6 +150,16 @@ fn on_presence(
     }
 }
 
+/// Whether `e` is `&place` (through parentheses): what a `match` on it binds are
+/// references.
+fn by_shared_reference(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Paren(p) => by_shared_reference(&p.expr),
+        syn::Expr::Reference(r) => r.mutability.is_none(),
+        _ => false,
+    }
+}
+
 /// `ts` as an expression (`None` if it is not one: the caller declines the rewrite).
 fn expr(ts: proc_macro2::TokenStream) -> Option<syn::Expr> {
     syn::parse2(ts).ok()
@@ -214,11 +224,14 @@ impl Lowerer {
         // the payload's derivative flows through `unwrap`'s.
         if let Some(arms) = option_arms(m) {
             let o = syn::Ident::new(OPTION, m.match_token.span);
-            let (present, payload, whole) = (
-                syn::parse_quote!(#o.is_some()),
-                syn::parse_quote!(#o.unwrap()),
-                syn::parse_quote!(#o),
-            );
+            // `match &o { Some(p) => .. }` binds `p` to a reference to the payload: a
+            // reference to a copy of it, as `o` stays where it is.
+            let payload: syn::Expr = if by_shared_reference(&m.expr) {
+                syn::parse_quote!(&#o.clone().unwrap())
+            } else {
+                syn::parse_quote!(#o.unwrap())
+            };
+            let (present, whole) = (syn::parse_quote!(#o.is_some()), syn::parse_quote!(#o));
             if let Some(rewritten) = on_presence(m, &present, &payload, Some(&whole), &arms) {
                 self.bind(OPTION.to_string(), scrutinee);
                 return self.lower_match_binding(&rewritten, binder, rest);

@@ -167,9 +167,7 @@ impl FnSig {
                 (quote!(()), Some(quote!(())))
             }
             syn::ReturnType::Default => (quote!(()), None),
-            syn::ReturnType::Type(_, ty) => {
-                (ty.to_token_stream(), types::output_tangent(ty, &roles))
-            }
+            syn::ReturnType::Type(_, ty) => (ty.to_token_stream(), types::tangent(ty, &roles)),
         };
         let mut generics = sig.generics.clone();
         for lt in &namer.0 {

@@ -43,7 +43,6 @@ const NOT_DIFFERENTIABLE: &[&str] = &[
     "char",
     "str",
     "String",
-    "Option",
     "Result",
     "Range",
     "RangeInclusive",
@@ -75,24 +74,6 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
     }
 }
 
-/// The tangent type of a function's result type `ty`: [`tangent`], and for an
-/// `Option<T>` of a type with one, `Option<T's tangent>` (`safe_sqrt(x) -> Option<f64>`;
-/// a parameter of an `Option` type stays out of the derivative).
-pub fn output_tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
-    if let Type::Path(p) = ty {
-        let last = p.path.segments.last()?;
-        if p.qself.is_none() && p.path.segments.len() == 1 && last.ident == "Option" {
-            if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
-                if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
-                    let t = tangent(inner, g)?;
-                    return Some(quote!(::core::option::Option<#t>));
-                }
-            }
-        }
-    }
-    tangent(ty, g)
-}
-
 /// Whether a tangent type is (or contains) one asked of rustc: the parameter's type is
 /// one the macro cannot classify from its syntax.
 pub fn is_asked(tangent: &TokenStream) -> bool {
@@ -121,10 +102,15 @@ fn path_tangent(ty: &Type, path: &syn::Path, g: &Generics) -> Option<TokenStream
             return None;
         }
     }
-    if name == "Vec" {
+    if name == "Vec" || name == "Option" {
         if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
             if let Some(syn::GenericArgument::Type(elem)) = args.args.first() {
-                return tangent(elem, g).map(|t| quote!(::std::vec::Vec<#t>));
+                let t = tangent(elem, g)?;
+                return Some(if name == "Vec" {
+                    quote!(::std::vec::Vec<#t>)
+                } else {
+                    quote!(::core::option::Option<#t>)
+                });
             }
         }
     }
