@@ -381,6 +381,26 @@ fn weighted(xs: &[f64], w: Option<Vec<f64>>) -> f64 {
     s
 }
 
+/// Settings held by reference: not Differentiable.
+struct Settings {
+    scale: f64,
+}
+
+/// An `Option` of a reference (`Option<&Settings>`, `Option<&[f64]>`) stays out of the
+/// derivative, as the reference alone would.
+#[differentiable]
+fn with_settings(x: f64, s: Option<&Settings>, prior: Option<&[f64]>) -> f64 {
+    let k = match s {
+        Some(s) => s.scale,
+        None => 1.0,
+    };
+    let p = match prior {
+        Some(p) => p.iter().sum::<f64>(),
+        None => 0.0,
+    };
+    k * x * x + p * x
+}
+
 #[differentiable]
 fn calls_with_options(x: f64) -> f64 {
     capped(x, Some(2.0 * x), Some(Act::Tanh), Some(3))
@@ -416,6 +436,11 @@ fn option_parameters_are_differentiated() {
     assert_vec_close(&gw.unwrap(), &[2.0, 4.0], 1e-12, "d/dw");
     let (_, gw) = gradient!(at: (vec![1.0, 2.0], None), of: |x: Vec<f64>, w| weighted(&x, w));
     assert_eq!(gw, None);
+    let (s, prior) = (Settings { scale: 3.0 }, vec![1.0, 2.0]);
+    let g = gradient!(at: (2.0, Some(&s), Some(&prior[..])), of: with_settings);
+    assert_eq!(g, 15.0);
+    let g = gradient!(at: 2.0, of: |x| with_settings(x, None, None));
+    assert_eq!(g, 4.0);
 }
 
 #[test]

@@ -129,12 +129,13 @@ pub fn is_floats(ty: &syn::Type, scalar: &Ident) -> bool {
 
 /// Whether `ty` is the scalar or a struct with a twin named in `twins` (`S`, `m::S`), a
 /// `Vec` or an array of one, a `Vec` or array of `Vec`s or arrays of the scalar (the
-/// rows of a matrix, `Vec<Vec<f64>>`, `[[f64; 3]; 3]`), or an `Option` of one of those.
+/// rows of a matrix, `Vec<Vec<f64>>`, `[[f64; 3]; 3]`), or an `Option` of floats (not
+/// of a struct: a caller's `Some(s)` would not be converted to the twin).
 fn is_lifted_type(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
     is_lifted_element(ty, scalar, twins)
         || crate::parse::types::element_type(ty)
             .is_some_and(|e| is_row(e, scalar) || is_lifted_element(e, scalar, twins))
-        || option_payload(ty).is_some_and(|e| is_lifted_type(e, scalar, twins))
+        || option_payload(ty).is_some_and(|e| is_lifted_type(e, scalar, &[]))
 }
 
 /// The payload type of `Option<T>`.

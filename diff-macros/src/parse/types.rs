@@ -105,9 +105,18 @@ fn path_tangent(ty: &Type, path: &syn::Path, g: &Generics) -> Option<TokenStream
     if name == "Vec" || name == "Option" {
         if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
             if let Some(syn::GenericArgument::Type(elem)) = args.args.first() {
+                if name == "Vec" {
+                    return tangent(elem, g).map(|t| quote!(::std::vec::Vec<#t>));
+                }
+                // An `Option` of a reference (`Option<&Config>`, `Option<&[f64]>`) is
+                // not Differentiable; one of a type the macro cannot classify is asked
+                // of rustc whole.
+                if matches!(elem, Type::Reference(_)) {
+                    return None;
+                }
                 let t = tangent(elem, g)?;
-                return Some(if name == "Vec" {
-                    quote!(::std::vec::Vec<#t>)
+                return Some(if is_asked(&t) {
+                    assoc(ty)
                 } else {
                     quote!(::core::option::Option<#t>)
                 });
