@@ -1146,3 +1146,67 @@ fn reduce_kept_as_an_option() {
         }
     }
 }
+
+// ---------------------------------------------------------------- `for_each` as a loop
+
+/// `for_each` with a closure changing captured sums: a loop (over a `&Vec`, as users
+/// write it).
+#[allow(clippy::ptr_arg)]
+#[differentiable]
+fn summed_by_for_each(xs: &Vec<f64>, k: f64) -> f64 {
+    let mut s = 0.0;
+    let mut p = 1.0;
+    xs.iter().for_each(|x| s += x * x * k);
+    xs.iter().enumerate().for_each(|(i, &x)| {
+        if i % 2 == 0 {
+            p *= 1.0 + x;
+        }
+    });
+    s + p
+}
+
+/// Elements updated in place by `iter_mut().for_each`, and a `for_each` nested in one.
+#[differentiable]
+fn updated_by_for_each(xs: &[f64]) -> f64 {
+    let mut ys = xs.to_vec();
+    ys.iter_mut().for_each(|y: &mut f64| *y = *y * *y);
+    let mut t = 0.0;
+    (0..2).for_each(|r| {
+        ys.iter().for_each(|y| t += y.sin() * (r as f64 + 1.0));
+    });
+    ys.iter().sum::<f64>() + t
+}
+
+#[test]
+fn for_each_is_a_loop() {
+    let xs = vec![0.5, -1.5, 2.0];
+    let k = 0.7;
+    let (v, (gx, gk)) = value_with_gradient!(at: (&xs, k), of: summed_by_for_each);
+    assert_eq!(v, summed_by_for_each(&xs, k));
+    let num = fd_grad(|x| summed_by_for_each(&x.to_vec(), k), &xs);
+    assert!(
+        gx.iter().zip(&num).all(|(a, b)| close(*a, *b, 1e-8)),
+        "{gx:?} {num:?}"
+    );
+    // ds/dk = sum x^2
+    assert!(close(gk, 0.25 + 2.25 + 4.0, 1e-12), "{gk}");
+    let g = gradient!(at: &xs, of: updated_by_for_each);
+    let num = fd_grad(updated_by_for_each, &xs);
+    assert!(
+        g.iter().zip(&num).all(|(a, b)| close(*a, *b, 1e-7)),
+        "{g:?} {num:?}"
+    );
+    let d = first_derivative!(at: 0.3, of: |t| updated_by_for_each(&[t, 2.0 * t]));
+    let num = common::fd(|t| updated_by_for_each(&[t, 2.0 * t]), 0.3);
+    assert!(close(d, num, 1e-7), "{d} {num}");
+    let h = hessian!(at: &xs, of: updated_by_for_each);
+    // Row j: finite differences of the gradient's j-th component.
+    assert_eq!(h.len(), xs.len());
+    for (j, h_row) in h.iter().enumerate() {
+        let row = fd_grad(|x| gradient!(at: x, of: updated_by_for_each)[j], &xs);
+        assert_eq!(h_row.len(), row.len());
+        for (i, (a, b)) in h_row.iter().zip(&row).enumerate() {
+            assert!(close(*a, *b, 1e-6), "{j} {i}: {a} {b}");
+        }
+    }
+}

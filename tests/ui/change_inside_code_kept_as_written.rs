@@ -7,7 +7,7 @@ use diff::prelude::*;
 #[differentiable]
 fn pushed(xs: &[f64], w: f64) -> f64 {
     let mut out: Vec<f64> = Vec::new();
-    xs.iter().for_each(|&x| out.push(x * w));
+    let _ = xs.iter().inspect(|&&x| out.push(x * w)).count();
     out.iter().sum()
 }
 

@@ -10,6 +10,7 @@ mod control;
 mod diverge;
 mod env;
 mod exits;
+mod for_each;
 pub(crate) mod iterators;
 mod matching;
 pub(crate) use crate::ir::placeholder;
@@ -130,6 +131,8 @@ pub fn lower_body(
         }
     }
     cx.func.param_count = params.len();
+    let looped = for_each::rewrite(body);
+    let body = looped.as_ref().unwrap_or(body);
     let rewritten = exits::rewrite(body);
     let body = rewritten.as_ref().unwrap_or(body);
     let result = match cx.lower_block_value(body) {
