@@ -1210,3 +1210,42 @@ fn for_each_is_a_loop() {
         }
     }
 }
+
+// ---------------------------------------------------------------- loops over collections written out
+
+/// `for v in [a, b, a * b]`, `for w in [b; 2]`, `for v in vec![..]`: the collection is
+/// consumed by value.
+#[differentiable]
+fn over_written_out(a: f64, b: f64) -> f64 {
+    let mut s = 0.0;
+    for v in [a, b, a * b] {
+        s += v * v;
+    }
+    for w in [b; 2] {
+        s += w * a;
+    }
+    for (i, p) in vec![[a, 1.0], [b, a]].into_iter().enumerate() {
+        s += p[0] * p[1] * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn loops_over_collections_written_out() {
+    let (a, b) = (1.5, 0.5);
+    let (v, (ga, gb)) = value_with_gradient!(at: (a, b), of: over_written_out);
+    assert_eq!(v, over_written_out(a, b));
+    // s = a² + b² + a²b² + 2ab + a + 2ab
+    assert!(
+        close(ga, 2.0 * a + 2.0 * a * b * b + 4.0 * b + 1.0, 1e-12),
+        "{ga}"
+    );
+    assert!(
+        close(gb, 2.0 * b + 2.0 * a * a * b + 4.0 * a, 1e-12),
+        "{gb}"
+    );
+    let d = first_derivative!(at: a, of: |a| over_written_out(a, b));
+    assert!(close(d, ga, 1e-12), "{d}");
+    let dd = second_derivative!(at: a, of: |a| over_written_out(a, b));
+    assert!(close(dd, 2.0 + 2.0 * b * b, 1e-12), "{dd}");
+}

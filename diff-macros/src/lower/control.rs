@@ -186,6 +186,16 @@ impl Lowerer {
                 #f
             }));
         }
+        if is_literal_collection(&f.expr) {
+            // `for v in [a, b, c] { .. }`: the array bound first, then looped over as a
+            // local one.
+            let mut f = f.clone();
+            let items = std::mem::replace(&mut *f.expr, syn::parse_quote!(__diff_collection));
+            return self.lower_expr(&syn::parse_quote!({
+                let __diff_collection = #items;
+                #f
+            }));
+        }
         if let Some(e) = super::iterators::flattened_loop(f) {
             return self.lower_expr(&e);
         }
@@ -343,5 +353,16 @@ impl Lowerer {
     /// inactive data, `.rev()`, `.step_by(k)`).
     fn lower_iterable(&mut self, e: &syn::Expr) -> syn::Result<Value> {
         self.lower_expr(e)
+    }
+}
+
+/// Whether `e` is a collection written out (`[a, b]`, `[x; 3]`, `vec![a, b]`, through
+/// parentheses), which a `for` loop consumes by value.
+fn is_literal_collection(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Paren(p) => is_literal_collection(&p.expr),
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
+        syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
+        _ => false,
     }
 }
