@@ -135,22 +135,8 @@ fn is_lifted_type(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
     is_lifted_element(ty, scalar, twins)
         || crate::parse::types::element_type(ty)
             .is_some_and(|e| is_row(e, scalar) || is_lifted_element(e, scalar, twins))
-        || option_payload(ty).is_some_and(|e| is_lifted_type(e, scalar, &[]))
-}
-
-/// The payload type of `Option<T>`.
-fn option_payload(ty: &syn::Type) -> Option<&syn::Type> {
-    let syn::Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) if last.ident == "Option" && a.args.len() == 1 => {
-            match a.args.first() {
-                Some(syn::GenericArgument::Type(t)) if p.qself.is_none() => Some(t),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+        || crate::parse::types::type_argument(ty, "Option")
+            .is_some_and(|e| is_lifted_type(e, scalar, &[]))
 }
 
 /// Whether `ty` is a tuple of the scalar, of structs with twins, or of `Vec`s or arrays of

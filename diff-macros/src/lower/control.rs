@@ -177,22 +177,17 @@ impl Lowerer {
                 return self.lower_for(&f);
             }
         }
-        if let Some((root, chain)) = super::iterators::hoisted_root(&f.expr, true) {
-            // `for x in f(y).iter() { .. }`: the collection bound first.
+        // `for x in f(y).iter() { .. }`, `for v in [a, b, c] { .. }`: the collection
+        // bound first, then looped over as a local one.
+        let bound = super::iterators::hoisted_root(&f.expr, true).or_else(|| {
+            is_literal_collection(&f.expr)
+                .then(|| ((*f.expr).clone(), syn::parse_quote!(__diff_collection)))
+        });
+        if let Some((root, chain)) = bound {
             let mut f = f.clone();
             *f.expr = chain;
             return self.lower_expr(&syn::parse_quote!({
                 let __diff_collection = #root;
-                #f
-            }));
-        }
-        if is_literal_collection(&f.expr) {
-            // `for v in [a, b, c] { .. }`: the array bound first, then looped over as a
-            // local one.
-            let mut f = f.clone();
-            let items = std::mem::replace(&mut *f.expr, syn::parse_quote!(__diff_collection));
-            return self.lower_expr(&syn::parse_quote!({
-                let __diff_collection = #items;
                 #f
             }));
         }

@@ -13,14 +13,10 @@ use syn::{Block, Expr, Stmt};
 
 /// `body` with each `for_each` statement a `for` loop, or `None` when it has none.
 pub(crate) fn rewrite(body: &Block) -> Option<Block> {
-    let mut found = Find(false);
-    found.visit_block(body);
-    if !found.0 {
-        return None;
-    }
     let mut out = body.clone();
-    Rewriter.visit_block_mut(&mut out);
-    Some(out)
+    let mut rewriter = Rewriter(false);
+    rewriter.visit_block_mut(&mut out);
+    rewriter.0.then_some(out)
 }
 
 /// The loop a `for_each` call stands for, if it is one this rewrite takes.
@@ -71,23 +67,8 @@ fn exits_closure(body: &Expr) -> bool {
     v.0
 }
 
-/// Whether some statement is a `for_each` this rewrite takes.
-struct Find(bool);
-
-impl<'a> Visit<'a> for Find {
-    fn visit_stmt(&mut self, s: &'a Stmt) {
-        if let Stmt::Expr(e, _) = s {
-            if as_loop(e).is_some() {
-                self.0 = true;
-                return;
-            }
-        }
-        syn::visit::visit_stmt(self, s);
-    }
-    fn visit_item(&mut self, _: &'a syn::Item) {}
-}
-
-struct Rewriter;
+/// Rewrites the `for_each` statements it visits; records whether it did.
+struct Rewriter(bool);
 
 impl VisitMut for Rewriter {
     fn visit_stmt_mut(&mut self, s: &mut Stmt) {
@@ -98,6 +79,7 @@ impl VisitMut for Rewriter {
         if let Stmt::Expr(e, _) = s {
             if let Some(looped) = as_loop(e) {
                 *e = looped;
+                self.0 = true;
             }
         }
     }

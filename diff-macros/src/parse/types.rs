@@ -102,26 +102,25 @@ fn path_tangent(ty: &Type, path: &syn::Path, g: &Generics) -> Option<TokenStream
             return None;
         }
     }
-    if name == "Vec" || name == "Option" {
+    if name == "Vec" {
         if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
             if let Some(syn::GenericArgument::Type(elem)) = args.args.first() {
-                if name == "Vec" {
-                    return tangent(elem, g).map(|t| quote!(::std::vec::Vec<#t>));
-                }
-                // An `Option` of a reference (`Option<&Config>`, `Option<&[f64]>`) is
-                // not Differentiable; one of a type the macro cannot classify is asked
-                // of rustc whole.
-                if matches!(elem, Type::Reference(_)) {
-                    return None;
-                }
-                let t = tangent(elem, g)?;
-                return Some(if is_asked(&t) {
-                    assoc(ty)
-                } else {
-                    quote!(::core::option::Option<#t>)
-                });
+                return tangent(elem, g).map(|t| quote!(::std::vec::Vec<#t>));
             }
         }
+    }
+    if let Some(elem) = type_argument(ty, "Option") {
+        // An `Option` of a reference (`Option<&Config>`, `Option<&[f64]>`) is not
+        // Differentiable; one of a type the macro cannot classify is asked of rustc whole.
+        if matches!(elem, Type::Reference(_)) {
+            return None;
+        }
+        let t = tangent(elem, g)?;
+        return Some(if is_asked(&t) {
+            assoc(ty)
+        } else {
+            quote!(::core::option::Option<#t>)
+        });
     }
     Some(assoc(ty))
 }
@@ -167,17 +166,21 @@ pub fn element_type(ty: &Type) -> Option<&Type> {
     match ty {
         Type::Array(a) => Some(&a.elem),
         Type::Paren(p) => element_type(&p.elem),
-        Type::Path(p) if p.qself.is_none() => {
-            let last = p.path.segments.last()?;
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a)
-                    if last.ident == "Vec" && a.args.len() == 1 =>
-                {
-                    match a.args.first() {
-                        Some(syn::GenericArgument::Type(t)) => Some(t),
-                        _ => None,
-                    }
-                }
+        _ => type_argument(ty, "Vec"),
+    }
+}
+
+/// The one type argument of `name<T>` (`Vec<f64>`, `Option<f64>`, also by a path such as
+/// `std::option::Option<f64>`).
+pub fn type_argument<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a)
+            if p.qself.is_none() && last.ident == name && a.args.len() == 1 =>
+        {
+            match a.args.first() {
+                Some(syn::GenericArgument::Type(t)) => Some(t),
                 _ => None,
             }
         }
