@@ -1,5 +1,6 @@
 //! End-to-end tests of `match`: on integers (literals, or-patterns, ranges, guards), bools,
-//! tuples of conditions, enums and `Option`s, as expressions and statements, with early
+//! tuples of conditions, enums and `Option`s, tuples binding active parts (`(v, 1)`,
+//! `(a, [b, c])`, `&(a, b)`), as expressions and statements, with early
 //! returns from arms and inside loops; `if let` and `while let`. Every arm is taken at least twice; gradients are checked against
 //! analytic formulas and central finite differences, forward mode against reverse mode.
 
@@ -443,4 +444,104 @@ fn match_arms_may_return() {
     assert_eq!(gradient!(at: (4.0, 2), of: match_return), 16.0);
     assert_eq!(gradient!(at: (4.0, 5), of: match_return), 17.0);
     assert_eq!(first_derivative!(at: 4.0, of: |x| match_return(x, 5)), 17.0);
+}
+
+#[differentiable]
+fn tuple_with_a_literal(x: f64, k: i32) -> f64 {
+    let t = (x * 2.0, k);
+    if let (v, 1) = t {
+        v * 2.0
+    } else {
+        x
+    }
+}
+
+#[differentiable]
+fn tuple_of_floats_and_a_flag(x: f64, y: f64, flag: bool) -> f64 {
+    match (x, y, flag) {
+        (a, b, true) if a > b => a * b,
+        (a, _, true) => a.sin(),
+        (_, b, false) => b * b,
+    }
+}
+
+#[differentiable]
+fn tuple_behind_a_reference(p: &(f64, f64), k: usize) -> f64 {
+    match p {
+        (a, b) if k == 0 => a * b,
+        &(a, b) => a + b * 3.0,
+    }
+}
+
+#[differentiable]
+fn tuple_holding_an_array(x: Vec<f64>) -> f64 {
+    let pairs = (x[0], [x[1], x[2]]);
+    match pairs {
+        (a, [b, c]) if a > 0.0 => a * b + c,
+        (a, [_, c]) => a - c,
+    }
+}
+
+/// Central finite differences of `f` at `x`, one coordinate at a time.
+fn fd_each(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            fd(
+                |t| {
+                    let mut y = x.to_vec();
+                    y[i] = t;
+                    f(&y)
+                },
+                x[i],
+            )
+        })
+        .collect()
+}
+
+fn assert_all_close(got: &[f64], want: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (g, w) in got.iter().zip(want) {
+        assert!(close(*g, *w, 1e-6), "{what}: {got:?} vs {want:?}");
+    }
+}
+
+#[test]
+fn tuple_patterns_bind_active_parts() {
+    for k in [1, 2] {
+        let (v, d) = value_with_gradient!(at: 1.5, of: |x| tuple_with_a_literal(x, k));
+        assert_eq!(v, tuple_with_a_literal(1.5, k));
+        assert_eq!(d, if k == 1 { 4.0 } else { 1.0 });
+    }
+    for (x, y, flag) in [(2.0, 1.0, true), (1.0, 2.0, true), (1.0, 2.0, false)] {
+        let (dx, dy) = gradient!(at: (x, y), of: |x, y| tuple_of_floats_and_a_flag(x, y, flag));
+        let want = fd_each(|v| tuple_of_floats_and_a_flag(v[0], v[1], flag), &[x, y]);
+        assert_all_close(&[dx, dy], &want, "(a, b, true)");
+        let d = differential!(at: (x, y), of: |x, y| tuple_of_floats_and_a_flag(x, y, flag))((
+            1.0, 0.0,
+        ));
+        assert!(close(d, dx, 1e-12), "forward against reverse");
+    }
+    for k in [0, 1] {
+        let (da, db) =
+            gradient!(at: &(1.5, 2.5), of: |p: &(f64, f64)| tuple_behind_a_reference(p, k));
+        let want = fd_each(|v| tuple_behind_a_reference(&(v[0], v[1]), k), &[1.5, 2.5]);
+        assert_all_close(&[da, db], &want, "&(a, b)");
+    }
+    for x in [vec![1.0, 2.0, 3.0], vec![-1.0, 2.0, 3.0]] {
+        let g = gradient!(at: x.clone(), of: tuple_holding_an_array);
+        assert_all_close(
+            &g,
+            &fd_each(|v| tuple_holding_an_array(v.to_vec()), &x),
+            "(a, [b, c])",
+        );
+        let h = hessian!(at: x.clone(), of: tuple_holding_an_array);
+        let want = if x[0] > 0.0 {
+            [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0; 3]]
+        } else {
+            [[0.0; 3]; 3]
+        };
+        for (row, w) in h.iter().zip(&want) {
+            assert_all_close(row, w, "hessian of (a, [b, c])");
+        }
+    }
 }

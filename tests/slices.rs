@@ -1,6 +1,7 @@
 //! Parts of slices: sub-slices `&v[a..b]`, `&v[a..]`, `&v[..b]` (also passed on, and as a
 //! chain's collection `v[1..].iter()`), `split_at`, `.windows(k)` and `.chunks(k)`. Both
-//! modes, against finite differences.
+//! modes, against finite differences. Slice patterns (`[a, b]`, `[first, .., last]`,
+//! `[head, rest @ ..]`, `&[a, b, ..]`, `let [a, .., z] = array`) in `match`, `if let` and `let`.
 mod common;
 use common::{assert_close, assert_vec_close, fd, fd_grad};
 use diff::prelude::*;
@@ -259,4 +260,119 @@ fn locals_holding_references_iterate_by_reference() {
     );
     let d = jacobian!(at: x.clone(), of: |v: Vec<f64>| vec![borrowed_locals(v)]);
     assert_vec_close(&d[0], &g, 1e-12, "forward");
+}
+
+#[differentiable]
+fn by_length(x: &[f64]) -> f64 {
+    match x {
+        [] => 0.0,
+        [a] => a * a,
+        [a, b] => a * b,
+        [first, middle @ .., last] if middle.len() > 1 => {
+            first * last + middle.iter().map(|v| v.sin()).sum::<f64>()
+        }
+        [first, rest @ ..] => first.exp() * rest[0],
+    }
+}
+
+#[differentiable]
+fn leading_pair(x: Vec<f64>) -> f64 {
+    match x.as_slice() {
+        &[a, b, ..] => a * b * b,
+        [a] => *a,
+        _ => 0.0,
+    }
+}
+
+#[differentiable]
+fn leading_pair_copied(x: &[f64]) -> f64 {
+    match *x {
+        [a, b, ..] => a * b * b,
+        [a] => a,
+        _ => 0.0,
+    }
+}
+
+#[differentiable]
+fn first_times_last(x: Vec<f64>) -> f64 {
+    if let [first, .., last] = x.as_slice() {
+        first * last
+    } else {
+        0.0
+    }
+}
+
+#[differentiable]
+fn steps_of_windows(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for w in x.windows(2) {
+        if let [a, b] = w {
+            s += (b - a) * (b - a);
+        }
+    }
+    s
+}
+
+#[differentiable]
+fn outer_elements(x: [f64; 5]) -> f64 {
+    let [a, .., y, z] = x;
+    a * y - z.cos()
+}
+
+#[test]
+fn slice_patterns_bind_parts_by_index() {
+    for n in 0..6 {
+        let x: Vec<f64> = (0..n).map(|i| 0.3 + 0.4 * i as f64).collect();
+        let (v, g) = value_with_gradient!(at: &x, of: by_length);
+        assert_close(v, by_length(&x), 1e-15, "by_length value");
+        assert_vec_close(
+            &g,
+            &fd_grad(by_length, &x),
+            1e-6,
+            &format!("by_length, n = {n}"),
+        );
+        let g = gradient!(at: x.clone(), of: leading_pair);
+        let expected = fd_grad(|v| leading_pair(v.to_vec()), &x);
+        assert_vec_close(&g, &expected, 1e-6, &format!("leading_pair, n = {n}"));
+        let g = gradient!(at: &x, of: leading_pair_copied);
+        let expected = fd_grad(leading_pair_copied, &x);
+        assert_vec_close(
+            &g,
+            &expected,
+            1e-6,
+            &format!("leading_pair_copied, n = {n}"),
+        );
+        let g = gradient!(at: x.clone(), of: first_times_last);
+        let expected = fd_grad(|v| first_times_last(v.to_vec()), &x);
+        assert_vec_close(&g, &expected, 1e-6, &format!("first_times_last, n = {n}"));
+        let g = gradient!(at: &x, of: steps_of_windows);
+        assert_vec_close(&g, &fd_grad(steps_of_windows, &x), 1e-6, "windows");
+        // Forward mode, along each axis.
+        for j in 0..n {
+            let mut e = vec![0.0; n];
+            e[j] = 1.0;
+            let d = differential!(at: &x, of: by_length)(e);
+            assert_close(d, g_of(&x, j), 1e-6, "by_length forward");
+        }
+    }
+    let x = [0.5, 1.0, 1.5, 2.0, 2.5];
+    let g = gradient!(at: x, of: outer_elements);
+    assert_vec_close(
+        &g,
+        &[2.0, 0.0, 0.0, 0.5, 2.5f64.sin()],
+        1e-15,
+        "let [a, .., y, z]",
+    );
+    // Second order: against the formula.
+    let h = hessian!(at: x, of: outer_elements);
+    assert_close(h[0][3], 1.0, 1e-15, "d2/da dy");
+    assert_close(h[4][4], 2.5f64.cos(), 1e-15, "d2/dz2");
+    let h = hessian!(at: vec![0.3, 0.7, 1.1], of: leading_pair);
+    assert_vec_close(&h[0], &[0.0, 1.4, 0.0], 1e-12, "hessian row 0");
+    assert_vec_close(&h[1], &[1.4, 0.6, 0.0], 1e-12, "hessian row 1");
+}
+
+/// The `j`-th partial derivative of `by_length` at `x`, by finite differences.
+fn g_of(x: &[f64], j: usize) -> f64 {
+    fd_grad(by_length, x)[j]
 }

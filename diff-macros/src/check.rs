@@ -125,7 +125,10 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                     "`&mut` of an active value is not supported in a #[differentiable] body yet",
                 )),
                 Inst::Match { scrutinee, arms } if act.varied.contains(scrutinee) && arms.iter().any(|a| func.region(a.region).params.iter().any(|p| act.useful.contains(p))) => add(syn::Error::new(
-                    stmt.span,
+                    // At the first pattern binding a part.
+                    arms.iter()
+                        .find(|a| func.region(a.region).params.iter().any(|p| act.useful.contains(p)))
+                        .map_or(stmt.span, |a| syn::spanned::Spanned::span(&a.pat)),
                     "a `match` pattern binding parts of an active value is not supported; bind the parts with `let` (tuples, arrays), or, if the matched value carries no derivative (an enum), name the differentiated parameters with #[differentiable(wrt = (...))]",
                 )),
                 Inst::For { iter, .. } if act.varied.contains(iter) => add(syn::Error::new(

@@ -75,13 +75,52 @@ fn option_arms(m: &syn::ExprMatch) -> Option<Vec<OptionArm<'_>>> {
         .then_some(out)
 }
 
+/// The local a value whose parts a `match` binds is bound to.
+const MATCHED: &str = "__diff_matched";
+
+/// The arms of `m` as tests when a pattern binds parts of the matched value (a tuple's
+/// `(v, 1)`, a slice's `[first, .., last]`; [`destructuring`](super::destructuring)) and
+/// every other arm is a name, `_`, or a pattern binding nothing; the matched value is
+/// bound to `s`, its parts read as references when `by_ref`.
+fn destructuring_arms<'a>(
+    m: &'a syn::ExprMatch,
+    s: &syn::Ident,
+    by_ref: bool,
+) -> Option<Vec<Tested<'a>>> {
+    use super::destructuring;
+    if !m.arms.iter().any(|a| destructuring::binds_parts(&a.pat)) {
+        return None;
+    }
+    let place = quote::quote!(#s);
+    m.arms
+        .iter()
+        .map(|arm| {
+            let guard = arm.guard.as_ref().map(|(_, g)| &**g);
+            let parts = destructuring::parts(&arm.pat, &place, by_ref)?;
+            Some(Tested {
+                test: parts.test,
+                binds: parts.binds,
+                guard_binds: parts.guard_binds,
+                guard,
+            })
+        })
+        .collect()
+}
+
+/// An arm of a `match` rewritten as a test: `test` (`None`: every value passes), then
+/// `binds` (the statements binding the pattern's names), then the guard (after
+/// `guard_binds`, the bindings it sees).
+struct Tested<'a> {
+    test: Option<syn::Expr>,
+    binds: proc_macro2::TokenStream,
+    guard_binds: proc_macro2::TokenStream,
+    guard: Option<&'a syn::Expr>,
+}
+
 /// The `match` `m` of an `Option` (its arms `arms`, [`option_arms`]) as tests of
-/// `present` one arm after another: `Some(p) if g => a, None => b` is `match (if present
-/// { let p = payload; g } else { false }) { true => { let p = payload; a } false =>
-/// match !present { true => b, .. } }`, so that the payload's derivative flows through
-/// `payload`'s. The last arm is taken without its test where it has no guard (rustc
-/// checks the original `match` covers every case); `whole` is the `Option` itself, for an
-/// arm binding it by name (`None` when there is none to name: the rewrite is refused).
+/// `present` ([`as_tests`]): `Some(p)` binds `p` to `payload`, so that the payload's
+/// derivative flows through `payload`'s; `whole` is the `Option` itself, for an arm
+/// binding it by name (`None` when there is none to name: the rewrite is refused).
 fn on_presence(
     m: &syn::ExprMatch,
     present: &syn::Expr,
@@ -90,46 +129,81 @@ fn on_presence(
     arms: &[OptionArm<'_>],
 ) -> Option<syn::ExprMatch> {
     let span = m.span();
+    let tested = arms
+        .iter()
+        .map(|arm| {
+            Some(match arm {
+                OptionArm::Some(p, g) => {
+                    let binds = quote::quote_spanned!(span=> let #p = #payload;);
+                    Tested {
+                        test: Some(present.clone()),
+                        guard_binds: binds.clone(),
+                        binds,
+                        guard: *g,
+                    }
+                }
+                OptionArm::None(g) => Tested {
+                    test: Some(expr(quote::quote_spanned!(span=> !(#present)))?),
+                    binds: proc_macro2::TokenStream::new(),
+                    guard_binds: proc_macro2::TokenStream::new(),
+                    guard: *g,
+                },
+                OptionArm::Any(name, g) => {
+                    let binds = match name {
+                        Some(n) => {
+                            let whole = whole?;
+                            quote::quote_spanned!(span=> let #n = #whole;)
+                        }
+                        None => proc_macro2::TokenStream::new(),
+                    };
+                    Tested {
+                        test: None,
+                        guard_binds: binds.clone(),
+                        binds,
+                        guard: *g,
+                    }
+                }
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    as_tests(m, &tested)
+}
+
+/// The `match` `m` as its arms' tests (`arms`, one per arm of `m`) one after another:
+/// `p if g => a, q => b` is `match (if test_p { binds_p; g } else { false }) { true => {
+/// binds_p; a } false => match test_q { true => { binds_q; b } .. } }`. The last arm is
+/// taken without its test where it has no guard (rustc checks the original `match`
+/// covers every case).
+fn as_tests(m: &syn::ExprMatch, arms: &[Tested<'_>]) -> Option<syn::ExprMatch> {
+    let span = m.span();
     let unreachable: syn::Expr = expr(quote::quote_spanned!(span=> ::core::unreachable!()))?;
     let mut rest: Option<syn::Expr> = None;
     for (arm, syn_arm) in arms.iter().zip(&m.arms).rev() {
-        let body = &syn_arm.body;
-        let (test, guard, taken): (syn::Expr, Option<&syn::Expr>, syn::Expr) = match arm {
-            OptionArm::Some(p, g) => (
-                present.clone(),
-                *g,
-                expr(quote::quote_spanned!(span=> { let #p = #payload; #body }))?,
-            ),
-            OptionArm::None(g) => (
-                expr(quote::quote_spanned!(span=> !(#present)))?,
-                *g,
-                (**body).clone(),
-            ),
-            OptionArm::Any(name, g) => {
-                let taken = match name {
-                    Some(n) => {
-                        let whole = whole?;
-                        expr(quote::quote_spanned!(span=> { let #n = #whole; #body }))?
-                    }
-                    None => (**body).clone(),
-                };
-                (expr(quote::quote_spanned!(span=> true))?, *g, taken)
-            }
+        let (body, binds, guard_binds) = (&syn_arm.body, &arm.binds, &arm.guard_binds);
+        let taken: syn::Expr = if binds.is_empty() {
+            (**body).clone()
+        } else {
+            expr(quote::quote_spanned!(span=> { #binds #body }))?
         };
-        let tested: syn::Expr = match (arm, guard) {
-            (_, None) => test,
-            (OptionArm::Some(p, _), Some(g)) => expr(
-                quote::quote_spanned!(span=> if #test { let #p = #payload; #g } else { false }),
-            )?,
-            (OptionArm::Any(Some(n), _), Some(g)) => {
-                let whole = whole?;
-                expr(quote::quote_spanned!(span=> { let #n = #whole; #g }))?
+        let test = match &arm.test {
+            Some(t) => t.clone(),
+            None => expr(quote::quote_spanned!(span=> true))?,
+        };
+        let tested: syn::Expr = match arm.guard {
+            None => test,
+            Some(g) if guard_binds.is_empty() => {
+                expr(quote::quote_spanned!(span=> (#test) && (#g)))?
             }
-            (_, Some(g)) => expr(quote::quote_spanned!(span=> (#test) && (#g)))?,
+            Some(g) if arm.test.is_none() => {
+                expr(quote::quote_spanned!(span=> { #guard_binds #g }))?
+            }
+            Some(g) => {
+                expr(quote::quote_spanned!(span=> if #test { #guard_binds #g } else { false }))?
+            }
         };
         rest = Some(match rest {
             // The last arm without a guard: taken whenever reached.
-            None if guard.is_none() => taken,
+            None if arm.guard.is_none() => taken,
             None => expr(
                 quote::quote_spanned!(span=> match #tested { true => #taken, false => #unreachable }),
             )?,
@@ -140,7 +214,7 @@ fn on_presence(
     }
     match rest? {
         syn::Expr::Match(m) => Some(m),
-        // One arm taking every `Option`.
+        // One arm taking every value.
         taken => match expr(
             quote::quote_spanned!(span=> match true { true => #taken, false => #unreachable }),
         )? {
@@ -167,7 +241,7 @@ fn expr(ts: proc_macro2::TokenStream) -> Option<syn::Expr> {
 
 /// Whether a pattern matches every value of its type: bindings, `_`, and tuples and
 /// references of those.
-fn irrefutable(p: &syn::Pat) -> bool {
+pub(super) fn irrefutable(p: &syn::Pat) -> bool {
     match p {
         syn::Pat::Ident(i) => {
             i.subpat.is_none()
@@ -236,6 +310,22 @@ impl Lowerer {
                 self.bind(OPTION.to_string(), scrutinee);
                 return self.lower_match_binding(&rewritten, binder, rest);
             }
+        }
+        // `match xs { [a, b] => .., [first, .., last] => .., _ => .. }` (also from `if
+        // let`): `match xs.len() == 2 { true => { let a = &xs[0]; .. } .. }`, so that
+        // the parts' derivatives flow through indexing.
+        let s = syn::Ident::new(MATCHED, m.match_token.span);
+        // `match *xs { [a, b] => .. }` binds copies of the elements.
+        let by_ref = !matches!(&*m.expr, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)))
+            && (self.is_reference(scrutinee)
+                || by_shared_reference(&m.expr)
+                || super::destructuring::of_a_slice(m.arms.iter().map(|a| &a.pat)));
+        if let Some(arms) = destructuring_arms(m, &s, by_ref) {
+            let rewritten = as_tests(m, &arms).ok_or_else(|| {
+                syn::Error::new_spanned(m, "this `match` could not be rewritten as tests")
+            })?;
+            self.bind(MATCHED.to_string(), scrutinee);
+            return self.lower_match_binding(&rewritten, binder, rest);
         }
         let before = self.env.clone();
         let outer = self.diverged;

@@ -14,6 +14,7 @@ mod for_each;
 pub(crate) mod iterators;
 mod matching;
 pub(crate) use crate::ir::placeholder;
+mod destructuring;
 mod expr;
 pub(crate) mod opaque;
 mod pattern;

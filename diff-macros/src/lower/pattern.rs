@@ -22,6 +22,7 @@ impl Lowerer {
     pub(crate) fn is_reference(&self, v: Value) -> bool {
         match self.func.def_inst(v) {
             Some(Inst::Ref(..)) => true,
+            Some(Inst::Call(crate::ir::Callee::Method { method, .. }, _)) => method == "as_slice",
             Some(Inst::Param(i)) => self.func.by_ref.contains(i),
             Some(Inst::Call(crate::ir::Callee::Path(p), _)) => {
                 crate::ir::is_library_path(p)
@@ -156,6 +157,21 @@ impl Lowerer {
                 }
                 None => self.bind_positional(&t.elems, v, "`..` in a tuple pattern is not supported in a #[differentiable] body; name every element"),
             },
+            // `let [a, .., z] = xs;`: bound through indexing a local holding `xs`.
+            Pat::Slice(s) if s.elems.iter().any(super::destructuring::is_rest) => {
+                let local = syn::Ident::new(&format!("__diff_slice_{}", v.0), s.span());
+                let by_ref = self.is_reference(v);
+                let Some(parts) = super::destructuring::parts(pat, &quote::quote!(#local), by_ref) else {
+                    return Err(syn::Error::new_spanned(s, "this array pattern is not supported in a #[differentiable] body; bind each element by name, or the rest as a slice of a slice (`[a, rest @ ..]` with a slice on the right)"));
+                };
+                self.bind(local.to_string(), v);
+                let binds = parts.binds;
+                let block: syn::Block = syn::parse2(quote::quote!({ #binds }))?;
+                for stmt in &block.stmts {
+                    self.lower_stmt(stmt)?;
+                }
+                Ok(())
+            }
             Pat::Slice(s) => {
                 for (i, elem) in s.elems.iter().enumerate() {
                     if matches!(elem, Pat::Rest(_)) {
