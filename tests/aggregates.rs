@@ -1,6 +1,7 @@
 //! Aggregates: arrays and tuples as parameters, and tuples, arrays and `Vec`s as results
 //! (pullbacks take, and differentials return, the result's tangent), with casts through
-//! `f32`. Struct methods, slices and `Vec` parameters are in reverse_structs.rs.
+//! `f32`; tuples mixing floats with integers and `bool`s (`(f64, usize)`, whose tangent is
+//! `(f64, NoTangent)`). Struct methods, slices and `Vec` parameters are in reverse_structs.rs.
 mod common;
 
 use common::{assert_close, assert_vec_close, fd, fd_grad, Rng};
@@ -357,4 +358,51 @@ fn struct_update_from_the_default() {
         1e-12,
         "forward",
     );
+}
+
+#[differentiable]
+fn weighted_count(x: (f64, i32)) -> f64 {
+    x.0 * x.0 * x.1 as f64
+}
+
+#[differentiable]
+fn repeated(x: (f64, usize, f64), flip: (bool, f64)) -> f64 {
+    let (a, n, b) = x;
+    let mut s = 0.0;
+    for i in 0..n {
+        s += a * b * i as f64;
+    }
+    if flip.0 {
+        -s * flip.1
+    } else {
+        s + flip.1
+    }
+}
+
+#[test]
+fn tuples_of_floats_and_integers_are_differentiated() {
+    let (v, d) = value_with_gradient!(at: (1.5, 2), of: weighted_count);
+    assert_eq!(v, weighted_count((1.5, 2)));
+    assert_eq!(d, (6.0, diff::NoTangent));
+    for flip in [true, false] {
+        let ((da, _, db), (_, dc)) = gradient!(at: ((1.5, 3, 2.0), (flip, 0.5)), of: repeated);
+        let f = |a: f64, b: f64, c: f64| repeated((a, 3, b), (flip, c));
+        assert_close(da, fd(|t| f(t, 2.0, 0.5), 1.5), 1e-6, "d/da");
+        assert_close(db, fd(|t| f(1.5, t, 0.5), 2.0), 1e-6, "d/db");
+        assert_close(dc, fd(|t| f(1.5, 2.0, t), 0.5), 1e-6, "d/dc");
+        // Forward mode along a.
+        let t = differential!(at: ((1.5, 3, 2.0), (flip, 0.5)), of: repeated)((
+            (1.0, diff::NoTangent, 0.0),
+            (diff::NoTangent, 0.0),
+        ));
+        assert_close(t, da, 1e-12, "forward against reverse");
+        // Second order, through a closure: d²/da db = (0 + 1 + 2) · (∓0.5 or 1).
+        let h = hessian!(at: (1.5, 2.0, 0.5), of: |a, b, c| repeated((a, 3, b), (flip, c)));
+        let want = if flip { -1.5 } else { 3.0 };
+        assert_close(h[0][1], want, 1e-12, "d2/da db");
+        assert_close(h[1][0], want, 1e-12, "d2/db da");
+        assert_close(h[0][0], 0.0, 1e-12, "d2/da2");
+        // d2/da dc = -3 b when flipped (0 otherwise).
+        assert_close(h[0][2], if flip { -6.0 } else { 0.0 }, 1e-12, "d2/da dc");
+    }
 }

@@ -101,6 +101,7 @@ pub fn lift(
         twins: floats.twins,
         param_structs: floats.param_structs,
         param_elements: floats.param_elements,
+        param_discrete: floats.param_discrete,
         generic_structs: floats.generic_structs,
         in_closure: floats.in_closure,
         generic_methods: floats.generic_methods,
@@ -158,6 +159,9 @@ pub struct FloatInputs<'a> {
     /// For each parameter, the struct with a twin its elements are (`ps: &[S]`,
     /// `Vec<S>`, `&[S; N]`).
     pub param_elements: &'a [Option<String>],
+    /// For each parameter of a tuple type, the positions of its integers and `bool`s
+    /// (`x: (f64, usize)`: `[1]`), which stay plain in the lifted tuple.
+    pub param_discrete: &'a [Vec<usize>],
     /// The crate's structs with type parameters, and the parameters of such a type.
     pub generic_structs: (&'a [String], &'a [usize]),
     /// Whether this is a closure given to a second-order operator, which is compiled
@@ -187,6 +191,8 @@ struct Lifting<'a> {
     param_structs: &'a [Option<String>],
     /// [`FloatInputs::param_elements`].
     param_elements: &'a [Option<String>],
+    /// [`FloatInputs::param_discrete`].
+    param_discrete: &'a [Vec<usize>],
     /// [`FloatInputs::generic_structs`].
     generic_structs: (&'a [String], &'a [usize]),
     /// [`FloatInputs::in_closure`].
@@ -515,6 +521,20 @@ impl<'a> Lifting<'a> {
         }
     }
 
+    /// Whether `a.m` is an integer or `bool` of a parameter's tuple (`x.1` of `x: (f64,
+    /// usize)`).
+    fn is_discrete_element(&self, a: Value, m: &syn::Member) -> bool {
+        let syn::Member::Unnamed(i) = m else {
+            return false;
+        };
+        let mut a = a;
+        while let Some(w) = self.same_type(a) {
+            a = w;
+        }
+        matches!(self.func.def_inst(a), Some(Inst::Param(p))
+            if self.param_discrete.get(*p).is_some_and(|d| d.contains(&(i.index as usize))))
+    }
+
     /// The initial value of the loop-carried variable `v` (a loop body's parameter).
     fn loop_init(&self, v: Value) -> Option<Value> {
         let func = self.func;
@@ -763,7 +783,9 @@ impl<'a> Lifting<'a> {
             Inst::Binary(_, a, b) => self.any_lifted(&[*a, *b]),
             // A field of a twin is dual when it is one of its floats.
             Inst::Field(a, m) => {
-                self.is_lifted(*a) && self.twin_of(*a).is_none_or(|t| holds_floats(t, m))
+                self.is_lifted(*a)
+                    && self.twin_of(*a).is_none_or(|t| holds_floats(t, m))
+                    && !self.is_discrete_element(*a, m)
             }
             Inst::Neg(a)
             | Inst::Index(a, _)

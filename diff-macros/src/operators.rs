@@ -442,6 +442,7 @@ fn closure(
                 twins: &twins,
                 param_structs: &[],
                 param_elements: &[],
+                param_discrete: &[],
                 generic_structs: (&generic, &[]),
                 in_closure: true,
                 generic_methods: &generic_methods,

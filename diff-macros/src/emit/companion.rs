@@ -365,12 +365,21 @@ impl Companions<'_> {
                     .is_some_and(|n| sig.generic_structs.contains(&n))
             })
             .collect();
+        let param_discrete: Vec<Vec<usize>> = (0..sig.params.len())
+            .map(|i| match sig.declared_type(i) {
+                Some(syn::Type::Tuple(t)) => (0..t.elems.len())
+                    .filter(|k| crate::parse::types::is_discrete(&t.elems[*k]))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
         let floats = lifting::FloatInputs {
             params: &ds.float_params(),
             param_fields: &param_fields,
             twins: &twins,
             param_structs: &param_structs,
             param_elements: &ds.param_elements(),
+            param_discrete: &param_discrete,
             generic_structs: (&sig.generic_structs, &generic_params),
             in_closure: false,
             generic_methods: &[],

@@ -140,10 +140,13 @@ fn is_lifted_type(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
 }
 
 /// Whether `ty` is a tuple of the scalar, of structs with twins, or of `Vec`s or arrays of
-/// them (`(f64, f64)`, `(Vec<f64>, f64)`).
+/// them (`(f64, f64)`, `(Vec<f64>, f64)`), beside integers and `bool`s (`(f64, usize)`).
 fn is_tuple_of(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
-    matches!(ty, syn::Type::Tuple(t) if !t.elems.is_empty()
-        && t.elems.iter().all(|e| is_lifted_type(e, scalar, twins)))
+    matches!(ty, syn::Type::Tuple(t)
+    if t.elems.iter().any(|e| is_lifted_type(e, scalar, twins))
+        && t.elems.iter().all(|e| {
+            is_lifted_type(e, scalar, twins) || crate::parse::types::is_discrete(e)
+        }))
 }
 
 /// Whether `ty` is a `Vec` or an array of the scalar (the lifted conversions,

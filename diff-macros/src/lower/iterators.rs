@@ -614,6 +614,11 @@ impl Chain {
     pub(crate) fn for_loop(&self, f: &syn::ExprForLoop) -> syn::ExprForLoop {
         let (ipat, index, item, kept) = self.parts();
         let (pat, stmts) = (&f.pat, &f.body.stmts);
+        // `for | x in ..` / `for A | B in ..`: a `let` takes an or-pattern in parentheses.
+        let pat = match &**pat {
+            syn::Pat::Or(_) => quote::quote!((#pat)),
+            _ => quote::quote!(#pat),
+        };
         let each = self.kept_only(&kept, quote::quote!(let #pat = #item; #(#stmts)*));
         parse_quote!(for #ipat in #index { #each })
     }

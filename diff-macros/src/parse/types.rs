@@ -60,9 +60,20 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
             tangent(&a.elem, g).map(|t| quote!([#t; #len]))
         }
         Type::Tuple(t) if t.elems.is_empty() => None,
+        // A tuple mixing floats with integers or `bool`s (`(f64, usize)`) has the
+        // tangent `(f64, NoTangent)`, as diff-core defines it; one of discrete values
+        // only carries no derivative.
         Type::Tuple(t) => {
-            let parts: Option<Vec<TokenStream>> = t.elems.iter().map(|e| tangent(e, g)).collect();
-            parts.map(|ps| quote!((#(#ps,)*)))
+            let parts: Vec<Option<TokenStream>> = t.elems.iter().map(|e| tangent(e, g)).collect();
+            if parts.iter().all(Option::is_none) {
+                return None;
+            }
+            let parts = parts
+                .into_iter()
+                .zip(&t.elems)
+                .map(|(p, e)| p.or_else(|| is_discrete(e).then(|| quote!(::diff::NoTangent))))
+                .collect::<Option<Vec<TokenStream>>>()?;
+            Some(quote!((#(#parts,)*)))
         }
         Type::Path(p) if p.qself.is_none() => path_tangent(ty, &p.path, g),
         Type::ImplTrait(_)
@@ -72,6 +83,15 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
         | Type::Ptr(_) => None,
         other => Some(assoc(other)),
     }
+}
+
+/// Whether `ty` is an integer or `bool`: Differentiable with the tangent `NoTangent`.
+pub fn is_discrete(ty: &Type) -> bool {
+    const DISCRETE: &[&str] = &[
+        "bool", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
+        "usize",
+    ];
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| DISCRETE.iter().any(|d| i == d)))
 }
 
 /// Whether a tangent type is (or contains) one asked of rustc: the parameter's type is
