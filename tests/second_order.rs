@@ -2039,3 +2039,15 @@ fn first_order_through_a_conversion_of_an_active_value() {
 fn second_order_through_a_conversion_of_an_active_value_stops() {
     let _ = second_derivative!(at: 1.5, of: squared_through_a_conversion::<f64>);
 }
+
+#[differentiable]
+fn with_tuple_coefficients(x: f64, t: (f64, f64), u: (f64, f64, f64)) -> f64 {
+    x * x * t.0 + t.1 * x + u.0 * u.1 * u.2 * x.powi(3)
+}
+
+#[test]
+fn tuples_of_constants_given_to_tuple_parameters() {
+    // f'' = 2 t.0 + 6 u.0 u.1 u.2 x.
+    let d2 = second_derivative!(at: 1.5, of: |x| with_tuple_coefficients(x, (0.5, 0.25), (1.0, 2.0, 0.5)));
+    assert!((d2 - (1.0 + 6.0 * 1.5)).abs() < 1e-12, "{d2}");
+}

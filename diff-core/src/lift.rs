@@ -194,6 +194,20 @@ macro_rules! lift_to {
                 self.re
             }
         }
+        /// A pair or a triple of plain floats (a tuple of constants, `g(x, (0.5, 1.0))`)
+        /// where the parameter is a tuple of them.
+        impl LiftTo<(Dual<$s>, Dual<$s>)> for ($s, $s) {
+            #[inline(always)]
+            fn lift_to(self) -> (Dual<$s>, Dual<$s>) {
+                (Dual::constant(self.0), Dual::constant(self.1))
+            }
+        }
+        impl LiftTo<(Dual<$s>, Dual<$s>, Dual<$s>)> for ($s, $s, $s) {
+            #[inline(always)]
+            fn lift_to(self) -> (Dual<$s>, Dual<$s>, Dual<$s>) {
+                (Dual::constant(self.0), Dual::constant(self.1), Dual::constant(self.2))
+            }
+        }
         impl<'a> LiftTo<Cow<'a, Dual<$s>>> for &'a $s {
             fn lift_to(self) -> Cow<'a, Dual<$s>> {
                 Cow::Owned(Dual::constant(*self))
