@@ -8,7 +8,7 @@
 #![allow(clippy::assign_op_pattern)]
 
 mod common;
-use common::{close, fd};
+use common::{close, fd, fd_grad};
 use diff::prelude::*;
 
 /// Checks `f(x, k)` (w.r.t. `x`, `k` inactive) against `exact` and a finite difference,
@@ -482,22 +482,6 @@ fn tuple_holding_an_array(x: Vec<f64>) -> f64 {
     }
 }
 
-/// Central finite differences of `f` at `x`, one coordinate at a time.
-fn fd_each(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    (0..x.len())
-        .map(|i| {
-            fd(
-                |t| {
-                    let mut y = x.to_vec();
-                    y[i] = t;
-                    f(&y)
-                },
-                x[i],
-            )
-        })
-        .collect()
-}
-
 fn assert_all_close(got: &[f64], want: &[f64], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}");
     for (g, w) in got.iter().zip(want) {
@@ -514,7 +498,7 @@ fn tuple_patterns_bind_active_parts() {
     }
     for (x, y, flag) in [(2.0, 1.0, true), (1.0, 2.0, true), (1.0, 2.0, false)] {
         let (dx, dy) = gradient!(at: (x, y), of: |x, y| tuple_of_floats_and_a_flag(x, y, flag));
-        let want = fd_each(|v| tuple_of_floats_and_a_flag(v[0], v[1], flag), &[x, y]);
+        let want = fd_grad(|v| tuple_of_floats_and_a_flag(v[0], v[1], flag), &[x, y]);
         assert_all_close(&[dx, dy], &want, "(a, b, true)");
         let d = differential!(at: (x, y), of: |x, y| tuple_of_floats_and_a_flag(x, y, flag))((
             1.0, 0.0,
@@ -524,14 +508,14 @@ fn tuple_patterns_bind_active_parts() {
     for k in [0, 1] {
         let (da, db) =
             gradient!(at: &(1.5, 2.5), of: |p: &(f64, f64)| tuple_behind_a_reference(p, k));
-        let want = fd_each(|v| tuple_behind_a_reference(&(v[0], v[1]), k), &[1.5, 2.5]);
+        let want = fd_grad(|v| tuple_behind_a_reference(&(v[0], v[1]), k), &[1.5, 2.5]);
         assert_all_close(&[da, db], &want, "&(a, b)");
     }
     for x in [vec![1.0, 2.0, 3.0], vec![-1.0, 2.0, 3.0]] {
         let g = gradient!(at: x.clone(), of: tuple_holding_an_array);
         assert_all_close(
             &g,
-            &fd_each(|v| tuple_holding_an_array(v.to_vec()), &x),
+            &fd_grad(|v| tuple_holding_an_array(v.to_vec()), &x),
             "(a, [b, c])",
         );
         let h = hessian!(at: x.clone(), of: tuple_holding_an_array);
