@@ -117,6 +117,22 @@ struct Tested<'a> {
     guard: Option<&'a syn::Expr>,
 }
 
+impl<'a> Tested<'a> {
+    /// An arm whose guard sees the bindings the arm makes.
+    fn new(
+        test: Option<syn::Expr>,
+        binds: proc_macro2::TokenStream,
+        guard: Option<&'a syn::Expr>,
+    ) -> Self {
+        Tested {
+            test,
+            guard_binds: binds.clone(),
+            binds,
+            guard,
+        }
+    }
+}
+
 /// The `match` `m` of an `Option` (its arms `arms`, [`option_arms`]) as tests of
 /// `present` ([`as_tests`]): `Some(p)` binds `p` to `payload`, so that the payload's
 /// derivative flows through `payload`'s; `whole` is the `Option` itself, for an arm
@@ -133,21 +149,16 @@ fn on_presence(
         .iter()
         .map(|arm| {
             Some(match arm {
-                OptionArm::Some(p, g) => {
-                    let binds = quote::quote_spanned!(span=> let #p = #payload;);
-                    Tested {
-                        test: Some(present.clone()),
-                        guard_binds: binds.clone(),
-                        binds,
-                        guard: *g,
-                    }
-                }
-                OptionArm::None(g) => Tested {
-                    test: Some(expr(quote::quote_spanned!(span=> !(#present)))?),
-                    binds: proc_macro2::TokenStream::new(),
-                    guard_binds: proc_macro2::TokenStream::new(),
-                    guard: *g,
-                },
+                OptionArm::Some(p, g) => Tested::new(
+                    Some(present.clone()),
+                    quote::quote_spanned!(span=> let #p = #payload;),
+                    *g,
+                ),
+                OptionArm::None(g) => Tested::new(
+                    Some(expr(quote::quote_spanned!(span=> !(#present)))?),
+                    proc_macro2::TokenStream::new(),
+                    *g,
+                ),
                 OptionArm::Any(name, g) => {
                     let binds = match name {
                         Some(n) => {
@@ -156,12 +167,7 @@ fn on_presence(
                         }
                         None => proc_macro2::TokenStream::new(),
                     };
-                    Tested {
-                        test: None,
-                        guard_binds: binds.clone(),
-                        binds,
-                        guard: *g,
-                    }
+                    Tested::new(None, binds, *g)
                 }
             })
         })
