@@ -259,3 +259,24 @@ fn nested_gradient_of_a_function_of_one_tuple() {
         "second",
     );
 }
+
+#[differentiable]
+fn cubic_pair(v: Vec<f64>) -> f64 {
+    v[0] * v[0] * v[1]
+}
+
+#[test]
+fn a_nested_gradient_at_a_vec_built_in_the_closure() {
+    // g(t) = d/dv1 of v0² v1 at (t, 2t) = t², so g'(t) = 2t; the point is kept for the
+    // derivative after the nested operator is given it.
+    let d = first_derivative!(at: 0.4, of: |t: f64| {
+        let g = gradient!(at: vec![t, 2.0 * t], of: cubic_pair);
+        g[1]
+    });
+    assert!((d - 0.8).abs() < 1e-12, "{d}");
+    let (v, d) = value_with_derivative!(at: 0.4, of: |t: f64| gradient!(at: (t, 2.0 * t), of: |a: f64, b: f64| a * a * b).1);
+    assert!(
+        (v - 0.16).abs() < 1e-12 && (d - 0.8).abs() < 1e-12,
+        "{v} {d}"
+    );
+}

@@ -253,16 +253,18 @@ pub struct Nested {
 }
 
 impl Nested {
-    /// The point `at` as the operator is given it: `at`, `&at`, or its fields in a tuple
-    /// (`(at.0, at.1)`) for several inputs.
+    /// The point `at` as the operator is given it: a copy of `at`, `&at`, or copies of
+    /// its fields in a tuple (`(at.0, at.1)`) for several inputs.
     pub fn point(&self, at: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
         match (self.inputs, self.by_ref) {
+            // A copy: the point is kept for the operator's derivative (the
+            // differential or pullback of the body reads it again).
             (Some(n), _) => {
                 let fields = (0..n).map(syn::Index::from);
-                quote::quote!((#(#at.#fields,)*))
+                quote::quote!((#(::core::clone::Clone::clone(&#at.#fields),)*))
             }
             (None, true) => quote::quote!(&#at),
-            (None, false) => at,
+            (None, false) => quote::quote!(::core::clone::Clone::clone(&#at)),
         }
     }
 }
