@@ -837,7 +837,7 @@ pub(crate) fn parse_nested(m: &syn::Macro) -> Option<syn::Result<(Ident, syn::Ex
 /// second derivative applied to the lifting direction.
 pub(crate) fn nested_on_duals(n: &crate::ir::Nested) -> TokenStream {
     let (op, of) = (&n.op, on_duals(&n.of));
-    let at = n.point(quote!(__lifted));
+    let at = n.point(quote!(__lifted), false);
     // A gradient of a named function runs through its dual companion (also for one
     // written for `f64`), of a closure through the closure's (as for `hessian!`); so
     // does a derivative, of a scalar function of a scalar, which is its gradient.

@@ -523,7 +523,8 @@ impl<'a> Emitter<'a> {
             }
             Inst::Nested(n) => {
                 let (op, of) = (&n.op, &n.of);
-                let at = n.point(self.expr(n.at));
+                // A copy: the linear map keeps the point.
+                let at = n.point(self.expr(n.at), true);
                 quote! { let mut #res = ::diff::#op!(at: #at, of: #of); }
             }
             Inst::Field(..) | Inst::Index(..) | Inst::Deref(_) => TokenStream::new(),

@@ -253,18 +253,26 @@ pub struct Nested {
 }
 
 impl Nested {
-    /// The point `at` as the operator is given it: a copy of `at`, `&at`, or copies of
-    /// its fields in a tuple (`(at.0, at.1)`) for several inputs.
-    pub fn point(&self, at: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    /// The point `at` as the operator is given it: `at`, `&at`, or its fields in a tuple
+    /// (`(at.0, at.1)`) for several inputs; copies of them with `copy` (where the point
+    /// is kept for the operator's derivative, which reads it again).
+    pub fn point(&self, at: proc_macro2::TokenStream, copy: bool) -> proc_macro2::TokenStream {
+        let given = |part: proc_macro2::TokenStream| {
+            if copy {
+                quote::quote!(::core::clone::Clone::clone(&#part))
+            } else {
+                part
+            }
+        };
         match (self.inputs, self.by_ref) {
-            // A copy: the point is kept for the operator's derivative (the
-            // differential or pullback of the body reads it again).
             (Some(n), _) => {
-                let fields = (0..n).map(syn::Index::from);
-                quote::quote!((#(::core::clone::Clone::clone(&#at.#fields),)*))
+                let fields = (0..n)
+                    .map(syn::Index::from)
+                    .map(|i| given(quote::quote!(#at.#i)));
+                quote::quote!((#(#fields,)*))
             }
             (None, true) => quote::quote!(&#at),
-            (None, false) => quote::quote!(::core::clone::Clone::clone(&#at)),
+            (None, false) => given(at),
         }
     }
 }

@@ -164,6 +164,8 @@ impl Lowerer {
                 let Some(parts) = super::destructuring::parts(pat, &quote::quote!(#local), by_ref) else {
                     return Err(syn::Error::new_spanned(s, "this array pattern is not supported in a #[differentiable] body; bind each element by name, or the rest as a slice of a slice (`[a, rest @ ..]` with a slice on the right)"));
                 };
+                // A `let` pattern is irrefutable (`let .. else` is a `match`): its
+                // length test holds.
                 self.bind(local.to_string(), v);
                 let binds = parts.binds;
                 let block: syn::Block = syn::parse2(quote::quote!({ #binds }))?;

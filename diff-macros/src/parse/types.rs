@@ -26,27 +26,14 @@ pub struct Generics {
     pub outer: Vec<String>,
 }
 
-const NOT_DIFFERENTIABLE: &[&str] = &[
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "i128",
-    "isize",
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "u128",
-    "usize",
-    "bool",
-    "char",
-    "str",
-    "String",
-    "Result",
-    "Range",
-    "RangeInclusive",
+/// The integers and `bool`: Differentiable with the tangent `NoTangent`, which carries
+/// nothing, so a parameter of one alone is left out of the derivative.
+const DISCRETE: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "bool",
 ];
+
+/// Other standard types that carry no derivative.
+const NOT_DIFFERENTIABLE: &[&str] = &["char", "str", "String", "Result", "Range", "RangeInclusive"];
 
 /// The tangent type of `ty`, or `None` when values of `ty` carry no derivative.
 pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
@@ -87,10 +74,6 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
 
 /// Whether `ty` is an integer or `bool`: Differentiable with the tangent `NoTangent`.
 pub fn is_discrete(ty: &Type) -> bool {
-    const DISCRETE: &[&str] = &[
-        "bool", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
-        "usize",
-    ];
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| DISCRETE.iter().any(|d| i == d)))
 }
 
@@ -115,7 +98,7 @@ fn path_tangent(ty: &Type, path: &syn::Path, g: &Generics) -> Option<TokenStream
         if name == "f32" || name == "f64" || g.scalars.contains(&name) {
             return Some(ty.to_token_stream());
         }
-        if NOT_DIFFERENTIABLE.contains(&name.as_str()) {
+        if NOT_DIFFERENTIABLE.contains(&name.as_str()) || DISCRETE.contains(&name.as_str()) {
             return None;
         }
         if g.all.contains(&name) && !g.differentiable.contains(&name) {
