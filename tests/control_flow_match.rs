@@ -529,3 +529,101 @@ fn tuple_patterns_bind_active_parts() {
         }
     }
 }
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Line {
+    w: Vec<f64>,
+    b: f64,
+}
+
+/// Struct patterns, behind a reference taken in a tuple and by value.
+#[differentiable]
+fn struct_in_a_tuple(p: &Point, k: i32) -> f64 {
+    match (p, k) {
+        (Point { x, y }, 0) => x * y,
+        (&Point { x, .. }, 1) => x.exp(),
+        (Point { y: yy, .. }, _) if *yy > 0.0 => yy.sqrt() * p.x,
+        _ => p.x + p.y,
+    }
+}
+
+#[differentiable]
+fn struct_with_a_vec(l: Line, t: f64) -> f64 {
+    match l {
+        Line { b, .. } if b > 1.0 => b * t,
+        Line { w, b } => w[0] * w[1] * b * t,
+    }
+}
+
+#[differentiable]
+fn struct_if_let(p: Point) -> f64 {
+    if let Point { x, y: 0.0 } = p {
+        x * x
+    } else {
+        p.x * p.y * p.y
+    }
+}
+
+#[test]
+fn struct_patterns_bind_active_fields() {
+    for k in 0..3 {
+        for (a, b) in [(2.0, 1.0), (1.0, -2.0)] {
+            let (v, g) =
+                value_with_gradient!(at: Point { x: a, y: b }, of: |p| struct_in_a_tuple(&p, k));
+            assert_eq!(v, struct_in_a_tuple(&Point { x: a, y: b }, k));
+            let want = fd_grad(
+                |v| struct_in_a_tuple(&Point { x: v[0], y: v[1] }, k),
+                &[a, b],
+            );
+            assert_all_close(&[g.x, g.y], &want, "(Point { x, y }, k)");
+            // Second order, along the line (s, 2s): against finite differences of the first.
+            let along = |s: f64| struct_in_a_tuple(&Point { x: s, y: 2.0 * s }, k);
+            let d2 = second_derivative!(at: a, of: |s| struct_in_a_tuple(&Point { x: s, y: 2.0 * s }, k));
+            let d1 = |s: f64| first_derivative!(at: s, of: |s| struct_in_a_tuple(&Point { x: s, y: 2.0 * s }, k));
+            assert!(
+                close(d1(a), fd(along, a), 1e-6),
+                "first derivative along (s, 2s)"
+            );
+            assert!(
+                close(d2, fd(d1, a), 1e-6),
+                "second derivative along (s, 2s)"
+            );
+        }
+    }
+    for b in [0.5, 2.0] {
+        let (gl, gt) = gradient!(at: (Line { w: vec![2.0, 3.0], b }, 1.5), of: struct_with_a_vec);
+        let want = fd_grad(
+            |v| {
+                struct_with_a_vec(
+                    Line {
+                        w: vec![v[0], v[1]],
+                        b: v[2],
+                    },
+                    v[3],
+                )
+            },
+            &[2.0, 3.0, b, 1.5],
+        );
+        assert_all_close(&[gl.w[0], gl.w[1], gl.b, gt], &want, "Line { w, b }");
+    }
+    for (a, b) in [(2.0, 0.0), (2.0, 1.0)] {
+        let g = gradient!(at: Point { x: a, y: b }, of: struct_if_let);
+        let want = fd_grad(|v| struct_if_let(Point { x: v[0], y: v[1] }), &[a, b]);
+        assert_all_close(&[g.x, g.y], &want, "if let Point { x, y: 0.0 }");
+        let h = hessian!(at: vec![a, b], of: |v| struct_if_let(Point { x: v[0], y: v[1] }));
+        let want = if b == 0.0 {
+            [[2.0, 0.0], [0.0, 0.0]]
+        } else {
+            [[0.0, 2.0 * b], [2.0 * b, 2.0 * a]]
+        };
+        for (row, w) in h.iter().zip(&want) {
+            assert_all_close(row, w, "hessian of if let Point { .. }");
+        }
+    }
+}

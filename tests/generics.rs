@@ -265,3 +265,61 @@ fn a_generic_struct_taken_and_returned_by_value_at_second_order() {
     assert_close(g.x, 2.0 * qx * qy * c + qx * qx * s, 1e-12, "d/dx");
     assert_close(g.y, -2.0 * qx * qy * s + qx * qx * c, 1e-12, "d/dy");
 }
+
+/// Generic over a Differentiable type, not a float (Swift's `func f<T: Differentiable>`).
+#[differentiable]
+fn pick<T: Differentiable + Clone>(a: T, b: T, first: bool) -> T {
+    if first {
+        a
+    } else {
+        b
+    }
+}
+
+#[differentiable]
+fn picks_of_floats(a: f64, b: f64) -> f64 {
+    pick(a, b, true) * pick(a, b, false) * a + pick(a, 2.0, false) * b
+}
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Planar {
+    x: f64,
+    y: f64,
+}
+
+#[differentiable]
+fn planar_norm(p: Planar) -> f64 {
+    p.x * p.x + p.y * p.y
+}
+
+#[differentiable]
+fn picks_of_structs(a: Planar, b: Planar) -> f64 {
+    planar_norm(pick(a, b, true)) + 2.0 * planar_norm(pick(a, b, false))
+}
+
+#[test]
+fn functions_generic_over_a_differentiable_type() {
+    // a^2 b + 2 b
+    let (v, (da, db)) = value_with_gradient!(at: (1.5, 2.5), of: picks_of_floats);
+    assert_eq!(v, picks_of_floats(1.5, 2.5));
+    assert_close(da, 2.0 * 1.5 * 2.5, 1e-12, "d/da");
+    assert_close(db, 1.5 * 1.5 + 2.0, 1e-12, "d/db");
+    let h = hessian!(at: vec![1.5, 2.5], of: |v| picks_of_floats(v[0], v[1]));
+    let want = [[2.0 * 2.5, 2.0 * 1.5], [2.0 * 1.5, 0.0]];
+    for (row, w) in h.iter().zip(&want) {
+        for (a, b) in row.iter().zip(w) {
+            assert_close(*a, *b, 1e-12, "hessian");
+        }
+    }
+    let d = gradient!(at: (1.0, 2.0), of: |a, b| pick::<f64>(a, b, false));
+    assert_eq!(d, (0.0, 1.0));
+    let (a, b) = (Planar { x: 1.0, y: 2.0 }, Planar { x: 3.0, y: -4.0 });
+    let (ga, gb) = gradient!(at: (a, b), of: picks_of_structs);
+    let got = [ga.x, ga.y, gb.x, gb.y];
+    for (g, w) in got.iter().zip([2.0, 4.0, 12.0, -16.0]) {
+        assert_close(*g, w, 1e-12, "structs");
+    }
+    let d2 = second_derivative!(at: 0.5, of: |t| picks_of_structs(Planar { x: t, y: 1.0 }, Planar { x: 2.0 * t, y: t }));
+    // t^2 + 1 + 2 (4 t^2 + t^2)
+    assert_close(d2, 2.0 + 2.0 * 10.0, 1e-12, "second derivative");
+}

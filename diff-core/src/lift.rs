@@ -227,6 +227,32 @@ lift_to!(f32, f64);
 
 /// Every argument as it is (a parameter the dual companion does not convert, an argument
 /// already dual).
+/// An argument given to a parameter whose type is a type parameter of the function (`a:
+/// T` of `fn pick<T: Differentiable>(a: T, ..)`) in its dual companion: `T` is the
+/// argument's type (a dual number, a struct's twin), or the dual number of a float
+/// given beside one.
+pub struct Same<T>(pub T);
+
+impl<T> LiftTo<Same<T>> for T {
+    #[inline(always)]
+    fn lift_to(self) -> Same<T> {
+        Same(self)
+    }
+}
+
+macro_rules! same_constant {
+    ($($s:ty)*) => {$(
+        impl LiftTo<Same<Dual<$s>>> for $s {
+            #[inline(always)]
+            fn lift_to(self) -> Same<Dual<$s>> {
+                Same(Dual::constant(self))
+            }
+        }
+    )*};
+}
+
+same_constant!(f64 f32);
+
 impl<T> LiftTo<T> for T {
     #[inline(always)]
     fn lift_to(self) -> T {

@@ -129,7 +129,7 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                     arms.iter()
                         .find(|a| func.region(a.region).params.iter().any(|p| act.useful.contains(p)))
                         .map_or(stmt.span, |a| syn::spanned::Spanned::span(&a.pat)),
-                    "this pattern binds part of a value that carries a derivative, which is supported for tuples, slices, arrays and `Option`s only (an enum has no tangent to carry it); hold the parts in a tuple or a struct and match on a plain tag beside them (`(Kind::Circle, r)`), or, if the value should carry no derivative, match on `no_derivative(..)` of it",
+                    "this pattern binds part of a value that carries a derivative, which is supported for tuples, slices, arrays, structs named without a path (`Point { x, .. }`) and `Option`s only (an enum has no tangent to carry it); hold the parts in a tuple or a struct and match on a plain tag beside them (`(Kind::Circle, r)`), or, if the value should carry no derivative, match on `no_derivative(..)` of it",
                 )),
                 Inst::For { iter, .. } if act.varied.contains(iter) => add(syn::Error::new(
                     stmt.span,

@@ -65,8 +65,10 @@ const GENERIC_RULES: &[&str] = &[
 /// `total_cmp`, ..) run on dual numbers as they are.
 const PLAIN_ONLY: &[&str] = &["to_bits", "div_euclid"];
 
-/// Macros whose result holds no value of the body (printing, assertions).
+/// Macros whose result holds no value of the body (printing, assertions, the `bool` of
+/// `matches!`).
 pub(crate) const PLAIN_MACROS: &[&str] = &[
+    "matches",
     "println",
     "print",
     "eprintln",
@@ -102,6 +104,7 @@ pub fn lift(
         param_structs: floats.param_structs,
         param_elements: floats.param_elements,
         param_discrete: floats.param_discrete,
+        discrete_params: floats.discrete_params,
         generic_structs: floats.generic_structs,
         in_closure: floats.in_closure,
         generic_methods: floats.generic_methods,
@@ -162,6 +165,9 @@ pub struct FloatInputs<'a> {
     /// For each parameter of a tuple type, the positions of its integers and `bool`s
     /// (`x: (f64, usize)`: `[1]`), which stay plain in the lifted tuple.
     pub param_discrete: &'a [Vec<usize>],
+    /// The parameters of an integer or `bool` type (`k: i32`), plain in the lifted
+    /// function.
+    pub discrete_params: &'a [usize],
     /// The crate's structs with type parameters, and the parameters of such a type.
     pub generic_structs: (&'a [String], &'a [usize]),
     /// Whether this is a closure given to a second-order operator, which is compiled
@@ -193,6 +199,8 @@ struct Lifting<'a> {
     param_elements: &'a [Option<String>],
     /// [`FloatInputs::param_discrete`].
     param_discrete: &'a [Vec<usize>],
+    /// [`FloatInputs::discrete_params`].
+    discrete_params: &'a [usize],
     /// [`FloatInputs::generic_structs`].
     generic_structs: (&'a [String], &'a [usize]),
     /// [`FloatInputs::in_closure`].
@@ -533,6 +541,16 @@ impl<'a> Lifting<'a> {
         }
         matches!(self.func.def_inst(a), Some(Inst::Param(p))
             if self.param_discrete.get(*p).is_some_and(|d| d.contains(&(i.index as usize))))
+    }
+
+    /// Whether `v` is an integer or `bool` the macro knows of: a parameter of such a type
+    /// or such an element of a parameter's tuple.
+    fn is_discrete(&self, v: Value) -> bool {
+        match self.func.def_inst(v) {
+            Some(Inst::Param(p)) => self.discrete_params.contains(p),
+            Some(Inst::Field(a, m)) => self.is_discrete_element(*a, m),
+            _ => false,
+        }
     }
 
     /// The initial value of the loop-carried variable `v` (a loop body's parameter).
@@ -1480,9 +1498,13 @@ impl<'a> Lifting<'a> {
             // A tuple only taken apart (the item of a `for (k, a) in ..` pattern) needs
             // no element converted: an element of a type the macro cannot tell (the
             // index of an `enumerate` item) stays as it is.
+            // An integer the macro knows of stays one (`(p, k)` with `k: i32`).
             Inst::Tuple(vs) if lifted => {
                 let only_projected = self.only_projected(stmt.results[0]);
                 for v in vs.iter_mut() {
+                    if self.is_discrete(*v) {
+                        continue;
+                    }
                     if !only_projected || self.floaty(*v, 0) {
                         self.convert(out, before, v, span);
                     }

@@ -443,6 +443,7 @@ fn closure(
                 param_structs: &[],
                 param_elements: &[],
                 param_discrete: &[],
+                discrete_params: &[],
                 generic_structs: (&generic, &[]),
                 in_closure: true,
                 generic_methods: &generic_methods,

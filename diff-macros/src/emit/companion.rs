@@ -275,7 +275,23 @@ impl Companions<'_> {
             });
             return Ok(quote! {{ #vjp(#(#args),*) }});
         }
-        self.lifted_body(&DualSig::of(sig), params, output_tangent)
+        let ds = DualSig::of(sig);
+        if ds.forwards() {
+            // Generic over the differentiated parameters' types: `__vjp` at the dual ones.
+            let (vjp, args) = (sh.callee(Mode::Vjp), sh.call_args());
+            let args =
+                args.iter().zip(ds.same_params()).map(
+                    |(a, same)| {
+                        if same {
+                            quote!(#a.0)
+                        } else {
+                            quote!(#a)
+                        }
+                    },
+                );
+            return Ok(quote! {{ #vjp(#(#args),*) }});
+        }
+        self.lifted_body(&ds, params, output_tangent)
     }
 
     /// The companion of a method taking its receiver as the dual twin of its struct
@@ -373,6 +389,12 @@ impl Companions<'_> {
                 _ => Vec::new(),
             })
             .collect();
+        let discrete_params: Vec<usize> = (0..sig.params.len())
+            .filter(|i| {
+                sig.declared_type(*i)
+                    .is_some_and(|t| crate::parse::types::is_discrete(&t))
+            })
+            .collect();
         let floats = lifting::FloatInputs {
             params: &ds.float_params(),
             param_fields: &param_fields,
@@ -380,6 +402,7 @@ impl Companions<'_> {
             param_structs: &param_structs,
             param_elements: &ds.param_elements(),
             param_discrete: &param_discrete,
+            discrete_params: &discrete_params,
             generic_structs: (&sig.generic_structs, &generic_params),
             in_closure: false,
             generic_methods: &[],

@@ -35,6 +35,9 @@ enum Taken {
     Mut(syn::Lifetime, TokenStream),
     /// As the function does, though differentiated: a type the companion cannot lift.
     Any,
+    /// A type parameter of the function (`a: T`), as [`Same<T>`](diff-core `lift.rs`):
+    /// the caller's argument, whatever its type (a dual number, a struct's twin), is `T`.
+    Same(Ident),
 }
 
 /// The dual companion's signature for a function written for a float type.
@@ -252,6 +255,20 @@ impl<'a> DualSig<'a> {
                 }
             })
             .collect();
+        let mut taken: Vec<Taken> = taken;
+        if scalar.is_none() {
+            // A function generic over a type of its own (`fn pick<T: Differentiable>(a:
+            // T, ..)`): its parameters of that type take whatever the caller gives.
+            for (i, p) in sig.params.iter().enumerate() {
+                if let Some(t) = p
+                    .declared_type()
+                    .as_ref()
+                    .and_then(|t| type_parameter(t, sig))
+                {
+                    taken[i] = Taken::Same(t);
+                }
+            }
+        }
         DualSig {
             sig,
             scalar,
@@ -259,6 +276,28 @@ impl<'a> DualSig<'a> {
             twins,
             twin_receiver: false,
         }
+    }
+
+    /// Whether the function is generic over the types of its differentiated parameters
+    /// (`fn pick<T: Differentiable>(a: T, b: T, first: bool) -> T`), not over a float
+    /// type: its `__vjp` runs on dual numbers as it is (at `T = Dual<f64>`, or a struct's
+    /// twin), and the dual companion calls it.
+    pub fn forwards(&self) -> bool {
+        self.scalar.is_none()
+            && !self.sig.has_receiver()
+            && self.taken.iter().any(|t| matches!(t, Taken::Same(_)))
+            && self
+                .taken
+                .iter()
+                .all(|t| matches!(t, Taken::Same(_) | Taken::AsIs))
+    }
+
+    /// For each parameter, whether it is taken as a `Same` ([`DualSig::forwards`]).
+    pub fn same_params(&self) -> Vec<bool> {
+        self.taken
+            .iter()
+            .map(|t| matches!(t, Taken::Same(_)))
+            .collect()
     }
 
     /// The signature of the companion of a method taking its receiver as the dual twin
@@ -404,9 +443,7 @@ impl<'a> DualSig<'a> {
         // A companion that stops asks of its type parameters only what its signature
         // needs: a caller's dual companion may pass a struct's dual twin, which
         // implements Differentiable but not the user's traits (`S: Shape`).
-        let relaxed = self
-            .liftable()
-            .is_none()
+        let relaxed = (self.liftable().is_none() && !self.forwards())
             .then(|| only_differentiable(&sig.generics));
         let (gen, _, wher) = relaxed.as_ref().unwrap_or(&sig.generics).split_for_impl();
         let decls = sig
@@ -425,6 +462,7 @@ impl<'a> DualSig<'a> {
                     Taken::Value(ty) => quote!(#id: #ty),
                     Taken::Ref(lt, ty) => quote!(#id: ::std::borrow::Cow<#lt, #ty>),
                     Taken::Mut(lt, ty) => quote!(#id: &#lt mut #ty),
+                    Taken::Same(t) => quote!(#id: ::diff::__private::Same<#t>),
                 }
             });
         let caps = sig.captures();
@@ -492,9 +530,11 @@ impl<'a> DualSig<'a> {
                             let #id: &#ty = &*#owner;
                         }
                     }
-                    Taken::AsIs | Taken::Value(_) | Taken::Mut(..) | Taken::Any => {
-                        TokenStream::new()
-                    }
+                    Taken::AsIs
+                    | Taken::Value(_)
+                    | Taken::Mut(..)
+                    | Taken::Any
+                    | Taken::Same(_) => TokenStream::new(),
                 }
             })
             .collect()
@@ -615,6 +655,18 @@ fn is_generic_at(ty: &syn::Type, scalar: &Ident, generic: &[String]) -> bool {
         && generic.iter().any(|g| last.ident == g)
         && args.args.len() == 1
         && matches!(&args.args[0], syn::GenericArgument::Type(syn::Type::Path(a)) if a.path.is_ident(scalar))
+}
+
+/// The type parameter of the function that `ty` is, by itself (`T`).
+fn type_parameter(ty: &syn::Type, sig: &FnSig) -> Option<Ident> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let name = p.path.get_ident().filter(|_| p.qself.is_none())?;
+    sig.generics
+        .type_params()
+        .any(|t| &t.ident == name)
+        .then(|| name.clone())
 }
 
 fn is_receiver(p: &crate::parse::signature::Param) -> bool {

@@ -1,5 +1,5 @@
 //! Patterns that bind parts of a value (`(v, 1)`, `[a, b]`, `[first, .., last]`,
-//! `[head, tail @ ..]`, `&[x, ..]`) as tests of the value and reads of its parts by
+//! `[head, tail @ ..]`, `&[x, ..]`, `P { x, y: b, .. }`) as tests of the value and reads of its parts by
 //! field and index, so that each part's derivative flows through a projection
 //! (`match t { (v, 1) => .. }`, `if let [first, ..] = xs.as_slice()`, `let [a, .., z] =
 //! arr;`). A part of the pattern that binds nothing (`1`, `Color::Red`, `0..=3`) is
@@ -21,15 +21,25 @@ pub(super) struct Parts {
     pub(super) guard_binds: TokenStream,
 }
 
-/// Whether `pat` destructures a tuple, a slice or an array (through `&`, parentheses and
-/// `name @`) and binds a name inside it: the patterns [`parts`] rewrites in a `match`.
+/// Whether `pat` destructures a tuple, a slice, an array or a struct (through `&` and
+/// parentheses) and binds a name inside it: the patterns [`parts`] rewrites in a `match`.
 pub(super) fn binds_parts(pat: &Pat) -> bool {
     match pat {
         Pat::Reference(r) => binds_parts(&r.pat),
         Pat::Paren(p) => binds_parts(&p.pat),
         Pat::Tuple(_) | Pat::Slice(_) => !bindings(pat).is_empty(),
+        Pat::Struct(st) => of_a_struct(st) && !bindings(pat).is_empty(),
         _ => false,
     }
+}
+
+/// Whether a struct pattern names a struct, as far as its path shows: one name (`P {
+/// x, y }`, `Self { .. }`). A path of several (`Shape::Rect { w, h }`) is taken for an
+/// enum's variant, which has no fields to read: such a `match` stays as written. (A
+/// variant imported by its own name is read by field too, which rustc refuses, E0609:
+/// never a wrong result.)
+fn of_a_struct(st: &syn::PatStruct) -> bool {
+    st.qself.is_none() && st.path.segments.len() == 1
 }
 
 /// Whether patterns matched against one value show it is a slice, not an array taken
@@ -51,6 +61,16 @@ pub(super) fn of_a_slice<'a>(pats: impl Iterator<Item = &'a Pat>) -> bool {
         })
 }
 
+/// Whether `pat` is a slice or array pattern (through `&` and parentheses).
+fn is_slice(pat: &Pat) -> bool {
+    match pat {
+        Pat::Reference(r) => is_slice(&r.pat),
+        Pat::Paren(p) => is_slice(&p.pat),
+        Pat::Slice(_) => true,
+        _ => false,
+    }
+}
+
 /// Whether `pat` is the rest of a slice pattern: `..` or `name @ ..`.
 pub(super) fn is_rest(pat: &Pat) -> bool {
     match pat {
@@ -65,12 +85,20 @@ pub(super) fn is_rest(pat: &Pat) -> bool {
 
 /// `pat` matched against the place `place`: its names bound as references to the parts
 /// when `by_ref` (Rust's binding mode under a reference; `&[a, b]` binds copies), else
-/// as the parts themselves. `None` where the pattern is not one of tuples, slices,
-/// arrays, names and parts that bind nothing (a struct or enum variant binding names,
+/// as the parts themselves. `None` where the pattern is not one of tuples, slices, structs,
+/// arrays, names and parts that bind nothing (an enum variant binding names,
 /// `name @ pattern`, a tuple's `..` followed by elements, two rests, a named rest of an
-/// array taken by value): the caller keeps the construct as it was.
-pub(super) fn parts(pat: &Pat, place: &TokenStream, by_ref: bool) -> Option<Parts> {
+/// array taken by value): the caller keeps the construct as it was. `elements`: for a
+/// tuple built in place (`match (p, k)`), which of its elements are references, whose
+/// parts a pattern binds as references as well.
+pub(super) fn parts(
+    pat: &Pat,
+    place: &TokenStream,
+    by_ref: bool,
+    elements: &[bool],
+) -> Option<Parts> {
     let mut walk = Walk {
+        elements: Some(elements),
         tests: Vec::new(),
         binds: TokenStream::new(),
         guard_binds: TokenStream::new(),
@@ -89,16 +117,21 @@ pub(super) fn parts(pat: &Pat, place: &TokenStream, by_ref: bool) -> Option<Part
 
 /// What [`parts`] gathers, in the order the value is read: a length is tested before
 /// the elements it guards.
-struct Walk {
+struct Walk<'a> {
+    /// Which elements of the tuple matched are references (taken by its pattern).
+    elements: Option<&'a [bool]>,
     tests: Vec<TokenStream>,
     binds: TokenStream,
     guard_binds: TokenStream,
 }
 
-impl Walk {
+impl Walk<'_> {
     fn pattern(&mut self, pat: &Pat, place: TokenStream, by_ref: bool) -> Option<()> {
         let span = pat.span();
-        if bindings(pat).is_empty() {
+        // A slice pattern is tested by its length and elements even where it binds
+        // nothing (`[]`, `[_, 0.0]`): a test reading the whole slice by `matches!` would
+        // read, at second order, its plain values, a `Vec`.
+        if bindings(pat).is_empty() && !is_slice(pat) {
             if !irrefutable(pat) {
                 self.tests
                     .push(quote_spanned!(span=> ::core::matches!(#place, #pat)));
@@ -124,6 +157,7 @@ impl Walk {
             Pat::Type(t) => self.pattern(&t.pat, place, by_ref),
             Pat::Reference(r) if r.mutability.is_none() => self.pattern(&r.pat, place, false),
             Pat::Tuple(t) => {
+                let elements = self.elements.take().unwrap_or_default();
                 for (i, elem) in t.elems.iter().enumerate() {
                     if is_rest(elem) {
                         // `(a, ..)`: the elements after a rest need the tuple's length.
@@ -133,11 +167,20 @@ impl Walk {
                         break;
                     }
                     let index = syn::Index::from(i);
+                    let by_ref = by_ref || elements.get(i) == Some(&true);
                     self.pattern(elem, quote_spanned!(span=> #place.#index), by_ref)?;
                 }
                 Some(())
             }
             Pat::Slice(s) => self.slice(s, place, by_ref),
+            // `P { x: a, y, .. }`: each named field read from the struct.
+            Pat::Struct(st) if of_a_struct(st) => {
+                for f in &st.fields {
+                    let member = &f.member;
+                    self.pattern(&f.pat, quote_spanned!(span=> #place.#member), by_ref)?;
+                }
+                Some(())
+            }
             _ => None,
         }
     }

@@ -81,11 +81,13 @@ const MATCHED: &str = "__diff_matched";
 /// The arms of `m` as tests when a pattern binds parts of the matched value (a tuple's
 /// `(v, 1)`, a slice's `[first, .., last]`; [`destructuring`](super::destructuring)) and
 /// every other arm is a name, `_`, or a pattern binding nothing; the matched value is
-/// bound to `s`, its parts read as references when `by_ref`.
+/// bound to `s`, its parts read as references when `by_ref` (`elements`: see
+/// [`parts`](super::destructuring::parts)).
 fn destructuring_arms<'a>(
     m: &'a syn::ExprMatch,
     s: &syn::Ident,
     by_ref: bool,
+    elements: &[bool],
 ) -> Option<Vec<Tested<'a>>> {
     use super::destructuring;
     if !m.arms.iter().any(|a| destructuring::binds_parts(&a.pat)) {
@@ -96,7 +98,7 @@ fn destructuring_arms<'a>(
         .iter()
         .map(|arm| {
             let guard = arm.guard.as_ref().map(|(_, g)| &**g);
-            let parts = destructuring::parts(&arm.pat, &place, by_ref)?;
+            let parts = destructuring::parts(&arm.pat, &place, by_ref, elements)?;
             Some(Tested {
                 test: parts.test,
                 binds: parts.binds,
@@ -326,7 +328,14 @@ impl Lowerer {
             && (self.is_reference(scrutinee)
                 || by_shared_reference(&m.expr)
                 || super::destructuring::of_a_slice(m.arms.iter().map(|a| &a.pat)));
-        if let Some(arms) = destructuring_arms(m, &s, by_ref) {
+        // `match (p, k)` with `p` a reference: a pattern binds `p`'s parts as references.
+        let elements: Vec<bool> = self
+            .tuple_parts(scrutinee)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| self.is_reference(v))
+            .collect();
+        if let Some(arms) = destructuring_arms(m, &s, by_ref, &elements) {
             let rewritten = as_tests(m, &arms).ok_or_else(|| {
                 syn::Error::new_spanned(m, "this `match` could not be rewritten as tests")
             })?;

@@ -175,7 +175,6 @@ const KNOWN_MACROS: &[&str] = &[
     "todo",
     "unimplemented",
     "vec",
-    "matches",
     "info",
     "debug",
     "trace",

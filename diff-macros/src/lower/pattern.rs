@@ -161,7 +161,7 @@ impl Lowerer {
             Pat::Slice(s) if s.elems.iter().any(super::destructuring::is_rest) => {
                 let local = syn::Ident::new(&format!("__diff_slice_{}", v.0), s.span());
                 let by_ref = self.is_reference(v);
-                let Some(parts) = super::destructuring::parts(pat, &quote::quote!(#local), by_ref) else {
+                let Some(parts) = super::destructuring::parts(pat, &quote::quote!(#local), by_ref, &[]) else {
                     return Err(syn::Error::new_spanned(s, "this array pattern is not supported in a #[differentiable] body; bind each element by name, or the rest as a slice of a slice (`[a, rest @ ..]` with a slice on the right)"));
                 };
                 // A `let` pattern is irrefutable (`let .. else` is a `match`): its
