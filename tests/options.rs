@@ -1,6 +1,6 @@
 //! `Option`s of active values: built with `Some(x)`, taken apart with `match`, `if let`,
-//! `while let`, `unwrap`, `expect` and `unwrap_or`, and produced by `Vec::pop`, `first()`
-//! and `last()`. Both modes, against formulas and finite differences.
+//! `while let`, `unwrap`, `expect`, `unwrap_or` and `?`, and produced by `Vec::pop`,
+//! `first()` and `last()`. Both modes, against formulas and finite differences.
 
 mod common;
 
@@ -463,4 +463,72 @@ fn option_arguments_inside_bodies_at_first_and_second_order() {
         1e-6,
         "second",
     );
+}
+
+#[differentiable]
+fn log_of_positive(x: f64) -> Option<f64> {
+    if x > 0.0 {
+        Some(x.ln())
+    } else {
+        None
+    }
+}
+
+/// `?` as a statement, in a `let`, deep in an expression, and inside a loop.
+#[differentiable]
+fn tried(v: &[f64]) -> Option<f64> {
+    let a = v.first()?;
+    let b = *v.get(1)?;
+    let mut s = 0.0;
+    for x in v {
+        let w = log_of_positive(x + 1.0)?;
+        s += w * a;
+    }
+    log_of_positive(b)?;
+    Some(s * b + log_of_positive(a + 1.0)? * log_of_positive(b * b + 1.0)?)
+}
+
+/// `return None` inside a loop, without `?`.
+#[differentiable]
+fn first_negative_squared(v: &[f64]) -> Option<f64> {
+    for &x in v {
+        if x < 0.0 {
+            return Some(x * x);
+        }
+    }
+    None
+}
+
+#[differentiable]
+fn tried_or(v: &[f64]) -> f64 {
+    tried(v).unwrap_or(-1.0)
+}
+
+#[differentiable]
+fn first_negative_squared_or(v: &[f64]) -> f64 {
+    first_negative_squared(v).unwrap_or(0.0)
+}
+
+#[test]
+fn question_mark_on_options() {
+    let (f, g) = (tried_or, first_negative_squared_or);
+    for x in [
+        vec![1.0, 2.0, 3.0],
+        vec![0.5, 1.5],
+        vec![1.0, -2.5, 3.0],
+        vec![1.0, 0.5, -1.5],
+        vec![1.0],
+    ] {
+        let (value, grad) = value_with_gradient!(at: &x[..], of: tried_or);
+        assert_eq!(value, f(&x));
+        assert_vec_close(&grad, &fd_grad(f, &x), 1e-6, "?");
+        let h = hessian!(at: &x[..], of: tried_or);
+        for (i, row) in h.iter().enumerate() {
+            let column = fd_grad(|v| gradient!(at: v, of: tried_or)[i], &x);
+            assert_vec_close(row, &column, 1e-5, "hessian of ?");
+        }
+        let (value, grad) = value_with_gradient!(at: &x[..], of: first_negative_squared_or);
+        assert_eq!(value, g(&x));
+        assert_vec_close(&grad, &fd_grad(g, &x), 1e-6, "return None in a loop");
+    }
 }

@@ -1358,8 +1358,29 @@ impl<'a> Lifting<'a> {
     fn rewrite_stmt(&mut self, out: &mut Function, stmt: &mut Stmt, before: &mut Vec<Stmt>) {
         let span = stmt.span;
         self.at = Some(span);
-        // A placeholder (`Default::default()`) takes its type from its uses as written.
-        if stmt.results.first().is_some_and(|r| self.placeholder(*r)) {
+        // A placeholder (`Default::default()`) takes its type from its uses as written;
+        // one typed (`<Option<f64> as Default>::default()`, the value of a pending
+        // `return`, `lower/exits.rs`) the lifted type, where it is dual.
+        if let Some(r) = stmt
+            .results
+            .first()
+            .copied()
+            .filter(|r| self.placeholder(*r))
+        {
+            if let (true, Inst::Call(Callee::Path(p), _)) = (self.is_lifted(r), &mut stmt.inst) {
+                if let Some(q) = &mut p.qself {
+                    let ty = &q.ty;
+                    let twins: Vec<String> = (self.twins.iter())
+                        .filter(|(_, t)| self.scalar == t.scalar)
+                        .map(|(n, _)| n.clone())
+                        .collect();
+                    let lifted =
+                        crate::emit::dual::lift_tokens_with(&quote!(#ty), &self.scalar, &twins);
+                    if let Ok(t) = syn::parse2(lifted) {
+                        *q.ty = t;
+                    }
+                }
+            }
             return;
         }
         let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));

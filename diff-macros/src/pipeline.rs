@@ -368,6 +368,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
             elements: &body.struct_elements,
             trait_methods: &body.trait_methods,
             returns: &body.returns,
+            output: body.output.as_ref(),
         },
         errors,
     )?;

@@ -3,7 +3,9 @@
 //! dual companion call.
 //!
 //! - A function generic over its scalar (`T: Float`) runs on dual numbers as it is: its
-//!   dual companion is its `__vjp`, under the other name.
+//!   dual companion is its `__vjp`, under the other name. So does one generic over the
+//!   types of its differentiated parameters (`fn pick<T: Differentiable>(a: T, ..)`),
+//!   at the dual type its caller gives ([`Same`](diff-core `lift.rs`)).
 //! - A function written for `f64` (or `f32`) takes its differentiated parameters as
 //!   anything [`LiftTo`](diff-core `lift.rs`) converts to the dual type (`f64` or
 //!   `Dual<f64>`, `&[f64]` or `&[Dual<f64>]`), converts them, and runs the body's IR

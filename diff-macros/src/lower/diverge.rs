@@ -283,7 +283,7 @@ impl Lowerer {
         if self.exit_ok {
             Ok(())
         } else {
-            Err(syn::Error::new_spanned(node, "`return`, `break` or `continue` inside an expression is not supported in a #[differentiable] body; use it as a statement (`if c { return x; }`, `match n { 0 => return x, _ => {} }`)"))
+            Err(syn::Error::new_spanned(node, "`return`, `break`, `continue` or `?` inside an expression is not supported in a #[differentiable] body; use it as a statement (`if c { return x; }`, `match n { 0 => return x, _ => {} }`, `let v = g(y)?;`)"))
         }
     }
 

@@ -57,8 +57,9 @@ pub(crate) fn drop_unread_placeholders(func: &mut crate::ir::Function) {
     func.reindex();
 }
 
-/// Rewrites a body's exits; `None` when there is nothing to rewrite.
-pub(crate) fn rewrite(body: &syn::Block) -> Option<syn::Block> {
+/// Rewrites a body's exits; `None` when there is nothing to rewrite. `output`: the
+/// function's result type, which a pending `return`'s value takes.
+pub(crate) fn rewrite(body: &syn::Block, output: Option<&syn::Type>) -> Option<syn::Block> {
     if !needs_rewrite(body) {
         return None;
     }
@@ -71,7 +72,12 @@ pub(crate) fn rewrite(body: &syn::Block) -> Option<syn::Block> {
     }
     if r.ret {
         let ret = ident(RET);
-        prelude.push(parse_quote!(let mut #ret = ::core::default::Default::default();));
+        // (Typed: `return None;` alone does not say which `Option`.)
+        let named = output.filter(|t| !crate::parse::types::mentions(&quote::quote!(#t), "impl"));
+        prelude.push(match named {
+            Some(t) => parse_quote!(let mut #ret = <#t as ::core::default::Default>::default();),
+            None => parse_quote!(let mut #ret = ::core::default::Default::default();),
+        });
     }
     prelude.append(&mut stmts);
     Some(syn::Block {

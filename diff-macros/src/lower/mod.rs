@@ -19,6 +19,7 @@ mod expr;
 pub(crate) mod opaque;
 mod pattern;
 mod place;
+mod question;
 
 #[cfg(test)]
 mod tests;
@@ -36,8 +37,9 @@ pub struct Lowered {
     pub items: Vec<syn::Item>,
 }
 
-/// The parameters whose type is a struct of the crate, with the type's name, and the
-/// operator methods implemented for those types.
+/// What the macro knows of the types of the function and the crate: the parameters whose
+/// type is a struct of the crate, with the type's name, the operator methods implemented
+/// for those types, and the function's result type.
 #[derive(Clone, Copy, Default)]
 pub struct Structs<'a> {
     /// `(parameter index, type name)`.
@@ -55,6 +57,8 @@ pub struct Structs<'a> {
     /// `(type or "" for a free function, function, returned struct)`: what a call
     /// returns (`V2::new(..)`, `p.scaled(k)`, `make(k)`).
     pub returns: &'a [(String, String, String)],
+    /// The function's result type, as declared.
+    pub output: Option<&'a syn::Type>,
 }
 
 /// Lowers `body` with the given parameter patterns (the receiver, if any, first as `self`).
@@ -83,6 +87,7 @@ pub fn lower_body(
         elements,
         trait_methods,
         returns,
+        output,
     } = structs;
     // (Invisible groups are gone already: `expand` and the operators' argument parser
     // take them out, `parse/ungroup.rs`.)
@@ -134,7 +139,7 @@ pub fn lower_body(
     cx.func.param_count = params.len();
     let looped = for_each::rewrite(body);
     let body = looped.as_ref().unwrap_or(body);
-    let rewritten = exits::rewrite(body);
+    let rewritten = exits::rewrite(body, output);
     let body = rewritten.as_ref().unwrap_or(body);
     let result = match cx.lower_block_value(body) {
         Ok(v) => v,
@@ -154,15 +159,18 @@ pub fn lower_body(
     cx.finish(errors)
 }
 
-/// The body as the lowering reads it: drains as `Vec`s, iterators held in variables
-/// written where they are consumed, and sums and products given the type their value
-/// takes (`iterators.rs`). `None` when the body is read as written.
+/// The body as the lowering reads it: `?` as a `match` (`question.rs`), drains as
+/// `Vec`s, iterators held in variables written where they are consumed, and sums and
+/// products given the type their value takes (`iterators.rs`). `None` when the body is
+/// read as written.
 pub(crate) fn prepare(block: &syn::Block, output: Option<&syn::Type>) -> Option<syn::Block> {
+    let tried = question::rewrite(block, output);
+    let block = tried.as_ref().unwrap_or(block);
     let drained = iterators::drains_as_vecs(block);
     let block = drained.as_ref().unwrap_or(block);
     let inlined = iterators::inline_iterator_variables(block);
     let reduced = iterators::typed_reductions(inlined.as_ref().unwrap_or(block), output);
-    reduced.or(inlined).or(drained)
+    reduced.or(inlined).or(drained).or(tried)
 }
 
 /// The name a pattern binds when it is a name (`x`, `mut x`, `x: T`).
