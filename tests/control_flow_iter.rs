@@ -1,5 +1,6 @@
 //! End-to-end tests of loops over collections of active values: `for v in xs.iter()`,
-//! `for &v in xs.iter()`, `for v in xs`, `enumerate`, and iterator chains (`map`/`zip`/`fold` + `sum`), over
+//! `for &v in xs.iter()`, `for v in xs`, `enumerate`, `while let Some(v) = it.next()`,
+//! and iterator chains (`map`/`zip`/`fold` + `sum`), over
 //! slices, arrays and `Vec`s, for lengths 0, 1 and many. Gradients are checked against
 //! analytic formulas and central finite differences; forward mode against reverse mode.
 
@@ -1237,4 +1238,56 @@ fn loops_over_collections_written_out() {
     assert!(close(d, ga, 1e-12), "{d}");
     let dd = second_derivative!(at: a, of: |a| over_written_out(a, b));
     assert!(close(dd, 2.0 + 2.0 * b * b, 1e-12), "{dd}");
+}
+
+/// An iterator held in a variable and walked by `while let Some(..) = it.next()` (as a
+/// new user writes it, whatever clippy prefers).
+#[allow(clippy::while_let_on_iterator)]
+#[differentiable]
+fn walked_by_next(xs: &[f64], ys: &[f64]) -> f64 {
+    let mut it = xs.iter().zip(ys);
+    let mut s = 0.0;
+    'walk: while let Some((x, &y)) = it.next() {
+        if y < 0.0 {
+            break 'walk;
+        }
+        s += x * x * y;
+    }
+    let mut pairs = xs.windows(2).enumerate();
+    while let Some((i, w)) = pairs.next() {
+        s += (w[1] - w[0]).powi(2) * (i + 1) as f64;
+    }
+    s
+}
+
+#[test]
+fn iterators_walked_by_next() {
+    let ys = [0.5, 2.0, -1.0, 3.0];
+    for xs in [vec![1.0, -2.0, 3.0, 0.5], vec![0.3], vec![]] {
+        let (v, (gx, gy)) = value_with_gradient!(at: (&xs[..], &ys[..]), of: walked_by_next);
+        assert_eq!(v, walked_by_next(&xs, &ys));
+        let want = fd_grad(|x| walked_by_next(x, &ys), &xs);
+        assert!(
+            gx.iter().zip(&want).all(|(g, w)| close(*g, *w, 1e-6)),
+            "{gx:?} vs {want:?}"
+        );
+        let want = fd_grad(|y| walked_by_next(&xs, y), &ys);
+        assert!(
+            gy.iter().zip(&want).all(|(g, w)| close(*g, *w, 1e-6)),
+            "{gy:?} vs {want:?}"
+        );
+        if !xs.is_empty() {
+            let h = hessian!(at: &xs[..], of: |x: &[f64]| walked_by_next(x, &ys));
+            for (i, row) in h.iter().enumerate() {
+                let column = fd_grad(
+                    |x| gradient!(at: x, of: |x: &[f64]| walked_by_next(x, &ys))[i],
+                    &xs,
+                );
+                assert!(
+                    row.iter().zip(&column).all(|(a, b)| close(*a, *b, 1e-5)),
+                    "{row:?} vs {column:?}"
+                );
+            }
+        }
+    }
 }

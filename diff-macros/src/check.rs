@@ -93,7 +93,7 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                             continue;
                         }
                         add(syn::Error::new(method_span, format!(
-                            "cannot differentiate through `.{method}(..)` here: an iterator over values that carry a derivative is differentiated where a chain is consumed in the same expression (`xs.iter().map(..).sum()`, `.product()`, `.fold(..)`, `.collect()`, `.min_by(..).unwrap()`, `.find(..)`) or looped over by `for`; write the chain in one expression, or a `for` loop over indices"
+                            "cannot differentiate through `.{method}(..)` here: an iterator over values that carry a derivative is differentiated where a chain is consumed in the same expression (`xs.iter().map(..).sum()`, `.product()`, `.fold(..)`, `.collect()`, `.min_by(..).unwrap()`, `.find(..)`) or looped over by `for` (or by `while let Some(x) = it.next()`, `it` used nowhere else); write the chain in one expression, or a `for` loop over indices"
                         )));
                         continue;
                     }

@@ -1405,8 +1405,10 @@ pub(crate) fn drains_as_vecs(block: &syn::Block) -> Option<syn::Block> {
 
 /// The body with iterators held in variables written where they are consumed:
 /// `let it = xs.iter().map(f); .. it.sum()` becomes `xs.iter().map(f).sum()`, which the
-/// chain rewriting then sees whole. Only for a variable used once, in the same block,
-/// with no name the chain reads bound again in between; `None` when nothing changes.
+/// chain rewriting then sees whole, and `let mut it = xs.iter(); .. while let Some(x) =
+/// it.next() { .. }` becomes `for x in xs.iter() { .. }`. Only for a variable used once,
+/// in the same block, with no name the chain reads bound again in between; `None` when
+/// nothing changes.
 pub(crate) fn inline_iterator_variables(block: &syn::Block) -> Option<syn::Block> {
     let mut inliner = Inliner { changed: false };
     let mut block = block.clone();
@@ -1422,13 +1424,26 @@ impl syn::visit_mut::VisitMut for Inliner {
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
         let mut k = 0;
         while k < b.stmts.len() {
-            if let Some((name, chain)) = iterator_let(&b.stmts[k]) {
+            if let Some((name, chain, mutable)) = iterator_let(&b.stmts[k]) {
                 let rest = &b.stmts[k + 1..];
                 // Neither the variable nor what the chain reads may be bound again
                 // (what a closure binds is its own).
                 let mut names = names_in(&chain);
                 names.push(name.to_string());
-                if uses_of(rest, &name) == 1 && !binds_any(rest, &names, false) {
+                let once = uses_of(rest, &name) == 1 && !binds_any(rest, &names, false);
+                let walked = rest
+                    .iter()
+                    .position(|st| walked_by_next(st, &name).is_some());
+                if let (true, Some(j)) = (once, walked) {
+                    let looped = walked_by_next(&rest[j], &name).map(|w| w.looped(&chain));
+                    if let Some(looped) = looped {
+                        b.stmts[k + 1 + j] = looped;
+                        b.stmts.remove(k);
+                        self.changed = true;
+                        continue;
+                    }
+                }
+                if once && !mutable {
                     let mut replace = ReplaceName {
                         name: &name,
                         by: &chain,
@@ -1447,21 +1462,59 @@ impl syn::visit_mut::VisitMut for Inliner {
     }
 }
 
-/// `let name = chain;` where `chain` is an iterator chain over a collection that is not
-/// the collection itself (`xs.iter().map(f)`, not `xs`).
-fn iterator_let(st: &syn::Stmt) -> Option<(syn::Ident, Expr)> {
+/// `let name = chain;` (or `let mut name`, the last item `true`) where `chain` is an
+/// iterator chain over a collection that is not the collection itself
+/// (`xs.iter().map(f)`, not `xs`).
+fn iterator_let(st: &syn::Stmt) -> Option<(syn::Ident, Expr, bool)> {
     let syn::Stmt::Local(l) = st else { return None };
     let syn::Pat::Ident(p) = &l.pat else {
         return None;
     };
     let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
-    if p.by_ref.is_some() || p.mutability.is_some() || p.subpat.is_some() {
+    if p.by_ref.is_some() || p.subpat.is_some() {
         return None;
     }
     // `xs.map(f)` on an array is the mapped array, not an iterator.
     let is_iterator = matches!(&*init.expr, Expr::MethodCall(m) if array_map(m).is_none())
         && parse_chain(&init.expr).is_some();
-    is_iterator.then(|| (p.ident.clone(), (*init.expr).clone()))
+    let mutable = p.mutability.is_some();
+    is_iterator.then(|| (p.ident.clone(), (*init.expr).clone(), mutable))
+}
+
+/// `while let Some(pat) = name.next() { .. }` (with its label), a statement.
+struct WalkedByNext<'a> {
+    whole: &'a syn::ExprWhile,
+    pat: &'a syn::Pat,
+    semi: Option<syn::Token![;]>,
+}
+
+fn walked_by_next<'a>(st: &'a syn::Stmt, name: &syn::Ident) -> Option<WalkedByNext<'a>> {
+    let syn::Stmt::Expr(Expr::While(w), semi) = st else {
+        return None;
+    };
+    let Expr::Let(l) = &*w.cond else { return None };
+    let syn::Pat::TupleStruct(ts) = &*l.pat else {
+        return None;
+    };
+    let next = matches!(&*l.expr, Expr::MethodCall(m)
+        if m.method == "next" && m.args.is_empty()
+            && matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident(name)));
+    let some = ts.qself.is_none() && ts.path.is_ident("Some") && ts.elems.len() == 1;
+    (next && some).then(|| WalkedByNext {
+        whole: w,
+        pat: &ts.elems[0],
+        semi: *semi,
+    })
+}
+
+impl WalkedByNext<'_> {
+    /// The `for` loop over `chain` the `while let` stands for.
+    fn looped(&self, chain: &Expr) -> syn::Stmt {
+        let w = self.whole;
+        let (attrs, label, pat, body) = (&w.attrs, &w.label, self.pat, &w.body);
+        let looped: Expr = syn::parse_quote!(#(#attrs)* #label for #pat in #chain #body);
+        syn::Stmt::Expr(looped, self.semi)
+    }
 }
 
 /// The identifiers `e` mentions.
