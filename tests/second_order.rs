@@ -2051,3 +2051,86 @@ fn tuples_of_constants_given_to_tuple_parameters() {
     let d2 = second_derivative!(at: 1.5, of: |x| with_tuple_coefficients(x, (0.5, 0.25), (1.0, 2.0, 0.5)));
     assert!((d2 - (1.0 + 6.0 * 1.5)).abs() < 1e-12, "{d2}");
 }
+
+pub trait ForceLaw {
+    #[differentiable]
+    fn force(x: f64) -> f64;
+}
+
+pub struct Cubic;
+
+#[differentiable]
+impl ForceLaw for Cubic {
+    #[differentiable]
+    fn force(x: f64) -> f64 {
+        x * x * x
+    }
+}
+
+pub struct Polynomials;
+
+impl Polynomials {
+    #[differentiable]
+    pub fn square(x: f64) -> f64 {
+        x * x
+    }
+
+    #[differentiable]
+    pub fn fourth(x: f64) -> f64 {
+        Self::square(x) * Self::square(x)
+    }
+
+    pub fn exp(x: f64) -> f64 {
+        x.exp()
+    }
+}
+
+#[derivative(of = Polynomials::exp)]
+fn polynomials_exp(x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+    let e = x.exp();
+    (e, move |s| s * e)
+}
+
+mod shapes {
+    use diff::prelude::*;
+
+    pub struct Disc;
+
+    impl Disc {
+        #[differentiable]
+        pub fn area(r: f64) -> f64 {
+            3.0 * r * r
+        }
+    }
+}
+
+/// Associated functions without a receiver, by `Type::f`, `Self::f` (inside), a module
+/// path and a trait's.
+#[differentiable]
+fn through_associated_functions(x: f64) -> f64 {
+    Cubic::force(x) + Polynomials::fourth(x) + shapes::Disc::area(x) * x
+}
+
+#[differentiable]
+fn through_a_registered_associated_function(x: f64) -> f64 {
+    Polynomials::exp(x) * x
+}
+
+#[test]
+fn associated_functions_at_second_order() {
+    for x in [0.5, -1.25] {
+        let (v, d, d2) = value_with_second_derivative!(at: x, of: through_associated_functions);
+        assert_eq!(v, through_associated_functions(x));
+        // x^3 + x^4 + 3 x^3
+        assert_close(d, 12.0 * x * x + 4.0 * x * x * x, 1e-12);
+        assert_close(d2, 24.0 * x + 12.0 * x * x, 1e-12);
+    }
+    // The first order of a caller of a registered associated function, and its second
+    // order declined with the reason (a registration is first order only).
+    let d = gradient!(at: 0.5, of: through_a_registered_associated_function);
+    assert_close(d, 0.5f64.exp() * 1.5, 1e-12);
+    assert_declined(
+        || second_derivative!(at: 0.5, of: through_a_registered_associated_function),
+        "through_a_registered_associated_function",
+    );
+}

@@ -105,6 +105,7 @@ pub fn lift(
         param_elements: floats.param_elements,
         param_discrete: floats.param_discrete,
         discrete_params: floats.discrete_params,
+        type_params: floats.type_params,
         generic_structs: floats.generic_structs,
         in_closure: floats.in_closure,
         generic_methods: floats.generic_methods,
@@ -168,6 +169,8 @@ pub struct FloatInputs<'a> {
     /// The parameters of an integer or `bool` type (`k: i32`), plain in the lifted
     /// function.
     pub discrete_params: &'a [usize],
+    /// The function's type parameters (`T` of `fn f<T: Objective>`).
+    pub type_params: &'a [String],
     /// The crate's structs with type parameters, and the parameters of such a type.
     pub generic_structs: (&'a [String], &'a [usize]),
     /// Whether this is a closure given to a second-order operator, which is compiled
@@ -201,6 +204,8 @@ struct Lifting<'a> {
     param_discrete: &'a [Vec<usize>],
     /// [`FloatInputs::discrete_params`].
     discrete_params: &'a [usize],
+    /// [`FloatInputs::type_params`].
+    type_params: &'a [String],
     /// [`FloatInputs::generic_structs`].
     generic_structs: (&'a [String], &'a [usize]),
     /// [`FloatInputs::in_closure`].
@@ -396,18 +401,41 @@ fn numeric_tokens(ts: &proc_macro2::TokenStream) -> bool {
 }
 
 /// Why a call by `p` has no dual companion to call: a constructor (`Some(x)`, a tuple
-/// struct) or an associated function (`Type::f`, whose derivative may be registered
-/// where the call cannot find a dual companion); `None` for a function (`f`, `m::f`).
-fn not_a_function(p: &syn::ExprPath) -> Option<&'static str> {
+/// struct) or an associated function that the crate's source does not show marked
+/// (`<T as Tr>::f`, a generic `T::f`, one with a registered derivative, whose dual
+/// companion a registration for one mode cannot make); `None` for a function (`f`,
+/// `m::f`) or an associated function of a type the crate marks (`Spring::energy`,
+/// `Self::f`, `m::Spring::energy`, a trait's `Cubic::force`), whose dual companion is
+/// beside its first-order ones (`Spring::__vjp_dual_energy`).
+fn not_a_function(p: &syn::ExprPath, generics: &[String]) -> Option<&'static str> {
     let upper = |s: &syn::PathSegment| {
         s.ident
             .to_string()
             .starts_with(|c: char| c.is_ascii_uppercase())
     };
-    let segments = &p.path.segments;
-    if segments.last().is_some_and(upper) {
+    let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+    let associated = match &segments[..] {
+        [.., ty, f] => {
+            upper(ty)
+                && !upper(f)
+                && segments[..segments.len() - 1]
+                    .iter()
+                    .all(|s| s.arguments.is_none())
+                && !generics.iter().any(|g| ty.ident == g)
+                && segments[..segments.len() - 2].iter().all(|s| !upper(s))
+                && crate::source::marked_associated(
+                    f.ident.span(),
+                    (ty.ident != "Self")
+                        .then(|| ty.ident.to_string())
+                        .as_deref(),
+                    &f.ident.to_string(),
+                )
+        }
+        _ => false,
+    };
+    if segments.last().is_some_and(|s| upper(s)) {
         Some("a tuple struct or variant holding a value that carries a derivative")
-    } else if p.qself.is_some() || segments.iter().any(upper) {
+    } else if p.qself.is_some() || (segments.iter().any(|s| upper(s)) && !associated) {
         Some("a call of an associated function (`Type::f`) of a value that carries a derivative")
     } else {
         None
@@ -736,7 +764,7 @@ impl<'a> Lifting<'a> {
                 return None;
             }
         }
-        not_a_function(p)
+        not_a_function(p, self.type_params)
     }
 
     /// Whether a plain receiver of `method` is converted to dual numbers for a call with

@@ -444,6 +444,7 @@ fn closure(
                 param_elements: &[],
                 param_discrete: &[],
                 discrete_params: &[],
+                type_params: &[],
                 generic_structs: (&generic, &[]),
                 in_closure: true,
                 generic_methods: &generic_methods,

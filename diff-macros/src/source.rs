@@ -914,6 +914,26 @@ pub fn method_has_no_derivative(span: proc_macro2::Span, ty: &str, method: &str)
     defined(false) && !defined(true) && !given_a_derivative(&all, method)
 }
 
+/// Whether the crate marks `ty::f` #[differentiable] (`ty` `None` for `Self::f`), in an
+/// inherent `impl` of the type or in a trait, and no registration gives a function of
+/// that name a derivative: its dual companion (emit/dual.rs) is beside its first-order
+/// ones, `ty::__vjp_dual_f`.
+pub fn marked_associated(span: proc_macro2::Span, ty: Option<&str>, f: &str) -> bool {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return false;
+    };
+    let inherent = all.iter().any(|t| {
+        t.inherent_methods
+            .iter()
+            .any(|(t, m, k)| *k && m == f && ty.is_none_or(|ty| t == ty))
+    });
+    let in_trait = all
+        .iter()
+        .flat_map(|t| t.traits.iter())
+        .any(|(_, methods)| methods.iter().any(|(m, k)| *k && m == f));
+    (inherent || in_trait) && !given_a_derivative(&all, f)
+}
+
 /// For a call of the method `method` with a derivative: the trait of the crate that
 /// declares it without `#[differentiable]` where no other trait, inherent `impl` or
 /// registration gives a method of that name one, and whether an `impl` of a trait marks

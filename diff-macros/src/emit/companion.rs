@@ -395,6 +395,11 @@ impl Companions<'_> {
                     .is_some_and(|t| crate::parse::types::is_discrete(&t))
             })
             .collect();
+        let type_params: Vec<String> = sig
+            .generics
+            .type_params()
+            .map(|t| t.ident.to_string())
+            .collect();
         let floats = lifting::FloatInputs {
             params: &ds.float_params(),
             param_fields: &param_fields,
@@ -403,6 +408,7 @@ impl Companions<'_> {
             param_elements: &ds.param_elements(),
             param_discrete: &param_discrete,
             discrete_params: &discrete_params,
+            type_params: &type_params,
             generic_structs: (&sig.generic_structs, &generic_params),
             in_closure: false,
             generic_methods: &[],
