@@ -225,8 +225,6 @@ macro_rules! lift_to {
 }
 lift_to!(f32, f64);
 
-/// Every argument as it is (a parameter the dual companion does not convert, an argument
-/// already dual).
 /// An argument given to a parameter whose type is a type parameter of the function (`a:
 /// T` of `fn pick<T: Differentiable>(a: T, ..)`) in its dual companion: `T` is the
 /// argument's type (a dual number, a struct's twin), or the dual number of a float
@@ -253,6 +251,8 @@ macro_rules! same_constant {
 
 same_constant!(f64 f32);
 
+/// Every argument as it is (a parameter the dual companion does not convert, an argument
+/// already dual).
 impl<T> LiftTo<T> for T {
     #[inline(always)]
     fn lift_to(self) -> T {

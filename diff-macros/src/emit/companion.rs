@@ -265,30 +265,24 @@ impl Companions<'_> {
         output_tangent: &TokenStream,
     ) -> Result<TokenStream, String> {
         let sig = self.sig;
-        if !sig.roles.scalars.is_empty() {
-            let (vjp, args) = (sh.callee(Mode::Vjp), sh.call_args());
-            // A borrow taken as a `Cow` (`generic_borrows`), borrowed again.
-            let borrows = crate::emit::dual::generic_borrows(sig);
-            let args = args.iter().zip(&borrows).map(|(a, b)| match b {
-                Some(_) => quote!(&*#a),
-                None => quote!(#a),
-            });
-            return Ok(quote! {{ #vjp(#(#args),*) }});
-        }
         let ds = DualSig::of(sig);
-        if ds.forwards() {
-            // Generic over the differentiated parameters' types: `__vjp` at the dual ones.
+        // Generic over the scalar, or over the differentiated parameters' types: the
+        // `__vjp` at the dual ones, given each argument as it takes it: a borrow taken
+        // as a `Cow` (`generic_borrows`) borrowed again, a `Same<T>` unwrapped.
+        let over_scalar = !sig.roles.scalars.is_empty();
+        if over_scalar || ds.forwards() {
             let (vjp, args) = (sh.callee(Mode::Vjp), sh.call_args());
-            let args =
-                args.iter().zip(ds.same_params()).map(
-                    |(a, same)| {
-                        if same {
-                            quote!(#a.0)
-                        } else {
-                            quote!(#a)
-                        }
-                    },
-                );
+            let borrows = crate::emit::dual::generic_borrows(sig);
+            let same = ds.same_params();
+            let args = args.iter().enumerate().map(|(i, a)| {
+                if borrows.get(i).is_some_and(Option::is_some) {
+                    quote!(&*#a)
+                } else if !over_scalar && same[i] {
+                    quote!(#a.0)
+                } else {
+                    quote!(#a)
+                }
+            });
             return Ok(quote! {{ #vjp(#(#args),*) }});
         }
         self.lifted_body(&ds, params, output_tangent)

@@ -1,9 +1,9 @@
 //! Patterns that bind parts of a value (`(v, 1)`, `[a, b]`, `[first, .., last]`,
-//! `[head, tail @ ..]`, `&[x, ..]`, `P { x, y: b, .. }`) as tests of the value and reads of its parts by
-//! field and index, so that each part's derivative flows through a projection
-//! (`match t { (v, 1) => .. }`, `if let [first, ..] = xs.as_slice()`, `let [a, .., z] =
-//! arr;`). A part of the pattern that binds nothing (`1`, `Color::Red`, `0..=3`) is
-//! tested with `matches!`.
+//! `[head, tail @ ..]`, `&[x, ..]`, `P { x, y: b, .. }`) as tests of the value and reads
+//! of its parts by field and index, so that each part's derivative flows through a
+//! projection (`match t { (v, 1) => .. }`, `if let [first, ..] = xs.as_slice()`, `let [a,
+//! .., z] = arr;`). A part of the pattern that binds nothing (`1`, `Color::Red`, `0..=3`)
+//! is tested with `matches!`.
 use super::matching::{bindings, irrefutable};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -85,8 +85,8 @@ pub(super) fn is_rest(pat: &Pat) -> bool {
 
 /// `pat` matched against the place `place`: its names bound as references to the parts
 /// when `by_ref` (Rust's binding mode under a reference; `&[a, b]` binds copies), else
-/// as the parts themselves. `None` where the pattern is not one of tuples, slices, structs,
-/// arrays, names and parts that bind nothing (an enum variant binding names,
+/// as the parts themselves. `None` where the pattern is not one of tuples, slices,
+/// arrays, structs, names and parts that bind nothing (an enum variant binding names,
 /// `name @ pattern`, a tuple's `..` followed by elements, two rests, a named rest of an
 /// array taken by value): the caller keeps the construct as it was. `elements`: for a
 /// tuple built in place (`match (p, k)`), which of its elements are references, whose

@@ -1435,7 +1435,7 @@ impl syn::visit_mut::VisitMut for Inliner {
                     .iter()
                     .position(|st| walked_by_next(st, &name).is_some());
                 if let (true, Some(j)) = (once, walked) {
-                    let looped = walked_by_next(&rest[j], &name).map(|w| w.looped(&chain));
+                    let looped = walked_by_next(&rest[j], &name).and_then(|w| w.looped(&chain));
                     if let Some(looped) = looped {
                         b.stmts[k + 1 + j] = looped;
                         b.stmts.remove(k);
@@ -1508,12 +1508,14 @@ fn walked_by_next<'a>(st: &'a syn::Stmt, name: &syn::Ident) -> Option<WalkedByNe
 }
 
 impl WalkedByNext<'_> {
-    /// The `for` loop over `chain` the `while let` stands for.
-    fn looped(&self, chain: &Expr) -> syn::Stmt {
+    /// The `for` loop over `chain` the `while let` stands for (`None` where it does not
+    /// parse: a chain starting with a struct literal).
+    fn looped(&self, chain: &Expr) -> Option<syn::Stmt> {
         let w = self.whole;
         let (attrs, label, pat, body) = (&w.attrs, &w.label, self.pat, &w.body);
-        let looped: Expr = syn::parse_quote!(#(#attrs)* #label for #pat in #chain #body);
-        syn::Stmt::Expr(looped, self.semi)
+        let looped: Expr =
+            syn::parse2(quote::quote!(#(#attrs)* #label for #pat in #chain #body)).ok()?;
+        Some(syn::Stmt::Expr(looped, self.semi))
     }
 }
 
