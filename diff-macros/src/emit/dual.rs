@@ -213,7 +213,7 @@ impl<'a> DualSig<'a> {
         let twins = twins;
         let is_floats = |ty: &syn::Type, s: &Ident| is_lifted_type(ty, s, &twins);
         let lift_tokens = |ts: &TokenStream, s: &Ident| lift_tokens_with(ts, s, &twins);
-        let taken = (0..sig.params.len())
+        let mut taken: Vec<Taken> = (0..sig.params.len())
             .map(|i| {
                 let p = &sig.params[i];
                 if !wrt.contains(&i) || is_receiver(p) {
@@ -257,7 +257,6 @@ impl<'a> DualSig<'a> {
                 }
             })
             .collect();
-        let mut taken: Vec<Taken> = taken;
         if scalar.is_none() {
             // A function generic over a type of its own (`fn pick<T: Differentiable>(a:
             // T, ..)`): its parameters of that type take whatever the caller gives.

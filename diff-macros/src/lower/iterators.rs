@@ -1431,17 +1431,16 @@ impl syn::visit_mut::VisitMut for Inliner {
                 let mut names = names_in(&chain);
                 names.push(name.to_string());
                 let once = uses_of(rest, &name) == 1 && !binds_any(rest, &names, false);
-                let walked = rest
-                    .iter()
-                    .position(|st| walked_by_next(st, &name).is_some());
-                if let (true, Some(j)) = (once, walked) {
-                    let looped = walked_by_next(&rest[j], &name).and_then(|w| w.looped(&chain));
-                    if let Some(looped) = looped {
-                        b.stmts[k + 1 + j] = looped;
-                        b.stmts.remove(k);
-                        self.changed = true;
-                        continue;
-                    }
+                // The statement `while let Some(..) = name.next() { .. }`, as a `for` loop.
+                let looped = rest.iter().enumerate().find_map(|(j, st)| {
+                    let w = walked_by_next(st, &name)?;
+                    Some((j, w.looped(&chain)))
+                });
+                if let (true, Some((j, Some(looped)))) = (once, looped) {
+                    b.stmts[k + 1 + j] = looped;
+                    b.stmts.remove(k);
+                    self.changed = true;
+                    continue;
                 }
                 if once && !mutable {
                     let mut replace = ReplaceName {

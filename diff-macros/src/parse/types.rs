@@ -26,11 +26,12 @@ pub struct Generics {
     pub outer: Vec<String>,
 }
 
-/// The integers and `bool`: Differentiable with the tangent `NoTangent`, which carries
-/// nothing, so a parameter of one alone is left out of the derivative.
-const DISCRETE: &[&str] = &[
-    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "bool",
-];
+/// Whether `name` names an integer type (`ir::INTEGER_TYPES`) or `bool`: Differentiable
+/// with the tangent `NoTangent`, which carries nothing, so a parameter of one alone is
+/// left out of the derivative.
+fn discrete_name(name: &str) -> bool {
+    name == "bool" || crate::ir::INTEGER_TYPES.contains(&name)
+}
 
 /// Other standard types that carry no derivative.
 const NOT_DIFFERENTIABLE: &[&str] = &["char", "str", "String", "Result", "Range", "RangeInclusive"];
@@ -74,7 +75,7 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
 
 /// Whether `ty` is an integer or `bool`: Differentiable with the tangent `NoTangent`.
 pub fn is_discrete(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| DISCRETE.iter().any(|d| i == d)))
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| discrete_name(&i.to_string())))
 }
 
 /// Whether a tangent type is (or contains) one asked of rustc: the parameter's type is
@@ -98,7 +99,7 @@ fn path_tangent(ty: &Type, path: &syn::Path, g: &Generics) -> Option<TokenStream
         if name == "f32" || name == "f64" || g.scalars.contains(&name) {
             return Some(ty.to_token_stream());
         }
-        if NOT_DIFFERENTIABLE.contains(&name.as_str()) || DISCRETE.contains(&name.as_str()) {
+        if NOT_DIFFERENTIABLE.contains(&name.as_str()) || discrete_name(&name) {
             return None;
         }
         if g.all.contains(&name) && !g.differentiable.contains(&name) {
