@@ -281,6 +281,41 @@ fn zip_two_slices() {
     }
 }
 
+/// Σ x[i]·x[i+1] around a ring (the last with the first): `zip` with `cycle().skip(1)`.
+#[differentiable]
+fn ring_products(xs: &[f64]) -> f64 {
+    xs.iter()
+        .zip(xs.iter().cycle().skip(1))
+        .map(|(a, b)| a * b)
+        .sum()
+}
+
+/// Σ x[i]·w[i mod 3], the weights repeated by `cycle()`.
+#[differentiable]
+fn repeated_weights(xs: &[f64]) -> f64 {
+    let w = [1.0, -2.0, 0.5];
+    let mut s = 0.0;
+    for (x, w) in xs.iter().zip(w.iter().cycle()) {
+        s += x * x * w;
+    }
+    s
+}
+
+#[test]
+fn zip_with_a_cycled_collection() {
+    for xs in inputs() {
+        let n = xs.len();
+        // d/dx_k of Σ x_i x_{i+1 mod n} is x_{k+1} + x_{k-1} (2 x_0 for a single element).
+        let exact: Vec<f64> = (0..n)
+            .map(|k| xs[(k + 1) % n] + xs[(k + n - 1) % n])
+            .collect();
+        check_slice!(ring_products, xs.clone(), exact);
+        let w = [1.0, -2.0, 0.5];
+        let exact: Vec<f64> = (0..n).map(|k| 2.0 * xs[k] * w[k % 3]).collect();
+        check_slice!(repeated_weights, xs.clone(), exact);
+    }
+}
+
 #[differentiable]
 fn array_poly(p: &[f64; 3]) -> f64 {
     let mut s = 0.0;

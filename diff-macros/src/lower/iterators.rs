@@ -32,6 +32,10 @@ struct Base {
     /// Read from the back (`ys.iter().rev()` as the argument of `zip`): item `i` is
     /// `ys[ys.len() - 1 - i]`.
     reversed: bool,
+    /// Repeated (`ys.iter().cycle()` as the argument of `zip`, with an offset after
+    /// `.skip(k)`): item `i` is `ys[(i + k) % ys.len()]`, and it never ends the pairs
+    /// unless `ys` is empty.
+    cycled: bool,
     /// A range of indices (`(0..n).map(|i| xs[i] * w[i])`): the items are the indices.
     range: bool,
     /// `xs.windows(k)` or `xs.chunks(k)`: the items are sub-slices of `xs`.
@@ -55,6 +59,7 @@ fn base(e: &Expr) -> Option<Base> {
                 by_ref: m.method == "iter" || inner.by_ref,
                 offset: None,
                 reversed: false,
+                cycled: false,
                 range: false,
                 window: None,
             })
@@ -70,6 +75,7 @@ fn base(e: &Expr) -> Option<Base> {
             by_ref: false,
             offset: None,
             reversed: false,
+            cycled: false,
             range: false,
             window: None,
         }),
@@ -81,6 +87,7 @@ fn base(e: &Expr) -> Option<Base> {
             by_ref: true,
             offset: None,
             reversed: false,
+            cycled: false,
             range: false,
             window: None,
         }),
@@ -90,6 +97,7 @@ fn base(e: &Expr) -> Option<Base> {
             by_ref: false,
             offset: None,
             reversed: false,
+            cycled: false,
             range: false,
             window: None,
         }),
@@ -98,6 +106,7 @@ fn base(e: &Expr) -> Option<Base> {
             by_ref: false,
             offset: None,
             reversed: false,
+            cycled: false,
             range: false,
             window: None,
         }),
@@ -109,6 +118,7 @@ fn base(e: &Expr) -> Option<Base> {
             by_ref: false,
             offset: None,
             reversed: false,
+            cycled: false,
             range: false,
             window: None,
         }),
@@ -133,6 +143,7 @@ fn base(e: &Expr) -> Option<Base> {
             by_ref: false,
             offset: None,
             reversed: false,
+            cycled: false,
             range: true,
             window: None,
         }),
@@ -153,12 +164,16 @@ impl Adapter {
     }
 }
 
-/// The argument of `zip`: a collection, or a collection with its first `k` skipped.
+/// The argument of `zip`: a collection, or a collection with its first `k` skipped,
+/// read backwards or repeated.
 fn zipped(e: &Expr) -> Option<Base> {
     if let Expr::MethodCall(m) = e {
         if m.method == "skip" && m.args.len() == 1 {
-            let mut b = base(&m.receiver)?;
+            let mut b = cycled(&m.receiver).or_else(|| base(&m.receiver))?;
             b.offset = Some(m.args[0].clone());
+            return Some(b);
+        }
+        if let Some(b) = cycled(e) {
             return Some(b);
         }
         if m.method == "rev" && m.args.is_empty() {
@@ -171,6 +186,21 @@ fn zipped(e: &Expr) -> Option<Base> {
         }
     }
     base(e)
+}
+
+/// `ys.iter().cycle()`: the collection, repeated.
+fn cycled(e: &Expr) -> Option<Base> {
+    let Expr::MethodCall(m) = e else {
+        return None;
+    };
+    if m.method != "cycle" || !m.args.is_empty() {
+        return None;
+    }
+    let b = base(&m.receiver)?;
+    if b.range || b.window.is_some() || b.offset.is_some() || b.reversed {
+        return None;
+    }
+    Some(Base { cycled: true, ..b })
 }
 
 fn func(e: &Expr) -> Option<Func> {
@@ -434,6 +464,8 @@ fn element(b: &Base, i: &syn::Ident) -> Expr {
     }
     let at: Expr = match &b.offset {
         _ if b.reversed => parse_quote!(#xs.len() - 1 - #i),
+        Some(k) if b.cycled => parse_quote!((#i + (#k)) % #xs.len()),
+        None if b.cycled => parse_quote!(#i % #xs.len()),
         Some(k) => parse_quote!(#i + (#k)),
         None => parse_quote!(#i),
     };
@@ -564,6 +596,7 @@ impl Chain {
                 Adapter::Zip(b) => {
                     let ys = &b.expr;
                     len = match &b.offset {
+                        _ if b.cycled => parse_quote!(if #ys.is_empty() { 0 } else { #len }),
                         Some(k) => parse_quote!(#len.min(#ys.len().saturating_sub(#k))),
                         None => parse_quote!(#len.min(#ys.len())),
                     };
