@@ -37,6 +37,22 @@ pub fn accumulate_opt<T: VectorSpace>(slot: &mut Option<T>, v: Option<T>) {
     }
 }
 
+/// The adjoints a reduction loop's pullback gave for the seed 1, run in its forward pass
+/// (diff-macros' `fused_loops.rs`), for the seed `by`: scaled, unless it is 1.
+#[inline]
+pub fn scaled_slot<T: VectorSpace, S: num_traits::ToPrimitive>(
+    slot: Option<T>,
+    by: &S,
+) -> Option<T> {
+    // (A float converts; NaN otherwise, never a silent zero.)
+    let by = by.to_f64().unwrap_or(f64::NAN);
+    if by == 1.0 {
+        slot
+    } else {
+        slot.map(|v| v.scale(by))
+    }
+}
+
 /// Adds a callee's pullback slot into an argument's adjoint slot: an optional tangent
 /// ([`accumulate_opt`]), or the adjoint of a part of the argument ([`AddTo`]).
 #[inline(always)]

@@ -11,6 +11,7 @@ mod derive;
 mod differentiable;
 mod emit;
 mod errors;
+mod fused_loops;
 mod ir;
 mod lifting;
 mod linear_map;

@@ -358,7 +358,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
     let mut lowered = lower::lower_body(
         &body.params,
         prepared.as_ref().unwrap_or(body.block),
-        body.scalars,
+        body.scalars.clone(),
         body.by_ref,
         body.mutated,
         lower::Structs {
@@ -375,6 +375,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
     lowered.func.arrays = body.arrays;
     lowered.func.arrays_by_value = body.arrays_by_value;
     lowered.func.integers = body.integers;
+    lowered.func.generic_scalar = !body.scalars.is_empty();
     lowered.func.checks_float_arithmetic = body.checks_float_arithmetic;
     lowered.func.no_arithmetic_of_its_own = body.no_arithmetic_of_its_own;
     let left_out = inert(&lowered.func, &body.undecided);

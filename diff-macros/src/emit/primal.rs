@@ -787,7 +787,11 @@ impl<'a> Emitter<'a> {
         let iter_name = names::ident(&format!("iter_{}", body.0));
         // An active loop pushes its iterations' linear maps on a tape: `open` makes it
         // before the loop, `push` adds one iteration, `close` ends a nested loop's run.
-        let (open, push, close) = if active {
+        let fused = if active { self.fused_sum(stmt) } else { None };
+        let (open, push, close) = if let Some(k) = fused {
+            let f = self.fused_loop(body, k);
+            (f.open, f.iteration, f.close)
+        } else if active {
             self.loop_tape(body, &iter_name)
         } else {
             Default::default()

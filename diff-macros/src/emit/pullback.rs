@@ -4,7 +4,7 @@
 //! The rules are `linearization.rs`'s, transposed.
 use super::primal::Emitter;
 use crate::emit::fields::{self, Access};
-use crate::emit::names;
+use crate::emit::names::{self, Mode};
 use crate::ir::{BinOp, Inst, RegionId, Stmt, Value};
 use crate::linear_map::{self, Saved};
 use crate::linearization::{self, Build, Part, Rule};
@@ -23,6 +23,14 @@ fn rt() -> TokenStream {
 /// iteration, the sum would go through memory (the compiler cannot tell the adjoint
 /// vector from the others the body writes), a store and a load on every iteration's
 /// critical path.
+/// The pieces of a reduction loop's forward pass ([`Emitter::fused_loop`]).
+pub struct FusedLoop {
+    pub open: TokenStream,
+    pub iteration: TokenStream,
+    pub close: TokenStream,
+    pub outer: Vec<Value>,
+}
+
 pub struct Deferred {
     base: Value,
     part: PartKey,
@@ -80,9 +88,11 @@ impl Emitter<'_> {
             .map(|v| {
                 let a = self.adj(*v);
                 // A parameter whose elements the body reads (its shape is saved) gets
-                // its zero now, rather than a check at every element's adjoint.
+                // its zero now, rather than a check at every element's adjoint; not
+                // where only reduction loops read them (their adjoint moves in whole).
                 if matches!(self.def(*v), Some(Inst::Param(_)))
                     && self.maps.reads(Saved::Shape(*v))
+                    && self.elements_read_in_pullback(*v)
                 {
                     let shape = names::shape(self.func, *v);
                     quote! { let mut #a = ::core::option::Option::Some(::diff::__private::zero_of_shape(#shape)); }
@@ -91,6 +101,25 @@ impl Emitter<'_> {
                 }
             })
             .collect()
+    }
+
+    /// Whether the pullback itself adds into elements of `v`'s adjoint: an element of
+    /// `v` is read outside the reduction loops, whose pullbacks ran in the forward pass.
+    fn elements_read_in_pullback(&self, v: Value) -> bool {
+        let fused: Vec<RegionId> = self
+            .func
+            .region(self.func.entry())
+            .stmts
+            .iter()
+            .filter(|s| self.fused_sum(s).is_some())
+            .flat_map(|s| s.inst.regions())
+            .flat_map(|body| linear_map::regions_within(self.func, body))
+            .collect();
+        linear_map::all_regions(self.func)
+            .into_iter()
+            .filter(|r| !fused.contains(r))
+            .flat_map(|r| self.func.region(r).stmts.iter())
+            .any(|s| matches!(s.inst, Inst::Index(b, _) if names::adjoint_root(self.func, b) == v))
     }
 
     /// The adjoint code of region `r`: its slots, then `seed`, then its statements backwards.
@@ -405,10 +434,92 @@ impl Emitter<'_> {
         quote! { match #pred { #(#arms)* } }
     }
 
+    /// The sum of a reduction loop (`fused_loops.rs`) emitted in this companion, if `stmt`
+    /// is one.
+    pub(super) fn fused_sum(&self, stmt: &Stmt) -> Option<usize> {
+        if self.mode != Mode::Vjp || self.dual {
+            return None;
+        }
+        crate::fused_loops::fused_sum(self.func, self.act, stmt)
+    }
+
+    /// A reduction loop's pullback, run in its forward pass for the seed 1
+    /// (`fused_loops.rs`): the code before the loop (the outer values' adjoint slots),
+    /// the code ending each iteration (its struct built and taken apart, then its
+    /// pullback), the code after the loop (the slots' tuple, named like a tape), and the
+    /// outer values in the order of that tuple.
+    pub(super) fn fused_loop(&self, body: RegionId, k: usize) -> FusedLoop {
+        let region = self.func.region(body);
+        let depth = self.deferred.borrow().len();
+        let (declare, add) = self.defer_reads(body);
+        let sum = self.name(region.yields[k]);
+        let unit = quote!(::core::option::Option::Some(::diff::__private::Unit::unit(&#sum)));
+        let seed = self.acc_opt(region.yields[k], unit);
+        let reverse = self.reverse_region(body, seed);
+        self.deferred.borrow_mut().truncate(depth);
+        let outer =
+            crate::fused_loops::outer_adjoints(self.func, self.act, body, &quote!(#reverse #add));
+        let slots: TokenStream = outer
+            .iter()
+            .map(|v| {
+                let a = self.adj(*v);
+                if matches!(self.def(*v), Some(Inst::Param(_)))
+                    && self.maps.reads(Saved::Shape(*v))
+                {
+                    let shape = names::shape(self.func, *v);
+                    quote! { let mut #a = ::core::option::Option::Some(::diff::__private::zero_of_shape(#shape)); }
+                } else {
+                    quote! { let mut #a = ::core::option::Option::None; }
+                }
+            })
+            .collect();
+        let built = linear_map::construct(self.func, self.maps, body, self.mode, |v, saved| {
+            if saved {
+                self.saved_expr(v)
+            } else {
+                self.expr(v)
+            }
+        });
+        let pat = linear_map::pattern(self.func, self.maps, body, self.mode);
+        // The iteration's number, where its pullback computes the loop's index again.
+        let counter = names::ident(&format!("count_{}", body.0));
+        let position = linear_map::reads_position(self.maps, body).then(|| {
+            let k = linear_map::position_name(body);
+            quote! { let #k = #counter; #counter += 1; }
+        });
+        let (tape, adjoints) = (names::tape(body), outer.iter().map(|v| self.adj(*v)));
+        FusedLoop {
+            open: quote! { #slots #declare let mut #counter = 0usize; },
+            iteration: quote! {{ let #pat = #built; #position #reverse }},
+            close: quote! { #add let #tape = (#(#adjoints,)*); },
+            outer,
+        }
+    }
+
+    /// Original: a reduction loop (`fused_loops.rs`), whose linear map is the adjoints
+    /// its iterations' pullbacks gave the values from outside it, for the seed 1.
+    /// Adjoint: those adjoints times the sum's, which the sum's initial value gets too.
+    fn reverse_fused(&self, stmt: &Stmt, init: &[Value], body: RegionId, k: usize) -> TokenStream {
+        let outer = self.fused_loop(body, k).outer;
+        let (tape, a_sum) = (names::tape(body), self.adj(stmt.results[k]));
+        let scaled = outer.iter().enumerate().map(|(j, v)| {
+            let (a, j) = (self.adj(*v), syn::Index::from(j));
+            quote! { ::diff::__private::accumulate_opt(&mut #a, ::diff::__private::scaled_slot(#tape.#j, s)); }
+        });
+        let to_init = self.acc_opt(init[k], quote!(#a_sum));
+        quote! {
+            if let ::core::option::Option::Some(s) = &#a_sum { #(#scaled)* }
+            #to_init
+        }
+    }
+
     /// Original: a loop pushing one struct per iteration on a tape.
     /// Adjoint: walk the tape backwards; the carried values' adjoints flow from each
     /// iteration's yields to its parameters, then to the initial values.
     fn reverse_for(&self, stmt: &Stmt, init: &[Value], body: RegionId) -> TokenStream {
+        if let Some(k) = self.fused_sum(stmt) {
+            return self.reverse_fused(stmt, init, body, k);
+        }
         let region = self.func.region(body);
         let tape = names::tape(body);
         let pat = linear_map::pattern(self.func, self.maps, body, self.mode);

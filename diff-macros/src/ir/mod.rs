@@ -358,6 +358,10 @@ pub struct Function {
     pub arrays_by_value: Vec<usize>,
     /// The parameters whose type is a primitive integer taken by value (`n: usize`).
     pub integers: Vec<usize>,
+    /// Whether the function is generic over its float type (`T: Float`): its companions
+    /// also run on dual numbers (second order), where a reduction loop's seed is not a
+    /// float to scale by (`fused_loops.rs`).
+    pub generic_scalar: bool,
     /// Whether the crate implements arithmetic operators for types of its own: the result
     /// of arithmetic differentiated by the rules of floats is then checked to be a float
     /// (`emit/primal.rs`), in case an operand is such a type the lowering did not see.

@@ -1,0 +1,244 @@
+//! Reduction loops (`s += term` the only value a loop carries with a derivative), whose
+//! pullback the forward pass runs for the seed 1 and the loop's pullback scales
+//! (diff-macros' `fused_loops.rs`). Each function is checked against finite differences
+//! (and an exact formula where short), forward mode against reverse mode, and the value
+//! against the function's. The sums are used after the loop other than as the result,
+//! so the seed the loop's pullback scales by is not 1.
+
+// The bodies index in loops on purpose: a loop over `0..len` is the common form.
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+use common::{assert_close, assert_vec_close, fd_grad};
+use diff::prelude::*;
+
+/// A gradient against central finite differences.
+fn check(name: &str, f: impl Fn(&[f64]) -> f64, x: &[f64], g: Vec<f64>) {
+    assert_vec_close(&g, &fd_grad(f, x), 1e-6, name);
+}
+
+#[differentiable]
+fn squares_then_square(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+    }
+    s * s + s
+}
+
+#[differentiable]
+fn plus_and_minus(x: &[f64]) -> f64 {
+    let mut s = 1.0;
+    for i in 0..x.len() {
+        s = (s + x[i].sin()) - 0.5 * x[i];
+        s -= x[i] * x[i] * 0.25;
+    }
+    s.exp()
+}
+
+#[differentiable]
+fn branch_and_break(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 5.0 {
+            break;
+        }
+        s += if x[i] > 0.0 {
+            x[i].sqrt()
+        } else {
+            -x[i] * x[i]
+        };
+    }
+    3.0 * s * s
+}
+
+#[differentiable]
+fn scaled_by_outer(x: &[f64], w: f64, k: usize) -> f64 {
+    // `c` and `w`, from outside the loop, carry a derivative into every term.
+    let c = x[k];
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += w * x[i] * c;
+    }
+    s.tanh()
+}
+
+#[differentiable]
+fn bump(a: f64, w: f64) -> f64 {
+    (-(a - w) * (a - w)).exp()
+}
+
+#[differentiable]
+fn calls_in_the_loop(x: &[f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    for &a in x {
+        s += bump(a, w);
+    }
+    s.ln()
+}
+
+#[differentiable]
+fn zipped_mean(xs: &[f64], ys: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut n = 0;
+    for (a, b) in xs.iter().zip(ys) {
+        s += a * b;
+        n += 1;
+    }
+    let m = s / n as f64;
+    m * m
+}
+
+#[differentiable]
+fn in_a_branch(x: &[f64], squares: bool) -> f64 {
+    let y = if squares {
+        let mut s = 0.0;
+        for v in x {
+            s += v * v;
+        }
+        s
+    } else {
+        x[0]
+    };
+    y * y
+}
+
+#[differentiable]
+fn two_loops(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x {
+        s += v;
+    }
+    let mean = s / x.len() as f64;
+    let mut q = 0.0;
+    for v in x {
+        q += (v - mean) * (v - mean);
+    }
+    (q + 1.0).sqrt() + mean * mean
+}
+
+/// Not fused (two neighbouring elements read, `fused_loops.rs`): the tape.
+#[differentiable]
+fn neighbours(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 1..x.len() {
+        s += x[i] * x[i - 1];
+    }
+    s * s
+}
+
+/// Not fused (two sums, a product): the tape.
+#[differentiable]
+fn sum_and_product(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut p = 1.0;
+    for v in x {
+        s += v;
+        p *= v;
+    }
+    s * p
+}
+
+#[differentiable]
+fn single(x: f32, n: usize) -> f32 {
+    let mut s = 0.0f32;
+    for k in 0..n {
+        s += (x * k as f32).cos();
+    }
+    s * s
+}
+
+fn inputs() -> Vec<Vec<f64>> {
+    vec![
+        vec![0.7],
+        vec![-1.1, 0.4],
+        vec![0.3, -0.8, 1.9, -2.2, 0.05, 1.3, -0.45],
+        vec![0.5, 6.0, 1.5],
+    ]
+}
+
+/// `f(&[f64]) -> f64` at `x`: its value, reverse mode against finite differences, and
+/// forward mode along a direction against the gradient.
+macro_rules! check_all {
+    ($f:expr, $x:expr) => {{
+        let x: &Vec<f64> = $x;
+        let name = stringify!($f);
+        let (v, g) = value_with_gradient!(at: &x[..], of: $f);
+        assert_eq!(v, $f(&x[..]), "{name}({x:?}): value");
+        check(name, |x| $f(x), x, g.clone());
+        let (_, df) = value_with_differential!(at: &x[..], of: $f);
+        let dir: Vec<f64> = (0..x.len()).map(|k| 0.3 - 0.2 * k as f64).collect();
+        let d: f64 = df(dir.clone());
+        let e: f64 = g.iter().zip(&dir).map(|(a, b)| a * b).sum();
+        assert_close(d, e, 1e-10, name);
+    }};
+}
+
+#[test]
+fn reductions_against_finite_differences_and_forward_mode() {
+    for x in inputs() {
+        check_all!(squares_then_square, &x);
+        check_all!(plus_and_minus, &x);
+        check_all!(branch_and_break, &x);
+        check_all!(two_loops, &x);
+        check_all!(sum_and_product, &x);
+        check_all!(neighbours, &x);
+        check_all!(|x| in_a_branch(x, true), &x);
+        let exact: Vec<f64> = {
+            let s: f64 = x.iter().map(|v| v * v).sum();
+            x.iter().map(|v| (2.0 * s + 1.0) * 2.0 * v).collect()
+        };
+        assert_vec_close(
+            &gradient!(at: &x[..], of: squares_then_square),
+            &exact,
+            1e-12,
+            "exact",
+        );
+    }
+}
+
+#[test]
+fn reductions_reading_values_from_outside_the_loop() {
+    for x in inputs() {
+        let k = x.len() / 2;
+        let w = 0.8;
+        let (gx, gw) = gradient!(at: (&x[..], w), of: |x, w| scaled_by_outer(x, w, k));
+        check("scaled_by_outer x", |x| scaled_by_outer(x, w, k), &x, gx);
+        let num = common::fd(|w| scaled_by_outer(&x, w, k), w);
+        assert_close(gw, num, 1e-6, "scaled_by_outer w");
+        let (gx, gw) = gradient!(at: (&x[..], w), of: calls_in_the_loop);
+        check("calls x", |x| calls_in_the_loop(x, w), &x, gx);
+        assert_close(
+            gw,
+            common::fd(|w| calls_in_the_loop(&x, w), w),
+            1e-6,
+            "calls w",
+        );
+        let ys: Vec<f64> = x.iter().map(|v| 1.0 - v).collect();
+        let (gx, gy) = gradient!(at: (&x[..], &ys[..]), of: zipped_mean);
+        check("zipped x", |x| zipped_mean(x, &ys), &x, gx);
+        check("zipped y", |y| zipped_mean(&x, y), &ys, gy);
+        let g = gradient!(at: &x[..], of: |x| in_a_branch(x, false));
+        let mut e = vec![0.0; x.len()];
+        e[0] = 2.0 * x[0];
+        assert_vec_close(&g, &e, 1e-12, "in_a_branch false");
+    }
+}
+
+#[test]
+fn reductions_in_f32_and_at_second_order() {
+    let (v, g) = value_with_gradient!(at: 0.7f32, of: |x| single(x, 5));
+    assert_eq!(v, single(0.7, 5));
+    common::assert_close32(g, common::fd32(|x| single(x, 5), 0.7), 1e-2, "f32");
+    // Second order goes through the dual companion, which keeps the tape.
+    let x = [0.3, -0.8, 1.9];
+    let h = hessian!(at: &x[..], of: squares_then_square);
+    let s: f64 = x.iter().map(|v| v * v).sum();
+    for i in 0..3 {
+        for j in 0..3 {
+            let delta = if i == j { 1.0 } else { 0.0 };
+            let e = 8.0 * x[i] * x[j] + (4.0 * s + 2.0) * delta;
+            assert_close(h[i][j], e, 1e-10, "hessian");
+        }
+    }
+}
