@@ -64,6 +64,16 @@ fn scaled_by_outer(x: &[f64], w: f64, k: usize) -> f64 {
 }
 
 #[differentiable]
+fn outer_element(x: &[f64], k: usize, n: usize) -> f64 {
+    // `x[k]`, an element at an index from outside the loop, summed in a local.
+    let mut s = 0.0;
+    for j in 0..n {
+        s += x[k] * (j as f64 + 1.0).ln() + x[k] * x[k];
+    }
+    s * s
+}
+
+#[differentiable]
 fn bump(a: f64, w: f64) -> f64 {
     (-(a - w) * (a - w)).exp()
 }
@@ -206,6 +216,14 @@ fn reductions_reading_values_from_outside_the_loop() {
         check("scaled_by_outer x", |x| scaled_by_outer(x, w, k), &x, gx);
         let num = common::fd(|w| scaled_by_outer(&x, w, k), w);
         assert_close(gw, num, 1e-6, "scaled_by_outer w");
+        for n in [0, 1, 4] {
+            let g = gradient!(at: &x[..], of: |x| outer_element(x, k, n));
+            let l: f64 = (0..n).map(|j| (j as f64 + 1.0).ln()).sum();
+            let s = n as f64 * x[k] * x[k] + x[k] * l;
+            let mut e = vec![0.0; x.len()];
+            e[k] = 2.0 * s * (2.0 * n as f64 * x[k] + l);
+            assert_vec_close(&g, &e, 1e-12, "outer_element");
+        }
         let (gx, gw) = gradient!(at: (&x[..], w), of: calls_in_the_loop);
         check("calls x", |x| calls_in_the_loop(x, w), &x, gx);
         assert_close(
