@@ -278,3 +278,41 @@ fn chains_compute_what_std_computes() {
         range_step_by,
     );
 }
+
+#[differentiable]
+fn empty_typed_sum(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .filter(|v| **v > 100.0)
+        .map(|v| v * 2.0)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn empty_range_sum(x: &[f64], n: usize) -> f64 {
+    let s: f64 = (0..n).map(|i| x[i] * 3.0).sum();
+    s
+}
+
+#[differentiable]
+fn negative_zeros_sum(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().map(|v| -0.0 * v * v).sum::<f64>()
+}
+
+/// An empty sum of floats is `-0.0` in std (its `Sum` starts there), and so is a sum of
+/// negative zeros: the value the operators return has the same sign (`1.0 / v` is
+/// `-inf` either way), for a sum given its type (`sum::<f64>()`) or over a range.
+#[test]
+fn float_sums_start_at_negative_zero_as_in_std() {
+    let x = vec![0.3, -1.2, 2.5];
+    let y = x.clone();
+    let (v, _) = value_with_gradient!(at: &x, of: |x: &[f64]| empty_typed_sum(x, &y));
+    assert_eq!(v.to_bits(), empty_typed_sum(&x, &y).to_bits());
+    assert!(v.is_sign_negative());
+    let (v, _) = value_with_gradient!(at: &x, of: |x: &[f64]| empty_range_sum(x, 0));
+    assert_eq!(v.to_bits(), empty_range_sum(&x, 0).to_bits());
+    assert!(v.is_sign_negative());
+    let (v, g) = value_with_gradient!(at: &x, of: |x: &[f64]| negative_zeros_sum(x, &y));
+    assert_eq!(v.to_bits(), negative_zeros_sum(&x, &y).to_bits());
+    assert!(v.is_sign_negative());
+    assert!(g.iter().all(|d| *d == 0.0));
+}

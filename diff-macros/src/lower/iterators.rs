@@ -917,23 +917,34 @@ impl Chain {
     fn neutral(&self, method: &syn::ExprMethodCall, which: &syn::Ident, xs: &Expr) -> Expr {
         if let Some(tf) = &method.turbofish {
             if let Some(syn::GenericArgument::Type(t)) = tf.args.first() {
-                let tr: syn::Path = if which == "zero" {
-                    parse_quote!(Zero)
-                } else {
-                    parse_quote!(One)
+                let float = matches!(t, syn::Type::Path(p)
+                    if p.qself.is_none() && (p.path.is_ident("f64") || p.path.is_ident("f32")));
+                return match (which == "zero", float) {
+                    // `-0.0`, where the standard library's `Sum` of floats starts (an
+                    // empty sum, or one of negative zeros, is `-0.0`).
+                    (true, true) => {
+                        parse_quote!(-<#t as ::diff::__private::num_traits::Zero>::zero())
+                    }
+                    (true, false) => {
+                        parse_quote!(<#t as ::diff::__private::num_traits::Zero>::zero())
+                    }
+                    (false, _) => parse_quote!(<#t as ::diff::__private::num_traits::One>::one()),
                 };
-                return parse_quote!(<#t as ::diff::__private::num_traits::#tr>::#which());
             }
         }
         if self.base.range {
             // The items are computed from indices: a float literal takes their type
-            // (`f64`, `f32`; a generic `T` needs `.sum::<T>()`).
+            // (`f64`, `f32`; a generic `T` needs `.sum::<T>()`); `-0.0`, where the
+            // standard library's `Sum` of floats starts.
             return if which == "zero" {
-                parse_quote!(0.0)
+                parse_quote!(-0.0)
             } else {
                 parse_quote!(1.0)
             };
         }
+        // (A collection's element type is not known here: its sum starts at zero, `0.0`
+        // for floats where the standard library starts at `-0.0`; they differ only for
+        // an empty sum or one of negative zeros, `-0.0` in std.)
         let f: syn::Ident = syn::Ident::new(&format!("{which}_element"), which.span());
         parse_quote!(::diff::no_derivative(::diff::__private::#f(&#xs)))
     }

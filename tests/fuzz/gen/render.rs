@@ -389,7 +389,8 @@ impl R {
             }
         };
         let sum = if dual {
-            ".fold(D::c(0.0), |it_s, it_t| it_s + it_t)".to_string()
+            // (From -0.0, as the standard library's `Sum` of floats.)
+            ".fold(D::c(-0.0), |it_s, it_t| it_s + it_t)".to_string()
         } else {
             ".sum::<f64>()".to_string()
         };
