@@ -212,7 +212,9 @@ fn reductions_reading_values_from_outside_the_loop() {
     for x in inputs() {
         let k = x.len() / 2;
         let w = 0.8;
-        let (gx, gw) = gradient!(at: (&x[..], w), of: |x, w| scaled_by_outer(x, w, k));
+        let (v, (gx, gw)) =
+            value_with_gradient!(at: (&x[..], w), of: |x, w| scaled_by_outer(x, w, k));
+        assert_eq!(v, scaled_by_outer(&x, w, k), "scaled_by_outer value");
         check("scaled_by_outer x", |x| scaled_by_outer(x, w, k), &x, gx);
         let num = common::fd(|w| scaled_by_outer(&x, w, k), w);
         assert_close(gw, num, 1e-6, "scaled_by_outer w");
@@ -224,7 +226,8 @@ fn reductions_reading_values_from_outside_the_loop() {
             e[k] = 2.0 * s * (2.0 * n as f64 * x[k] + l);
             assert_vec_close(&g, &e, 1e-12, "outer_element");
         }
-        let (gx, gw) = gradient!(at: (&x[..], w), of: calls_in_the_loop);
+        let (v, (gx, gw)) = value_with_gradient!(at: (&x[..], w), of: calls_in_the_loop);
+        assert_eq!(v, calls_in_the_loop(&x, w), "calls value");
         check("calls x", |x| calls_in_the_loop(x, w), &x, gx);
         assert_close(
             gw,
@@ -233,7 +236,8 @@ fn reductions_reading_values_from_outside_the_loop() {
             "calls w",
         );
         let ys: Vec<f64> = x.iter().map(|v| 1.0 - v).collect();
-        let (gx, gy) = gradient!(at: (&x[..], &ys[..]), of: zipped_mean);
+        let (v, (gx, gy)) = value_with_gradient!(at: (&x[..], &ys[..]), of: zipped_mean);
+        assert_eq!(v, zipped_mean(&x, &ys), "zipped value");
         check("zipped x", |x| zipped_mean(x, &ys), &x, gx);
         check("zipped y", |y| zipped_mean(&x, y), &ys, gy);
         let g = gradient!(at: &x[..], of: |x| in_a_branch(x, false));

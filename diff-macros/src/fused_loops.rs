@@ -62,7 +62,7 @@ fn adds(func: &Function, body: RegionId, v: Value, param: Value) -> bool {
     if v == param {
         return true;
     }
-    if func.position(v).0 != body.0 || (func.uses(v) != 1) {
+    if func.position(v).0 != body.0 || func.uses(v) != 1 {
         return false;
     }
     match func.def_inst(v) {

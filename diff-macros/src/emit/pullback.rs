@@ -23,18 +23,22 @@ fn rt() -> TokenStream {
 /// iteration, the sum would go through memory (the compiler cannot tell the adjoint
 /// vector from the others the body writes), a store and a load on every iteration's
 /// critical path.
-/// The pieces of a reduction loop's forward pass ([`Emitter::fused_loop`]).
-pub struct FusedLoop {
-    pub open: TokenStream,
-    pub iteration: TokenStream,
-    pub close: TokenStream,
-    pub outer: Vec<Value>,
-}
-
 pub struct Deferred {
     base: Value,
     part: PartKey,
     local: Ident,
+}
+
+/// The pieces of a reduction loop's forward pass ([`Emitter::fused_loop`]).
+pub struct FusedLoop {
+    /// Before the loop: the outer values' adjoint slots.
+    pub open: TokenStream,
+    /// At the end of each iteration: its struct built and taken apart, its pullback.
+    pub iteration: TokenStream,
+    /// After the loop: the slots' tuple, named like the tape.
+    pub close: TokenStream,
+    /// The outer values, in the order of that tuple.
+    pub outer: Vec<Value>,
 }
 
 /// A part, comparable.
@@ -85,22 +89,26 @@ impl Emitter<'_> {
             .chain(region.stmts.iter().flat_map(|s| s.results.iter()));
         defined
             .filter(|v| self.act.is_active(**v) && names::adjoint_root(self.func, **v) == **v)
-            .map(|v| {
-                let a = self.adj(*v);
-                // A parameter whose elements the body reads (its shape is saved) gets
-                // its zero now, rather than a check at every element's adjoint; not
-                // where only reduction loops read them (their adjoint moves in whole).
-                if matches!(self.def(*v), Some(Inst::Param(_)))
-                    && self.maps.reads(Saved::Shape(*v))
-                    && self.elements_read_in_pullback(*v)
-                {
-                    let shape = names::shape(self.func, *v);
-                    quote! { let mut #a = ::core::option::Option::Some(::diff::__private::zero_of_shape(#shape)); }
-                } else {
-                    quote! { let mut #a = ::core::option::Option::None; }
-                }
-            })
+            // Not eagerly zero where only reduction loops read the elements: their
+            // adjoint moves in whole.
+            .map(|v| self.slot(*v, |v| self.elements_read_in_pullback(v)))
             .collect()
+    }
+
+    /// `let mut a_v = None;`, or, for a parameter whose elements the body reads (its
+    /// shape is saved) and `eager(v)`, its zero now, rather than a check at every
+    /// element's adjoint.
+    fn slot(&self, v: Value, eager: impl Fn(Value) -> bool) -> TokenStream {
+        let a = self.adj(v);
+        if matches!(self.def(v), Some(Inst::Param(_)))
+            && self.maps.reads(Saved::Shape(v))
+            && eager(v)
+        {
+            let shape = names::shape(self.func, v);
+            quote! { let mut #a = ::core::option::Option::Some(::diff::__private::zero_of_shape(#shape)); }
+        } else {
+            quote! { let mut #a = ::core::option::Option::None; }
+        }
     }
 
     /// Whether the pullback itself adds into elements of `v`'s adjoint: an element of
@@ -444,10 +452,7 @@ impl Emitter<'_> {
     }
 
     /// A reduction loop's pullback, run in its forward pass for the seed 1
-    /// (`fused_loops.rs`): the code before the loop (the outer values' adjoint slots),
-    /// the code ending each iteration (its struct built and taken apart, then its
-    /// pullback), the code after the loop (the slots' tuple, named like a tape), and the
-    /// outer values in the order of that tuple.
+    /// (`fused_loops.rs`), in the pieces of [`FusedLoop`].
     pub(super) fn fused_loop(&self, body: RegionId, k: usize) -> FusedLoop {
         let region = self.func.region(body);
         let depth = self.deferred.borrow().len();
@@ -459,20 +464,7 @@ impl Emitter<'_> {
         self.deferred.borrow_mut().truncate(depth);
         let outer =
             crate::fused_loops::outer_adjoints(self.func, self.act, body, &quote!(#reverse #add));
-        let slots: TokenStream = outer
-            .iter()
-            .map(|v| {
-                let a = self.adj(*v);
-                if matches!(self.def(*v), Some(Inst::Param(_)))
-                    && self.maps.reads(Saved::Shape(*v))
-                {
-                    let shape = names::shape(self.func, *v);
-                    quote! { let mut #a = ::core::option::Option::Some(::diff::__private::zero_of_shape(#shape)); }
-                } else {
-                    quote! { let mut #a = ::core::option::Option::None; }
-                }
-            })
-            .collect();
+        let slots: TokenStream = outer.iter().map(|v| self.slot(*v, |_| true)).collect();
         let built = linear_map::construct(self.func, self.maps, body, self.mode, |v, saved| {
             if saved {
                 self.saved_expr(v)

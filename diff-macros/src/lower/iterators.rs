@@ -197,7 +197,7 @@ fn cycled(e: &Expr) -> Option<Base> {
         return None;
     }
     let b = base(&m.receiver)?;
-    if b.range || b.window.is_some() || b.offset.is_some() || b.reversed {
+    if b.range || b.window.is_some() {
         return None;
     }
     Some(Base { cycled: true, ..b })
@@ -917,19 +917,17 @@ impl Chain {
     fn neutral(&self, method: &syn::ExprMethodCall, which: &syn::Ident, xs: &Expr) -> Expr {
         if let Some(tf) = &method.turbofish {
             if let Some(syn::GenericArgument::Type(t)) = tf.args.first() {
+                let tr: syn::Path = if which == "zero" {
+                    parse_quote!(Zero)
+                } else {
+                    parse_quote!(One)
+                };
+                // `-0.0` for a float, where the standard library's `Sum` starts (an
+                // empty sum, or one of negative zeros, is `-0.0`).
                 let float = matches!(t, syn::Type::Path(p)
                     if p.qself.is_none() && (p.path.is_ident("f64") || p.path.is_ident("f32")));
-                return match (which == "zero", float) {
-                    // `-0.0`, where the standard library's `Sum` of floats starts (an
-                    // empty sum, or one of negative zeros, is `-0.0`).
-                    (true, true) => {
-                        parse_quote!(-<#t as ::diff::__private::num_traits::Zero>::zero())
-                    }
-                    (true, false) => {
-                        parse_quote!(<#t as ::diff::__private::num_traits::Zero>::zero())
-                    }
-                    (false, _) => parse_quote!(<#t as ::diff::__private::num_traits::One>::one()),
-                };
+                let minus = (which == "zero" && float).then(|| quote::quote!(-));
+                return parse_quote!(#minus <#t as ::diff::__private::num_traits::#tr>::#which());
             }
         }
         if self.base.range {
