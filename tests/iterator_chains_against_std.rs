@@ -197,6 +197,78 @@ fn range_step_by(x: &[f64], y: &[f64]) -> f64 {
         .sum::<f64>()
 }
 
+#[differentiable]
+fn take_while_sum(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .take_while(|v| **v < 2.0)
+        .map(|v| v * v)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn filter_then_take_while(x: &[f64], y: &[f64]) -> f64 {
+    let kept: Vec<f64> = x
+        .iter()
+        .filter(|v| **v > 0.0)
+        .take_while(|v| **v < 2.6)
+        .map(|v| v.sin())
+        .collect();
+    kept.iter().fold(0.0, |a, b| a * 0.5 + b)
+}
+
+#[differentiable]
+fn take_while_then_enumerate(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, v) in x.iter().copied().take_while(|v| *v < 2.0).enumerate() {
+        s += v * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[differentiable]
+fn zip_then_take_while(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y)
+        .take_while(|(a, b)| **a < **b + 1.0)
+        .map(|(a, b)| a * b)
+        .product::<f64>()
+}
+
+#[differentiable]
+fn take_while_then_take_and_find(x: &[f64], y: &[f64]) -> f64 {
+    let first = x
+        .iter()
+        .copied()
+        .take_while(|v| *v < 2.0)
+        .find(|v| *v < 0.0)
+        .unwrap_or(1.0);
+    let two = x
+        .iter()
+        .take_while(|v| **v > -5.0)
+        .take(2)
+        .map(|v| v * v)
+        .sum::<f64>();
+    first * two
+}
+
+#[differentiable]
+fn take_while_then_select(x: &[f64], y: &[f64]) -> f64 {
+    let most = x
+        .iter()
+        .copied()
+        .take_while(|v| *v < 2.0)
+        .max_by(|a, b| a.total_cmp(b))
+        .unwrap();
+    // The first item is rejected: no items.
+    let none = x
+        .iter()
+        .map(|v| v * 2.0)
+        .take_while(|v| *v > 1.0)
+        .min_by(|a, b| a.total_cmp(b))
+        .unwrap_or(-1.0);
+    most * none
+}
+
 macro_rules! check_against_std {
     ($($f:ident),* $(,)?) => {$({
         let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
@@ -276,7 +348,38 @@ fn chains_compute_what_std_computes() {
         filter_map_sum,
         range_rev_fold,
         range_step_by,
+        take_while_sum,
+        filter_then_take_while,
+        take_while_then_enumerate,
+        zip_then_take_while,
+        take_while_then_take_and_find,
+        take_while_then_select,
     );
+}
+
+/// A `take_while` ends the items at the first it rejects, also at second order; the
+/// test of a slice's items reads them through two references (`**v`), on dual numbers
+/// too.
+#[test]
+fn take_while_hessian_against_a_formula() {
+    // Σ v³ over the positive items before the first from 3.5 on.
+    #[differentiable]
+    fn cubes(x: &[f64]) -> f64 {
+        x.iter()
+            .filter(|v| **v > 0.0)
+            .take_while(|v| **v < 3.5)
+            .map(|v| v * v * v)
+            .sum::<f64>()
+    }
+    let x = vec![1.0, 2.0, -3.0, 4.0, 0.5];
+    let h = hessian!(at: &x, of: cubes);
+    for (i, row) in h.iter().enumerate() {
+        for (j, hij) in row.iter().enumerate() {
+            let expected = if i == j && i < 2 { 6.0 * x[i] } else { 0.0 };
+            assert_eq!(*hij, expected, "h[{i}][{j}]");
+        }
+    }
+    assert_eq!(value_with_gradient!(at: &x, of: cubes).0, 9.0);
 }
 
 #[differentiable]

@@ -606,3 +606,29 @@ fn jacobian_of_several_inputs_in_order() {
     let by_differences = fd_jacobian(|p| scaled_copy(p[..2].to_vec(), p[2]), &[1.0, 2.0, 3.0]);
     assert_mat_close(&j, &by_differences, 1e-6, "vec and scalar");
 }
+
+/// A comparison reading a value through two references (`let v = &r; **v > 1.0`, with
+/// `r = &x[0]`) runs on plain values in the dual companion, as deep in references as
+/// the user wrote it.
+#[differentiable]
+fn through_two_references(x: &[f64]) -> f64 {
+    let r = &x[0];
+    let v = &r;
+    if **v > 1.0 {
+        x[1] * x[1] * **v
+    } else {
+        x[0] * x[0]
+    }
+}
+
+#[test]
+fn hessian_of_a_comparison_through_two_references() {
+    let x = vec![1.5, 2.0];
+    let (v, g) = value_with_gradient!(at: &x, of: through_two_references);
+    assert_eq!(v, through_two_references(&x));
+    assert_eq!(g, vec![4.0, 6.0]);
+    let h = hessian!(at: &x, of: through_two_references);
+    assert_eq!(h, vec![vec![0.0, 4.0], vec![4.0, 3.0]]);
+    let h = hessian!(at: &[0.5, 2.0][..], of: through_two_references);
+    assert_eq!(h, vec![vec![2.0, 0.0], vec![0.0, 0.0]]);
+}

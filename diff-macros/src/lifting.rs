@@ -1162,10 +1162,10 @@ impl<'a> Lifting<'a> {
         }
         let w = out.new_value(None, span);
         let ph = Ident::new(&placeholder(0), Span::call_site());
-        // A reference stays one (`|a: &&f64, b| ..` of `min_by` reads `&&f64`).
-        let reference = self.is_reference(*v);
-        let plain = quote!(::diff::__private::Plain::plain(&#ph));
-        let tokens = if reference { quote!(&#plain) } else { plain };
+        // A reference stays one, as deep as it was (`|a: &&f64, b| ..` of `min_by` reads
+        // `&&f64`, and so does a `filter`'s test of a slice's items, `**v > 0.0`).
+        let refs = (0..self.reference_depth(*v)).map(|_| quote!(&));
+        let tokens = quote!(#(#refs)* ::diff::__private::Plain::plain(&#ph));
         before.push(Stmt {
             results: vec![w],
             inst: Inst::Opaque(Opaque {
@@ -1275,6 +1275,23 @@ impl<'a> Lifting<'a> {
     }
 
     /// Whether `v` is a reference (a borrow, a parameter taken by reference).
+    /// How many references deep `v` is, as far as its definitions show (`&&xs[i]`: 2; a
+    /// parameter taken by reference: 1).
+    fn reference_depth(&self, v: Value) -> usize {
+        let mut depth = 0;
+        let mut v = v;
+        // (Bounded: a chain of references is as long as the user wrote it.)
+        while depth < 16 {
+            match self.func.def(v).map(|s| &s.inst) {
+                Some(Inst::Ref(a, _)) => v = *a,
+                Some(Inst::Param(i)) if self.func.by_ref.contains(i) => return depth + 1,
+                _ => return depth,
+            }
+            depth += 1;
+        }
+        depth
+    }
+
     fn is_reference(&self, v: Value) -> bool {
         match self.func.def(v).map(|s| &s.inst) {
             Some(Inst::Ref(..)) => true,

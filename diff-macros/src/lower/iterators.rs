@@ -15,6 +15,17 @@ enum Adapter {
     Map(Func),
     /// `filter(p)`: only the items `p(&item)` keeps.
     Filter(Func),
+    /// `take_while(p)`: the items up to the first that `p(&item)` rejects.
+    TakeWhile(Func),
+}
+
+/// What decides whether the loop of a chain goes on with an item, in the order the
+/// chain's adapters apply.
+enum Guard {
+    /// A `filter`: the item is passed over unless this holds.
+    Keep(Expr),
+    /// A `take_while`: the loop ends at the first item for which this does not hold.
+    While(Expr),
 }
 
 /// A function applied to items: a closure literal or a path (`f64::sin`, `g`).
@@ -156,9 +167,9 @@ impl Adapter {
     /// lends a `&mut`.
     fn changes_a_variable(&self) -> bool {
         match self {
-            Adapter::Map(Func::Closure(c)) | Adapter::Filter(Func::Closure(c)) => {
-                super::closure::writes(c, false)
-            }
+            Adapter::Map(Func::Closure(c))
+            | Adapter::Filter(Func::Closure(c))
+            | Adapter::TakeWhile(Func::Closure(c)) => super::closure::writes(c, false),
             _ => false,
         }
     }
@@ -228,6 +239,7 @@ pub(crate) const CHAIN_METHODS: &[&str] = &[
     "zip",
     "map",
     "filter",
+    "take_while",
 ];
 
 /// Whether `method` is one of [`CHAIN_METHODS`] (an iterator or an adapter of one).
@@ -238,7 +250,6 @@ pub(crate) fn is_chain_method(method: &syn::Ident) -> bool {
 /// Iterator methods of the standard library that a chain is not differentiated through.
 const NOT_DIFFERENTIATED: &[&str] = &[
     "scan",
-    "take_while",
     "skip_while",
     "map_while",
     "flat_map",
@@ -269,8 +280,18 @@ pub(crate) const UNDIFFERENTIATED_CHAIN: &str = "iterator chain, through";
 pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
     let mut e = e;
     let mut unknown = None;
+    // An adapter after `take_while` that renumbers the items (`skip`, `step_by`).
+    let mut renumbered = None;
     while let Expr::MethodCall(m) = e {
         let name = m.method.to_string();
+        if name == "skip" || name == "step_by" {
+            renumbered = Some(name.clone());
+        }
+        if let ("take_while", Some(after)) = (name.as_str(), &renumbered) {
+            return Some(format!(
+                "{UNDIFFERENTIATED_CHAIN} `.{after}(..)` after `.take_while(..)`, which is not differentiated (a `take_while` may be followed by `map`, `filter`, `enumerate`, `zip`, `copied` and `take`); write it as a `for` loop that `break`s"
+            ));
+        }
         let selection = SELECTIONS.contains(&name.as_str());
         if NOT_DIFFERENTIATED.contains(&name.as_str()) || name == "find" || selection {
             unknown = Some(name);
@@ -373,6 +394,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
                 ("zip", 1) => Some(Adapter::Zip(Box::new(zipped(&args[0])?))),
                 ("map", 1) => Some(Adapter::Map(func(&args[0])?)),
                 ("filter", 1) => Some(Adapter::Filter(func(&args[0])?)),
+                ("take_while", 1) => Some(Adapter::TakeWhile(func(&args[0])?)),
                 _ => None,
             };
             if let Some(a) = adapter {
@@ -409,9 +431,25 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
         .iter()
         .position(|a| matches!(a, Adapter::Filter(_)));
     if filtered.is_some_and(|k| {
+        adapters[k..].iter().any(|a| {
+            !matches!(
+                a,
+                Adapter::Filter(_) | Adapter::Map(_) | Adapter::Copied | Adapter::TakeWhile(_)
+            )
+        })
+    }) {
+        return None;
+    }
+    // A `take_while` ends the items where its test first fails, counted before any
+    // adapter after it: one that drops or reorders indices (`skip`, `step_by`) would move
+    // where that is (`take` only shortens).
+    let stops = adapters
+        .iter()
+        .position(|a| matches!(a, Adapter::TakeWhile(_)));
+    if stops.is_some_and(|k| {
         adapters[k..]
             .iter()
-            .any(|a| !matches!(a, Adapter::Filter(_) | Adapter::Map(_) | Adapter::Copied))
+            .any(|a| matches!(a, Adapter::Index(m, _) if m != "take"))
     }) {
         return None;
     }
@@ -541,8 +579,9 @@ impl Chain {
         }
     }
 
-    /// `(index pattern, index iterator, item expression, whether the item is kept)`.
-    fn parts(&self) -> (syn::Pat, Expr, Expr, Expr) {
+    /// `(index pattern, index iterator, item expression, what decides whether the loop
+    /// goes on with the item)`.
+    fn parts(&self) -> (syn::Pat, Expr, Expr, Vec<Guard>) {
         let i: syn::Ident = parse_quote!(__diff_i);
         let p: syn::Ident = parse_quote!(__diff_p);
         let xs = &self.base.expr;
@@ -564,7 +603,7 @@ impl Chain {
         // The index iterator's items: the index, paired with a position by each
         // `enumerate` (`(p1, (p0, i))` after two).
         let mut pat: syn::Pat = parse_quote!(#i);
-        let mut kept: Expr = parse_quote!(true);
+        let mut guards = Vec::new();
         for a in &self.adapters {
             match a {
                 Adapter::Index(m, args) => index = parse_quote!(#index.#m(#(#args),*)),
@@ -609,10 +648,8 @@ impl Chain {
                     }
                 }
                 Adapter::Map(f) => item = apply(f, item),
-                Adapter::Filter(p) => {
-                    let t = test(p, &item);
-                    kept = parse_quote!(#kept && #t);
-                }
+                Adapter::Filter(p) => guards.push(Guard::Keep(test(p, &item))),
+                Adapter::TakeWhile(p) => guards.push(Guard::While(test(p, &item))),
             }
         }
         // The zip length only becomes known at the end: rebuild the range with it (a
@@ -623,43 +660,57 @@ impl Chain {
         } else {
             replace_len(index, &len)
         };
-        (pat, index, item, kept)
+        (pat, index, item, guards)
     }
 
-    /// Whether the chain filters its items.
+    /// Whether the chain filters its items or ends them early (`filter`, `take_while`):
+    /// its loop does not go on with every item.
     fn filters(&self) -> bool {
         self.adapters
             .iter()
-            .any(|a| matches!(a, Adapter::Filter(_)))
+            .any(|a| matches!(a, Adapter::Filter(_) | Adapter::TakeWhile(_)))
     }
 
-    /// `each` (what a loop does with an item), for the kept items only when the chain
-    /// filters (no branch otherwise).
-    fn kept_only(&self, kept: &Expr, each: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-        if self.filters() {
-            quote::quote!(if #kept { #each })
-        } else {
-            each
-        }
+    /// `each` (what a loop does with an item) behind the chain's guards, in order: inside
+    /// `if test { .. }` for a `filter`, after `if !test { break; }` for a `take_while`.
+    /// Within the body of the loop over the indices only (the `break` ends that loop).
+    fn kept_only(
+        &self,
+        guards: &[Guard],
+        each: proc_macro2::TokenStream,
+    ) -> proc_macro2::TokenStream {
+        Self::guarded(guards, each, quote::quote!(break;))
+    }
+
+    /// `each` behind the guards, `stop` where a `take_while` ends the items.
+    fn guarded(
+        guards: &[Guard],
+        each: proc_macro2::TokenStream,
+        stop: proc_macro2::TokenStream,
+    ) -> proc_macro2::TokenStream {
+        guards.iter().rev().fold(each, |inner, g| match g {
+            Guard::Keep(t) => quote::quote!(if #t { #inner }),
+            Guard::While(t) => quote::quote!(if !(#t) { #stop } else { #inner }),
+        })
     }
 
     /// `for pat in chain { body }` as an index loop.
     pub(crate) fn for_loop(&self, f: &syn::ExprForLoop) -> syn::ExprForLoop {
-        let (ipat, index, item, kept) = self.parts();
+        let (ipat, index, item, guards) = self.parts();
         let (pat, stmts) = (&f.pat, &f.body.stmts);
         // `for | x in ..` / `for A | B in ..`: a `let` takes an or-pattern in parentheses.
         let pat = match &**pat {
             syn::Pat::Or(_) => quote::quote!((#pat)),
             _ => quote::quote!(#pat),
         };
-        let each = self.kept_only(&kept, quote::quote!(let #pat = #item; #(#stmts)*));
+        let each = self.kept_only(&guards, quote::quote!(let #pat = #item; #(#stmts)*));
         parse_quote!(for #ipat in #index { #each })
     }
 
     /// `chain.sum()` / `.product()` / `.fold(init, f)` as a loop, `.collect()` (into a
     /// `Vec`) as a loop pushing the items; `None` for other methods.
     pub(crate) fn reduce(&self, method: &syn::ExprMethodCall) -> Option<Expr> {
-        let (ipat, index, item, kept) = self.parts();
+        let (ipat, index, item, guards) = self.parts();
         if method.method == "collect" && method.args.is_empty() {
             let into_vec = match &method.turbofish {
                 None => true,
@@ -673,7 +724,7 @@ impl Chain {
                 return None;
             }
             let out: syn::Ident = parse_quote!(__diff_collected);
-            let each = self.kept_only(&kept, quote::quote!(#out.push(#item);));
+            let each = self.kept_only(&guards, quote::quote!(#out.push(#item);));
             return Some(parse_quote!({
                 let mut #out = ::std::vec::Vec::new();
                 for #ipat in #index { #each }
@@ -698,7 +749,7 @@ impl Chain {
                 }
                 _ => return None,
             };
-        let each = self.kept_only(&kept, quote::quote!(#acc = #step;));
+        let each = self.kept_only(&guards, quote::quote!(#acc = #step;));
         Some(parse_quote!({
             let mut #acc = #init;
             for #ipat in #index { #each }
@@ -709,12 +760,12 @@ impl Chain {
     /// `v.extend(chain)` as a loop pushing the items (by copy where the chain yields
     /// references, as `Extend<&T>` does).
     pub(crate) fn extend_into(&self, v: &Expr) -> Expr {
-        let (ipat, index, item, kept) = self.parts();
+        let (ipat, index, item, guards) = self.parts();
         let item = match item {
             Expr::Reference(r) => *r.expr,
             item => item,
         };
-        let each = self.kept_only(&kept, quote::quote!(#v.push(#item);));
+        let each = self.kept_only(&guards, quote::quote!(#v.push(#item);));
         parse_quote!(for #ipat in #index { #each })
     }
 
@@ -765,7 +816,7 @@ impl Chain {
         } else {
             parse_quote!((#ordering) != ::core::cmp::Ordering::Less)
         };
-        let (ipat, index, item, kept) = self.parts();
+        let (ipat, index, item, guards) = self.parts();
         let best: syn::Ident = parse_quote!(__diff_best);
         let selected = match (&item, copied) {
             (Expr::Reference(r), true) => (*r.expr).clone(),
@@ -788,9 +839,15 @@ impl Chain {
         // The first index starts as the best (typed by the iterator, so that the
         // comparison's field accesses type-check), found if the filters keep it; each
         // item kept after it is compared with the best found (or is the first found).
-        let first = self.kept_only(&kept, quote::quote!(__diff_found = true;));
+        // Outside the loop, a `take_while` rejecting the first item ends the items by
+        // skipping the loop.
+        let first = Self::guarded(
+            &guards,
+            quote::quote!(__diff_found = true;),
+            quote::quote!(__diff_rest_ends = true;),
+        );
         let each = self.kept_only(
-            &kept,
+            &guards,
             quote::quote! {
                 let __diff_better = match (__diff_found, #best) {
                     (true, ::core::option::Option::Some(__diff_at)) => {
@@ -811,11 +868,14 @@ impl Chain {
             let mut __diff_rest = #index;
             let mut #best = ::core::iter::Iterator::next(&mut __diff_rest);
             let mut __diff_found = false;
+            let mut __diff_rest_ends = false;
             if let ::core::option::Option::Some(#ipat) = #best {
                 #first
             }
-            for #ipat in ::core::iter::IntoIterator::into_iter(__diff_rest) {
-                #each
+            if !__diff_rest_ends {
+                for #ipat in ::core::iter::IntoIterator::into_iter(__diff_rest) {
+                    #each
+                }
             }
             if !__diff_found {
                 #best = ::core::option::Option::None;
@@ -834,7 +894,7 @@ impl Chain {
         }
         let x: syn::Ident = parse_quote!(__diff_x);
         let f = func(&method.args[0])?;
-        let (ipat, index, item, kept) = self.parts();
+        let (ipat, index, item, guards) = self.parts();
         let (item, test) = match item {
             Expr::Reference(r) if copied => {
                 // `p` takes `&&T`, as it would before the `copied`.
@@ -845,7 +905,7 @@ impl Chain {
         };
         let found: syn::Ident = parse_quote!(__diff_found);
         let each = self.kept_only(
-            &kept,
+            &guards,
             quote::quote! {
                 let #x = #item;
                 if #test {
