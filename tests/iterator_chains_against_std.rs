@@ -4,7 +4,13 @@
 //! forward derivative agree with finite differences. One wrong pairing (`skip` before
 //! `zip`) once gave a wrong value and derivative.
 // Every chain takes `y`; most do not read it.
-#![allow(clippy::useless_vec, unused_variables)]
+// The chains are written as users write them, not as clippy would rewrite them.
+#![allow(
+    clippy::useless_vec,
+    unused_variables,
+    clippy::filter_map_bool_then,
+    clippy::obfuscated_if_else
+)]
 mod common;
 use common::fd_grad;
 use diff::prelude::*;
@@ -269,6 +275,62 @@ fn take_while_then_select(x: &[f64], y: &[f64]) -> f64 {
     most * none
 }
 
+#[differentiable]
+fn filter_map_logs(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .filter_map(|v| if *v > 0.0 { Some(v.ln()) } else { None })
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn enumerate_filter_map_loop(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 1.0;
+    let evens = x
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| (i % 2 == 0).then(|| (i, v * v)));
+    for (i, v) in evens {
+        s += v * i as f64 + v;
+    }
+    s
+}
+
+#[differentiable]
+fn filter_map_collect_and_fold(x: &[f64], y: &[f64]) -> f64 {
+    let roots: Vec<f64> = x
+        .iter()
+        .copied()
+        .filter_map(|v| (v > 0.0).then(|| v.sqrt()))
+        .map(|r| r * 2.0)
+        .collect();
+    let small = x
+        .iter()
+        .zip(y)
+        .filter_map(|(a, b)| (*a < 1.0).then_some(a * b))
+        .fold(0.0, |acc, t| acc * 0.5 + t);
+    roots.iter().sum::<f64>() + small
+}
+
+#[differentiable]
+fn filter_map_then_select(x: &[f64], y: &[f64]) -> f64 {
+    let most = x
+        .iter()
+        .filter_map(|v| if *v > 0.0 { Some(v * 3.0) } else { None })
+        .max_by(|a, b| a.total_cmp(b))
+        .unwrap_or(0.0);
+    let least = x
+        .iter()
+        .filter_map(|v| (*v > 0.5).then(|| v.sin()))
+        .min_by(|a, b| a.total_cmp(b))
+        .unwrap();
+    let first = x
+        .iter()
+        .filter_map(|v| (*v < 0.0).then_some(v * v))
+        .find(|v| *v > 1.0)
+        .unwrap_or(-1.0);
+    most * least + first
+}
+
 macro_rules! check_against_std {
     ($($f:ident),* $(,)?) => {$({
         let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
@@ -354,6 +416,10 @@ fn chains_compute_what_std_computes() {
         zip_then_take_while,
         take_while_then_take_and_find,
         take_while_then_select,
+        filter_map_logs,
+        enumerate_filter_map_loop,
+        filter_map_collect_and_fold,
+        filter_map_then_select,
     );
 }
 
@@ -418,4 +484,33 @@ fn float_sums_start_at_negative_zero_as_in_std() {
     assert_eq!(v.to_bits(), negative_zeros_sum(&x, &y).to_bits());
     assert!(v.is_sign_negative());
     assert!(g.iter().all(|d| *d == 0.0));
+}
+
+/// The payloads `filter_map` keeps carry their derivative at second order too.
+#[test]
+fn filter_map_hessian_against_a_formula() {
+    // Σ ln v over the positive items, and the product of the first two when positive.
+    #[differentiable]
+    fn logs(x: &[f64]) -> f64 {
+        let product = (x[0] > 0.0).then_some(x[0] * x[1]).unwrap_or(0.0);
+        x.iter()
+            .filter_map(|v| (*v > 0.0).then(|| v.ln()))
+            .sum::<f64>()
+            + product
+    }
+    let x = vec![0.5, -1.5, 2.0, 0.25];
+    let h = hessian!(at: &x, of: logs);
+    for (i, row) in h.iter().enumerate() {
+        for (j, hij) in row.iter().enumerate() {
+            let expected = match (i, j) {
+                (0, 1) | (1, 0) => 1.0,
+                _ if i == j && x[i] > 0.0 => -1.0 / (x[i] * x[i]),
+                _ => 0.0,
+            };
+            assert_eq!(*hij, expected, "h[{i}][{j}]");
+        }
+    }
+    let (v, g) = value_with_gradient!(at: &x, of: logs);
+    assert_eq!(v, logs(&x));
+    assert_eq!(g, vec![2.0 - 1.5, 0.5, 0.5, 4.0]);
 }

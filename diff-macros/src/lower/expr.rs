@@ -1235,6 +1235,9 @@ impl Lowerer {
         if let Some(e) = rem_euclid(m) {
             return self.lower_expr(&e);
         }
+        if let Some(e) = bool_then(m) {
+            return self.lower_expr(&e);
+        }
         // `chain.find(p)` (or `chain.find(p).copied()`): a loop stopping at the item found.
         if m.method == "find" {
             if let Some(e) = self
@@ -1943,6 +1946,26 @@ fn rem_euclid(m: &syn::ExprMethodCall) -> Option<Expr> {
         let __diff_r = #a % __diff_b;
         if __diff_r < -__diff_r { __diff_r + __diff_b.abs() } else { __diff_r }
     }))
+}
+
+/// `c.then(|| e)` as `if c { Some(e) } else { None }`, and `c.then_some(e)` likewise with
+/// `e` computed first (it is an argument): an `Option` built where the payload's
+/// derivative can be followed. (A receiver that is not a `bool` is rustc's error.)
+fn bool_then(m: &syn::ExprMethodCall) -> Option<Expr> {
+    let c = &m.receiver;
+    match (m.method.to_string().as_str(), m.args.first()) {
+        ("then", Some(Expr::Closure(f))) if m.args.len() == 1 && f.inputs.is_empty() => {
+            let e = &f.body;
+            Some(syn::parse_quote_spanned!(m.method.span()=> if #c { Some(#e) } else { None }))
+        }
+        ("then_some", Some(e)) if m.args.len() == 1 => {
+            Some(syn::parse_quote_spanned!(m.method.span()=> {
+                let __diff_payload = #e;
+                if #c { Some(__diff_payload) } else { None }
+            }))
+        }
+        _ => None,
+    }
 }
 
 /// `e.into()` bound by `let p: f64` (or `f32`): the call `f64::from(e)`.

@@ -17,6 +17,8 @@ enum Adapter {
     Filter(Func),
     /// `take_while(p)`: the items up to the first that `p(&item)` rejects.
     TakeWhile(Func),
+    /// `filter_map(f)`: the payloads of the items' `f(item)` that are `Some`.
+    FilterMap(Func),
 }
 
 /// What decides whether the loop of a chain goes on with an item, in the order the
@@ -26,6 +28,9 @@ enum Guard {
     Keep(Expr),
     /// A `take_while`: the loop ends at the first item for which this does not hold.
     While(Expr),
+    /// A `filter_map`: the item is passed over unless this is `Some`, whose payload
+    /// the name binds (the item from here on).
+    Some(syn::Ident, Expr),
 }
 
 /// A function applied to items: a closure literal or a path (`f64::sin`, `g`).
@@ -169,7 +174,8 @@ impl Adapter {
         match self {
             Adapter::Map(Func::Closure(c))
             | Adapter::Filter(Func::Closure(c))
-            | Adapter::TakeWhile(Func::Closure(c)) => super::closure::writes(c, false),
+            | Adapter::TakeWhile(Func::Closure(c))
+            | Adapter::FilterMap(Func::Closure(c)) => super::closure::writes(c, false),
             _ => false,
         }
     }
@@ -240,6 +246,7 @@ pub(crate) const CHAIN_METHODS: &[&str] = &[
     "map",
     "filter",
     "take_while",
+    "filter_map",
 ];
 
 /// Whether `method` is one of [`CHAIN_METHODS`] (an iterator or an adapter of one).
@@ -255,7 +262,6 @@ const NOT_DIFFERENTIATED: &[&str] = &[
     "flat_map",
     "flatten",
     "chain",
-    "filter_map",
     "inspect",
     "peekable",
     "cycle",
@@ -395,6 +401,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
                 ("map", 1) => Some(Adapter::Map(func(&args[0])?)),
                 ("filter", 1) => Some(Adapter::Filter(func(&args[0])?)),
                 ("take_while", 1) => Some(Adapter::TakeWhile(func(&args[0])?)),
+                ("filter_map", 1) => Some(Adapter::FilterMap(func(&args[0])?)),
                 _ => None,
             };
             if let Some(a) = adapter {
@@ -429,12 +436,16 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     // (`enumerate`, `skip`, `zip`, ..) would not see: only maps and filters may follow.
     let filtered = adapters
         .iter()
-        .position(|a| matches!(a, Adapter::Filter(_)));
+        .position(|a| matches!(a, Adapter::Filter(_) | Adapter::FilterMap(_)));
     if filtered.is_some_and(|k| {
         adapters[k..].iter().any(|a| {
             !matches!(
                 a,
-                Adapter::Filter(_) | Adapter::Map(_) | Adapter::Copied | Adapter::TakeWhile(_)
+                Adapter::Filter(_)
+                    | Adapter::FilterMap(_)
+                    | Adapter::Map(_)
+                    | Adapter::Copied
+                    | Adapter::TakeWhile(_)
             )
         })
     }) {
@@ -582,6 +593,13 @@ impl Chain {
     /// `(index pattern, index iterator, item expression, what decides whether the loop
     /// goes on with the item)`.
     fn parts(&self) -> (syn::Pat, Expr, Expr, Vec<Guard>) {
+        self.parts_binding(true)
+    }
+
+    /// [`Chain::parts`]; unless `bind`, an item of a `filter_map` is a closed expression
+    /// (`f(item).unwrap()`, kept where `f(item).is_some()`) rather than a name bound by
+    /// its guard, for code that reads the item at an index again (a selection).
+    fn parts_binding(&self, bind: bool) -> (syn::Pat, Expr, Expr, Vec<Guard>) {
         let i: syn::Ident = parse_quote!(__diff_i);
         let p: syn::Ident = parse_quote!(__diff_p);
         let xs = &self.base.expr;
@@ -650,6 +668,16 @@ impl Chain {
                 Adapter::Map(f) => item = apply(f, item),
                 Adapter::Filter(p) => guards.push(Guard::Keep(test(p, &item))),
                 Adapter::TakeWhile(p) => guards.push(Guard::While(test(p, &item))),
+                Adapter::FilterMap(f) if bind => {
+                    let k = quote::format_ident!("__diff_some{}", guards.len());
+                    guards.push(Guard::Some(k.clone(), apply(f, item)));
+                    item = parse_quote!(#k);
+                }
+                Adapter::FilterMap(f) => {
+                    let some = apply(f, item);
+                    guards.push(Guard::Keep(parse_quote!((#some).is_some())));
+                    item = parse_quote!((#some).unwrap());
+                }
             }
         }
         // The zip length only becomes known at the end: rebuild the range with it (a
@@ -663,12 +691,16 @@ impl Chain {
         (pat, index, item, guards)
     }
 
-    /// Whether the chain filters its items or ends them early (`filter`, `take_while`):
+    /// Whether the chain filters its items or ends them early (`filter`, `take_while`,
+    /// `filter_map`):
     /// its loop does not go on with every item.
     fn filters(&self) -> bool {
-        self.adapters
-            .iter()
-            .any(|a| matches!(a, Adapter::Filter(_) | Adapter::TakeWhile(_)))
+        self.adapters.iter().any(|a| {
+            matches!(
+                a,
+                Adapter::Filter(_) | Adapter::TakeWhile(_) | Adapter::FilterMap(_)
+            )
+        })
     }
 
     /// `each` (what a loop does with an item) behind the chain's guards, in order: inside
@@ -691,6 +723,8 @@ impl Chain {
         guards.iter().rev().fold(each, |inner, g| match g {
             Guard::Keep(t) => quote::quote!(if #t { #inner }),
             Guard::While(t) => quote::quote!(if !(#t) { #stop } else { #inner }),
+            // (`Some` as the lowering knows it in a pattern.)
+            Guard::Some(k, e) => quote::quote!(if let Some(#k) = #e { #inner }),
         })
     }
 
@@ -816,7 +850,8 @@ impl Chain {
         } else {
             parse_quote!((#ordering) != ::core::cmp::Ordering::Less)
         };
-        let (ipat, index, item, guards) = self.parts();
+        // (The selected item is read again at its index, outside the guards.)
+        let (ipat, index, item, guards) = self.parts_binding(false);
         let best: syn::Ident = parse_quote!(__diff_best);
         let selected = match (&item, copied) {
             (Expr::Reference(r), true) => (*r.expr).clone(),
@@ -1530,7 +1565,7 @@ impl syn::visit_mut::VisitMut for Inliner {
                 let rest = &b.stmts[k + 1..];
                 // Neither the variable nor what the chain reads may be bound again
                 // (what a closure binds is its own).
-                let mut names = names_in(&chain);
+                let mut names = free_names(&chain);
                 names.push(name.to_string());
                 let once = uses_of(rest, &name) == 1 && !binds_any(rest, &names, false);
                 // The statement `while let Some(..) = name.next() { .. }`, as a `for` loop.
@@ -1618,6 +1653,41 @@ impl WalkedByNext<'_> {
             syn::parse2(quote::quote!(#(#attrs)* #label for #pat in #chain #body)).ok()?;
         Some(syn::Stmt::Expr(looped, self.semi))
     }
+}
+
+/// The names `e` reads from outside it: every identifier but those a closure inside `e`
+/// binds for its own body (`v` in `xs.iter().map(|v| v * k)`), and every identifier of a
+/// macro's tokens.
+fn free_names(e: &Expr) -> Vec<String> {
+    struct Free {
+        bound: Vec<String>,
+        out: Vec<String>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Free {
+        fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+            let before = self.bound.len();
+            for input in &c.inputs {
+                self.bound.extend(names_in(&parse_quote!(|#input| ())));
+            }
+            self.visit_expr(&c.body);
+            self.bound.truncate(before);
+        }
+        fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
+            let name = i.to_string();
+            if !self.bound.contains(&name) {
+                self.out.push(name);
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            self.out.extend(names_in(&parse_quote!(#m)));
+        }
+    }
+    let mut free = Free {
+        bound: Vec::new(),
+        out: Vec::new(),
+    };
+    syn::visit::Visit::visit_expr(&mut free, e);
+    free.out
 }
 
 /// The identifiers `e` mentions.
