@@ -173,6 +173,12 @@ pub enum IterKind {
     ArrayMap,
     /// `for v in it_a.iter().step_by(2) { s += v * v }`, as a block.
     StepByLoop,
+    /// `it_a.iter().take_while(|v| **v < 1.0).map(|v| v * v).sum::<f64>()`.
+    TakeWhile,
+    /// `it_a.iter().filter_map(|v| if *v > 0.0 { Some(v * 1.5) } else { None }).sum::<f64>()`.
+    FilterMap,
+    /// `it_a.iter().copied().filter_map(|v| (v < 0.5).then(|| v.cos())).fold(1.0, |s, t| s * t)`.
+    FilterMapThen,
 }
 
 /// A binary operator between two `V` values.

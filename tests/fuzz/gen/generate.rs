@@ -472,6 +472,9 @@ impl Gen<'_> {
                     IterKind::Position,
                     IterKind::ArrayMap,
                     IterKind::StepByLoop,
+                    IterKind::TakeWhile,
+                    IterKind::FilterMap,
+                    IterKind::FilterMapThen,
                 ]);
                 let parts: Vec<(Expr, f64)> = (0..3).map(|_| self.bounded(d, 2.0)).collect();
                 let m = parts.iter().map(|p| p.1).fold(0.0, f64::max);
@@ -486,6 +489,9 @@ impl Gen<'_> {
                     IterKind::Position => 2.0 * m,
                     IterKind::ArrayMap => 3.0 * m,
                     IterKind::StepByLoop => 2.0 * m * m,
+                    IterKind::TakeWhile => 3.0 * m * m,
+                    IterKind::FilterMap => 4.5 * m,
+                    IterKind::FilterMapThen => 1.0,
                 };
                 (
                     Expr::Iter(kind, parts.into_iter().map(|p| p.0).collect()),

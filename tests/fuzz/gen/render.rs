@@ -452,6 +452,23 @@ impl R {
                 r("v"),
                 r("v")
             ),
+            IterKind::TakeWhile => format!(
+                "it_a.iter().take_while(|v| **v < {}).map(|v| {} * {}){sum}",
+                c("1.0"),
+                r("v"),
+                r("v")
+            ),
+            IterKind::FilterMap => format!(
+                "it_a.iter().filter_map(|v| if *v > {} {{ Some({} * {}) }} else {{ None }}){sum}",
+                c("0.0"),
+                r("v"),
+                c("1.5")
+            ),
+            IterKind::FilterMapThen => format!(
+                "it_a.iter().copied().filter_map(|v| (v < {}).then(|| v.cos())).fold({}, |it_s, it_t| it_s * it_t)",
+                c("0.5"),
+                c("1.0")
+            ),
         };
         format!(
             "{{ let it_a: [{scalar}; 3] = [{}]; {chain} }}",
