@@ -331,6 +331,50 @@ fn filter_map_then_select(x: &[f64], y: &[f64]) -> f64 {
     most * least + first
 }
 
+#[differentiable]
+fn skip_while_sum(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .skip_while(|v| **v < 2.0)
+        .map(|v| v * v)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn skip_while_loop_collect_and_extend(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (k, v) in x
+        .iter()
+        .copied()
+        .enumerate()
+        .skip_while(|(_, v)| *v > 0.0)
+        .map(|(k, v)| (k, v.sin()))
+    {
+        s += v * k as f64;
+    }
+    let rest: Vec<f64> = x.iter().skip_while(|v| **v > -1.0).copied().collect();
+    let mut out = Vec::new();
+    out.extend(x.iter().skip_while(|v| **v < 1.0).filter(|v| **v > 1.0));
+    s + rest.iter().fold(0.0, |a, b| a * 0.5 + b) + out.iter().product::<f64>()
+}
+
+#[differentiable]
+fn skip_while_then_select_and_find(x: &[f64], y: &[f64]) -> f64 {
+    let most = x
+        .iter()
+        .copied()
+        .skip_while(|v| *v < 1.0)
+        .max_by(|a, b| a.total_cmp(b))
+        .unwrap_or(0.0);
+    let found = x
+        .iter()
+        .zip(y)
+        .map(|(a, b)| a * b)
+        .skip_while(|v| *v < 0.5)
+        .find(|v| *v < 1.0)
+        .unwrap_or(-1.0);
+    most * found
+}
+
 macro_rules! check_against_std {
     ($($f:ident),* $(,)?) => {$({
         let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
@@ -420,6 +464,9 @@ fn chains_compute_what_std_computes() {
         enumerate_filter_map_loop,
         filter_map_collect_and_fold,
         filter_map_then_select,
+        skip_while_sum,
+        skip_while_loop_collect_and_extend,
+        skip_while_then_select_and_find,
     );
 }
 

@@ -131,10 +131,25 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         .map_or(stmt.span, |a| syn::spanned::Spanned::span(&a.pat)),
                     "this pattern binds part of a value that carries a derivative, which is supported for tuples, slices, arrays, structs named without a path (`Point { x, .. }`) and `Option`s only (an enum has no tangent to carry it); hold the parts in a tuple or a struct and match on a plain tag beside them (`(Kind::Circle, r)`), or, if the value should carry no derivative, match on `no_derivative(..)` of it",
                 )),
-                Inst::For { iter, .. } if act.varied.contains(iter) => add(syn::Error::new(
-                    stmt.span,
-                    "iterating directly over active values is not supported yet; loop over indices instead (`for i in 0..xs.len()` and `xs[i]`)",
-                )),
+                Inst::For { iter, .. } if act.varied.contains(iter) => {
+                    let chain = match func.def(*iter) {
+                        Some(def) => match &def.inst {
+                            Inst::Opaque(o) if o.what.starts_with(crate::lower::iterators::UNDIFFERENTIATED_CHAIN) => Some((o.what.clone(), def.results.iter().any(|v| act.is_active(*v)))),
+                            _ => None,
+                        },
+                        None => None,
+                    };
+                    match chain {
+                        // (Refused where it is made.)
+                        Some((_, true)) => {}
+                        // An iterator chain that is not rewritten: what to write instead.
+                        Some((what, false)) => add(syn::Error::new(stmt.span, format!("cannot differentiate through this {what}"))),
+                        None => add(syn::Error::new(
+                            stmt.span,
+                            "iterating directly over active values is not supported yet; loop over indices instead (`for i in 0..xs.len()` and `xs[i]`)",
+                        )),
+                    }
+                }
                 _ => {}
             }
         }

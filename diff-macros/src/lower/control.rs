@@ -207,10 +207,19 @@ impl Lowerer {
         };
         if let Some(chain) = self.chain(&f.expr).filter(|_| !holds_iterator) {
             if self.is_collection(&f.expr) {
-                return self.lower_for(&chain.for_loop(f));
+                return match chain.for_loop(f) {
+                    syn::Expr::ForLoop(l) => self.lower_for(&l),
+                    block => self.lower_expr(&block),
+                };
             }
         }
-        let iter = self.lower_iterable(&f.expr)?;
+        // A chain through an adapter or an order of adapters that is not rewritten: one
+        // value, which the check refuses with what to write instead if it is active.
+        let iter = if super::iterators::undifferentiated_chain(&f.expr).is_some() {
+            self.opaque_inactive(&f.expr, false)
+        } else {
+            self.lower_iterable(&f.expr)?
+        };
         let before = self.env.clone();
         if self.probing > 0 {
             // Inside an enclosing loop's first pass only the assignments count: this

@@ -19,6 +19,8 @@ enum Adapter {
     TakeWhile(Func),
     /// `filter_map(f)`: the payloads of the items' `f(item)` that are `Some`.
     FilterMap(Func),
+    /// `skip_while(p)`: the items from the first that `p(&item)` rejects on.
+    SkipWhile(Func),
 }
 
 /// What decides whether the loop of a chain goes on with an item, in the order the
@@ -31,6 +33,10 @@ enum Guard {
     /// A `filter_map`: the item is passed over unless this is `Some`, whose payload
     /// the name binds (the item from here on).
     Some(syn::Ident, Expr),
+    /// A `skip_while`: the item is passed over while the flag (declared `true` before
+    /// the loop, [`Chain::prelude`]) is set and this holds; the flag is cleared at the
+    /// first item for which it does not.
+    Skip(syn::Ident, Expr),
 }
 
 /// A function applied to items: a closure literal or a path (`f64::sin`, `g`).
@@ -175,7 +181,8 @@ impl Adapter {
             Adapter::Map(Func::Closure(c))
             | Adapter::Filter(Func::Closure(c))
             | Adapter::TakeWhile(Func::Closure(c))
-            | Adapter::FilterMap(Func::Closure(c)) => super::closure::writes(c, false),
+            | Adapter::FilterMap(Func::Closure(c))
+            | Adapter::SkipWhile(Func::Closure(c)) => super::closure::writes(c, false),
             _ => false,
         }
     }
@@ -247,6 +254,7 @@ pub(crate) const CHAIN_METHODS: &[&str] = &[
     "filter",
     "take_while",
     "filter_map",
+    "skip_while",
 ];
 
 /// Whether `method` is one of [`CHAIN_METHODS`] (an iterator or an adapter of one).
@@ -257,7 +265,6 @@ pub(crate) fn is_chain_method(method: &syn::Ident) -> bool {
 /// Iterator methods of the standard library that a chain is not differentiated through.
 const NOT_DIFFERENTIATED: &[&str] = &[
     "scan",
-    "skip_while",
     "map_while",
     "flat_map",
     "flatten",
@@ -286,18 +293,14 @@ pub(crate) const UNDIFFERENTIATED_CHAIN: &str = "iterator chain, through";
 pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
     let mut e = e;
     let mut unknown = None;
-    // An adapter after `take_while` that renumbers the items (`skip`, `step_by`).
-    let mut renumbered = None;
+    // The adapters after the method at hand (outer ones), nearest last.
+    let mut after: Vec<String> = Vec::new();
     while let Expr::MethodCall(m) = e {
         let name = m.method.to_string();
-        if name == "skip" || name == "step_by" {
-            renumbered = Some(name.clone());
+        if let Some(message) = numbered_anew(&name, &after) {
+            return Some(message);
         }
-        if let ("take_while", Some(after)) = (name.as_str(), &renumbered) {
-            return Some(format!(
-                "{UNDIFFERENTIATED_CHAIN} `.{after}(..)` after `.take_while(..)`, which is not differentiated (a `take_while` may be followed by `map`, `filter`, `enumerate`, `zip`, `copied` and `take`); write it as a `for` loop that `break`s"
-            ));
-        }
+        after.push(name.clone());
         let selection = SELECTIONS.contains(&name.as_str());
         if NOT_DIFFERENTIATED.contains(&name.as_str()) || name == "find" || selection {
             unknown = Some(name);
@@ -323,6 +326,32 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
         e = &m.receiver;
     }
     None
+}
+
+/// For the adapter `name` of a chain followed by the adapters `after` (nearest last), the
+/// diagnostic when one of those counts items that `name` has numbered anew: the index
+/// loop a chain becomes numbers the collection's items, not the ones a `filter` kept
+/// (`filter(p).enumerate()`), and a `take_while` ends at an item counted before any
+/// `skip` or `step_by` after it.
+fn numbered_anew(name: &str, after: &[String]) -> Option<String> {
+    let (counting, allowed): (&[&str], &str) = match name {
+        "filter" | "filter_map" | "skip_while" => (
+            &["enumerate", "zip", "rev", "skip", "take", "step_by"],
+            "`map`, `filter`, `filter_map`, `skip_while`, `take_while` and `copied`",
+        ),
+        "take_while" => (
+            &["skip", "step_by"],
+            "`map`, `filter`, `filter_map`, `enumerate`, `zip`, `copied` and `take`",
+        ),
+        _ => return None,
+    };
+    let counter = after
+        .iter()
+        .rev()
+        .find(|a| counting.contains(&a.as_str()))?;
+    Some(format!(
+        "{UNDIFFERENTIATED_CHAIN} `.{counter}(..)` after `.{name}(..)`, which is not differentiated (a `{name}` may be followed by {allowed}); write it as a `for` loop, with a counter of the items kept"
+    ))
 }
 
 /// `e`, an iterator chain consumed here into an owned value (`f(x).iter().map(g).sum()`,
@@ -402,6 +431,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
                 ("filter", 1) => Some(Adapter::Filter(func(&args[0])?)),
                 ("take_while", 1) => Some(Adapter::TakeWhile(func(&args[0])?)),
                 ("filter_map", 1) => Some(Adapter::FilterMap(func(&args[0])?)),
+                ("skip_while", 1) => Some(Adapter::SkipWhile(func(&args[0])?)),
                 _ => None,
             };
             if let Some(a) = adapter {
@@ -434,15 +464,19 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     adapters.reverse();
     // After a filter the items are renumbered, which the adapters of the index iterator
     // (`enumerate`, `skip`, `zip`, ..) would not see: only maps and filters may follow.
-    let filtered = adapters
-        .iter()
-        .position(|a| matches!(a, Adapter::Filter(_) | Adapter::FilterMap(_)));
+    let filtered = adapters.iter().position(|a| {
+        matches!(
+            a,
+            Adapter::Filter(_) | Adapter::FilterMap(_) | Adapter::SkipWhile(_)
+        )
+    });
     if filtered.is_some_and(|k| {
         adapters[k..].iter().any(|a| {
             !matches!(
                 a,
                 Adapter::Filter(_)
                     | Adapter::FilterMap(_)
+                    | Adapter::SkipWhile(_)
                     | Adapter::Map(_)
                     | Adapter::Copied
                     | Adapter::TakeWhile(_)
@@ -673,6 +707,10 @@ impl Chain {
                     guards.push(Guard::Some(k.clone(), apply(f, item)));
                     item = parse_quote!(#k);
                 }
+                Adapter::SkipWhile(p) => {
+                    let flag = quote::format_ident!("__diff_skipping{}", guards.len());
+                    guards.push(Guard::Skip(flag, test(p, &item)));
+                }
                 Adapter::FilterMap(f) => {
                     let some = apply(f, item);
                     guards.push(Guard::Keep(parse_quote!((#some).is_some())));
@@ -698,9 +736,22 @@ impl Chain {
         self.adapters.iter().any(|a| {
             matches!(
                 a,
-                Adapter::Filter(_) | Adapter::TakeWhile(_) | Adapter::FilterMap(_)
+                Adapter::Filter(_)
+                    | Adapter::TakeWhile(_)
+                    | Adapter::FilterMap(_)
+                    | Adapter::SkipWhile(_)
             )
         })
+    }
+
+    /// What the loop of the chain needs declared before it: the flag of each
+    /// `skip_while`.
+    fn prelude(guards: &[Guard]) -> proc_macro2::TokenStream {
+        let flags = guards.iter().filter_map(|g| match g {
+            Guard::Skip(flag, _) => Some(flag),
+            _ => None,
+        });
+        quote::quote!(#(let mut #flags = true;)*)
     }
 
     /// `each` (what a loop does with an item) behind the chain's guards, in order: inside
@@ -725,11 +776,13 @@ impl Chain {
             Guard::While(t) => quote::quote!(if !(#t) { #stop } else { #inner }),
             // (`Some` as the lowering knows it in a pattern.)
             Guard::Some(k, e) => quote::quote!(if let Some(#k) = #e { #inner }),
+            Guard::Skip(flag, t) => quote::quote!(if !(#flag && #t) { #flag = false; #inner }),
         })
     }
 
-    /// `for pat in chain { body }` as an index loop.
-    pub(crate) fn for_loop(&self, f: &syn::ExprForLoop) -> syn::ExprForLoop {
+    /// `for pat in chain { body }` as an index loop (in a block after its prelude, if
+    /// any).
+    pub(crate) fn for_loop(&self, f: &syn::ExprForLoop) -> Expr {
         let (ipat, index, item, guards) = self.parts();
         let (pat, stmts) = (&f.pat, &f.body.stmts);
         // `for | x in ..` / `for A | B in ..`: a `let` takes an or-pattern in parentheses.
@@ -738,7 +791,12 @@ impl Chain {
             _ => quote::quote!(#pat),
         };
         let each = self.kept_only(&guards, quote::quote!(let #pat = #item; #(#stmts)*));
-        parse_quote!(for #ipat in #index { #each })
+        let prelude = Self::prelude(&guards);
+        if prelude.is_empty() {
+            parse_quote!(for #ipat in #index { #each })
+        } else {
+            parse_quote!({ #prelude for #ipat in #index { #each } })
+        }
     }
 
     /// `chain.sum()` / `.product()` / `.fold(init, f)` as a loop, `.collect()` (into a
@@ -759,8 +817,10 @@ impl Chain {
             }
             let out: syn::Ident = parse_quote!(__diff_collected);
             let each = self.kept_only(&guards, quote::quote!(#out.push(#item);));
+            let prelude = Self::prelude(&guards);
             return Some(parse_quote!({
                 let mut #out = ::std::vec::Vec::new();
+                #prelude
                 for #ipat in #index { #each }
                 #out
             }));
@@ -784,8 +844,10 @@ impl Chain {
                 _ => return None,
             };
         let each = self.kept_only(&guards, quote::quote!(#acc = #step;));
+        let prelude = Self::prelude(&guards);
         Some(parse_quote!({
             let mut #acc = #init;
+            #prelude
             for #ipat in #index { #each }
             #acc
         }))
@@ -800,7 +862,8 @@ impl Chain {
             item => item,
         };
         let each = self.kept_only(&guards, quote::quote!(#v.push(#item);));
-        parse_quote!(for #ipat in #index { #each })
+        let prelude = Self::prelude(&guards);
+        parse_quote!({ #prelude for #ipat in #index { #each } })
     }
 
     /// Whether the chain's items are references (`xs.iter()`, not `.copied()`).
@@ -852,6 +915,7 @@ impl Chain {
         };
         // (The selected item is read again at its index, outside the guards.)
         let (ipat, index, item, guards) = self.parts_binding(false);
+        let prelude = Self::prelude(&guards);
         let best: syn::Ident = parse_quote!(__diff_best);
         let selected = match (&item, copied) {
             (Expr::Reference(r), true) => (*r.expr).clone(),
@@ -904,6 +968,7 @@ impl Chain {
             let mut #best = ::core::iter::Iterator::next(&mut __diff_rest);
             let mut __diff_found = false;
             let mut __diff_rest_ends = false;
+            #prelude
             if let ::core::option::Option::Some(#ipat) = #best {
                 #first
             }
@@ -949,8 +1014,10 @@ impl Chain {
                 }
             },
         );
+        let prelude = Self::prelude(&guards);
         Some(parse_quote!({
             let mut #found = ::core::option::Option::None;
+            #prelude
             for #ipat in #index { #each }
             #found
         }))
