@@ -179,6 +179,8 @@ pub enum IterKind {
     FilterMap,
     /// `it_a.iter().copied().filter_map(|v| (v < 0.5).then(|| v.cos())).fold(1.0, |s, t| s * t)`.
     FilterMapThen,
+    /// `it_a.iter().skip_while(|v| **v < 0.0).map(|v| v.tanh()).sum::<f64>()`.
+    SkipWhile,
 }
 
 /// A binary operator between two `V` values.

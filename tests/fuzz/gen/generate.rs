@@ -475,6 +475,7 @@ impl Gen<'_> {
                     IterKind::TakeWhile,
                     IterKind::FilterMap,
                     IterKind::FilterMapThen,
+                    IterKind::SkipWhile,
                 ]);
                 let parts: Vec<(Expr, f64)> = (0..3).map(|_| self.bounded(d, 2.0)).collect();
                 let m = parts.iter().map(|p| p.1).fold(0.0, f64::max);
@@ -492,6 +493,7 @@ impl Gen<'_> {
                     IterKind::TakeWhile => 3.0 * m * m,
                     IterKind::FilterMap => 4.5 * m,
                     IterKind::FilterMapThen => 1.0,
+                    IterKind::SkipWhile => 3.0,
                 };
                 (
                     Expr::Iter(kind, parts.into_iter().map(|p| p.0).collect()),

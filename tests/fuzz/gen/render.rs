@@ -469,6 +469,10 @@ impl R {
                 c("0.5"),
                 c("1.0")
             ),
+            IterKind::SkipWhile => format!(
+                "it_a.iter().skip_while(|v| **v < {}).map(|v| v.tanh()){sum}",
+                c("0.0")
+            ),
         };
         format!(
             "{{ let it_a: [{scalar}; 3] = [{}]; {chain} }}",
