@@ -375,6 +375,49 @@ fn skip_while_then_select_and_find(x: &[f64], y: &[f64]) -> f64 {
     most * found
 }
 
+#[differentiable]
+fn filter_then_enumerate_loop(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (k, v) in x.iter().filter(|v| **v > 0.0).enumerate() {
+        s += v * (k as f64 + 1.0);
+    }
+    s
+}
+
+#[differentiable]
+fn skip_while_filter_map_then_enumerate(x: &[f64], y: &[f64]) -> f64 {
+    let a = x
+        .iter()
+        .copied()
+        .skip_while(|v| *v < 0.5)
+        .enumerate()
+        .map(|(k, v)| v * k as f64)
+        .sum::<f64>();
+    let b: Vec<f64> = x
+        .iter()
+        .filter_map(|v| (*v > 0.5).then(|| v.ln()))
+        .enumerate()
+        .filter(|(k, _)| k % 2 == 0)
+        .map(|(_, v)| v)
+        .collect();
+    let c = x
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i > 0)
+        .enumerate()
+        .map(|(j, (i, v))| v * (i * 10 + j) as f64)
+        .sum::<f64>();
+    let d = x
+        .iter()
+        .copied()
+        .filter(|v| *v < 2.0)
+        .enumerate()
+        .find(|(k, v)| *k > 0 && *v > 0.0)
+        .map(|(_, v)| v)
+        .unwrap_or(0.0);
+    a + b.iter().sum::<f64>() + c + d * d
+}
+
 macro_rules! check_against_std {
     ($($f:ident),* $(,)?) => {$({
         let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
@@ -467,6 +510,8 @@ fn chains_compute_what_std_computes() {
         skip_while_sum,
         skip_while_loop_collect_and_extend,
         skip_while_then_select_and_find,
+        filter_then_enumerate_loop,
+        skip_while_filter_map_then_enumerate,
     );
 }
 
@@ -560,4 +605,27 @@ fn filter_map_hessian_against_a_formula() {
     let (v, g) = value_with_gradient!(at: &x, of: logs);
     assert_eq!(v, logs(&x));
     assert_eq!(g, vec![2.0 - 1.5, 0.5, 0.5, 4.0]);
+}
+
+/// An `enumerate` after a `filter` numbers the items kept, at second order too.
+#[test]
+fn enumerate_after_filter_hessian_against_a_formula() {
+    // Σ v² (k + 1) over the positive items, k counting them.
+    #[differentiable]
+    fn weighted(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (k, v) in x.iter().filter(|v| **v > 0.0).enumerate() {
+            s += v * v * (k as f64 + 1.0);
+        }
+        s
+    }
+    let x = vec![0.6, -1.5, 2.2, 0.3, 1.7];
+    let h = hessian!(at: &x, of: weighted);
+    let diagonal = [2.0, 0.0, 4.0, 6.0, 8.0];
+    for (i, row) in h.iter().enumerate() {
+        for (j, hij) in row.iter().enumerate() {
+            let expected = if i == j { diagonal[i] } else { 0.0 };
+            assert_eq!(*hij, expected, "h[{i}][{j}]");
+        }
+    }
 }

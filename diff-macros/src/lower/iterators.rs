@@ -37,6 +37,17 @@ enum Guard {
     /// the loop, [`Chain::prelude`]) is set and this holds; the flag is cleared at the
     /// first item for which it does not.
     Skip(syn::Ident, Expr),
+    /// An `enumerate` after items were passed over: the item's position is the count
+    /// (declared `0` before the loop) of the items that reached it, bound to the
+    /// second name.
+    Count(syn::Ident, syn::Ident),
+}
+
+impl Guard {
+    /// Whether the guard passes items over, so that an `enumerate` after it counts.
+    fn drops_items(&self) -> bool {
+        matches!(self, Guard::Keep(_) | Guard::Some(..) | Guard::Skip(..))
+    }
 }
 
 /// A function applied to items: a closure literal or a path (`f64::sin`, `g`).
@@ -336,8 +347,8 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
 fn numbered_anew(name: &str, after: &[String]) -> Option<String> {
     let (counting, allowed): (&[&str], &str) = match name {
         "filter" | "filter_map" | "skip_while" => (
-            &["enumerate", "zip", "rev", "skip", "take", "step_by"],
-            "`map`, `filter`, `filter_map`, `skip_while`, `take_while` and `copied`",
+            &["zip", "rev", "skip", "take", "step_by"],
+            "`map`, `filter`, `filter_map`, `skip_while`, `take_while`, `enumerate` and `copied`",
         ),
         "take_while" => (
             &["skip", "step_by"],
@@ -480,6 +491,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
                     | Adapter::Map(_)
                     | Adapter::Copied
                     | Adapter::TakeWhile(_)
+                    | Adapter::Enumerate
             )
         })
     }) {
@@ -659,6 +671,12 @@ impl Chain {
         for a in &self.adapters {
             match a {
                 Adapter::Index(m, args) => index = parse_quote!(#index.#m(#(#args),*)),
+                Adapter::Enumerate if guards.iter().any(Guard::drops_items) => {
+                    let count = quote::format_ident!("__diff_count{}", guards.len());
+                    let at = quote::format_ident!("__diff_at{}", guards.len());
+                    guards.push(Guard::Count(count, at.clone()));
+                    item = parse_quote!((#at, #item));
+                }
                 Adapter::Enumerate => {
                     let p = quote::format_ident!("{}{}", p, pat_depth(&pat));
                     index = parse_quote!(#index.enumerate());
@@ -751,7 +769,11 @@ impl Chain {
             Guard::Skip(flag, _) => Some(flag),
             _ => None,
         });
-        quote::quote!(#(let mut #flags = true;)*)
+        let counts = guards.iter().filter_map(|g| match g {
+            Guard::Count(count, _) => Some(count),
+            _ => None,
+        });
+        quote::quote!(#(let mut #flags = true;)* #(let mut #counts = 0usize;)*)
     }
 
     /// `each` (what a loop does with an item) behind the chain's guards, in order: inside
@@ -777,6 +799,7 @@ impl Chain {
             // (`Some` as the lowering knows it in a pattern.)
             Guard::Some(k, e) => quote::quote!(if let Some(#k) = #e { #inner }),
             Guard::Skip(flag, t) => quote::quote!(if !(#flag && #t) { #flag = false; #inner }),
+            Guard::Count(count, at) => quote::quote!(let #at = #count; #count += 1; #inner),
         })
     }
 
@@ -915,6 +938,10 @@ impl Chain {
         };
         // (The selected item is read again at its index, outside the guards.)
         let (ipat, index, item, guards) = self.parts_binding(false);
+        if guards.iter().any(|g| matches!(g, Guard::Count(..))) {
+            // (A position counted in the loop is not known where the item is read again.)
+            return None;
+        }
         let prelude = Self::prelude(&guards);
         let best: syn::Ident = parse_quote!(__diff_best);
         let selected = match (&item, copied) {
