@@ -1274,7 +1274,6 @@ impl<'a> Lifting<'a> {
         })
     }
 
-    /// Whether `v` is a reference (a borrow, a parameter taken by reference).
     /// How many references deep `v` is, as far as its definitions show (`&&xs[i]`: 2; a
     /// parameter taken by reference: 1).
     fn reference_depth(&self, v: Value) -> usize {
@@ -1292,6 +1291,7 @@ impl<'a> Lifting<'a> {
         depth
     }
 
+    /// Whether `v` is a reference (a borrow, a parameter taken by reference).
     fn is_reference(&self, v: Value) -> bool {
         match self.func.def(v).map(|s| &s.inst) {
             Some(Inst::Ref(..)) => true,

@@ -473,8 +473,9 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     }
     // A plain variable with no adapter is not a chain worth rewriting unless iterated.
     adapters.reverse();
-    // After a filter the items are renumbered, which the adapters of the index iterator
-    // (`enumerate`, `skip`, `zip`, ..) would not see: only maps and filters may follow.
+    // After a filter (or a `filter_map`, a `skip_while`) the items are renumbered, which
+    // the adapters of the index iterator (`skip`, `zip`, ..) would not see: only maps,
+    // filters and `enumerate` (which then counts the items kept) may follow.
     let filtered = adapters.iter().position(|a| {
         matches!(
             a,
@@ -725,14 +726,14 @@ impl Chain {
                     guards.push(Guard::Some(k.clone(), apply(f, item)));
                     item = parse_quote!(#k);
                 }
-                Adapter::SkipWhile(p) => {
-                    let flag = quote::format_ident!("__diff_skipping{}", guards.len());
-                    guards.push(Guard::Skip(flag, test(p, &item)));
-                }
                 Adapter::FilterMap(f) => {
                     let some = apply(f, item);
                     guards.push(Guard::Keep(parse_quote!((#some).is_some())));
                     item = parse_quote!((#some).unwrap());
+                }
+                Adapter::SkipWhile(p) => {
+                    let flag = quote::format_ident!("__diff_skipping{}", guards.len());
+                    guards.push(Guard::Skip(flag, test(p, &item)));
                 }
             }
         }
