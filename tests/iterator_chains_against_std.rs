@@ -531,12 +531,11 @@ fn take_while_hessian_against_a_formula() {
     }
     let x = vec![1.0, 2.0, -3.0, 4.0, 0.5];
     let h = hessian!(at: &x, of: cubes);
-    for (i, row) in h.iter().enumerate() {
-        for (j, hij) in row.iter().enumerate() {
-            let expected = if i == j && i < 2 { 6.0 * x[i] } else { 0.0 };
-            assert_eq!(*hij, expected, "h[{i}][{j}]");
-        }
-    }
+    assert_hessian(
+        &h,
+        x.len(),
+        |i, j| if i == j && i < 2 { 6.0 * x[i] } else { 0.0 },
+    );
     assert_eq!(value_with_gradient!(at: &x, of: cubes).0, 9.0);
 }
 
@@ -592,16 +591,11 @@ fn filter_map_hessian_against_a_formula() {
     }
     let x = vec![0.5, -1.5, 2.0, 0.25];
     let h = hessian!(at: &x, of: logs);
-    for (i, row) in h.iter().enumerate() {
-        for (j, hij) in row.iter().enumerate() {
-            let expected = match (i, j) {
-                (0, 1) | (1, 0) => 1.0,
-                _ if i == j && x[i] > 0.0 => -1.0 / (x[i] * x[i]),
-                _ => 0.0,
-            };
-            assert_eq!(*hij, expected, "h[{i}][{j}]");
-        }
-    }
+    assert_hessian(&h, x.len(), |i, j| match (i, j) {
+        (0, 1) | (1, 0) => 1.0,
+        _ if i == j && x[i] > 0.0 => -1.0 / (x[i] * x[i]),
+        _ => 0.0,
+    });
     let (v, g) = value_with_gradient!(at: &x, of: logs);
     assert_eq!(v, logs(&x));
     assert_eq!(g, vec![2.0 - 1.5, 0.5, 0.5, 4.0]);
@@ -622,10 +616,24 @@ fn enumerate_after_filter_hessian_against_a_formula() {
     let x = vec![0.6, -1.5, 2.2, 0.3, 1.7];
     let h = hessian!(at: &x, of: weighted);
     let diagonal = [2.0, 0.0, 4.0, 6.0, 8.0];
+    assert_hessian(&h, x.len(), |i, j| if i == j { diagonal[i] } else { 0.0 });
+    // 0.36·1 + 4.84·2 + 0.09·3 + 2.89·4
+    let (v, g) = value_with_gradient!(at: &x, of: weighted);
+    assert_eq!(v, weighted(&x));
+    assert!((v - (0.36 + 9.68 + 0.27 + 11.56)).abs() < 1e-12, "{v}");
+    let expected = [1.2, 0.0, 8.8, 1.8, 13.6];
+    for (k, (gk, ek)) in g.iter().zip(expected).enumerate() {
+        assert!((gk - ek).abs() < 1e-12, "d/dx{k} {gk} vs {ek}");
+    }
+}
+
+/// The Hessian `h` is `n` by `n` and each entry equals `expected(i, j)` exactly.
+fn assert_hessian(h: &[Vec<f64>], n: usize, expected: impl Fn(usize, usize) -> f64) {
+    assert_eq!(h.len(), n, "rows");
     for (i, row) in h.iter().enumerate() {
+        assert_eq!(row.len(), n, "row {i}");
         for (j, hij) in row.iter().enumerate() {
-            let expected = if i == j { diagonal[i] } else { 0.0 };
-            assert_eq!(*hij, expected, "h[{i}][{j}]");
+            assert_eq!(*hij, expected(i, j), "h[{i}][{j}]");
         }
     }
 }

@@ -777,15 +777,18 @@ impl Chain {
         quote::quote!(#(let mut #flags = true;)* #(let mut #counts = 0usize;)*)
     }
 
-    /// `each` (what a loop does with an item) behind the chain's guards, in order: inside
+    /// The chain's loop over its indices: its prelude, then `for ipat in index` doing
+    /// `each` (what the loop does with an item) behind the guards, in order: inside
     /// `if test { .. }` for a `filter`, after `if !test { break; }` for a `take_while`.
-    /// Within the body of the loop over the indices only (the `break` ends that loop).
-    fn kept_only(
-        &self,
+    fn index_loop(
+        ipat: &syn::Pat,
+        index: &Expr,
         guards: &[Guard],
         each: proc_macro2::TokenStream,
     ) -> proc_macro2::TokenStream {
-        Self::guarded(guards, each, quote::quote!(break;))
+        let prelude = Self::prelude(guards);
+        let body = Self::guarded(guards, each, quote::quote!(break;));
+        quote::quote!(#prelude for #ipat in #index { #body })
     }
 
     /// `each` behind the guards, `stop` where a `take_while` ends the items.
@@ -814,12 +817,16 @@ impl Chain {
             syn::Pat::Or(_) => quote::quote!((#pat)),
             _ => quote::quote!(#pat),
         };
-        let each = self.kept_only(&guards, quote::quote!(let #pat = #item; #(#stmts)*));
-        let prelude = Self::prelude(&guards);
-        if prelude.is_empty() {
-            parse_quote!(for #ipat in #index { #each })
+        let looped = Self::index_loop(
+            &ipat,
+            &index,
+            &guards,
+            quote::quote!(let #pat = #item; #(#stmts)*),
+        );
+        if Self::prelude(&guards).is_empty() {
+            parse_quote!(#looped)
         } else {
-            parse_quote!({ #prelude for #ipat in #index { #each } })
+            parse_quote!({ #looped })
         }
     }
 
@@ -840,12 +847,10 @@ impl Chain {
                 return None;
             }
             let out: syn::Ident = parse_quote!(__diff_collected);
-            let each = self.kept_only(&guards, quote::quote!(#out.push(#item);));
-            let prelude = Self::prelude(&guards);
+            let looped = Self::index_loop(&ipat, &index, &guards, quote::quote!(#out.push(#item);));
             return Some(parse_quote!({
                 let mut #out = ::std::vec::Vec::new();
-                #prelude
-                for #ipat in #index { #each }
+                #looped
                 #out
             }));
         }
@@ -867,12 +872,10 @@ impl Chain {
                 }
                 _ => return None,
             };
-        let each = self.kept_only(&guards, quote::quote!(#acc = #step;));
-        let prelude = Self::prelude(&guards);
+        let looped = Self::index_loop(&ipat, &index, &guards, quote::quote!(#acc = #step;));
         Some(parse_quote!({
             let mut #acc = #init;
-            #prelude
-            for #ipat in #index { #each }
+            #looped
             #acc
         }))
     }
@@ -885,9 +888,8 @@ impl Chain {
             Expr::Reference(r) => *r.expr,
             item => item,
         };
-        let each = self.kept_only(&guards, quote::quote!(#v.push(#item);));
-        let prelude = Self::prelude(&guards);
-        parse_quote!({ #prelude for #ipat in #index { #each } })
+        let looped = Self::index_loop(&ipat, &index, &guards, quote::quote!(#v.push(#item);));
+        parse_quote!({ #looped })
     }
 
     /// Whether the chain's items are references (`xs.iter()`, not `.copied()`).
@@ -973,7 +975,7 @@ impl Chain {
             quote::quote!(__diff_found = true;),
             quote::quote!(__diff_rest_ends = true;),
         );
-        let each = self.kept_only(
+        let each = Self::guarded(
             &guards,
             quote::quote! {
                 let __diff_better = match (__diff_found, #best) {
@@ -990,6 +992,7 @@ impl Chain {
                     __diff_found = true;
                 }
             },
+            quote::quote!(break;),
         );
         Some(parse_quote!({
             let mut __diff_rest = #index;
@@ -1032,7 +1035,9 @@ impl Chain {
             item => (item, apply(&f, parse_quote!(&#x))),
         };
         let found: syn::Ident = parse_quote!(__diff_found);
-        let each = self.kept_only(
+        let looped = Self::index_loop(
+            &ipat,
+            &index,
             &guards,
             quote::quote! {
                 let #x = #item;
@@ -1042,11 +1047,9 @@ impl Chain {
                 }
             },
         );
-        let prelude = Self::prelude(&guards);
         Some(parse_quote!({
             let mut #found = ::core::option::Option::None;
-            #prelude
-            for #ipat in #index { #each }
+            #looped
             #found
         }))
     }
