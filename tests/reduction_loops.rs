@@ -127,12 +127,89 @@ fn two_loops(x: &[f64]) -> f64 {
     (q + 1.0).sqrt() + mean * mean
 }
 
-/// Not fused (two neighbouring elements read, `fused_loops.rs`): the tape.
+// Neighbouring elements (`x[i - 1]`, `x[i + 1]`): their adjoints are summed in a window
+// of locals that slides with the index (`fused_loops.rs`, `Window`).
+
 #[differentiable]
 fn neighbours(x: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 1..x.len() {
         s += x[i] * x[i - 1];
+    }
+    s * s
+}
+
+#[differentiable]
+fn rosenbrock(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = x[i + 1] - x[i] * x[i];
+        let b = 1.0 - x[i];
+        s += 100.0 * a * a + b * b;
+    }
+    s
+}
+
+#[differentiable]
+fn stencil(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 1..x.len() - 1 {
+        let d = x[i - 1] - 2.0 * x[i] + x[1 + i];
+        s += d * d;
+    }
+    (s + 1.0).sqrt() + s
+}
+
+/// Reads past either end guarded by branches: the window's offsets the loop never read
+/// hold zero.
+#[differentiable]
+fn guarded_ends(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        let mut t = x[i];
+        if i + 2 < n {
+            t *= x[i + 2];
+        }
+        if i > 0 {
+            t += x[i - 1].cos();
+        }
+        s += t.sin();
+    }
+    s * s
+}
+
+#[differentiable]
+fn neighbours_until(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        if x[i] > 5.0 {
+            break;
+        }
+        s -= x[i] * x[i + 1];
+    }
+    s.exp()
+}
+
+#[differentiable]
+fn behind_only(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 2..=x.len() {
+        s += x[i - 2] * x[i - 1] * x[i - 1];
+    }
+    s
+}
+
+#[differentiable]
+fn differences(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<f64>() * 0.5
+}
+
+#[differentiable]
+fn crossed(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += x[i] * y[i + 1] - y[i] * x[i + 1];
     }
     s * s
 }
@@ -204,6 +281,42 @@ fn reductions_against_finite_differences_and_forward_mode() {
             1e-12,
             "exact",
         );
+    }
+}
+
+#[test]
+fn reductions_over_neighbouring_elements() {
+    let mut xs = inputs();
+    xs.push((0..23).map(|k| (k as f64 * 0.37).sin()).collect());
+    for x in &xs {
+        check_all!(neighbours, x);
+        check_all!(rosenbrock, x);
+        check_all!(guarded_ends, x);
+        check_all!(neighbours_until, x);
+        check_all!(behind_only, x);
+        check_all!(differences, x);
+        if x.len() >= 2 {
+            check_all!(stencil, x);
+        }
+        // Rosenbrock's gradient, written out.
+        let n = x.len();
+        let mut e = vec![0.0; n];
+        for i in 0..n - 1 {
+            let a = x[i + 1] - x[i] * x[i];
+            e[i] += -400.0 * x[i] * a - 2.0 * (1.0 - x[i]);
+            e[i + 1] += 200.0 * a;
+        }
+        assert_vec_close(
+            &gradient!(at: &x[..], of: rosenbrock),
+            &e,
+            1e-12,
+            "rosenbrock",
+        );
+        let y: Vec<f64> = x.iter().map(|v| v * v - 0.5).collect();
+        let (v, (gx, gy)) = value_with_gradient!(at: (&x[..], &y[..]), of: crossed);
+        assert_eq!(v, crossed(x, &y), "crossed value");
+        check("crossed x", |x| crossed(x, &y), x, gx);
+        check("crossed y", |y| crossed(x, y), &y, gy);
     }
 }
 

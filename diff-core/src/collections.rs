@@ -69,6 +69,8 @@ pub trait Elementwise: Sized {
     fn get_at(&self, i: usize) -> Option<Self::Elem>;
     /// Element `i`, mutably; `shape` gives the length when `self` is the empty zero.
     fn at_mut(&mut self, shape: Self::Shape, i: usize) -> &mut Self::Elem;
+    /// Element `i`, mutably, if there is one.
+    fn get_mut_at(&mut self, i: usize) -> Option<&mut Self::Elem>;
 }
 
 impl<T: VectorSpace> Elementwise for Vec<T> {
@@ -90,6 +92,9 @@ impl<T: VectorSpace> Elementwise for Vec<T> {
         }
         &mut self[i]
     }
+    fn get_mut_at(&mut self, i: usize) -> Option<&mut T> {
+        self.get_mut(i)
+    }
 }
 
 impl<T: VectorSpace, const N: usize> Elementwise for [T; N] {
@@ -107,6 +112,9 @@ impl<T: VectorSpace, const N: usize> Elementwise for [T; N] {
     fn at_mut(&mut self, _: (), i: usize) -> &mut T {
         &mut self[i]
     }
+    fn get_mut_at(&mut self, i: usize) -> Option<&mut T> {
+        self.get_mut(i)
+    }
 }
 
 /// A zero tangent of the given shape.
@@ -120,6 +128,16 @@ pub fn zero_of_shape<S: Elementwise>(shape: Shape<S>) -> S {
 #[inline(always)]
 pub fn zero_element_of_shape<S: Elementwise>(_shape: Shape<S>) -> S::Elem {
     S::Elem::zero_vector()
+}
+
+/// Adds `v` into `whole[i]`, where there is such an element: a reduction loop's window
+/// of element adjoints (`fused_loops.rs`) is added at the offsets of the loop's index, of
+/// which those the loop never read (past the end, or before the start, wrapped) hold zero.
+#[inline(always)]
+pub fn accumulate_where_present<S: Elementwise>(whole: &mut S, i: usize, v: S::Elem) {
+    if let Some(place) = whole.get_mut_at(i) {
+        crate::support::accumulate_into(place, v);
+    }
 }
 
 /// `s[i]`, leaving zero in its place (the adjoint of an element write).

@@ -74,29 +74,134 @@ fn adds(func: &Function, body: RegionId, v: Value, param: Value) -> bool {
     }
 }
 
-/// Whether each iteration of loop `body` reads at most one element (one index value) of
-/// each collection from outside the loop whose adjoint it adds into. Rosenbrock's `x[i]`
-/// and `x[i + 1]` would add into two neighbouring elements each iteration, the next
-/// iteration reading one of them back from memory: measured three times slower than the
-/// tape's reverse loop, so such a loop keeps its tape.
+/// Whether each iteration of loop `body` reads, of each collection from outside the loop
+/// whose adjoint it adds into, one element (one index value) or a [`Window`] of them.
+/// Other neighbouring reads would add into several elements each iteration, the next
+/// iteration reading them back from memory: measured three times slower than the tape's
+/// reverse loop, so such a loop keeps its tape.
 fn one_element_each(func: &Function, act: &Activity, body: RegionId) -> bool {
+    let windowed: Vec<Value> = windows(func, act, body).iter().map(|w| w.root).collect();
+    outer_reads(func, act, body)
+        .iter()
+        .all(|(root, reads)| windowed.contains(root) || reads.iter().all(|(_, i)| *i == reads[0].1))
+}
+
+/// The elements of active collections from outside loop `body` that it reads (in it or
+/// in a region nested in it): per collection (its adjoint root), each read's base and
+/// index.
+fn outer_reads(
+    func: &Function,
+    act: &Activity,
+    body: RegionId,
+) -> Vec<(Value, Vec<(Value, Value)>)> {
     let inside = regions_within(func, body);
-    let mut read: Vec<(Value, Value)> = Vec::new();
+    let mut out: Vec<(Value, Vec<(Value, Value)>)> = Vec::new();
     for r in &inside {
         for s in &func.region(*r).stmts {
             if let Inst::Index(base, i) = s.inst {
                 let root = names::adjoint_root(func, base);
                 let outer = !inside.contains(&RegionId(func.position(root).0));
-                if outer && act.is_active(root) && !read.contains(&(root, i)) {
-                    if read.iter().any(|(b, _)| *b == root) {
-                        return false;
-                    }
-                    read.push((root, i));
+                if !outer || !act.is_active(root) {
+                    continue;
+                }
+                match out.iter_mut().find(|(r, _)| *r == root) {
+                    Some((_, reads)) => reads.push((base, i)),
+                    None => out.push((root, vec![(base, i)])),
                 }
             }
         }
     }
-    true
+    out
+}
+
+/// The widest window a reduction loop keeps in locals.
+const WIDEST_WINDOW: i64 = 8;
+
+/// A collection from outside a reduction loop over a range whose body reads its elements
+/// only at the loop's index plus constants (`x[i]`, `x[i + 1]`, `x[i - 1]`: Rosenbrock,
+/// differences of neighbours). Their adjoints are summed in locals, one per offset, that
+/// slide with the index: at the end of an iteration the lowest is final (no later
+/// iteration reads that element) and is added into the collection's adjoint, the others
+/// move down one. What the hand-written gradient keeps in registers; added in place at
+/// each iteration, every element's sum would go through memory, a store and a load on
+/// the loop's critical path.
+pub struct Window {
+    /// The collection (the value owning the adjoint slot).
+    pub root: Value,
+    /// Each read: its base (the collection or a borrow of it), its index value, and that
+    /// index's offset from the loop's.
+    pub reads: Vec<(Value, Value, i64)>,
+    /// The lowest and highest offsets.
+    pub low: i64,
+    /// See `low`.
+    pub high: i64,
+    /// The loop's index (the body's item parameter).
+    pub index: Value,
+}
+
+/// The [`Window`]s of loop `body`: collections it reads at two or more offsets of its
+/// index, and at nothing else.
+pub fn windows(func: &Function, act: &Activity, body: RegionId) -> Vec<Window> {
+    let Some(index) = range_index(func, body) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (root, reads) in outer_reads(func, act, body) {
+        let offsets: Option<Vec<(Value, Value, i64)>> = reads
+            .iter()
+            .map(|(b, i)| offset(func, *i, index).map(|o| (*b, *i, o)))
+            .collect();
+        let Some(reads) = offsets else { continue };
+        let low = reads.iter().map(|r| r.2).min().unwrap_or(0);
+        let high = reads.iter().map(|r| r.2).max().unwrap_or(0);
+        if low < high && high - low < WIDEST_WINDOW {
+            out.push(Window {
+                root,
+                reads,
+                low,
+                high,
+                index,
+            });
+        }
+    }
+    out
+}
+
+/// The item of loop `body` when the loop runs over a range (`a..b`, `a..=b`): its index,
+/// one more at each iteration.
+fn range_index(func: &Function, body: RegionId) -> Option<Value> {
+    let stmt = func
+        .regions
+        .iter()
+        .flat_map(|r| r.stmts.iter())
+        .find(|s| matches!(s.inst, Inst::For { body: b, .. } if b == body))?;
+    let Inst::For { iter, init, .. } = &stmt.inst else {
+        return None;
+    };
+    let range = matches!(func.def_inst(*iter), Some(Inst::Opaque(o)) if o.what == "range");
+    range.then(|| func.region(body).params.get(init.len()).copied())?
+}
+
+/// `idx - index` when `idx` is `index`, `index + c`, `c + index` or `index - c` with `c`
+/// an integer literal.
+fn offset(func: &Function, idx: Value, index: Value) -> Option<i64> {
+    let literal = |v: Value| match func.def_inst(v) {
+        Some(Inst::Const(t)) => syn::parse2::<syn::LitInt>(t.clone())
+            .ok()?
+            .base10_parse::<i64>()
+            .ok()
+            .filter(|c| c.abs() < WIDEST_WINDOW),
+        _ => None,
+    };
+    if idx == index {
+        return Some(0);
+    }
+    match func.def_inst(idx)? {
+        Inst::Binary(BinOp::Add, a, b) if *a == index => literal(*b),
+        Inst::Binary(BinOp::Add, a, b) if *b == index => literal(*a),
+        Inst::Binary(BinOp::Sub, a, b) if *a == index => literal(*b).map(|c| -c),
+        _ => None,
+    }
 }
 
 /// Whether region `r` is a loop's body or nested in one.

@@ -41,6 +41,18 @@ pub struct FusedLoop {
     pub outer: Vec<Value>,
 }
 
+/// The code of a reduction loop's window sums ([`Emitter::window_sums`]).
+#[derive(Default)]
+struct WindowSums {
+    /// Before the loop: the sums, zero.
+    declare: TokenStream,
+    /// At the end of an iteration: the lowest sum added to its element, the others moved
+    /// down one offset.
+    slide: TokenStream,
+    /// After the loop: the sums still held added to their elements.
+    rest: TokenStream,
+}
+
 /// A part, comparable.
 #[derive(PartialEq)]
 enum PartKey {
@@ -457,13 +469,19 @@ impl Emitter<'_> {
         let region = self.func.region(body);
         let depth = self.deferred.borrow().len();
         let (declare, add) = self.defer_reads(body);
+        let window = self.window_sums(body);
         let sum = self.name(region.yields[k]);
         let unit = quote!(::core::option::Option::Some(::diff::__private::Unit::unit(&#sum)));
         let seed = self.acc_opt(region.yields[k], unit);
         let reverse = self.reverse_region(body, seed);
         self.deferred.borrow_mut().truncate(depth);
-        let outer =
-            crate::fused_loops::outer_adjoints(self.func, self.act, body, &quote!(#reverse #add));
+        let (slide, rest) = (&window.slide, &window.rest);
+        let outer = crate::fused_loops::outer_adjoints(
+            self.func,
+            self.act,
+            body,
+            &quote!(#reverse #add #slide #rest),
+        );
         let slots: TokenStream = outer.iter().map(|v| self.slot(*v, |_| true)).collect();
         let built = linear_map::construct(self.func, self.maps, body, self.mode, |v, saved| {
             if saved {
@@ -480,12 +498,72 @@ impl Emitter<'_> {
             quote! { let #k = #counter; #counter += 1; }
         });
         let (tape, adjoints) = (names::tape(body), outer.iter().map(|v| self.adj(*v)));
+        let wdeclare = &window.declare;
         FusedLoop {
-            open: quote! { #slots #declare let mut #counter = 0usize; },
-            iteration: quote! {{ let #pat = #built; #position #reverse }},
-            close: quote! { #add let #tape = (#(#adjoints,)*); },
+            open: quote! { #slots #declare #wdeclare let mut #counter = 0usize; },
+            iteration: quote! {{ let #pat = #built; #position #reverse #slide }},
+            close: quote! { #add #rest let #tape = (#(#adjoints,)*); },
             outer,
         }
+    }
+
+    /// The sums of reduction loop `body`'s [`Window`](crate::fused_loops::Window)s,
+    /// registered as deferred reads: their locals, how they slide at the end of an
+    /// iteration, and how what they hold after the loop is added.
+    fn window_sums(&self, body: RegionId) -> WindowSums {
+        let mut out = WindowSums::default();
+        let windows = crate::fused_loops::windows(self.func, self.act, body);
+        let Some(first) = windows.first() else {
+            return out;
+        };
+        let next = names::ident(&format!("window_next{}_", body.0));
+        let index = self.name(first.index);
+        let at = |from: &Ident, offset: i64| {
+            let c = offset.unsigned_abs() as usize;
+            if offset < 0 {
+                quote!(#from.wrapping_sub(#c))
+            } else {
+                quote!(#from.wrapping_add(#c))
+            }
+        };
+        for (w, window) in windows.iter().enumerate() {
+            let base = window.reads[0].0;
+            let shape = names::shape(self.func, linear_map::shape_source(self.func, base));
+            let (a, rt) = (self.adj(base), rt());
+            let add_at = |place: TokenStream, local: &Ident| {
+                quote! {
+                    if let ::core::option::Option::Some(s) = #local {
+                        let whole = #a.get_or_insert_with(|| #rt::zero_of_shape(#shape));
+                        #rt::accumulate_where_present(whole, #place, s);
+                    }
+                }
+            };
+            let zero = quote!(::core::option::Option::Some(#rt::zero_element_of_shape(#shape)));
+            let width = (window.high - window.low) as usize + 1;
+            let locals: Vec<Ident> = (0..width)
+                .map(|j| names::ident(&format!("a_window{}_{w}_{j}_", body.0)))
+                .collect();
+            for (b, i, offset) in &window.reads {
+                self.deferred.borrow_mut().push(Deferred {
+                    base: *b,
+                    part: PartKey::Element(*i),
+                    local: locals[(offset - window.low) as usize].clone(),
+                });
+            }
+            out.declare.extend(quote! { #(let mut #locals = #zero;)* });
+            // The lowest is final: no later iteration reads its element.
+            out.slide.extend(add_at(at(&index, window.low), &locals[0]));
+            let (lower, upper, last) = (&locals[..width - 1], &locals[1..], &locals[width - 1]);
+            out.slide
+                .extend(quote! { #(#lower = #upper;)* #last = #zero; });
+            for (j, local) in lower.iter().enumerate() {
+                out.rest
+                    .extend(add_at(at(&next, window.low + j as i64), local));
+            }
+        }
+        out.declare.extend(quote! { let mut #next = 0usize; });
+        out.slide.extend(quote! { #next = #index.wrapping_add(1); });
+        out
     }
 
     /// Original: a reduction loop (`fused_loops.rs`), whose linear map is the adjoints

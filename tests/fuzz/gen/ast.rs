@@ -41,6 +41,8 @@ pub enum IExpr {
     Var(String),
     Lit(u32),
     Add(Box<IExpr>, u32),
+    /// `i - k` (a loop's index whose range keeps it at least `k`).
+    Sub(Box<IExpr>, u32),
     Mod(Box<IExpr>, u32),
 }
 

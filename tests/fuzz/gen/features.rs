@@ -58,6 +58,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     ("ifexpr", true, "`let v = if c { .. } else { .. };`"),
     ("match", true, "`match i % 3 { .. }`"),
     ("for", true, "`for` over ranges"),
+    (
+        "neighbours",
+        true,
+        "`a[i + 1]`, `a[i - 1]` in `for` loops whose range keeps them in bounds",
+    ),
     ("ranges", true, "`..=`, `.rev()`, `.step_by(k)` ranges"),
     ("while", true, "`while` with a counter"),
     ("loop", true, "`loop` with `break`"),

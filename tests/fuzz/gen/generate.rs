@@ -66,6 +66,9 @@ pub struct Gen<'a> {
     has_step: bool,
     ret: Ret,
     forbidden: Vec<String>,
+    /// The indices of the `for` loops being generated whose range lets arrays be read at
+    /// offsets of them (feature `neighbours`): name, lowest and highest offset.
+    windows: Vec<(String, i64, i64)>,
 }
 
 /// The program `index` of a run, from its own seed.
@@ -88,6 +91,7 @@ pub fn program(seed: u64, index: usize, feats: &Features) -> Program {
         has_step: false,
         ret: Ret::F,
         forbidden: Vec::new(),
+        windows: Vec::new(),
     };
     g.program(seed, index)
 }
@@ -184,6 +188,21 @@ impl Gen<'_> {
 
     fn arr_index(&mut self) -> IExpr {
         let ints = self.int_vars();
+        let windows: Vec<(String, i64, i64)> = self
+            .windows
+            .iter()
+            .filter(|w| ints.contains(&w.0))
+            .cloned()
+            .collect();
+        if !windows.is_empty() && self.rng.chance(0.6) {
+            let (name, low, high) = self.rng.pick(&windows).clone();
+            let i = Box::new(IExpr::Var(name));
+            return match low + self.rng.below((high - low + 1) as usize) as i64 {
+                o if o < 0 => IExpr::Sub(i, o.unsigned_abs() as u32),
+                0 => *i,
+                o => IExpr::Add(i, o as u32),
+            };
+        }
         if !ints.is_empty() && self.rng.chance(0.4) {
             let i = IExpr::Var(self.rng.pick(&ints).clone());
             if self.rng.chance(0.3) {

@@ -58,6 +58,7 @@ fn iexpr_p(e: &IExpr) -> (String, u8) {
         IExpr::Var(n) => (n.clone(), P_ATOM),
         IExpr::Lit(k) => (k.to_string(), P_ATOM),
         IExpr::Add(a, k) => (format!("{} + {k}", iexpr_min(a, P_ADD)), P_ADD),
+        IExpr::Sub(a, k) => (format!("{} - {k}", iexpr_min(a, P_ADD)), P_ADD),
         IExpr::Mod(a, k) => (format!("{} % {k}", iexpr_min(a, P_MUL)), P_MUL),
     }
 }

@@ -425,7 +425,13 @@ impl Gen<'_> {
             } else {
                 None
             };
-            let range = if self.on("ranges") && self.rng.chance(0.3) {
+            // An index whose offsets stay in `0..3`: `0..2` (i, i + 1), `1..3` (i - 1, i),
+            // `1..2` (i - 1 .. i + 1).
+            let window = (var_name.is_some() && self.on("neighbours") && self.rng.chance(0.35))
+                .then(|| *self.rng.pick(&[(0, 2, 0, 1), (1, 3, -1, 0), (1, 2, -1, 1)]));
+            let range = if let Some((lo, hi, _, _)) = window {
+                Range::Excl(IExpr::Lit(lo), IExpr::Lit(hi))
+            } else if self.on("ranges") && self.rng.chance(0.3) {
                 match self.rng.below(3) {
                     0 => Range::Incl(0, count - 1),
                     1 => Range::Rev(IExpr::Lit(0), limit),
@@ -438,6 +444,9 @@ impl Gen<'_> {
             if let Some(v) = &var_name {
                 self.declare(v, Ty::I, false);
             }
+            if let (Some(v), Some((_, _, low, high))) = (&var_name, window) {
+                self.windows.push((v.clone(), low, high));
+            }
             self.loops.push(LoopInfo {
                 label: label.clone(),
                 value: false,
@@ -445,6 +454,9 @@ impl Gen<'_> {
             let mut b = body(self);
             b.extend(self.sink_locals());
             self.loops.pop();
+            if window.is_some() {
+                self.windows.pop();
+            }
             self.scopes.pop();
             Stmt::For {
                 var: var_name,
