@@ -347,6 +347,32 @@ fn windows_add_their_adjoints_in_place() {
     );
 }
 
+/// Reduction loops (`fused_loops.rs`) reading neighbouring elements, by index and through
+/// `.windows(k)`: no tape and no collection per window; each loop's linear map is the
+/// adjoint it gave `xs`, one of which becomes the result.
+#[differentiable]
+fn neighbour_sums(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 1..xs.len() - 1 {
+        s += (xs[i - 1] - 2.0 * xs[i] + xs[i + 1]).powi(2);
+    }
+    let mut t = 0.0;
+    for w in xs.windows(2) {
+        t += w[1] * w[0];
+    }
+    s * t
+}
+
+#[test]
+fn reduction_loops_over_neighbours_allocate_one_adjoint_each() {
+    for n in [3, 500, 4000] {
+        let xs: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin()).collect();
+        let (g, allocations) = count(|| gradient!(at: black_box(&xs), of: neighbour_sums));
+        assert_eq!(g.len(), n);
+        assert_eq!(allocations, 2, "allocations for {n} elements");
+    }
+}
+
 /// An array taken by value that the body only reads: the linear map takes it whole and
 /// reads its elements again, so the loop saves nothing and `gradient!` (whose result is
 /// an array) allocates nothing.

@@ -205,6 +205,16 @@ fn differences(x: &[f64]) -> f64 {
     x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<f64>() * 0.5
 }
 
+/// Not a sum (a product): the tape, reading `w[0]` and `w[1]` as `x[i]`, `x[i + 1]`.
+#[differentiable]
+fn window_product(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for w in x.windows(3) {
+        p *= 1.0 + w[0] * w[2] - 0.5 * w[1];
+    }
+    p
+}
+
 #[differentiable]
 fn crossed(x: &[f64], y: &[f64]) -> f64 {
     let mut s = 0.0;
@@ -295,6 +305,22 @@ fn reductions_over_neighbouring_elements() {
         check_all!(neighbours_until, x);
         check_all!(behind_only, x);
         check_all!(differences, x);
+        check_all!(window_product, x);
+        // Second order (the dual companion, with its tape): the path graph's Laplacian.
+        let h = hessian!(at: &x[..], of: differences);
+        let n = x.len();
+        for i in 0..n {
+            for j in 0..n {
+                let e = if i == j {
+                    (i > 0) as usize as f64 + (i + 1 < n) as usize as f64
+                } else if i.abs_diff(j) == 1 {
+                    -1.0
+                } else {
+                    0.0
+                };
+                assert_eq!(h[i][j], e, "differences hessian [{i}][{j}]");
+            }
+        }
         if x.len() >= 2 {
             check_all!(stencil, x);
         }

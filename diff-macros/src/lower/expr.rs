@@ -243,6 +243,10 @@ impl Lowerer {
             Expr::Index(i) => {
                 let base = self.lower_expr(&i.expr)?;
                 let index = self.lower_expr(&i.index)?;
+                if let Some((whole, start)) = self.window_element(base, index) {
+                    let at = self.emit(Inst::Binary(BinOp::Add, start, index), span, None);
+                    return Ok(self.emit(Inst::Index(whole, at), span, None));
+                }
                 Ok(self.emit(Inst::Index(base, index), span, None))
             }
             Expr::Block(b) if b.label.is_none() => self.lower_block_value(&b.block),
@@ -1803,6 +1807,51 @@ pub(crate) fn desugar_if_let(i: &syn::ExprIf) -> Option<Expr> {
 }
 
 /// `e` without parentheses.
+impl Lowerer {
+    /// For `w[c]` with `w = sub_slice(&xs, i..i + k)` (a `.windows(k)` item) and literals
+    /// `c < k`: `&xs` and `i`, so that `w[c]` reads `xs[i + c]`, the same element, without
+    /// the sub-slice's adjoint (a collection per item) in the derivative. Where `c < k`
+    /// cannot be seen, `w[c]` stays, with its bounds check.
+    fn window_element(&self, base: Value, index: Value) -> Option<(Value, Value)> {
+        let literal = |v: Value| match self.func.def_inst(v) {
+            Some(Inst::Const(t)) => syn::parse2::<syn::LitInt>(t.clone())
+                .ok()?
+                .base10_parse::<u64>()
+                .ok(),
+            _ => None,
+        };
+        let Some(Inst::Call(crate::ir::Callee::Path(p), args)) = self.func.def_inst(base) else {
+            return None;
+        };
+        let library_sub_slice = crate::ir::is_library_path(p)
+            && p.path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "sub_slice");
+        let [whole, range] = args[..] else {
+            return None;
+        };
+        let Some(Inst::Opaque(o)) = self.func.def_inst(range) else {
+            return None;
+        };
+        let [start, end] = o.uses[..] else {
+            return None;
+        };
+        let inside = match self.func.def_inst(end) {
+            Some(Inst::Binary(BinOp::Add, a, k)) if *a == start => literal(index)? < literal(*k)?,
+            _ => false,
+        };
+        // Its bounds are placeholders: a `=` is the inclusive range's.
+        let exclusive = !o.tokens.to_string().contains('=');
+        // `&xs` is borrowed afresh in each iteration; `xs` is indexed the same.
+        let whole = match self.func.def_inst(whole) {
+            Some(Inst::Ref(xs, Borrow::Shared)) => *xs,
+            _ => whole,
+        };
+        (library_sub_slice && o.what == "range" && inside && exclusive).then_some((whole, start))
+    }
+}
+
 /// `xs[a..b]` (any range): the call `sub_slice(&xs, a..b)`, whose derivative rules
 /// are diff-core's.
 pub(crate) fn sub_slice(e: &Expr) -> Option<Expr> {
