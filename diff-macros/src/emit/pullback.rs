@@ -526,9 +526,19 @@ impl Emitter<'_> {
                 quote!(#from.wrapping_add(#c))
             }
         };
+        let inside = linear_map::regions_within(self.func, body);
         for (w, window) in windows.iter().enumerate() {
             let base = window.reads[0].0;
-            let shape = names::shape(self.func, linear_map::shape_source(self.func, base));
+            let source = linear_map::shape_source(self.func, base);
+            // A shape saved inside the loop (of a borrow made in each iteration) is not
+            // at hand before the loop: the collection's own.
+            let shape = if inside.contains(&RegionId(self.func.position(source).0)) {
+                let root = self.name(window.root);
+                quote!(::diff::__private::shape_of(&#root))
+            } else {
+                let shape = names::shape(self.func, source);
+                quote!(#shape)
+            };
             let (a, rt) = (self.adj(base), rt());
             let add_at = |place: TokenStream, local: &Ident| {
                 quote! {
