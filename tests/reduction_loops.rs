@@ -245,6 +245,54 @@ fn single(x: f32, n: usize) -> f32 {
     s * s
 }
 
+// Sums through branches: each branch of an `if` or `match` adds to the sum, leaves it
+// (`break`, `continue`, an empty arm), or (`halved`) scales it, which keeps the tape.
+
+#[differentiable]
+fn branchy_sum(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i].sqrt() * 2.0;
+        } else if x[i] < -1.0 {
+            s -= x[i];
+        } else {
+            s = s + x[i] * x[i] - 1.0;
+        }
+    }
+    s * s
+}
+
+#[differentiable]
+fn by_arm(x: &[f64]) -> f64 {
+    let mut s = 0.5;
+    for i in 0..x.len() {
+        match i % 3 {
+            0 => s += x[i],
+            1 => s -= x[i].sin(),
+            _ => {}
+        }
+        if x[i] < -2.0 {
+            continue;
+        }
+        s += 0.1 * x[i] * x[i];
+    }
+    s.exp()
+}
+
+#[differentiable]
+fn halved(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i];
+        } else {
+            s = s * 0.5;
+        }
+    }
+    s
+}
+
 fn inputs() -> Vec<Vec<f64>> {
     vec![
         vec![0.7],
@@ -280,6 +328,9 @@ fn reductions_against_finite_differences_and_forward_mode() {
         check_all!(two_loops, &x);
         check_all!(sum_and_product, &x);
         check_all!(neighbours, &x);
+        check_all!(branchy_sum, &x);
+        check_all!(by_arm, &x);
+        check_all!(halved, &x);
         check_all!(|x| in_a_branch(x, true), &x);
         let exact: Vec<f64> = {
             let s: f64 = x.iter().map(|v| v * v).sum();

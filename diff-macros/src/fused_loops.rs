@@ -47,29 +47,75 @@ pub fn fused_sum(func: &Function, act: &Activity, stmt: &Stmt) -> Option<usize> 
             .any(|s| matches!(s.inst, Inst::For { .. }))
     });
     let (param, sum) = (region.params[k], region.yields[k]);
+    let mut reached = Vec::new();
     let fused = act.is_active(stmt.results[k])
         && !nested_loop
         && one_element_each(func, act, *body)
-        && func.uses(param) == 1
         && func.uses(sum) == 1
-        && adds(func, *body, sum, param);
+        && adds(func, &regions_within(func, *body), sum, param, &mut reached)
+        && reached
+            .iter()
+            .all(|v| func.uses(*v) == reached.iter().filter(|u| *u == v).count());
     fused.then_some(k)
 }
 
-/// Whether `v` is `param` plus or minus other terms, through sums defined in `body` and
-/// read once (`(param + a) - b`): its adjoint reaches `param` unchanged.
-fn adds(func: &Function, body: RegionId, v: Value, param: Value) -> bool {
-    if v == param {
+/// Whether `v` is `param` plus or minus other terms, through sums defined in the loop's
+/// body (`inside`: its regions) (`(param + a) - b`), and through the branches of an `if`
+/// or `match` each of which yields such a sum (`if c { s += a } else { s -= b }`, or `s`
+/// itself where a branch `break`s): its adjoint reaches `param` unchanged. `reached`
+/// collects the values on the way, once per read (a value two branches yield, twice):
+/// the caller checks that nothing else reads them.
+fn adds(
+    func: &Function,
+    inside: &[RegionId],
+    v: Value,
+    param: Value,
+    reached: &mut Vec<Value>,
+) -> bool {
+    let before = reached.len();
+    let sum = adds_through(func, inside, v, param, reached);
+    if !sum {
+        reached.truncate(before);
+    }
+    sum
+}
+
+/// [`adds`], which forgets the reads it counted where it fails.
+fn adds_through(
+    func: &Function,
+    inside: &[RegionId],
+    v: Value,
+    param: Value,
+    reached: &mut Vec<Value>,
+) -> bool {
+    // A value reached before (yielded by two branches) adds as it did then.
+    let again = reached.contains(&v);
+    reached.push(v);
+    if v == param || again {
         return true;
     }
-    if func.position(v).0 != body.0 || func.uses(v) != 1 {
+    if !inside.contains(&RegionId(func.position(v).0)) {
         return false;
     }
-    match func.def_inst(v) {
-        Some(Inst::Binary(BinOp::Add, a, b)) => {
-            adds(func, body, *a, param) || adds(func, body, *b, param)
+    let Some(stmt) = func.def(v) else {
+        return false;
+    };
+    match &stmt.inst {
+        Inst::Binary(BinOp::Add, a, b) => {
+            adds(func, inside, *a, param, reached) || adds(func, inside, *b, param, reached)
         }
-        Some(Inst::Binary(BinOp::Sub, a, _)) => adds(func, body, *a, param),
+        Inst::Binary(BinOp::Sub, a, _) => adds(func, inside, *a, param, reached),
+        inst @ (Inst::If { .. } | Inst::Match { .. }) => {
+            let Some(j) = stmt.results.iter().position(|r| *r == v) else {
+                return false;
+            };
+            inst.regions().iter().all(|r| {
+                func.region(*r)
+                    .yields
+                    .get(j)
+                    .is_some_and(|y| adds(func, inside, *y, param, reached))
+            })
+        }
         _ => false,
     }
 }
