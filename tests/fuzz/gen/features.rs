@@ -59,6 +59,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     ("match", true, "`match i % 3 { .. }`"),
     ("for", true, "`for` over ranges"),
     (
+        "reduce",
+        true,
+        "`let mut acc = c; for i in .. { let t = ..; if .. { acc += .. } else { acc -= .. } acc += t * .. }`",
+    ),
+    (
         "neighbours",
         true,
         "`a[i + 1]`, `a[i - 1]` in `for` loops whose range keeps them in bounds",

@@ -119,7 +119,10 @@ impl Gen<'_> {
             (3, self.on("ifexpr")),                                         // 20 let if
             (2, self.on("match") && !self.int_vars().is_empty()),           // 21 let match
             (2, self.can_loop() && self.on("breakval") && self.on("loop")), // 22 let loop
-            (1, true),                                                      // 23 spare
+            (
+                3,
+                self.loops.is_empty() && self.nest < 3 && self.on("reduce"),
+            ), // 23 reduce
             (5, mutable_v),                                                 // 24 V assign
             (3, self.has_v),                                                // 25 V let
         ];
@@ -157,6 +160,7 @@ impl Gen<'_> {
             20 => self.let_if(),
             21 => self.let_match(),
             22 => self.let_loop(),
+            23 => self.reduce(),
             24 => self.assign_v(),
             25 => {
                 let mutable = self.rng.chance(0.6);
@@ -391,6 +395,84 @@ impl Gen<'_> {
             arms.push((if v < k { Some(v) } else { None }, b));
         }
         Some(vec![Stmt::Match { scrut, arms }])
+    }
+
+    /// A reduction loop (feature `reduce`): `let mut acc = c; for i in lo..hi { let t = ..;
+    /// if .. { acc += .. } else { acc -= .. } acc += t * ..; }`, with a `break` or
+    /// `continue` for a branch at times, and arrays read at offsets of `i` (feature
+    /// `neighbours`): diff runs such a loop's pullback in its forward pass
+    /// (`fused_loops.rs`) when the sum is the only value it carries with a derivative.
+    pub(super) fn reduce(&mut self) -> Option<Vec<Stmt>> {
+        let (acc, i) = (self.fresh("acc"), self.fresh("i"));
+        let window = (self.on("neighbours") && self.rng.chance(0.6))
+            .then(|| *self.rng.pick(&[(0, 2, 0, 1), (1, 3, -1, 0), (1, 2, -1, 1)]));
+        let (lo, hi) = match window {
+            Some((lo, hi, _, _)) => (lo, hi),
+            None => (0, self.rng.range(1, 4) as u32),
+        };
+        self.nest += 1;
+        self.scopes.push(Vec::new());
+        self.declare(&i, Ty::I, false);
+        if let Some((_, _, low, high)) = window {
+            self.windows.push((i.clone(), low, high));
+        }
+        self.loops.push(LoopInfo {
+            label: None,
+            value: false,
+        });
+        let add = |g: &mut Self, op: BinOp| Stmt::Assign {
+            place: Place::Var(acc.clone()),
+            op: Some(op),
+            rhs: g.assign_rhs(Some(op)),
+        };
+        let mut body = self.let_f();
+        let t = match &body[0] {
+            Stmt::Let { name, .. } => name.clone(),
+            _ => unreachable!("let_f gives a let"),
+        };
+        let arms = (0..self.rng.range(1, 2))
+            .map(|_| {
+                let c = self.cond();
+                let op = *self.rng.pick(&[BinOp::Add, BinOp::Sub]);
+                (c, vec![add(self, op)])
+            })
+            .collect();
+        let els = match self.rng.below(5) {
+            0 if self.on("breakcont") => Some(vec![Stmt::Break(None)]),
+            1 if self.on("breakcont") => Some(vec![Stmt::Continue]),
+            2 => None,
+            _ => Some(vec![add(self, BinOp::Sub)]),
+        };
+        body.push(Stmt::If { arms, els });
+        let factor = self.factor();
+        body.push(Stmt::Assign {
+            place: Place::Var(acc.clone()),
+            op: Some(BinOp::Add),
+            rhs: bin(BinOp::Mul, place(Place::Var(t)), factor),
+        });
+        self.loops.pop();
+        if window.is_some() {
+            self.windows.pop();
+        }
+        self.scopes.pop();
+        self.nest -= 1;
+        let init = lit(self.literal());
+        self.declare(&acc, Ty::F, true);
+        Some(vec![
+            Stmt::Let {
+                name: acc,
+                mutable: true,
+                ty: Ty::F,
+                annotate: true,
+                init: Init::F(init),
+            },
+            Stmt::For {
+                var: Some(i),
+                range: Range::Excl(IExpr::Lit(lo), IExpr::Lit(hi)),
+                body,
+                label: None,
+            },
+        ])
     }
 
     /// A loop (for, while or loop) around `body`, which is generated inside it.
