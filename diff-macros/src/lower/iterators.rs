@@ -320,7 +320,7 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
             if unknown == "find" {
                 // (Lowered as a loop unless its items are references: `Chain::find`.)
                 return Some(format!(
-                    "{UNDIFFERENTIATED_CHAIN} `.find(..)` of references: an `Option<&T>` carries no derivative; write `.find(..).copied()` or `.copied().find(..)`"
+                    "{UNDIFFERENTIATED_CHAIN} `.find(..)` of references: an `Option` holding a reference (`Option<&T>`, `Option<(usize, &T)>`) carries no derivative; write `.find(..).copied()`, or `.copied()` right after `.iter()` so that the items are values"
                 ));
             }
             if SELECTIONS.contains(&unknown.as_str()) {
@@ -570,6 +570,15 @@ fn element(b: &Base, i: &syn::Ident) -> Expr {
     } else {
         parse_quote!(#xs[#at])
     }
+}
+
+/// Whether a tuple item holds a reference, at any depth (`(i, &x[i])`).
+fn holds_reference(t: &syn::ExprTuple) -> bool {
+    t.elems.iter().any(|e| match e {
+        Expr::Reference(_) => true,
+        Expr::Tuple(t) => holds_reference(t),
+        _ => false,
+    })
 }
 
 /// `f(acc, item)` for a folding function: a closure of two arguments or a path; `None`
@@ -1032,6 +1041,9 @@ impl Chain {
                 (*r.expr, apply(&f, parse_quote!(&&#x)))
             }
             Expr::Reference(_) => return None,
+            // An `Option` of a tuple holding a reference (`(usize, &f64)`) carries no
+            // derivative either: refused as `.find(..)` of references.
+            Expr::Tuple(t) if holds_reference(&t) => return None,
             item => (item, apply(&f, parse_quote!(&#x))),
         };
         let found: syn::Ident = parse_quote!(__diff_found);
