@@ -627,6 +627,32 @@ fn enumerate_after_filter_hessian_against_a_formula() {
     }
 }
 
+/// Two `enumerate`s around a `filter`: the loop's item is `(counter, (index, value))`,
+/// integers joined with the value at second order.
+#[test]
+fn enumerate_filter_enumerate_hessian_against_a_formula() {
+    // Σ v² (10 i + j) over the items after the first, i their index, j counting them.
+    #[differentiable]
+    fn numbered_twice(x: &[f64]) -> f64 {
+        x.iter()
+            .enumerate()
+            .filter(|(i, _)| *i > 0)
+            .enumerate()
+            .map(|(j, (i, v))| v * v * (i * 10 + j) as f64)
+            .sum::<f64>()
+    }
+    let x = vec![0.3, -0.5, 0.8, 1.2];
+    let h = hessian!(at: &x, of: numbered_twice);
+    let diagonal = [0.0, 20.0, 42.0, 64.0];
+    assert_hessian(&h, x.len(), |i, j| if i == j { diagonal[i] } else { 0.0 });
+    let (v, g) = value_with_gradient!(at: &x, of: numbered_twice);
+    assert_eq!(v, numbered_twice(&x));
+    let expected = [0.0, -10.0, 0.8 * 42.0, 1.2 * 64.0];
+    for (k, (gk, ek)) in g.iter().zip(expected).enumerate() {
+        assert!((gk - ek).abs() < 1e-12, "d/dx{k} {gk} vs {ek}");
+    }
+}
+
 /// The Hessian `h` is `n` by `n` and each entry equals `expected(i, j)` exactly.
 fn assert_hessian(h: &[Vec<f64>], n: usize, expected: impl Fn(usize, usize) -> f64) {
     assert_eq!(h.len(), n, "rows");

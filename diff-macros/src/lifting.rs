@@ -1198,11 +1198,16 @@ impl<'a> Lifting<'a> {
             return f(w);
         }
         let Some(stmt) = func.def(v) else {
-            return false;
+            return self.counted_item(v);
         };
         let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
         match &stmt.inst {
             Inst::Const(t) => numeric_tokens(t),
+            // The referent's value (`*&t.0`).
+            Inst::Deref(a) | Inst::Load(a) => match func.def_inst(*a) {
+                Some(Inst::Ref(b, _)) => f(*b),
+                _ => f(*a),
+            },
             Inst::Param(i) => self.float_params.contains(i),
             Inst::Cast(..) => true,
             Inst::Binary(_, a, b) => f(*a) && f(*b),
@@ -1261,6 +1266,44 @@ impl<'a> Lifting<'a> {
             }
             _ => self.is_lifted(v),
         }
+    }
+
+    /// Whether `v` is the item of a loop over integers: a range, or a range's
+    /// `enumerate()`, `rev()`, `step_by(k)`, `skip(k)` or `take(k)` (an index loop a chain
+    /// became counts its items with `(0..n).enumerate()`).
+    fn counted_item(&self, v: Value) -> bool {
+        let func = self.func;
+        let Some(region) = func.regions.iter().position(|r| r.params.contains(&v)) else {
+            return false;
+        };
+        let stmt = func
+            .regions
+            .iter()
+            .flat_map(|r| r.stmts.iter())
+            .find(|s| matches!(&s.inst, Inst::For { body, .. } if body.0 as usize == region));
+        let Some(Inst::For {
+            iter, init, body, ..
+        }) = stmt.map(|s| &s.inst)
+        else {
+            return false;
+        };
+        let item = func.region(*body).params.get(init.len()) == Some(&v);
+        let mut it = *iter;
+        // (Bounded: as many adapters as the user wrote.)
+        for _ in 0..16 {
+            match func.def_inst(it) {
+                Some(Inst::Opaque(o)) if o.what == "range" => return item,
+                Some(Inst::Call(Callee::Method { method, .. }, args))
+                    if ["enumerate", "rev", "step_by", "skip", "take"]
+                        .iter()
+                        .any(|m| method == m) =>
+                {
+                    it = args[0];
+                }
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// Whether `v` is read only by field projections (`t.0`): never yielded, carried,
