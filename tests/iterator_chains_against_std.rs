@@ -418,6 +418,32 @@ fn skip_while_filter_map_then_enumerate(x: &[f64], y: &[f64]) -> f64 {
     a + b.iter().sum::<f64>() + c + d * d
 }
 
+#[differentiable]
+fn last_of_chains(x: &[f64], y: &[f64]) -> f64 {
+    let a = x.iter().map(|v| v * v).last().unwrap();
+    let b = match x.iter().filter(|v| **v > 1.0).last().copied() {
+        Some(v) => v.sin(),
+        None => 0.5,
+    };
+    let c = x
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(i, v)| i % 2 == 0 && *v < 2.0)
+        .last()
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .unwrap_or(0.0);
+    // No item kept: `None`.
+    let d = x
+        .iter()
+        .filter(|v| **v > 10.0)
+        .last()
+        .copied()
+        .unwrap_or(0.25);
+    let e = x.iter().zip(y).map(|(p, q)| p * q).last().unwrap_or(0.0);
+    a + b + c * c + d + e
+}
+
 macro_rules! check_against_std {
     ($($f:ident),* $(,)?) => {$({
         let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
@@ -512,6 +538,7 @@ fn chains_compute_what_std_computes() {
         skip_while_then_select_and_find,
         filter_then_enumerate_loop,
         skip_while_filter_map_then_enumerate,
+        last_of_chains,
     );
 }
 

@@ -13,7 +13,15 @@ fn find_numbered(v: &[f64]) -> f64 {
         None => 0.0,
     }
 }
+#[differentiable]
+fn last_kept(v: &[f64]) -> f64 {
+    match v.iter().filter(|x| **x > 0.0).last() {
+        Some(x) => x.sin(),
+        None => 0.0,
+    }
+}
 fn main() {
     let _ = gradient!(at: &[1.0, 2.0][..], of: findit);
     let _ = gradient!(at: &[1.0, 2.0][..], of: find_numbered);
+    let _ = gradient!(at: &[1.0, 2.0][..], of: last_kept);
 }

@@ -1256,6 +1256,17 @@ impl Lowerer {
                 return self.lower_expr(&e);
             }
         }
+        // `chain.last()` (or `chain.last().copied()`): a loop keeping the last item.
+        let (last, copied) = copy_of(m).map_or((m, false), |inner| (inner, true));
+        if last.method == "last" {
+            if let Some(chain) = self.chain(&last.receiver) {
+                return match chain.last(last, copied) {
+                    Some(e) => self.lower_expr(&e),
+                    // Of references: refused as a whole, saying so.
+                    None => Ok(self.opaque(&Expr::MethodCall(m.clone()))),
+                };
+            }
+        }
         // `chain.min_by(cmp).unwrap()` and its relatives (also with `.copied()` or
         // `.cloned()` before the unwrap): a loop selecting an index.
         if m.method == "unwrap" || m.method == "expect" {
@@ -1692,6 +1703,13 @@ impl Lookup {
         let copied = copy.is_some();
         if let Some(end) = copy {
             inner = end;
+        }
+        // `xs.iter().map(f).last()` is an iterator's last item, not a slice's
+        // (`Chain::last`).
+        if matches!(peel(&inner.receiver), Expr::MethodCall(r)
+            if super::iterators::CHAIN_METHODS.iter().any(|c| r.method == c))
+        {
+            return None;
         }
         // The index, and whether the element is there.
         let (index, present): (Expr, Expr) = match (inner.method.to_string().as_str(), &inner.args)

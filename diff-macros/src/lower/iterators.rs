@@ -313,14 +313,20 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
         }
         after.push(name.clone());
         let selection = SELECTIONS.contains(&name.as_str());
-        if NOT_DIFFERENTIATED.contains(&name.as_str()) || name == "find" || selection {
+        let found = name == "find" || name == "last";
+        if NOT_DIFFERENTIATED.contains(&name.as_str()) || found || selection {
             unknown = Some(name);
         } else if ["iter", "into_iter", "windows", "chunks"].contains(&name.as_str()) {
             let unknown = unknown?;
-            if unknown == "find" {
-                // (Lowered as a loop unless its items are references: `Chain::find`.)
+            if unknown == "find" || unknown == "last" {
+                // (Lowered as a loop unless its items are references: `Chain::found`.)
+                let call = if unknown == "find" {
+                    ".find(..)"
+                } else {
+                    ".last()"
+                };
                 return Some(format!(
-                    "{UNDIFFERENTIATED_CHAIN} `.find(..)` of references: an `Option` holding a reference (`Option<&T>`, `Option<(usize, &T)>`) carries no derivative; write `.find(..).copied()`, or `.copied()` right after `.iter()` so that the items are values"
+                    "{UNDIFFERENTIATED_CHAIN} `{call}` of references: an `Option` holding a reference (`Option<&T>`, `Option<(usize, &T)>`) carries no derivative; write `{call}.copied()`, or `.copied()` right after `.iter()` so that the items are values"
                 ));
             }
             if SELECTIONS.contains(&unknown.as_str()) {
@@ -330,7 +336,7 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
                 ));
             }
             return Some(format!(
-                "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)`, which is not differentiated (these are: `{}`, and `sum`, `product`, `fold`, `collect`, `min_by`, `max_by`, `find`); write it as a `for` loop",
+                "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)`, which is not differentiated (these are: `{}`, and `sum`, `product`, `fold`, `collect`, `min_by`, `max_by`, `find`, `last`); write it as a `for` loop",
                 CHAIN_METHODS.join("`, `")
             ));
         }
@@ -1032,31 +1038,49 @@ impl Chain {
         if method.args.len() != 1 {
             return None;
         }
-        let x: syn::Ident = parse_quote!(__diff_x);
         let f = func(&method.args[0])?;
+        self.found(Some(f), copied)
+    }
+
+    /// `chain.last()` as a loop over every item, keeping the last: `Some(item)`, or `None`
+    /// when there is none. Items that are values only, as for [`Chain::find`].
+    pub(crate) fn last(&self, method: &syn::ExprMethodCall, copied: bool) -> Option<Expr> {
+        if !method.args.is_empty() {
+            return None;
+        }
+        self.found(None, copied)
+    }
+
+    /// The loop of [`Chain::find`] (with the test `p`, stopping at the first item it
+    /// accepts) and of [`Chain::last`] (without, going to the end).
+    fn found(&self, p: Option<Func>, copied: bool) -> Option<Expr> {
+        let x: syn::Ident = parse_quote!(__diff_x);
         let (ipat, index, item, guards) = self.parts();
+        let test = |arg: Expr| p.as_ref().map(|f| apply(f, arg));
         let (item, test) = match item {
             Expr::Reference(r) if copied => {
                 // `p` takes `&&T`, as it would before the `copied`.
-                (*r.expr, apply(&f, parse_quote!(&&#x)))
+                (*r.expr, test(parse_quote!(&&#x)))
             }
             Expr::Reference(_) => return None,
             // An `Option` of a tuple holding a reference (`(usize, &f64)`) carries no
             // derivative either: refused as `.find(..)` of references.
             Expr::Tuple(t) if holds_reference(&t) => return None,
-            item => (item, apply(&f, parse_quote!(&#x))),
+            item => (item, test(parse_quote!(&#x))),
         };
         let found: syn::Ident = parse_quote!(__diff_found);
+        let keep = quote::quote! { #found = ::diff::__private::some(#x); };
+        let each = match test {
+            Some(test) => quote::quote! { if #test { #keep break; } },
+            None => keep,
+        };
         let looped = Self::index_loop(
             &ipat,
             &index,
             &guards,
             quote::quote! {
                 let #x = #item;
-                if #test {
-                    #found = ::diff::__private::some(#x);
-                    break;
-                }
+                #each
             },
         );
         Some(parse_quote!({
