@@ -9,7 +9,8 @@
     clippy::useless_vec,
     unused_variables,
     clippy::filter_map_bool_then,
-    clippy::obfuscated_if_else
+    clippy::obfuscated_if_else,
+    clippy::double_ended_iterator_last
 )]
 mod common;
 use common::fd_grad;

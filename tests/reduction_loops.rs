@@ -287,7 +287,7 @@ fn halved(x: &[f64]) -> f64 {
         if x[i] > 0.0 {
             s += x[i];
         } else {
-            s = s * 0.5;
+            s *= 0.5;
         }
     }
     s
