@@ -47,76 +47,83 @@ pub fn fused_sum(func: &Function, act: &Activity, stmt: &Stmt) -> Option<usize> 
             .any(|s| matches!(s.inst, Inst::For { .. }))
     });
     let (param, sum) = (region.params[k], region.yields[k]);
-    let mut reached = Vec::new();
+    let walk = SumWalk {
+        func,
+        inside: regions_within(func, *body),
+        param,
+        reached: Vec::new(),
+    };
     let fused = act.is_active(stmt.results[k])
         && !nested_loop
         && one_element_each(func, act, *body)
         && func.uses(sum) == 1
-        && adds(func, &regions_within(func, *body), sum, param, &mut reached)
-        && reached
-            .iter()
-            .all(|v| func.uses(*v) == reached.iter().filter(|u| *u == v).count());
+        && walk.only_adds(sum);
     fused.then_some(k)
 }
 
-/// Whether `v` is `param` plus or minus other terms, through sums defined in the loop's
-/// body (`inside`: its regions) (`(param + a) - b`), and through the branches of an `if`
-/// or `match` each of which yields such a sum (`if c { s += a } else { s -= b }`, or `s`
-/// itself where a branch `break`s): its adjoint reaches `param` unchanged. `reached`
-/// collects the values on the way, once per read (a value two branches yield, twice):
-/// the caller checks that nothing else reads them.
-fn adds(
-    func: &Function,
-    inside: &[RegionId],
-    v: Value,
+/// The walk from a reduction loop's yielded sum back to its parameter: whether the sum
+/// is the parameter plus or minus other terms, through sums defined in the loop's body
+/// (`(param + a) - b`) and through the branches of an `if` or `match` each of which
+/// yields such a sum (`if c { s += a } else { s -= b }`, or `s` itself where a branch
+/// `break`s), so that its adjoint reaches the parameter unchanged.
+struct SumWalk<'a> {
+    func: &'a Function,
+    /// The regions of the loop's body.
+    inside: Vec<RegionId>,
+    /// The loop's carried parameter.
     param: Value,
-    reached: &mut Vec<Value>,
-) -> bool {
-    let before = reached.len();
-    let sum = adds_through(func, inside, v, param, reached);
-    if !sum {
-        reached.truncate(before);
-    }
-    sum
+    /// The values on the way, once per read (a value two branches yield, twice).
+    reached: Vec<Value>,
 }
 
-/// [`adds`], which forgets the reads it counted where it fails.
-fn adds_through(
-    func: &Function,
-    inside: &[RegionId],
-    v: Value,
-    param: Value,
-    reached: &mut Vec<Value>,
-) -> bool {
-    // A value reached before (yielded by two branches) adds as it did then.
-    let again = reached.contains(&v);
-    reached.push(v);
-    if v == param || again {
-        return true;
+impl SumWalk<'_> {
+    /// Whether `sum` adds to the parameter, and nothing but the way reads the values on
+    /// it.
+    fn only_adds(mut self, sum: Value) -> bool {
+        self.adds(sum)
+            && self
+                .reached
+                .iter()
+                .all(|v| self.func.uses(*v) == self.reached.iter().filter(|u| *u == v).count())
     }
-    if !inside.contains(&RegionId(func.position(v).0)) {
-        return false;
+
+    /// Whether `v` adds to the parameter; the values on the way are kept where it does.
+    fn adds(&mut self, v: Value) -> bool {
+        let before = self.reached.len();
+        let sum = self.adds_through(v);
+        if !sum {
+            self.reached.truncate(before);
+        }
+        sum
     }
-    let Some(stmt) = func.def(v) else {
-        return false;
-    };
-    match &stmt.inst {
-        Inst::Binary(BinOp::Add, a, b) => {
-            adds(func, inside, *a, param, reached) || adds(func, inside, *b, param, reached)
+
+    fn adds_through(&mut self, v: Value) -> bool {
+        // A value reached before (yielded by two branches) adds as it did then.
+        let again = self.reached.contains(&v);
+        self.reached.push(v);
+        if v == self.param || again {
+            return true;
         }
-        Inst::Binary(BinOp::Sub, a, _) => adds(func, inside, *a, param, reached),
-        inst @ (Inst::If { .. } | Inst::Match { .. }) => {
-            let Some(j) = stmt.results.iter().position(|r| *r == v) else {
-                return false;
-            };
-            inst.regions().iter().all(|r| {
-                func.region(*r)
-                    .yields
-                    .get(j)
-                    .is_some_and(|y| adds(func, inside, *y, param, reached))
-            })
+        let func = self.func;
+        if !self.inside.contains(&RegionId(func.position(v).0)) {
+            return false;
         }
-        _ => false,
+        let Some(stmt) = func.def(v) else {
+            return false;
+        };
+        match &stmt.inst {
+            Inst::Binary(BinOp::Add, a, b) => self.adds(*a) || self.adds(*b),
+            Inst::Binary(BinOp::Sub, a, _) => self.adds(*a),
+            inst @ (Inst::If { .. } | Inst::Match { .. }) => {
+                let Some(j) = stmt.results.iter().position(|r| *r == v) else {
+                    return false;
+                };
+                inst.regions()
+                    .iter()
+                    .all(|r| func.region(*r).yields.get(j).is_some_and(|y| self.adds(*y)))
+            }
+            _ => false,
+        }
     }
 }
 
