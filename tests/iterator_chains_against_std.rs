@@ -10,7 +10,10 @@
     unused_variables,
     clippy::filter_map_bool_then,
     clippy::obfuscated_if_else,
-    clippy::double_ended_iterator_last
+    clippy::double_ended_iterator_last,
+    clippy::iter_nth_zero,
+    clippy::iter_skip_next,
+    clippy::filter_next
 )]
 mod common;
 use common::fd_grad;
@@ -445,6 +448,37 @@ fn last_of_chains(x: &[f64], y: &[f64]) -> f64 {
     a + b + c * c + d + e
 }
 
+#[differentiable]
+fn nth_and_next_of_chains(x: &[f64], y: &[f64]) -> f64 {
+    let a = x.iter().map(|v| v * 3.0).nth(2).unwrap();
+    let k = x.len() / 2;
+    let b = x
+        .iter()
+        .copied()
+        .filter(|v| *v > 0.0)
+        .nth(k - 1)
+        .unwrap_or(0.0);
+    // Past the end: `None`.
+    let c = x
+        .iter()
+        .filter(|v| **v < 0.0)
+        .nth(10)
+        .copied()
+        .unwrap_or(0.5);
+    let d = x.iter().skip(1).map(|v| v.exp()).next().unwrap();
+    let e = match x
+        .iter()
+        .zip(y)
+        .map(|(p, q)| p - q)
+        .filter(|r| *r > 0.0)
+        .next()
+    {
+        Some(r) => r * r,
+        None => 0.0,
+    };
+    a * b + c + d + e
+}
+
 macro_rules! check_against_std {
     ($($f:ident),* $(,)?) => {$({
         let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
@@ -540,6 +574,7 @@ fn chains_compute_what_std_computes() {
         filter_then_enumerate_loop,
         skip_while_filter_map_then_enumerate,
         last_of_chains,
+        nth_and_next_of_chains,
     );
 }
 

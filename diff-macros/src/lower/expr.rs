@@ -1256,15 +1256,23 @@ impl Lowerer {
                 return self.lower_expr(&e);
             }
         }
-        // `chain.last()` (or `chain.last().copied()`): a loop keeping the last item.
-        let (last, copied) = copy_of(m).map_or((m, false), |inner| (inner, true));
-        if last.method == "last" {
-            if let Some(chain) = self.chain(&last.receiver) {
-                return match chain.last(last, copied) {
-                    Some(e) => self.lower_expr(&e),
-                    // Of references: refused as a whole, saying so.
-                    None => Ok(self.opaque(&Expr::MethodCall(m.clone()))),
-                };
+        // `chain.last()`, `chain.nth(k)`, `chain.next()` (or with `.copied()`): a loop
+        // keeping that item. (`next` of a chain written in place only: of an iterator held
+        // in a variable, it takes the item out of it.)
+        let (at, copied) = copy_of(m).map_or((m, false), |inner| (inner, true));
+        let written_here = at.method != "next" || matches!(&*at.receiver, Expr::MethodCall(_));
+        if ["last", "nth", "next"].iter().any(|n| at.method == n) && written_here {
+            if let Some(chain) = self.chain(&at.receiver) {
+                match chain.at(at, copied) {
+                    Some(e) => return self.lower_expr(&e),
+                    // Of references: refused as a whole, saying so (an `Option` of a
+                    // reference from `nth` or `next` may still be mapped where it is
+                    // made, below).
+                    None if at.method == "last" => {
+                        return Ok(self.opaque(&Expr::MethodCall(m.clone())))
+                    }
+                    None => {}
+                }
             }
         }
         // `chain.min_by(cmp).unwrap()` and its relatives (also with `.copied()` or

@@ -578,6 +578,16 @@ fn element(b: &Base, i: &syn::Ident) -> Expr {
     }
 }
 
+/// The item a search over a chain keeps ([`Chain::found`]).
+enum Wanted {
+    /// The first the test accepts (`find(p)`).
+    First(Func),
+    /// The last (`last()`).
+    Last,
+    /// The one at this position (`nth(k)`, `next()`).
+    Nth(Expr),
+}
+
 /// Whether a tuple item holds a reference, at any depth (`(i, &x[i])`).
 fn holds_reference(t: &syn::ExprTuple) -> bool {
     t.elems.iter().any(|e| match e {
@@ -1039,24 +1049,31 @@ impl Chain {
             return None;
         }
         let f = func(&method.args[0])?;
-        self.found(Some(f), copied)
+        self.found(Wanted::First(f), copied)
     }
 
-    /// `chain.last()` as a loop over every item, keeping the last: `Some(item)`, or `None`
-    /// when there is none. Items that are values only, as for [`Chain::find`].
-    pub(crate) fn last(&self, method: &syn::ExprMethodCall, copied: bool) -> Option<Expr> {
-        if !method.args.is_empty() {
-            return None;
-        }
-        self.found(None, copied)
+    /// `chain.last()` as a loop over every item, keeping the last; `chain.nth(k)` (and
+    /// `chain.next()`, the item at 0) as a loop stopping at the item at `k`: `Some(item)`,
+    /// or `None` when there is none. Items that are values only, as for [`Chain::find`].
+    pub(crate) fn at(&self, method: &syn::ExprMethodCall, copied: bool) -> Option<Expr> {
+        let wanted = match (method.method.to_string().as_str(), method.args.len()) {
+            ("last", 0) => Wanted::Last,
+            ("next", 0) => Wanted::Nth(parse_quote!(0usize)),
+            ("nth", 1) => Wanted::Nth(method.args[0].clone()),
+            _ => return None,
+        };
+        self.found(wanted, copied)
     }
 
-    /// The loop of [`Chain::find`] (with the test `p`, stopping at the first item it
-    /// accepts) and of [`Chain::last`] (without, going to the end).
-    fn found(&self, p: Option<Func>, copied: bool) -> Option<Expr> {
+    /// The loop of [`Chain::find`] and [`Chain::at`].
+    fn found(&self, wanted: Wanted, copied: bool) -> Option<Expr> {
         let x: syn::Ident = parse_quote!(__diff_x);
         let (ipat, index, item, guards) = self.parts();
-        let test = |arg: Expr| p.as_ref().map(|f| apply(f, arg));
+        let test = |arg: Expr| match &wanted {
+            Wanted::First(f) => Some(apply(f, arg)),
+            Wanted::Last => None,
+            Wanted::Nth(_) => Some(parse_quote!(__diff_passed == __diff_nth)),
+        };
         let (item, test) = match item {
             Expr::Reference(r) if copied => {
                 // `p` takes `&&T`, as it would before the `copied`.
@@ -1070,9 +1087,17 @@ impl Chain {
         };
         let found: syn::Ident = parse_quote!(__diff_found);
         let keep = quote::quote! { #found = ::diff::__private::some(#x); };
-        let each = match test {
+        let mut each = match test {
             Some(test) => quote::quote! { if #test { #keep break; } },
             None => keep,
+        };
+        // The items passed over, counted (`nth`).
+        let counter = match &wanted {
+            Wanted::Nth(k) => {
+                each.extend(quote::quote! { __diff_passed += 1; });
+                quote::quote! { let __diff_nth: usize = #k; let mut __diff_passed = 0usize; }
+            }
+            _ => quote::quote! {},
         };
         let looped = Self::index_loop(
             &ipat,
@@ -1084,6 +1109,7 @@ impl Chain {
             },
         );
         Some(parse_quote!({
+            #counter
             let mut #found = ::core::option::Option::None;
             #looped
             #found
