@@ -716,6 +716,27 @@ fn enumerate_filter_enumerate_hessian_against_a_formula() {
     }
 }
 
+/// `last`, `nth` and `next` keep one item, at second order too.
+#[test]
+fn last_nth_next_hessian_against_a_formula() {
+    // x3² x2 + exp(x1) at this point.
+    #[differentiable]
+    fn picked(x: &[f64]) -> f64 {
+        let a = x.iter().map(|v| v * v).last().unwrap();
+        let b = x.iter().copied().filter(|v| *v > 0.0).nth(1).unwrap_or(0.0);
+        let c = x.iter().skip(1).map(|v| v.exp()).next().unwrap();
+        a * b + c
+    }
+    let x = vec![0.3, -0.5, 0.8, 1.2];
+    let h = hessian!(at: &x, of: picked);
+    assert_hessian(&h, x.len(), |i, j| match (i, j) {
+        (1, 1) => (-0.5f64).exp(),
+        (2, 3) | (3, 2) => 2.0 * 1.2,
+        (3, 3) => 2.0 * 0.8,
+        _ => 0.0,
+    });
+}
+
 /// The Hessian `h` is `n` by `n` and each entry equals `expected(i, j)` exactly.
 fn assert_hessian(h: &[Vec<f64>], n: usize, expected: impl Fn(usize, usize) -> f64) {
     assert_eq!(h.len(), n, "rows");
