@@ -633,6 +633,29 @@ fn flattened_rows_of_vecs_and_arrays() {
     assert_eq!(gp, want);
 }
 
+/// `rows.iter().flat_map(|r| r.iter())` and `.flat_map(|r| r)`: the same as `flatten()`.
+#[differentiable]
+fn flat_mapped_rows(m: &[Vec<f64>]) -> f64 {
+    let a: f64 = m.iter().flat_map(|r| r.iter()).map(|v| v * v).sum();
+    let mut b = 0.0;
+    for v in m.iter().flat_map(|r| r) {
+        b += v.powi(3);
+    }
+    a + b
+}
+
+#[test]
+fn flat_mapped_rows_as_flattened() {
+    let m = vec![vec![1.0, 2.0], vec![3.0], vec![0.5, -1.0]];
+    let (v, g) = value_with_gradient!(at: &m, of: flat_mapped_rows);
+    assert_eq!(v, flat_mapped_rows(&m));
+    let want: Vec<Vec<f64>> = m
+        .iter()
+        .map(|r| r.iter().map(|v| 2.0 * v + 3.0 * v * v).collect())
+        .collect();
+    assert_eq!(g, want);
+}
+
 #[differentiable]
 fn reversed_and_swapped(x: Vec<f64>) -> f64 {
     let mut v = x;

@@ -1397,7 +1397,7 @@ fn rows_flattened(e: &Expr) -> Option<&Expr> {
 
 /// [`rows_flattened`] of the chain ending in the call `m`.
 fn rows_flattened_by(m: &syn::ExprMethodCall) -> Option<&Expr> {
-    if m.method != "flatten" || !m.args.is_empty() {
+    if !flattens(m) {
         return rows_flattened(&m.receiver);
     }
     match &*m.receiver {
@@ -1410,13 +1410,34 @@ fn rows_flattened_by(m: &syn::ExprMethodCall) -> Option<&Expr> {
     }
 }
 
+/// Whether the call `m` is `.flatten()`, or a `.flat_map(f)` that is one: `f` gives each
+/// row itself as an iterator (`|r| r`, `|r| r.iter()`, `|r| r.into_iter()`).
+fn flattens(m: &syn::ExprMethodCall) -> bool {
+    if m.method == "flatten" {
+        return m.args.is_empty();
+    }
+    let [Expr::Closure(c)] = &m.args.iter().collect::<Vec<_>>()[..] else {
+        return false;
+    };
+    let (Some(syn::Pat::Ident(p)), 1) = (c.inputs.first(), c.inputs.len()) else {
+        return false;
+    };
+    let is_row =
+        |e: &Expr| matches!(super::expr::peel(e), Expr::Path(x) if x.path.is_ident(&p.ident));
+    let body = super::expr::peel(&c.body);
+    m.method == "flat_map"
+        && (is_row(body)
+            || matches!(body, Expr::MethodCall(i)
+                if (i.method == "iter" || i.method == "into_iter")
+                    && i.args.is_empty()
+                    && is_row(&i.receiver)))
+}
+
 /// Replaces `rows.iter().flatten()` at the root of `e` by `__diff_flat.iter()`,
 /// returning `rows`.
 fn flatten_at_root(e: &mut Expr) -> Option<Expr> {
     match e {
-        Expr::MethodCall(m) if m.method != "flatten" || !m.args.is_empty() => {
-            flatten_at_root(&mut m.receiver)
-        }
+        Expr::MethodCall(m) if !flattens(m) => flatten_at_root(&mut m.receiver),
         _ => {
             let rows = rows_flattened(e)?.clone();
             *e = parse_quote!(__diff_flat.iter());
