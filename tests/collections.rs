@@ -634,6 +634,7 @@ fn flattened_rows_of_vecs_and_arrays() {
 }
 
 /// `rows.iter().flat_map(|r| r.iter())` and `.flat_map(|r| r)`: the same as `flatten()`.
+#[allow(clippy::flat_map_identity)]
 #[differentiable]
 fn flat_mapped_rows(m: &[Vec<f64>]) -> f64 {
     let a: f64 = m.iter().flat_map(|r| r.iter()).map(|v| v * v).sum();
