@@ -238,14 +238,8 @@ fn range_index(func: &Function, body: RegionId) -> Option<Value> {
 /// `idx - index` when `idx` is `index`, `index + c`, `c + index` or `index - c` with `c`
 /// an integer literal.
 fn offset(func: &Function, idx: Value, index: Value) -> Option<i64> {
-    let literal = |v: Value| match func.def_inst(v) {
-        Some(Inst::Const(t)) => syn::parse2::<syn::LitInt>(t.clone())
-            .ok()?
-            .base10_parse::<i64>()
-            .ok()
-            .filter(|c| c.abs() < WIDEST_WINDOW),
-        _ => None,
-    };
+    let literal =
+        |v: Value| crate::ir::integer_literal(func, v).filter(|c| c.abs() < WIDEST_WINDOW);
     if idx == index {
         return Some(0);
     }

@@ -310,6 +310,17 @@ pub const INTEGER_TYPES: &[&str] = &[
     "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
 ];
 
+/// The value of `v` when it is an integer literal (`1`, `2usize`).
+pub fn integer_literal(func: &Function, v: Value) -> Option<i64> {
+    match func.def_inst(v) {
+        Some(Inst::Const(t)) => syn::parse2::<syn::LitInt>(t.clone())
+            .ok()?
+            .base10_parse::<i64>()
+            .ok(),
+        _ => None,
+    }
+}
+
 /// The placeholder identifier for the n-th use of an opaque expression.
 pub fn placeholder(n: usize) -> String {
     format!("__diff_use_{n}")

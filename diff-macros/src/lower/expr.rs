@@ -1832,20 +1832,13 @@ pub(crate) fn desugar_if_let(i: &syn::ExprIf) -> Option<Expr> {
     Some(syn::parse_quote!(match #scrutinee { #pat => #then, _ => #els }))
 }
 
-/// `e` without parentheses.
 impl Lowerer {
     /// For `w[c]` with `w = sub_slice(&xs, i..i + k)` (a `.windows(k)` item) and literals
     /// `c < k`: `&xs` and `i`, so that `w[c]` reads `xs[i + c]`, the same element, without
     /// the sub-slice's adjoint (a collection per item) in the derivative. Where `c < k`
     /// cannot be seen, `w[c]` stays, with its bounds check.
     fn window_element(&self, base: Value, index: Value) -> Option<(Value, Value)> {
-        let literal = |v: Value| match self.func.def_inst(v) {
-            Some(Inst::Const(t)) => syn::parse2::<syn::LitInt>(t.clone())
-                .ok()?
-                .base10_parse::<u64>()
-                .ok(),
-            _ => None,
-        };
+        let literal = |v: Value| crate::ir::integer_literal(&self.func, v);
         let Some(Inst::Call(crate::ir::Callee::Path(p), args)) = self.func.def_inst(base) else {
             return None;
         };
