@@ -723,3 +723,36 @@ fn second_order_through_operators_of_a_struct() {
     };
     assert_close(d2, fd(d1, 0.75), 1e-6, "d2 through lerp");
 }
+
+/// A loop whose only carried value with a derivative is a `V2`: summed (`p += q`) or
+/// passed on unchanged (as random programs write it). Not a reduction loop of floats (`fused_loops.rs`), whose seed
+/// scales as a float: the tape (was E0277, `V2: Unit`, random programs seed 46400,
+/// program 160).
+#[allow(clippy::self_assignment, dead_code)]
+#[differentiable]
+fn sums_of_a_struct(x: f64, n: usize) -> f64 {
+    let mut p = V2 { x, y: 1.0 };
+    for i in 0..n {
+        p += V2 {
+            x: x * i as f64,
+            y: x.sin(),
+        };
+    }
+    let mut q = V2 { x: x * x, y: x };
+    for _ in 0..n {
+        q = q;
+    }
+    p.x * p.y + q.x
+}
+
+#[test]
+fn loops_carrying_a_struct_keep_their_tape() {
+    for n in [0, 1, 3] {
+        let f = |x: f64| sums_of_a_struct(x, n);
+        let (v, g) = value_with_gradient!(at: 0.7, of: |x: f64| sums_of_a_struct(x, n));
+        assert_eq!(v, f(0.7));
+        assert_close(g, fd(f, 0.7), 1e-7, "reverse vs fd");
+        let d = first_derivative!(at: 0.7, of: |x: f64| sums_of_a_struct(x, n));
+        assert_close(d, g, 1e-12, "forward");
+    }
+}

@@ -52,13 +52,33 @@ pub fn fused_sum(func: &Function, act: &Activity, stmt: &Stmt) -> Option<usize> 
         inside: regions_within(func, *body),
         param,
         reached: Vec::new(),
+        added: false,
     };
+    // The seed scales as a float: a sum of a type of the crate's with operators (`p += q`
+    // of a `V`) keeps its tape.
+    let float = func.no_arithmetic_of_its_own || evidently_float(func, init[k]);
     let fused = act.is_active(stmt.results[k])
+        && float
         && !nested_loop
         && one_element_each(func, act, *body)
         && func.uses(sum) == 1
         && walk.only_adds(sum);
     fused.then_some(k)
+}
+
+/// Whether `v` is a float by its definition: a float literal (`0.0`, `-0.0`), a float's
+/// zero (`<f64 as Zero>::zero()`, as a chain's `sum` starts), a conversion to a float.
+fn evidently_float(func: &Function, v: Value) -> bool {
+    match func.def_inst(v) {
+        Some(Inst::Const(t)) => syn::parse2::<syn::LitFloat>(t.clone()).is_ok(),
+        Some(Inst::Neg(a)) => evidently_float(func, *a),
+        Some(Inst::Cast(..)) => true,
+        Some(Inst::Call(crate::ir::Callee::Path(p), args)) if args.is_empty() => {
+            let path = quote::quote!(#p).to_string();
+            (path.contains("f64") || path.contains("f32")) && path.ends_with("zero")
+        }
+        _ => false,
+    }
 }
 
 /// The walk from a reduction loop's yielded sum back to its parameter: whether the sum
@@ -74,6 +94,8 @@ struct SumWalk<'a> {
     param: Value,
     /// The values on the way, once per read (a value two branches yield, twice).
     reached: Vec<Value>,
+    /// Whether the way adds or subtracts anything (a value only passed on is no sum).
+    added: bool,
 }
 
 impl SumWalk<'_> {
@@ -81,6 +103,7 @@ impl SumWalk<'_> {
     /// it.
     fn only_adds(mut self, sum: Value) -> bool {
         self.adds(sum)
+            && self.added
             && self
                 .reached
                 .iter()
@@ -112,8 +135,14 @@ impl SumWalk<'_> {
             return false;
         };
         match &stmt.inst {
-            Inst::Binary(BinOp::Add, a, b) => self.adds(*a) || self.adds(*b),
-            Inst::Binary(BinOp::Sub, a, _) => self.adds(*a),
+            Inst::Binary(BinOp::Add, a, b) => {
+                self.added = true;
+                self.adds(*a) || self.adds(*b)
+            }
+            Inst::Binary(BinOp::Sub, a, _) => {
+                self.added = true;
+                self.adds(*a)
+            }
             inst @ (Inst::If { .. } | Inst::Match { .. }) => {
                 let Some(j) = stmt.results.iter().position(|r| *r == v) else {
                     return false;
