@@ -252,12 +252,7 @@ pub fn windows(func: &Function, act: &Activity, body: RegionId) -> Vec<Window> {
 /// The item of loop `body` when the loop runs over a range (`a..b`, `a..=b`): its index,
 /// one more at each iteration.
 fn range_index(func: &Function, body: RegionId) -> Option<Value> {
-    let stmt = func
-        .regions
-        .iter()
-        .flat_map(|r| r.stmts.iter())
-        .find(|s| matches!(s.inst, Inst::For { body: b, .. } if b == body))?;
-    let Inst::For { iter, init, .. } = &stmt.inst else {
+    let Inst::For { iter, init, .. } = &func.loop_of(body)?.inst else {
         return None;
     };
     let range = matches!(func.def_inst(*iter), Some(Inst::Opaque(o)) if o.what == "range");

@@ -1276,14 +1276,9 @@ impl<'a> Lifting<'a> {
         let Some(region) = func.regions.iter().position(|r| r.params.contains(&v)) else {
             return false;
         };
-        let stmt = func
-            .regions
-            .iter()
-            .flat_map(|r| r.stmts.iter())
-            .find(|s| matches!(&s.inst, Inst::For { body, .. } if body.0 as usize == region));
         let Some(Inst::For {
             iter, init, body, ..
-        }) = stmt.map(|s| &s.inst)
+        }) = func.loop_of(RegionId(region as u32)).map(|s| &s.inst)
         else {
             return false;
         };

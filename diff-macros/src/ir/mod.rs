@@ -428,6 +428,14 @@ impl Function {
         }
     }
 
+    /// The `for` statement whose body is region `body`.
+    pub fn loop_of(&self, body: RegionId) -> Option<&Stmt> {
+        self.regions
+            .iter()
+            .flat_map(|r| r.stmts.iter())
+            .find(|s| matches!(s.inst, Inst::For { body: b, .. } if b == body))
+    }
+
     /// The statement defining `v` (`None` for a region parameter).
     pub fn def(&self, v: Value) -> Option<&Stmt> {
         let (r, i) = (*self.defs.get(v.0 as usize)?)?;

@@ -397,6 +397,14 @@ impl Gen<'_> {
         Some(vec![Stmt::Match { scrut, arms }])
     }
 
+    /// With probability `p` (feature `neighbours`), the range of a loop whose index reads
+    /// arrays at offsets that stay in `0..3`, and those offsets: `0..2` (i, i + 1), `1..3`
+    /// (i - 1, i), `1..2` (i - 1 .. i + 1), as `(lo, hi, lowest, highest)`.
+    fn window(&mut self, p: f64) -> Option<(u32, u32, i64, i64)> {
+        (self.on("neighbours") && self.rng.chance(p))
+            .then(|| *self.rng.pick(&[(0, 2, 0, 1), (1, 3, -1, 0), (1, 2, -1, 1)]))
+    }
+
     /// A reduction loop (feature `reduce`): `let mut acc = c; for i in lo..hi { let t = ..;
     /// if .. { acc += .. } else { acc -= .. } acc += t * ..; }`, with a `break` or
     /// `continue` for a branch at times, and arrays read at offsets of `i` (feature
@@ -404,8 +412,7 @@ impl Gen<'_> {
     /// (`fused_loops.rs`) when the sum is the only value it carries with a derivative.
     pub(super) fn reduce(&mut self) -> Option<Vec<Stmt>> {
         let (acc, i) = (self.fresh("acc"), self.fresh("i"));
-        let window = (self.on("neighbours") && self.rng.chance(0.6))
-            .then(|| *self.rng.pick(&[(0, 2, 0, 1), (1, 3, -1, 0), (1, 2, -1, 1)]));
+        let window = self.window(0.6);
         let (lo, hi) = match window {
             Some((lo, hi, _, _)) => (lo, hi),
             None => (0, self.rng.range(1, 4) as u32),
@@ -507,10 +514,11 @@ impl Gen<'_> {
             } else {
                 None
             };
-            // An index whose offsets stay in `0..3`: `0..2` (i, i + 1), `1..3` (i - 1, i),
-            // `1..2` (i - 1 .. i + 1).
-            let window = (var_name.is_some() && self.on("neighbours") && self.rng.chance(0.35))
-                .then(|| *self.rng.pick(&[(0, 2, 0, 1), (1, 3, -1, 0), (1, 2, -1, 1)]));
+            let window = if var_name.is_some() {
+                self.window(0.35)
+            } else {
+                None
+            };
             let range = if let Some((lo, hi, _, _)) = window {
                 Range::Excl(IExpr::Lit(lo), IExpr::Lit(hi))
             } else if self.on("ranges") && self.rng.chance(0.3) {
