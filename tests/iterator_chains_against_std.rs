@@ -735,6 +735,12 @@ fn last_nth_next_hessian_against_a_formula() {
         (3, 3) => 2.0 * 0.8,
         _ => 0.0,
     });
+    let (v, g) = value_with_gradient!(at: &x, of: picked);
+    assert_eq!(v, picked(&x));
+    let expected = [0.0, (-0.5f64).exp(), 1.2 * 1.2, 2.0 * 1.2 * 0.8];
+    for (k, (gk, ek)) in g.iter().zip(expected).enumerate() {
+        assert!((gk - ek).abs() < 1e-12, "d/dx{k} {gk} vs {ek}");
+    }
 }
 
 /// The Hessian `h` is `n` by `n` and each entry equals `expected(i, j)` exactly.
