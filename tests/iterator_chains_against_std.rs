@@ -479,6 +479,35 @@ fn nth_and_next_of_chains(x: &[f64], y: &[f64]) -> f64 {
     a * b + c + d + e
 }
 
+/// Searches and selections of a chain of references, matched or unwrapped where they
+/// are made, as users write them (no `.copied()`).
+#[differentiable]
+fn searches_of_references(x: &[f64], y: &[f64]) -> f64 {
+    let a = match x.iter().find(|v| **v > 1.0) {
+        Some(v) => v * v,
+        None => 0.0,
+    };
+    let mut b = 0.0;
+    if let Some(&v) = x.iter().filter(|v| **v < 1.0).last() {
+        b += v.sin();
+    }
+    if let Some(m) = x.iter().max_by(|p, q| p.total_cmp(q)) {
+        b += m * 0.5;
+    }
+    let c = match x.iter().skip(1).nth(2) {
+        Some(v) if *v > 0.0 => v.exp(),
+        _ => 1.0,
+    };
+    // Nothing found: the `None` arm.
+    let d = match x.iter().filter(|v| **v > 10.0).next() {
+        Some(v) => *v,
+        None => 0.25,
+    };
+    let e = x.iter().find(|v| **v < 0.0).unwrap() * 3.0;
+    let f = *x.iter().rev().find(|v| **v > 0.0).expect("a positive item");
+    a + b * c + d + e * f + x.iter().last().unwrap()
+}
+
 macro_rules! check_against_std {
     ($($f:ident),* $(,)?) => {$({
         let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
@@ -575,6 +604,7 @@ fn chains_compute_what_std_computes() {
         skip_while_filter_map_then_enumerate,
         last_of_chains,
         nth_and_next_of_chains,
+        searches_of_references,
     );
 }
 

@@ -42,6 +42,22 @@ impl Lowerer {
         chain.mark_references(|name| self.holds_reference(name));
         Some(chain)
     }
+
+    /// Whether `e` is an `Option` of a reference to an item of an iterator chain written
+    /// in place: `xs.iter().find(p)`, `.last()`, `.nth(k)`, `.next()`, `.max_by(cmp)` and
+    /// the other selections, over items that are references.
+    pub(crate) fn option_of_reference(&self, e: &Expr) -> bool {
+        let Expr::MethodCall(m) = peel(e) else {
+            return false;
+        };
+        let name = m.method.to_string();
+        let searches = ["find", "last", "nth", "next"].contains(&name.as_str())
+            && matches!(peel(&m.receiver), Expr::MethodCall(_));
+        (searches || SELECTIONS.contains(&name.as_str()))
+            && self
+                .chain(&m.receiver)
+                .is_some_and(|c| c.yields_references())
+    }
 }
 
 impl Lowerer {
@@ -1241,6 +1257,20 @@ impl Lowerer {
         }
         if let Some(e) = bool_then(m) {
             return self.lower_expr(&e);
+        }
+        // `xs.iter().find(p).unwrap()` (also `last`, `nth`, `next`, or `expect`) of a chain
+        // of references: a reference to a copy of the item, as an `Option` of a reference
+        // carries no derivative.
+        if (m.method == "unwrap" && m.args.is_empty())
+            || (m.method == "expect" && m.args.len() == 1)
+        {
+            let searched = matches!(peel(&m.receiver), Expr::MethodCall(s)
+                if !SELECTIONS.contains(&s.method.to_string().as_str()));
+            if searched && self.option_of_reference(&m.receiver) {
+                let (o, check, args) = (&m.receiver, &m.method, &m.args);
+                let e: Expr = syn::parse_quote_spanned!(m.span()=> &(#o).copied().#check(#args));
+                return self.lower_expr(&e);
+            }
         }
         // `chain.find(p)` (or `chain.find(p).copied()`): a loop stopping at the item found.
         if m.method == "find" {

@@ -300,7 +300,17 @@ impl Lowerer {
                 return self.lower_match_binding(&rewritten, binder, rest);
             }
         }
-        let scrutinee = self.in_expression(|cx| cx.lower_expr(&m.expr))?;
+        // `match xs.iter().find(p) { Some(v) => .. }` (also `last`, `nth`, `next` and the
+        // selections of a chain of references): an `Option` of a reference carries no
+        // derivative, so the item is copied and `v` bound to a reference to the copy.
+        let of_reference = option_arms(m).is_some() && self.option_of_reference(&m.expr);
+        let scrutinee = if of_reference {
+            let e = &m.expr;
+            let copied: syn::Expr = syn::parse_quote_spanned!(e.span()=> (#e).copied());
+            self.in_expression(|cx| cx.lower_expr(&copied))?
+        } else {
+            self.in_expression(|cx| cx.lower_expr(&m.expr))?
+        };
         // `match o { Some(p) => a, None => b }` (also from `if let` and `while let`):
         // `match o.is_some() { true => { let p = o.unwrap(); a } false => b }`, so that
         // the payload's derivative flows through `unwrap`'s.
@@ -310,11 +320,17 @@ impl Lowerer {
             // reference to a copy of it, as `o` stays where it is.
             let payload: syn::Expr = if by_shared_reference(&m.expr) {
                 syn::parse_quote!(&#o.clone().unwrap())
+            } else if of_reference {
+                syn::parse_quote!(&#o.unwrap())
             } else {
                 syn::parse_quote!(#o.unwrap())
             };
-            let (present, whole) = (syn::parse_quote!(#o.is_some()), syn::parse_quote!(#o));
-            if let Some(rewritten) = on_presence(m, &present, &payload, Some(&whole), &arms) {
+            let present = syn::parse_quote!(#o.is_some());
+            // (The copy is not the `Option` the user named: an arm naming the whole is
+            // not rewritten.)
+            let whole: syn::Expr = syn::parse_quote!(#o);
+            let whole = (!of_reference).then_some(&whole);
+            if let Some(rewritten) = on_presence(m, &present, &payload, whole, &arms) {
                 self.bind(OPTION.to_string(), scrutinee);
                 return self.lower_match_binding(&rewritten, binder, rest);
             }
