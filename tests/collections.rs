@@ -456,6 +456,33 @@ fn iter_mut_through_zip_and_other_adaptors() {
     check_forward!(sum_of_exps_written_in_place);
 }
 
+/// The written collection given to `zip` (`xs.iter().zip(ys.iter_mut())`, also
+/// `&mut ys` and after `enumerate`), as users write element-wise updates.
+#[differentiable]
+fn squares_zipped_into(xs: &[f64]) -> f64 {
+    let mut ys = vec![0.0; xs.len()];
+    for (a, b) in xs.iter().zip(ys.iter_mut()) {
+        *b = a * a;
+    }
+    for (i, (a, b)) in xs.iter().zip(&mut ys).enumerate() {
+        *b += a.sin() * i as f64;
+    }
+    ys.iter().enumerate().map(|(i, y)| y * (i + 1) as f64).sum()
+}
+
+#[test]
+fn iter_mut_as_the_argument_of_zip() {
+    let x = vec![0.3, -1.2, 0.7];
+    let (v, g) = value_with_gradient!(at: &x, of: squares_zipped_into);
+    assert_eq!(v, squares_zipped_into(&x));
+    // Σ (i + 1) (x_i² + i sin x_i)
+    let expected: Vec<f64> = (0..3)
+        .map(|i| (i + 1) as f64 * (2.0 * x[i] + i as f64 * x[i].cos()))
+        .collect();
+    assert_vec_close(&g, &expected, 1e-12, "zip(ys.iter_mut())");
+    check_forward!(squares_zipped_into);
+}
+
 /// Elements looked up as an `Option` and matched: `if let Some(&v) = xs.get(i)`,
 /// `match xs.first() { Some(v) => .., None => .. }`.
 #[differentiable]

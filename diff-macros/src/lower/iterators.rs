@@ -1482,6 +1482,11 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
         };
         match (m.method.to_string().as_str(), m.args.len()) {
             ("enumerate", 0) => steps.push(1),
+            // `xs.iter().zip(ys.iter_mut())`: the element is the second of the pairs.
+            ("zip", 1) if iter_mut_receiver(&m.args[0]).is_some() => {
+                steps.push(1);
+                break iter_mut_receiver(&m.args[0])?;
+            }
             ("zip", 1) => steps.push(0),
             ("skip" | "take" | "step_by", 1) | ("rev", 0) => {}
             _ => return None,
@@ -1533,11 +1538,16 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
     Some(parse_quote!(for #pat in #indices { #(#stmts)* }))
 }
 
-/// Replaces the innermost receiver of a method chain (`xs.iter_mut()` in
-/// `xs.iter_mut().zip(ys)`) by `root`.
+/// Replaces the `xs.iter_mut()` of a method chain that [`iter_mut_loop`] found (its
+/// innermost receiver, as in `xs.iter_mut().zip(ys)`, or the argument of a `zip`, as in
+/// `ys.iter().zip(xs.iter_mut())`) by `root`.
 fn replace_iter_mut(e: &mut Expr, root: Expr) {
     if iter_mut_receiver(e).is_none() {
         if let Expr::MethodCall(m) = e {
+            if m.method == "zip" && m.args.len() == 1 && iter_mut_receiver(&m.args[0]).is_some() {
+                m.args[0] = root;
+                return;
+            }
             return replace_iter_mut(&mut m.receiver, root);
         }
     }
