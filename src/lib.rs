@@ -50,6 +50,7 @@ pub mod __private {
     pub mod rules {
         pub use diff_core::__private::CloneRules as _;
         pub use diff_core::__private::ConcatRules as _;
+        pub use diff_core::__private::CopyFromSliceRule as _;
         pub use diff_core::__private::CutDerivative as _;
         pub use diff_core::__private::CutNothing as _;
         pub use diff_core::__private::DrainToVec as _;

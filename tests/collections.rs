@@ -483,6 +483,61 @@ fn iter_mut_as_the_argument_of_zip() {
     check_forward!(squares_zipped_into);
 }
 
+/// Sub-slices written through `iter_mut()` (`xs[1..].iter_mut()`, `&mut xs[..k]`, with
+/// `enumerate` and `zip`) and by methods (`out[3..].fill(x)`, `zs[..2].reverse()`), and a
+/// collection overwritten by `copy_from_slice`.
+#[differentiable]
+fn sub_slices_written(xs: &[f64], out: &mut [f64]) {
+    let mut ys = xs.to_vec();
+    for v in ys[1..].iter_mut() {
+        *v *= 3.0;
+    }
+    let k = 2;
+    for (i, v) in ys[..k].iter_mut().enumerate() {
+        *v += i as f64 * *v;
+    }
+    for v in &mut ys[3..] {
+        *v *= 2.0;
+    }
+    for (o, y) in out[1..=2].iter_mut().zip(&ys) {
+        *o = o.sin() + y * y;
+    }
+    let mut zs = vec![0.0; xs.len()];
+    zs.copy_from_slice(&ys);
+    out[0] = zs.iter().sum();
+    // Sub-slices updated by a method: the elements written back.
+    out[3..].fill(0.25);
+    zs[..2].reverse();
+    out[1..3].clone_from_slice(&zs[1..=2]);
+}
+
+#[differentiable]
+fn sum_of_sub_slices_written(xs: &[f64]) -> f64 {
+    let mut out = vec![0.5; xs.len()];
+    sub_slices_written(xs, &mut out);
+    out.iter()
+        .enumerate()
+        .map(|(i, o)| o * (i + 1) as f64)
+        .sum()
+}
+
+#[test]
+fn sub_slices_written_through_iter_mut() {
+    let x = vec![0.3, -1.2, 0.7, 0.1];
+    let (v, g) = value_with_gradient!(at: &x, of: sum_of_sub_slices_written);
+    assert_eq!(v, sum_of_sub_slices_written(&x));
+    // ys = [x0, 6 x1, 3 x2, 6 x3]; zs = [ys1, ys0, ys2, ys3]; out = [Σ ys, zs1, zs2, .25]
+    let ys = [x[0], 6.0 * x[1], 3.0 * x[2], 6.0 * x[3]];
+    let factors = [1.0, 6.0, 3.0, 6.0];
+    let expected: Vec<f64> = (0..4)
+        .map(|i| factors[i] * [3.0, 1.0, 4.0, 1.0][i])
+        .collect();
+    let value = ys.iter().sum::<f64>() + 2.0 * ys[0] + 3.0 * ys[2] + 4.0 * 0.25;
+    assert_close(v, value, 1e-12, "value");
+    assert_vec_close(&g, &expected, 1e-12, "sub-slices through iter_mut");
+    check_forward!(sum_of_sub_slices_written);
+}
+
 /// Elements looked up as an `Option` and matched: `if let Some(&v) = xs.get(i)`,
 /// `match xs.first() { Some(v) => .., None => .. }`.
 #[differentiable]

@@ -937,6 +937,117 @@ macro_rules! rearranging_rule {
     };
 }
 
+/// The derivative rules of `v.copy_from_slice(src)` and `v.clone_from_slice(src)` on a
+/// `Vec`: every element is then a copy of `src`'s at the same position, so the adjoint of
+/// `v` afterwards is `src`'s, and none of `v`'s old values is left.
+#[allow(clippy::type_complexity)]
+pub trait CopyFromSliceRule<T: Differentiable> {
+    /// Reverse mode of `v.copy_from_slice(src)`.
+    fn __vjp_copy_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.copy_from_slice(src)`.
+    fn __jvp_copy_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Reverse mode of `v.clone_from_slice(src)`.
+    fn __vjp_clone_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+    /// Forward mode of `v.clone_from_slice(src)`.
+    fn __jvp_clone_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<Self, T>,
+    );
+}
+
+impl<T: Differentiable + Clone> CopyFromSliceRule<T> for Vec<T> {
+    #[inline]
+    fn __vjp_copy_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        self.__vjp_clone_from_slice(src)
+    }
+    #[inline]
+    fn __jvp_copy_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        self.__jvp_clone_from_slice(src)
+    }
+    #[inline]
+    fn __vjp_clone_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<Vec<T::TangentVector>>),
+            ) -> (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        // (Panics as `copy_from_slice` does when the lengths differ.)
+        self.clone_from_slice(src);
+        ((), move |(_, after)| (None, present(after, n)))
+    }
+    #[inline]
+    fn __jvp_clone_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<Vec<T::TangentVector>>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<Vec<T::TangentVector>>)
+            + use<T>,
+    ) {
+        let n = self.len();
+        self.clone_from_slice(src);
+        ((), move |(_, dsrc)| (None, present(dsrc, n)))
+    }
+}
+
 rearranging_rule!(
     /// Derivative rules of `xs.swap(i, j)` on a `Vec` or an array: the elements'
     /// adjoints (tangents) trade places as the elements do.

@@ -195,7 +195,7 @@ impl Lowerer {
             return self.lower_expr(&e);
         }
         if let Some(rewritten) = super::iterators::iter_mut_loop(f) {
-            return self.lower_for(&rewritten);
+            return self.lower_expr(&rewritten);
         }
         let holds_iterator = match &*f.expr {
             syn::Expr::Path(p) => p

@@ -1110,6 +1110,9 @@ impl Lowerer {
         if let Some(e) = sorted(m).or_else(|| retained(m).filter(|_| local(&m.receiver))) {
             return self.lower_expr(&e).map(|_| ());
         }
+        if let Some(e) = sub_slice_update(m) {
+            return self.lower_expr(&e).map(|_| ());
+        }
         self.lower_updating_call(m).map(|_| ())
     }
 
@@ -1518,6 +1521,60 @@ fn let_stmt(pat: &syn::Pat, e: Expr) -> Stmt {
         }),
         semi_token: syn::Token![;](span),
     })
+}
+
+/// Methods of a slice that update its elements in place, without changing its length.
+const SLICE_UPDATES: &[&str] = &[
+    "fill",
+    "reverse",
+    "swap",
+    "rotate_left",
+    "rotate_right",
+    "copy_from_slice",
+    "clone_from_slice",
+    "sort_by",
+    "sort_unstable_by",
+    "sort_by_key",
+    "sort_unstable_by_key",
+];
+
+/// `xs[lo..hi].m(args);` for a method updating a slice in place (`fill`, `reverse`,
+/// `copy_from_slice`, ..) of a sub-slice of a variable or a field: a copy of the
+/// sub-slice updated by the method (the collection's rules), then its elements written
+/// back, one by one. `None` for other calls.
+fn sub_slice_update(m: &syn::ExprMethodCall) -> Option<Expr> {
+    if !SLICE_UPDATES.iter().any(|u| m.method == u) {
+        return None;
+    }
+    let Expr::Index(ix) = peel(&m.receiver) else {
+        return None;
+    };
+    let Expr::Range(r) = peel(&ix.index) else {
+        return None;
+    };
+    let xs = &ix.expr;
+    if !matches!(peel(xs), Expr::Path(_) | Expr::Field(_)) {
+        return None;
+    }
+    let lo: Expr = match &r.start {
+        Some(lo) => (**lo).clone(),
+        None => syn::parse_quote!(0usize),
+    };
+    let hi: Expr = match (&r.end, &r.limits) {
+        (Some(hi), syn::RangeLimits::HalfOpen(_)) => (**hi).clone(),
+        (Some(hi), syn::RangeLimits::Closed(_)) => syn::parse_quote!((#hi) + 1),
+        (None, _) => syn::parse_quote!(#xs.len()),
+    };
+    let (method, turbofish, args) = (&m.method, &m.turbofish, &m.args);
+    Some(syn::parse_quote_spanned!(m.span()=> {
+        let __diff_lo: usize = #lo;
+        let __diff_hi: usize = #hi;
+        let mut __diff_part = #xs[__diff_lo..__diff_hi].to_vec();
+        __diff_part.#method #turbofish(#args);
+        for __diff_k in 0..__diff_part.len() {
+            #xs[__diff_lo + __diff_k] = __diff_part[__diff_k].clone();
+        }
+    }))
 }
 
 /// `xs.first()` / `xs.last()` / `xs.get(i)`, optionally followed by `.copied()` or

@@ -1464,18 +1464,20 @@ fn pat_depth(p: &syn::Pat) -> usize {
 
 /// `for x in xs.iter_mut() { .. }`, also through adaptors (`.enumerate()`,
 /// `.zip(ys)`, `.skip(k)`, `.take(k)`, `.rev()`, `.step_by(k)`: `for (o, y) in
-/// out.iter_mut().zip(ys)`), as a loop over the indices through the same adaptors in
-/// which `x` is the element at the index itself: `*x` and `x` become `xs[i]`, so updates
-/// through `x` are element writes. `None` for other loops, and when the body binds the
-/// name again (a shadowing `let`, a closure parameter).
-pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
+/// out.iter_mut().zip(ys)`), given to a `zip` (`ys.iter().zip(out.iter_mut())`) or of a
+/// sub-slice (`xs[1..].iter_mut()`), as a loop over the indices through the same
+/// adaptors in which `x` is the element at the index itself: `*x` and `x` become `xs[i]`
+/// (`xs[lo + i]` for the sub-slice starting at `lo`), so updates through `x` are element
+/// writes. `None` for other loops, and when the body binds the name again (a shadowing
+/// `let`, a closure parameter).
+pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     // From the loop's iterator down to `xs.iter_mut()`: the position of the element in
     // the items (`1` of `enumerate`'s pairs, `0` of `zip`'s), outermost first.
     let mut steps: Vec<usize> = Vec::new();
     let mut e = &*f.expr;
-    let collection = loop {
-        if let Some(xs) = iter_mut_receiver(e) {
-            break xs;
+    let written = loop {
+        if let Some(written) = iter_mut_receiver(e) {
+            break written;
         }
         let Expr::MethodCall(m) = e else {
             return None;
@@ -1520,7 +1522,15 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
     } else {
         parse_quote!(__diff_i)
     };
-    let element: Expr = parse_quote!(#collection[__diff_i]);
+    let WrittenPart {
+        collection,
+        lo,
+        part,
+    } = written;
+    let element: Expr = match &lo {
+        Some(_) => parse_quote!(#collection[__diff_lo + __diff_i]),
+        None => parse_quote!(#collection[__diff_i]),
+    };
     let mut body = f.body.clone();
     let mut replace = ElementOf {
         name: &name,
@@ -1529,13 +1539,20 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<syn::ExprForLoop> {
     syn::visit_mut::VisitMut::visit_block_mut(&mut replace, &mut body);
     let mut indices = (*f.expr).clone();
     let root: Expr = if zipped {
-        parse_quote!(#collection.iter().enumerate())
+        parse_quote!(#part.iter().enumerate())
     } else {
-        parse_quote!((0..#collection.len()))
+        parse_quote!((0..#part.len()))
     };
     replace_iter_mut(&mut indices, root);
     let stmts = &body.stmts;
-    Some(parse_quote!(for #pat in #indices { #(#stmts)* }))
+    Some(match lo {
+        // (The sub-slice's start, evaluated once.)
+        Some(lo) => parse_quote!({
+            let __diff_lo: usize = #lo;
+            for #pat in #indices { #(#stmts)* }
+        }),
+        None => parse_quote!(for #pat in #indices { #(#stmts)* }),
+    })
 }
 
 /// Replaces the `xs.iter_mut()` of a method chain that [`iter_mut_loop`] found (its
@@ -1554,15 +1571,49 @@ fn replace_iter_mut(e: &mut Expr, root: Expr) {
     *e = root;
 }
 
-/// `xs` of `xs.iter_mut()` or `&mut xs` (`xs` a variable or a field of one).
-fn iter_mut_receiver(e: &Expr) -> Option<Expr> {
-    match e {
-        Expr::MethodCall(m) if m.method == "iter_mut" && m.args.is_empty() => {
-            matches!(&*m.receiver, Expr::Path(_) | Expr::Field(_)).then(|| (*m.receiver).clone())
-        }
+/// The collection a loop writes through `iter_mut()`: `xs` of `xs.iter_mut()`, or of
+/// `xs[lo..hi].iter_mut()`.
+struct WrittenPart {
+    /// `xs` (a variable or a field of one).
+    collection: Expr,
+    /// The sub-slice's start, when a sub-slice is written (`0` for `xs[..hi]`).
+    lo: Option<Expr>,
+    /// What the items are read from for their indices: `xs`, or `xs[__diff_lo..hi]`.
+    part: Expr,
+}
+
+/// The collection written by `xs.iter_mut()` or `&mut xs` (`xs` a variable or a field of
+/// one), or `xs[lo..hi].iter_mut()` / `&mut xs[lo..hi]`.
+fn iter_mut_receiver(e: &Expr) -> Option<WrittenPart> {
+    let written = match e {
+        Expr::MethodCall(m) if m.method == "iter_mut" && m.args.is_empty() => &*m.receiver,
         // `for p in &mut ps`, the same as `ps.iter_mut()`.
-        Expr::Reference(r) if r.mutability.is_some() => {
-            matches!(&*r.expr, Expr::Path(_) | Expr::Field(_)).then(|| (*r.expr).clone())
+        Expr::Reference(r) if r.mutability.is_some() => &*r.expr,
+        _ => return None,
+    };
+    let whole = |e: &Expr| matches!(e, Expr::Path(_) | Expr::Field(_));
+    match written {
+        e if whole(e) => Some(WrittenPart {
+            collection: e.clone(),
+            lo: None,
+            part: e.clone(),
+        }),
+        Expr::Index(ix) if whole(&ix.expr) => {
+            let Expr::Range(r) = &*ix.index else {
+                return None;
+            };
+            let collection = (*ix.expr).clone();
+            let lo: Expr = match &r.start {
+                Some(lo) => (**lo).clone(),
+                None => parse_quote!(0usize),
+            };
+            let (limits, end) = (&r.limits, &r.end);
+            let part = parse_quote!(#collection[__diff_lo #limits #end]);
+            Some(WrittenPart {
+                collection,
+                lo: Some(lo),
+                part,
+            })
         }
         _ => None,
     }
