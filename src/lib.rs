@@ -48,6 +48,7 @@ pub mod __private {
     /// The derivative rules of the float operations, imported anonymously:
     /// `use ::diff::__private::rules::*;` brings their methods into scope.
     pub mod rules {
+        pub use diff_core::__private::ArrayRules as _;
         pub use diff_core::__private::CloneRules as _;
         pub use diff_core::__private::ConcatRules as _;
         pub use diff_core::__private::CopyFromSliceRule as _;

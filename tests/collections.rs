@@ -538,6 +538,41 @@ fn sub_slices_written_through_iter_mut() {
     check_forward!(sum_of_sub_slices_written);
 }
 
+/// An array overwritten by `fill` and `copy_from_slice`.
+#[differentiable]
+fn arrays_overwritten(xs: &[f64]) -> f64 {
+    let mut a = [1.0; 3];
+    a.fill(xs[0] * xs[1]);
+    let mut b = [0.0; 2];
+    b.copy_from_slice(&xs[1..]);
+    a.iter().sum::<f64>() + b[0] * b[1] * a[2]
+}
+
+#[test]
+fn arrays_overwritten_against_a_formula() {
+    let x = vec![0.3, -1.2, 0.7];
+    let (v, g) = value_with_gradient!(at: &x, of: arrays_overwritten);
+    assert_eq!(v, arrays_overwritten(&x));
+    // 3 x0 x1 + x1 x2 x0 x1 = 3 x0 x1 + x0 x1² x2
+    let (x0, x1, x2) = (x[0], x[1], x[2]);
+    let expected = [
+        3.0 * x1 + x1 * x1 * x2,
+        3.0 * x0 + 2.0 * x0 * x1 * x2,
+        x0 * x1 * x1,
+    ];
+    assert_vec_close(&g, &expected, 1e-12, "fill and copy_from_slice on arrays");
+    check_forward!(arrays_overwritten);
+    let h = hessian!(at: &x, of: arrays_overwritten);
+    let expected = [
+        [0.0, 3.0 + 2.0 * x1 * x2, x1 * x1],
+        [3.0 + 2.0 * x1 * x2, 2.0 * x0 * x2, 2.0 * x0 * x1],
+        [x1 * x1, 2.0 * x0 * x1, 0.0],
+    ];
+    for i in 0..3 {
+        assert_vec_close(&h[i], &expected[i], 1e-12, "hessian");
+    }
+}
+
 /// Elements looked up as an `Option` and matched: `if let Some(&v) = xs.get(i)`,
 /// `match xs.first() { Some(v) => .., None => .. }`.
 #[differentiable]

@@ -1048,6 +1048,175 @@ impl<T: Differentiable + Clone> CopyFromSliceRule<T> for Vec<T> {
     }
 }
 
+/// The derivative rules of the methods of an array that overwrite its elements:
+/// `a.fill(x)`, `a.copy_from_slice(src)` and `a.clone_from_slice(src)` (those of a `Vec`
+/// are [`VecRules`] and [`CopyFromSliceRule`]).
+#[allow(clippy::type_complexity)]
+pub trait ArrayRules<T: Differentiable, const N: usize> {
+    /// Reverse mode of `a.fill(x)`.
+    fn __vjp_fill(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<[T::TangentVector; N]>),
+            ) -> (Option<[T::TangentVector; N]>, Option<T::TangentVector>)
+            + use<Self, T, N>,
+    );
+    /// Forward mode of `a.fill(x)`.
+    fn __jvp_fill(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<[T::TangentVector; N]>, Option<T::TangentVector>),
+            ) -> (Unit, Option<[T::TangentVector; N]>)
+            + use<Self, T, N>,
+    );
+    /// Reverse mode of `a.copy_from_slice(src)`.
+    fn __vjp_copy_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<[T::TangentVector; N]>),
+            ) -> (Option<[T::TangentVector; N]>, Option<Vec<T::TangentVector>>)
+            + use<Self, T, N>,
+    );
+    /// Forward mode of `a.copy_from_slice(src)`.
+    fn __jvp_copy_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<[T::TangentVector; N]>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<[T::TangentVector; N]>)
+            + use<Self, T, N>,
+    );
+    /// Reverse mode of `a.clone_from_slice(src)`.
+    fn __vjp_clone_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<[T::TangentVector; N]>),
+            ) -> (Option<[T::TangentVector; N]>, Option<Vec<T::TangentVector>>)
+            + use<Self, T, N>,
+    );
+    /// Forward mode of `a.clone_from_slice(src)`.
+    fn __jvp_clone_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<[T::TangentVector; N]>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<[T::TangentVector; N]>)
+            + use<Self, T, N>,
+    );
+}
+
+impl<T: Differentiable + Clone, const N: usize> ArrayRules<T, N> for [T; N] {
+    #[inline]
+    fn __vjp_fill(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<[T::TangentVector; N]>),
+            ) -> (Option<[T::TangentVector; N]>, Option<T::TangentVector>)
+            + use<T, N>,
+    ) {
+        self.fill(x);
+        // Every element is a copy of `x`, and none of the old values is left.
+        ((), move |(_, after)| {
+            (
+                None,
+                after.and_then(|a| a.into_iter().reduce(VectorSpace::add)),
+            )
+        })
+    }
+    #[inline]
+    fn __jvp_fill(
+        &mut self,
+        x: T,
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<[T::TangentVector; N]>, Option<T::TangentVector>),
+            ) -> (Unit, Option<[T::TangentVector; N]>)
+            + use<T, N>,
+    ) {
+        self.fill(x);
+        ((), move |(_, dx)| {
+            (None, dx.map(|d| std::array::from_fn(|_| d.clone())))
+        })
+    }
+    #[inline]
+    fn __vjp_copy_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<[T::TangentVector; N]>),
+            ) -> (Option<[T::TangentVector; N]>, Option<Vec<T::TangentVector>>)
+            + use<T, N>,
+    ) {
+        self.__vjp_clone_from_slice(src)
+    }
+    #[inline]
+    fn __jvp_copy_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<[T::TangentVector; N]>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<[T::TangentVector; N]>)
+            + use<T, N>,
+    ) {
+        self.__jvp_clone_from_slice(src)
+    }
+    #[inline]
+    fn __vjp_clone_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Unit, Option<[T::TangentVector; N]>),
+            ) -> (Option<[T::TangentVector; N]>, Option<Vec<T::TangentVector>>)
+            + use<T, N>,
+    ) {
+        // (Panics as `copy_from_slice` does when the lengths differ.)
+        self.clone_from_slice(src);
+        ((), move |(_, after)| (None, after.map(Vec::from)))
+    }
+    #[inline]
+    fn __jvp_clone_from_slice(
+        &mut self,
+        src: &[T],
+    ) -> (
+        (),
+        impl FnOnce(
+                (Option<[T::TangentVector; N]>, Option<Vec<T::TangentVector>>),
+            ) -> (Unit, Option<[T::TangentVector; N]>)
+            + use<T, N>,
+    ) {
+        self.clone_from_slice(src);
+        ((), move |(_, dsrc)| {
+            (None, present(dsrc, N).and_then(|d| d.try_into().ok()))
+        })
+    }
+}
+
 rearranging_rule!(
     /// Derivative rules of `xs.swap(i, j)` on a `Vec` or an array: the elements'
     /// adjoints (tangents) trade places as the elements do.
