@@ -503,9 +503,29 @@ fn searches_of_references(x: &[f64], y: &[f64]) -> f64 {
         Some(v) => *v,
         None => 0.25,
     };
+    // Items that are tuples holding references.
+    let numbered = match x
+        .iter()
+        .filter(|v| **v > 0.0)
+        .enumerate()
+        .find(|(k, v)| *k > 0 && **v > 0.5)
+    {
+        Some((k, v)) => v * v * (k as f64 + 1.0),
+        None => 0.0,
+    };
+    let paired = if let Some((i, &v)) = x.iter().enumerate().find(|(_, v)| **v < 0.0) {
+        v * (i as f64 + 0.5)
+    } else {
+        1.0
+    };
+    let (p, q) = x.iter().zip(y).find(|(p, q)| **p > **q).unwrap();
+    let last_pair = match x.iter().zip(y.iter()).last() {
+        Some((p, q)) => p * q,
+        None => 0.0,
+    };
     let e = x.iter().find(|v| **v < 0.0).unwrap() * 3.0;
     let f = *x.iter().rev().find(|v| **v > 0.0).expect("a positive item");
-    a + b * c + d + e * f + x.iter().last().unwrap()
+    a + b * c + d + e * f + x.iter().last().unwrap() + numbered + paired + p * q + last_pair
 }
 
 macro_rules! check_against_std {

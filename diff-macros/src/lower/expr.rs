@@ -43,20 +43,23 @@ impl Lowerer {
         Some(chain)
     }
 
-    /// Whether `e` is an `Option` of a reference to an item of an iterator chain written
-    /// in place: `xs.iter().find(p)`, `.last()`, `.nth(k)`, `.next()`, `.max_by(cmp)` and
-    /// the other selections, over items that are references.
-    pub(crate) fn option_of_reference(&self, e: &Expr) -> bool {
+    /// For `e` an `Option` of an item of an iterator chain written in place that holds
+    /// references (`&xs[i]`, `(i, &xs[i])`): `xs.iter().find(p)`, `.last()`, `.nth(k)`,
+    /// `.next()`, and `.max_by(cmp)` and the other selections over references, the item
+    /// (for [`referenced_like`](super::iterators::referenced_like)). Such an `Option`
+    /// carries no derivative: it is searched copied (`.copied()`, which for a tuple drops
+    /// its references) and given to the user's pattern through a reference to the copy.
+    pub(crate) fn option_of_reference(&self, e: &Expr) -> Option<Expr> {
         let Expr::MethodCall(m) = peel(e) else {
-            return false;
+            return None;
         };
         let name = m.method.to_string();
         let searches = ["find", "last", "nth", "next"].contains(&name.as_str())
             && matches!(peel(&m.receiver), Expr::MethodCall(_));
-        (searches || SELECTIONS.contains(&name.as_str()))
-            && self
-                .chain(&m.receiver)
-                .is_some_and(|c| c.yields_references())
+        let item = self.chain(&m.receiver)?.item_with_references()?;
+        // (A selection keeps an index, not a tuple: over references only.)
+        let selects = SELECTIONS.contains(&name.as_str()) && matches!(item, Expr::Reference(_));
+        (searches || selects).then_some(item)
     }
 }
 
@@ -1269,9 +1272,14 @@ impl Lowerer {
         {
             let searched = matches!(peel(&m.receiver), Expr::MethodCall(s)
                 if !SELECTIONS.contains(&s.method.to_string().as_str()));
-            if searched && self.option_of_reference(&m.receiver) {
+            if let Some(item) = self.option_of_reference(&m.receiver).filter(|_| searched) {
                 let (o, check, args) = (&m.receiver, &m.method, &m.args);
-                let e: Expr = syn::parse_quote_spanned!(m.span()=> &(#o).copied().#check(#args));
+                let given =
+                    super::iterators::referenced_like(&item, syn::parse_quote!(__diff_item));
+                let e: Expr = syn::parse_quote_spanned!(m.span()=> {
+                    let __diff_item = (#o).copied().#check(#args);
+                    #given
+                });
                 return self.lower_expr(&e);
             }
         }

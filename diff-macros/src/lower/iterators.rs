@@ -326,7 +326,7 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
                     ".last()"
                 };
                 return Some(format!(
-                    "{UNDIFFERENTIATED_CHAIN} `{call}` of references: an `Option` holding a reference (`Option<&T>`, `Option<(usize, &T)>`) carries no derivative; write `{call}.copied()`, or `.copied()` right after `.iter()` so that the items are values"
+                    "{UNDIFFERENTIATED_CHAIN} `{call}` of references kept as an `Option`: an `Option` holding a reference (`Option<&T>`, `Option<(usize, &T)>`) carries no derivative; match or unwrap it where it is made (`match xs.iter(){call} {{ Some(v) => .., None => .. }}`, `xs.iter(){call}.unwrap()`), or write `{call}.copied()`, or `.copied()` right after `.iter()` so that the items are values"
                 ));
             }
             if SELECTIONS.contains(&unknown.as_str()) {
@@ -586,6 +586,35 @@ enum Wanted {
     Last,
     /// The one at this position (`nth(k)`, `next()`).
     Nth(Expr),
+}
+
+/// An item with the references of its tuples dropped (`(i, &xs[i])` as `(i, xs[i])`).
+fn dereferenced(e: &Expr) -> Expr {
+    match e {
+        Expr::Reference(r) => (*r.expr).clone(),
+        Expr::Tuple(t) => {
+            let elems = t.elems.iter().map(dereferenced);
+            parse_quote!((#(#elems,)*))
+        }
+        e => e.clone(),
+    }
+}
+
+/// `base`, a copy of an item shaped like `item` with its references dropped
+/// ([`dereferenced`]), as the item: `&base` for a reference, `(base.0, &base.1)` for `(i,
+/// &xs[i])`, at any depth.
+pub(crate) fn referenced_like(item: &Expr, base: Expr) -> Expr {
+    match item {
+        Expr::Reference(_) => parse_quote!(&#base),
+        Expr::Tuple(t) => {
+            let elems = t.elems.iter().enumerate().map(|(k, e)| {
+                let k = syn::Index::from(k);
+                referenced_like(e, parse_quote!(#base.#k))
+            });
+            parse_quote!((#(#elems,)*))
+        }
+        _ => base,
+    }
 }
 
 /// Whether a tuple item holds a reference, at any depth (`(i, &x[i])`).
@@ -922,6 +951,18 @@ impl Chain {
         matches!(self.parts().2, Expr::Reference(_))
     }
 
+    /// The chain's item when it is a reference or a tuple holding one (`&xs[i]`, `(i,
+    /// &xs[i])`): what a search over it keeps copied ([`Chain::found`]) is given back to the
+    /// user's pattern through [`referenced_like`].
+    pub(crate) fn item_with_references(&self) -> Option<Expr> {
+        let item = self.parts().2;
+        match &item {
+            Expr::Reference(_) => Some(item),
+            Expr::Tuple(t) if holds_reference(t) => Some(item),
+            _ => None,
+        }
+    }
+
     /// `chain.min_by(cmp).unwrap()` (also `max_by`, `min_by_key`, `max_by_key`, and
     /// `.expect(msg)`) as a loop remembering where the selected item is (its index, which
     /// carries no derivative), then the item read there: the derivative flows to the
@@ -1081,7 +1122,14 @@ impl Chain {
             }
             Expr::Reference(_) => return None,
             // An `Option` of a tuple holding a reference (`(usize, &f64)`) carries no
-            // derivative either: refused as `.find(..)` of references.
+            // derivative either: refused as `.find(..)` of references, unless copied (which
+            // only the rewrite of a `match` on it asks for: `Option<(usize, &f64)>` has no
+            // `copied`), which keeps `(i, xs[i])`.
+            Expr::Tuple(t) if holds_reference(&t) && copied => {
+                let item = Expr::Tuple(t);
+                let given = referenced_like(&item, parse_quote!(#x));
+                (dereferenced(&item), test(parse_quote!(&#given)))
+            }
             Expr::Tuple(t) if holds_reference(&t) => return None,
             item => (item, test(parse_quote!(&#x))),
         };

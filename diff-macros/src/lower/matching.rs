@@ -303,7 +303,8 @@ impl Lowerer {
         // `match xs.iter().find(p) { Some(v) => .. }` (also `last`, `nth`, `next` and the
         // selections of a chain of references): an `Option` of a reference carries no
         // derivative, so the item is copied and `v` bound to a reference to the copy.
-        let of_reference = option_arms(m).is_some() && self.option_of_reference(&m.expr);
+        let item = option_arms(m).and_then(|_| self.option_of_reference(&m.expr));
+        let of_reference = item.is_some();
         let scrutinee = if of_reference {
             let e = &m.expr;
             let copied: syn::Expr = syn::parse_quote_spanned!(e.span()=> (#e).copied());
@@ -320,8 +321,12 @@ impl Lowerer {
             // reference to a copy of it, as `o` stays where it is.
             let payload: syn::Expr = if by_shared_reference(&m.expr) {
                 syn::parse_quote!(&#o.clone().unwrap())
-            } else if of_reference {
-                syn::parse_quote!(&#o.unwrap())
+            } else if let Some(item) = &item {
+                let given = super::iterators::referenced_like(item, syn::parse_quote!(__diff_item));
+                syn::parse_quote!({
+                    let __diff_item = #o.unwrap();
+                    #given
+                })
             } else {
                 syn::parse_quote!(#o.unwrap())
             };
