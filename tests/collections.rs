@@ -538,6 +538,48 @@ fn sub_slices_written_through_iter_mut() {
     check_forward!(sum_of_sub_slices_written);
 }
 
+/// Rows of a flat matrix written through `chunks_mut(k)` (also enumerated, and
+/// `chunks_exact_mut`): elements, `iter_mut()`, `len()` and `fill` of the chunk.
+#[differentiable]
+fn rows_written(xs: &[f64]) -> f64 {
+    let mut m = xs.to_vec();
+    for c in m.chunks_mut(2) {
+        c[0] *= 3.0;
+    }
+    for (r, row) in m.chunks_mut(2).enumerate() {
+        for v in row.iter_mut() {
+            *v += r as f64 * *v;
+        }
+        let n = row.len() as f64;
+        row[row.len() - 1] /= n;
+    }
+    for c in m.chunks_exact_mut(2) {
+        let s = c[0] * c[1];
+        c.fill(s);
+    }
+    m.iter().enumerate().map(|(i, v)| v * (i + 1) as f64).sum()
+}
+
+#[test]
+fn rows_written_through_chunks_mut() {
+    let x = vec![0.5, 3.0, 1.5, 2.0, 0.7];
+    let (v, g) = value_with_gradient!(at: &x, of: rows_written);
+    assert_eq!(v, rows_written(&x));
+    // m = [3 x0, x1 / 2, 6 x2, x3, 9 x4], then pairs replaced by their products:
+    // [p0, p0, p1, p1, 9 x4] with p0 = 1.5 x0 x1, p1 = 6 x2 x3; weights 1..5.
+    let (p0, p1) = (1.5 * x[0] * x[1], 6.0 * x[2] * x[3]);
+    assert_close(v, 3.0 * p0 + 7.0 * p1 + 45.0 * x[4], 1e-12, "value");
+    let expected = [
+        3.0 * 1.5 * x[1],
+        3.0 * 1.5 * x[0],
+        7.0 * 6.0 * x[3],
+        7.0 * 6.0 * x[2],
+        45.0,
+    ];
+    assert_vec_close(&g, &expected, 1e-12, "chunks_mut");
+    check_forward!(rows_written);
+}
+
 /// An array overwritten by `fill` and `copy_from_slice`.
 #[differentiable]
 fn arrays_overwritten(xs: &[f64]) -> f64 {

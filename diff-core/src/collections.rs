@@ -130,6 +130,20 @@ pub fn zero_element_of_shape<S: Elementwise>(_shape: Shape<S>) -> S::Elem {
     S::Elem::zero_vector()
 }
 
+/// The index in the whole collection of element `i` of the chunk `lo..hi` (`lo + i`),
+/// panicking as indexing the chunk would when `i` is past its end: the chunk of a
+/// `chunks_mut(k)` loop, read and written in the collection itself.
+#[inline(always)]
+#[track_caller]
+pub fn chunk_index(lo: usize, hi: usize, i: usize) -> usize {
+    let len = hi - lo;
+    assert!(
+        i < len,
+        "index out of bounds: the len is {len} but the index is {i}"
+    );
+    lo + i
+}
+
 /// Adds `v` into `whole[i]`, where there is such an element: a reduction loop's window
 /// of element adjoints (`fused_loops.rs`) is added at the offsets of the loop's index, of
 /// which those the loop never read (past the end, or before the start, wrapped) hold zero.

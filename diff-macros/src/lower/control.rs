@@ -194,7 +194,9 @@ impl Lowerer {
         if let Some(e) = super::iterators::flattened_loop(f) {
             return self.lower_expr(&e);
         }
-        if let Some(rewritten) = super::iterators::iter_mut_loop(f) {
+        if let Some(rewritten) =
+            super::iterators::iter_mut_loop(f).or_else(|| super::iterators::chunks_mut_loop(f))
+        {
             return self.lower_expr(&rewritten);
         }
         let holds_iterator = match &*f.expr {

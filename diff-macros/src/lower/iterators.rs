@@ -1603,6 +1603,91 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     })
 }
 
+/// `for c in xs.chunks_mut(k) { .. }` (also `.chunks_exact_mut(k)`, and either
+/// `.enumerate()`d: `for (r, row) in m.chunks_mut(n).enumerate()`), `xs` a variable or a
+/// field of one, as a loop over the chunks' numbers in which the chunk is the sub-slice
+/// of `xs` it is: `c[e]` becomes `xs[lo + e]` (checked against the chunk's end), a method called on `c` is called on
+/// `xs[lo..hi]` (`c.iter_mut()`, `c.fill(x)`, `c.len()`), and `c` given anywhere else is
+/// `&mut xs[lo..hi]`. `None` for other loops, and when the body binds the name again.
+pub(crate) fn chunks_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
+    let (chunks, numbered) = match &*f.expr {
+        Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => (&*m.receiver, true),
+        e => (e, false),
+    };
+    let Expr::MethodCall(m) = chunks else {
+        return None;
+    };
+    let exact = m.method == "chunks_exact_mut";
+    if !(m.method == "chunks_mut" || exact) || m.args.len() != 1 {
+        return None;
+    }
+    let xs = &*m.receiver;
+    if !matches!(xs, Expr::Path(_) | Expr::Field(_)) {
+        return None;
+    }
+    let k = &m.args[0];
+    // The chunk's binding (and the number's, enumerated).
+    let (number, chunk): (Option<&syn::Pat>, &syn::Pat) = match (&*f.pat, numbered) {
+        (syn::Pat::Tuple(t), true) if t.elems.len() == 2 => (Some(&t.elems[0]), &t.elems[1]),
+        (_, true) => return None,
+        (p, false) => (None, p),
+    };
+    let name = match chunk {
+        syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => p.ident.clone(),
+        _ => return None,
+    };
+    if binds_any(&f.body.stmts, &[name.to_string()], true) {
+        return None;
+    }
+    let mut body = f.body.clone();
+    let mut replace = ChunkOf { name: &name, xs };
+    syn::visit_mut::VisitMut::visit_block_mut(&mut replace, &mut body);
+    let count: Expr = if exact {
+        parse_quote!(#xs.len() / __diff_k)
+    } else {
+        parse_quote!(#xs.len().div_ceil(__diff_k))
+    };
+    let number = number.map(|p| quote::quote!(let #p = __diff_c;));
+    let stmts = &body.stmts;
+    Some(parse_quote!({
+        let __diff_k: usize = #k;
+        for __diff_c in 0..#count {
+            #number
+            let __diff_lo: usize = __diff_c * __diff_k;
+            let __diff_hi: usize = ::core::cmp::min(__diff_lo + __diff_k, #xs.len());
+            #(#stmts)*
+        }
+    }))
+}
+
+/// Replaces a chunk `name` of `xs` by the sub-slice it is ([`chunks_mut_loop`]).
+struct ChunkOf<'a> {
+    name: &'a syn::Ident,
+    xs: &'a Expr,
+}
+
+impl syn::visit_mut::VisitMut for ChunkOf<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let is_name = |e: &Expr| matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name));
+        let xs = self.xs;
+        match e {
+            Expr::Index(ix) if is_name(&ix.expr) && !matches!(*ix.index, Expr::Range(_)) => {
+                syn::visit_mut::visit_expr_mut(self, &mut ix.index);
+                let at = &ix.index;
+                *e = parse_quote!(#xs[::diff::__private::chunk_index(__diff_lo, __diff_hi, #at)]);
+            }
+            Expr::MethodCall(m) if is_name(&m.receiver) => {
+                for a in m.args.iter_mut() {
+                    syn::visit_mut::visit_expr_mut(self, a);
+                }
+                *m.receiver = parse_quote!(#xs[__diff_lo..__diff_hi]);
+            }
+            _ if is_name(e) => *e = parse_quote!((&mut #xs[__diff_lo..__diff_hi])),
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+}
+
 /// Replaces the `xs.iter_mut()` of a method chain that [`iter_mut_loop`] found (its
 /// innermost receiver, as in `xs.iter_mut().zip(ys)`, or the argument of a `zip`, as in
 /// `ys.iter().zip(xs.iter_mut())`) by `root`.
