@@ -1668,7 +1668,7 @@ struct ChunkOf<'a> {
 
 impl syn::visit_mut::VisitMut for ChunkOf<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
-        let is_name = |e: &Expr| matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name));
+        let is_name = |e: &Expr| is_variable(e, self.name);
         let xs = self.xs;
         match e {
             Expr::Index(ix) if is_name(&ix.expr) && !matches!(*ix.index, Expr::Range(_)) => {
@@ -1782,6 +1782,11 @@ fn binds_any(stmts: &[syn::Stmt], names: &[String], in_closures: bool) -> bool {
     b.found
 }
 
+/// Whether `e` is the variable `name`.
+fn is_variable(e: &Expr, name: &syn::Ident) -> bool {
+    matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
+}
+
 /// Replaces `*x` and `x` by the element they stand for.
 struct ElementOf<'a> {
     name: &'a syn::Ident,
@@ -1790,7 +1795,7 @@ struct ElementOf<'a> {
 
 impl syn::visit_mut::VisitMut for ElementOf<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
-        let is_name = |e: &Expr| matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name));
+        let is_name = |e: &Expr| is_variable(e, self.name);
         match e {
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && is_name(&u.expr) => {
                 let el = self.element;
