@@ -303,7 +303,10 @@ impl Lowerer {
         // `match xs.iter().find(p) { Some(v) => .. }` (also `last`, `nth`, `next` and the
         // selections of a chain of references): an `Option` of a reference carries no
         // derivative, so the item is copied and `v` bound to a reference to the copy.
-        let item = option_arms(m).and_then(|_| self.option_of_reference(&m.expr));
+        // (Not where an arm names the whole `Option`, which the copy is not.)
+        let item = option_arms(m)
+            .filter(|arms| !arms.iter().any(|a| matches!(a, OptionArm::Any(Some(_), _))))
+            .and_then(|_| self.option_of_reference(&m.expr));
         let of_reference = item.is_some();
         let scrutinee = if of_reference {
             let e = &m.expr;
@@ -330,12 +333,8 @@ impl Lowerer {
             } else {
                 syn::parse_quote!(#o.unwrap())
             };
-            let present = syn::parse_quote!(#o.is_some());
-            // (The copy is not the `Option` the user named: an arm naming the whole is
-            // not rewritten.)
-            let whole: syn::Expr = syn::parse_quote!(#o);
-            let whole = (!of_reference).then_some(&whole);
-            if let Some(rewritten) = on_presence(m, &present, &payload, whole, &arms) {
+            let (present, whole) = (syn::parse_quote!(#o.is_some()), syn::parse_quote!(#o));
+            if let Some(rewritten) = on_presence(m, &present, &payload, Some(&whole), &arms) {
                 self.bind(OPTION.to_string(), scrutinee);
                 return self.lower_match_binding(&rewritten, binder, rest);
             }
