@@ -557,6 +557,12 @@ fn rows_written(xs: &[f64]) -> f64 {
         let s = c[0] * c[1];
         c.fill(s);
     }
+    // The chunk looped over by name.
+    for row in m.chunks_mut(3) {
+        for v in row {
+            *v *= 2.0;
+        }
+    }
     m.iter().enumerate().map(|(i, v)| v * (i + 1) as f64).sum()
 }
 
@@ -566,15 +572,15 @@ fn rows_written_through_chunks_mut() {
     let (v, g) = value_with_gradient!(at: &x, of: rows_written);
     assert_eq!(v, rows_written(&x));
     // m = [3 x0, x1 / 2, 6 x2, x3, 9 x4], then pairs replaced by their products:
-    // [p0, p0, p1, p1, 9 x4] with p0 = 1.5 x0 x1, p1 = 6 x2 x3; weights 1..5.
+    // [p0, p0, p1, p1, 9 x4] with p0 = 1.5 x0 x1, p1 = 6 x2 x3, all doubled; weights 1..5.
     let (p0, p1) = (1.5 * x[0] * x[1], 6.0 * x[2] * x[3]);
-    assert_close(v, 3.0 * p0 + 7.0 * p1 + 45.0 * x[4], 1e-12, "value");
+    assert_close(v, 2.0 * (3.0 * p0 + 7.0 * p1 + 45.0 * x[4]), 1e-12, "value");
     let expected = [
-        3.0 * 1.5 * x[1],
-        3.0 * 1.5 * x[0],
-        7.0 * 6.0 * x[3],
-        7.0 * 6.0 * x[2],
-        45.0,
+        6.0 * 1.5 * x[1],
+        6.0 * 1.5 * x[0],
+        14.0 * 6.0 * x[3],
+        14.0 * 6.0 * x[2],
+        90.0,
     ];
     assert_vec_close(&g, &expected, 1e-12, "chunks_mut");
     check_forward!(rows_written);

@@ -1718,7 +1718,7 @@ struct WrittenPart {
 /// The collection written by `xs.iter_mut()` or `&mut xs` (`xs` a variable or a field of
 /// one), or `xs[lo..hi].iter_mut()` / `&mut xs[lo..hi]`.
 fn iter_mut_receiver(e: &Expr) -> Option<WrittenPart> {
-    let written = match e {
+    let written = match peeled(e) {
         Expr::MethodCall(m) if m.method == "iter_mut" && m.args.is_empty() => &*m.receiver,
         // `for p in &mut ps`, the same as `ps.iter_mut()`.
         Expr::Reference(r) if r.mutability.is_some() => &*r.expr,
