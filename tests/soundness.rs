@@ -2,7 +2,8 @@
     clippy::assign_op_pattern,
     clippy::float_cmp,
     clippy::manual_swap,
-    clippy::explicit_auto_deref
+    clippy::explicit_auto_deref,
+    clippy::useless_vec
 )]
 //! Sound lowering: programs whose variables start equal, are swapped through `&mut`
 //! borrows of their parts, or are assigned inside a compound assignment's right side.
@@ -622,4 +623,50 @@ fn element_updates_pass_the_adjoint_through() {
     let along = slope((vec![1.0, -0.5, 2.0], 0.25));
     let want = g[0] - 0.5 * g[1] + 2.0 * g[2] + 0.25 * g[3];
     assert_close(along, want, 1e-12, "element_updates along a direction");
+}
+
+/// Loops written through `iter_mut()` nested in one another, a chain in such a loop
+/// reading its item, and a `chunks_mut` chunk read in a loop over a written sub-slice:
+/// each rewritten loop's index is its own (they once shared one name, and the inner
+/// loop's index was read for the outer's element: value 70 for 78).
+#[differentiable]
+fn nested_written_loops(xs: &[f64]) -> f64 {
+    let mut a = xs.to_vec();
+    let mut b = vec![0.0; 2];
+    for p in a.iter_mut() {
+        for q in b.iter_mut() {
+            *q += *p;
+        }
+        *p *= 2.0;
+    }
+    let mut c = vec![1.0; 2];
+    for v in c.iter_mut() {
+        *v = xs.iter().map(|x| x * *v).sum::<f64>() + *v;
+    }
+    let mut m = xs.to_vec();
+    for row in m.chunks_mut(2) {
+        for w in c[1..].iter_mut() {
+            *w += row[0];
+        }
+    }
+    b[0] * 10.0 + b[1] + a.iter().sum::<f64>() + c[0] * 3.0 + c[1]
+}
+
+#[test]
+fn nested_written_loops_keep_their_indices() {
+    let x = vec![1.0, 2.0, 3.0];
+    let (v, g) = value_with_gradient!(at: &x, of: nested_written_loops);
+    assert_eq!(v, nested_written_loops(&x));
+    // b = [Σx, Σx]; a = 2x; c = [Σx + 1, Σx + 1 + x0 + x2]:
+    // 11 Σx + 2 Σx + 3 (Σx + 1) + Σx + 1 + x0 + x2 = 17 Σx + x0 + x2 + 4.
+    let s: f64 = x.iter().sum();
+    assert_close(v, 17.0 * s + x[0] + x[2] + 4.0, 1e-12, "value");
+    let expected = [18.0, 17.0, 18.0];
+    for k in 0..3 {
+        assert_close(g[k], expected[k], 1e-12, "gradient");
+    }
+    let d = first_derivative!(at: 0.0, of: |t: f64| {
+        nested_written_loops(&[1.0 + t, 2.0 + 2.0 * t, 3.0 + 3.0 * t])
+    });
+    assert_close(d, 18.0 + 2.0 * 17.0 + 3.0 * 18.0, 1e-12, "forward");
 }

@@ -1562,22 +1562,28 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     if binds_any(&f.body.stmts, &[name.to_string()], true) {
         return None;
     }
+    // The index and the sub-slice's start are named after the item, so that a loop of
+    // this kind nested in the body (over another collection: `binds_any` above), or a
+    // chain's index loop there, does not hide them from the element read in its body.
+    let unraw = syn::ext::IdentExt::unraw(&name);
+    let i = quote::format_ident!("__diff_i_{}", unraw);
+    let lo_name = quote::format_ident!("__diff_lo_{}", unraw);
     // The indices: a range, or, zipped (which a range is not, `parse_chain`), the
     // collection's enumerated items.
     let zipped = steps.contains(&0);
     *at = if zipped {
-        parse_quote!((__diff_i, _))
+        parse_quote!((#i, _))
     } else {
-        parse_quote!(__diff_i)
+        parse_quote!(#i)
     };
-    let WrittenPart {
-        collection,
-        lo,
-        part,
-    } = written;
-    let element: Expr = match &lo {
-        Some(_) => parse_quote!(#collection[__diff_lo + __diff_i]),
-        None => parse_quote!(#collection[__diff_i]),
+    let WrittenPart { collection, range } = written;
+    let (element, part, lo): (Expr, Expr, Option<Expr>) = match range {
+        Some((lo, limits, end)) => (
+            parse_quote!(#collection[#lo_name + #i]),
+            parse_quote!(#collection[#lo_name #limits #end]),
+            Some(lo),
+        ),
+        None => (parse_quote!(#collection[#i]), collection.clone(), None),
     };
     let mut body = f.body.clone();
     let mut replace = ElementOf {
@@ -1596,7 +1602,7 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     Some(match lo {
         // (The sub-slice's start, evaluated once.)
         Some(lo) => parse_quote!({
-            let __diff_lo: usize = #lo;
+            let #lo_name: usize = #lo;
             for #pat in #indices { #(#stmts)* }
         }),
         None => parse_quote!(for #pat in #indices { #(#stmts)* }),
@@ -1639,22 +1645,31 @@ pub(crate) fn chunks_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     if binds_any(&f.body.stmts, &[name.to_string()], true) {
         return None;
     }
+    // (Named after the chunk, as [`iter_mut_loop`]'s index.)
+    let unraw = syn::ext::IdentExt::unraw(&name);
+    let [size, c, lo, hi] =
+        ["k", "c", "lo", "hi"].map(|n| quote::format_ident!("__diff_{n}_{unraw}"));
     let mut body = f.body.clone();
-    let mut replace = ChunkOf { name: &name, xs };
+    let mut replace = ChunkOf {
+        name: &name,
+        xs,
+        lo: &lo,
+        hi: &hi,
+    };
     syn::visit_mut::VisitMut::visit_block_mut(&mut replace, &mut body);
     let count: Expr = if exact {
-        parse_quote!(#xs.len() / __diff_k)
+        parse_quote!(#xs.len() / #size)
     } else {
-        parse_quote!(#xs.len().div_ceil(__diff_k))
+        parse_quote!(#xs.len().div_ceil(#size))
     };
-    let number = number.map(|p| quote::quote!(let #p = __diff_c;));
+    let number = number.map(|p| quote::quote!(let #p = #c;));
     let stmts = &body.stmts;
     Some(parse_quote!({
-        let __diff_k: usize = #k;
-        for __diff_c in 0..#count {
+        let #size: usize = #k;
+        for #c in 0..#count {
             #number
-            let __diff_lo: usize = __diff_c * __diff_k;
-            let __diff_hi: usize = ::core::cmp::min(__diff_lo + __diff_k, #xs.len());
+            let #lo: usize = #c * #size;
+            let #hi: usize = ::core::cmp::min(#lo + #size, #xs.len());
             #(#stmts)*
         }
     }))
@@ -1664,25 +1679,28 @@ pub(crate) fn chunks_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
 struct ChunkOf<'a> {
     name: &'a syn::Ident,
     xs: &'a Expr,
+    /// The chunk's start and end in `xs`.
+    lo: &'a syn::Ident,
+    hi: &'a syn::Ident,
 }
 
 impl syn::visit_mut::VisitMut for ChunkOf<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         let is_name = |e: &Expr| is_variable(e, self.name);
-        let xs = self.xs;
+        let (xs, lo, hi) = (self.xs, self.lo, self.hi);
         match e {
             Expr::Index(ix) if is_name(&ix.expr) && !matches!(*ix.index, Expr::Range(_)) => {
                 syn::visit_mut::visit_expr_mut(self, &mut ix.index);
                 let at = &ix.index;
-                *e = parse_quote!(#xs[::diff::__private::chunk_index(__diff_lo, __diff_hi, #at)]);
+                *e = parse_quote!(#xs[::diff::__private::chunk_index(#lo, #hi, #at)]);
             }
             Expr::MethodCall(m) if is_name(&m.receiver) => {
                 for a in m.args.iter_mut() {
                     syn::visit_mut::visit_expr_mut(self, a);
                 }
-                *m.receiver = parse_quote!(#xs[__diff_lo..__diff_hi]);
+                *m.receiver = parse_quote!(#xs[#lo..#hi]);
             }
-            _ if is_name(e) => *e = parse_quote!((&mut #xs[__diff_lo..__diff_hi])),
+            _ if is_name(e) => *e = parse_quote!((&mut #xs[#lo..#hi])),
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }
     }
@@ -1709,10 +1727,9 @@ fn replace_iter_mut(e: &mut Expr, root: Expr) {
 struct WrittenPart {
     /// `xs` (a variable or a field of one).
     collection: Expr,
-    /// The sub-slice's start, when a sub-slice is written (`0` for `xs[..hi]`).
-    lo: Option<Expr>,
-    /// What the items are read from for their indices: `xs`, or `xs[__diff_lo..hi]`.
-    part: Expr,
+    /// When a sub-slice is written, its start (`0` for `xs[..hi]`), the kind of range
+    /// and its end.
+    range: Option<(Expr, syn::RangeLimits, Option<Box<Expr>>)>,
 }
 
 /// The collection written by `xs.iter_mut()` or `&mut xs` (`xs` a variable or a field of
@@ -1728,8 +1745,7 @@ fn iter_mut_receiver(e: &Expr) -> Option<WrittenPart> {
     match written {
         e if whole(e) => Some(WrittenPart {
             collection: e.clone(),
-            lo: None,
-            part: e.clone(),
+            range: None,
         }),
         Expr::Index(ix) if whole(&ix.expr) => {
             let Expr::Range(r) = &*ix.index else {
@@ -1740,12 +1756,9 @@ fn iter_mut_receiver(e: &Expr) -> Option<WrittenPart> {
                 Some(lo) => (**lo).clone(),
                 None => parse_quote!(0usize),
             };
-            let (limits, end) = (&r.limits, &r.end);
-            let part = parse_quote!(#collection[__diff_lo #limits #end]);
             Some(WrittenPart {
                 collection,
-                lo: Some(lo),
-                part,
+                range: Some((lo, r.limits, r.end.clone())),
             })
         }
         _ => None,
