@@ -1554,25 +1554,7 @@ fn sub_slice_update(m: &syn::ExprMethodCall) -> Option<Expr> {
     if !SLICE_UPDATES.iter().any(|u| m.method == u) {
         return None;
     }
-    let Expr::Index(ix) = peel(&m.receiver) else {
-        return None;
-    };
-    let Expr::Range(r) = peel(&ix.index) else {
-        return None;
-    };
-    let xs = &ix.expr;
-    if !matches!(peel(xs), Expr::Path(_) | Expr::Field(_)) {
-        return None;
-    }
-    let lo: Expr = match &r.start {
-        Some(lo) => (**lo).clone(),
-        None => syn::parse_quote!(0usize),
-    };
-    let hi: Expr = match (&r.end, &r.limits) {
-        (Some(hi), syn::RangeLimits::HalfOpen(_)) => (**hi).clone(),
-        (Some(hi), syn::RangeLimits::Closed(_)) => syn::parse_quote!((#hi) + 1),
-        (None, _) => syn::parse_quote!(#xs.len()),
-    };
+    let (xs, lo, hi) = super::iterators::written_sub_slice(&m.receiver)?;
     let (method, turbofish, args) = (&m.method, &m.turbofish, &m.args);
     Some(syn::parse_quote_spanned!(m.span()=> {
         let __diff_lo: usize = #lo;

@@ -1532,12 +1532,14 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
         };
         match (m.method.to_string().as_str(), m.args.len()) {
             ("enumerate", 0) => steps.push(1),
-            // `xs.iter().zip(ys.iter_mut())`: the element is the second of the pairs.
-            ("zip", 1) if iter_mut_receiver(&m.args[0]).is_some() => {
-                steps.push(1);
-                break iter_mut_receiver(&m.args[0])?;
-            }
-            ("zip", 1) => steps.push(0),
+            ("zip", 1) => match iter_mut_receiver(&m.args[0]) {
+                // `xs.iter().zip(ys.iter_mut())`: the element is the second of the pairs.
+                Some(written) => {
+                    steps.push(1);
+                    break written;
+                }
+                None => steps.push(0),
+            },
             ("skip" | "take" | "step_by", 1) | ("rev", 0) => {}
             _ => return None,
         }
@@ -1562,12 +1564,8 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     if binds_any(&f.body.stmts, &[name.to_string()], true) {
         return None;
     }
-    // The index and the sub-slice's start are named after the item, so that a loop of
-    // this kind nested in the body (over another collection: `binds_any` above), or a
-    // chain's index loop there, does not hide them from the element read in its body.
-    let unraw = syn::ext::IdentExt::unraw(&name);
-    let i = quote::format_ident!("__diff_i_{}", unraw);
-    let lo_name = quote::format_ident!("__diff_lo_{}", unraw);
+    // (Named after the item, which the body does not bind again: [`named_after`].)
+    let (i, lo_name) = (named_after("i", &name), named_after("lo", &name));
     // The indices: a range, or, zipped (which a range is not, `parse_chain`), the
     // collection's enumerated items.
     let zipped = steps.contains(&0);
@@ -1578,9 +1576,9 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     };
     let WrittenPart { collection, range } = written;
     let (element, part, lo): (Expr, Expr, Option<Expr>) = match range {
-        Some((lo, limits, end)) => (
+        Some((lo, hi)) => (
             parse_quote!(#collection[#lo_name + #i]),
-            parse_quote!(#collection[#lo_name #limits #end]),
+            parse_quote!(#collection[#lo_name..#hi]),
             Some(lo),
         ),
         None => (parse_quote!(#collection[#i]), collection.clone(), None),
@@ -1628,7 +1626,7 @@ pub(crate) fn chunks_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
         return None;
     }
     let xs = &*m.receiver;
-    if !matches!(xs, Expr::Path(_) | Expr::Field(_)) {
+    if !writable(xs) {
         return None;
     }
     let k = &m.args[0];
@@ -1645,10 +1643,8 @@ pub(crate) fn chunks_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     if binds_any(&f.body.stmts, &[name.to_string()], true) {
         return None;
     }
-    // (Named after the chunk, as [`iter_mut_loop`]'s index.)
-    let unraw = syn::ext::IdentExt::unraw(&name);
-    let [size, c, lo, hi] =
-        ["k", "c", "lo", "hi"].map(|n| quote::format_ident!("__diff_{n}_{unraw}"));
+    // (Named after the chunk: [`named_after`].)
+    let [size, c, lo, hi] = ["k", "c", "lo", "hi"].map(|n| named_after(n, &name));
     let mut body = f.body.clone();
     let mut replace = ChunkOf {
         name: &name,
@@ -1727,9 +1723,47 @@ fn replace_iter_mut(e: &mut Expr, root: Expr) {
 struct WrittenPart {
     /// `xs` (a variable or a field of one).
     collection: Expr,
-    /// When a sub-slice is written, its start (`0` for `xs[..hi]`), the kind of range
-    /// and its end.
-    range: Option<(Expr, syn::RangeLimits, Option<Box<Expr>>)>,
+    /// When a sub-slice is written, its start and end ([`written_sub_slice`]).
+    range: Option<(Expr, Expr)>,
+}
+
+/// A variable or a field of one: what a rewritten loop or update writes the elements of.
+fn writable(xs: &Expr) -> bool {
+    matches!(xs, Expr::Path(_) | Expr::Field(_))
+}
+
+/// `xs[a..b]` (any range) of a variable or a field of one, written in place: `xs`, the
+/// sub-slice's start (`0` for `xs[..b]`) and end (`b + 1` for `xs[a..=b]`, `xs.len()` for
+/// `xs[a..]`).
+pub(crate) fn written_sub_slice(e: &Expr) -> Option<(Expr, Expr, Expr)> {
+    use super::expr::peel;
+    let Expr::Index(ix) = peel(e) else {
+        return None;
+    };
+    let (Expr::Range(r), xs) = (peel(&ix.index), &*ix.expr) else {
+        return None;
+    };
+    if !writable(peel(xs)) {
+        return None;
+    }
+    let lo: Expr = match &r.start {
+        Some(lo) => (**lo).clone(),
+        None => parse_quote!(0usize),
+    };
+    let hi: Expr = match (&r.end, &r.limits) {
+        (Some(hi), syn::RangeLimits::HalfOpen(_)) => (**hi).clone(),
+        (Some(hi), syn::RangeLimits::Closed(_)) => parse_quote!((#hi) + 1),
+        (None, _) => parse_quote!(#xs.len()),
+    };
+    Some((xs.clone(), lo, hi))
+}
+
+/// The name of the `what` a loop rewritten for the item `name` introduces
+/// (`__diff_i_p`, the index of `for p in a.iter_mut()`): named after the item, which the
+/// body does not bind again, so that a loop of the kind nested in the body, or a chain's
+/// index loop there, does not hide it from the element read in the body.
+fn named_after(what: &str, name: &syn::Ident) -> syn::Ident {
+    quote::format_ident!("__diff_{what}_{}", syn::ext::IdentExt::unraw(name))
 }
 
 /// The collection written by `xs.iter_mut()` or `&mut xs` (`xs` a variable or a field of
@@ -1741,28 +1775,17 @@ fn iter_mut_receiver(e: &Expr) -> Option<WrittenPart> {
         Expr::Reference(r) if r.mutability.is_some() => &*r.expr,
         _ => return None,
     };
-    let whole = |e: &Expr| matches!(e, Expr::Path(_) | Expr::Field(_));
-    match written {
-        e if whole(e) => Some(WrittenPart {
-            collection: e.clone(),
+    if writable(written) {
+        return Some(WrittenPart {
+            collection: written.clone(),
             range: None,
-        }),
-        Expr::Index(ix) if whole(&ix.expr) => {
-            let Expr::Range(r) = &*ix.index else {
-                return None;
-            };
-            let collection = (*ix.expr).clone();
-            let lo: Expr = match &r.start {
-                Some(lo) => (**lo).clone(),
-                None => parse_quote!(0usize),
-            };
-            Some(WrittenPart {
-                collection,
-                range: Some((lo, r.limits, r.end.clone())),
-            })
-        }
-        _ => None,
+        });
     }
+    let (collection, lo, hi) = written_sub_slice(written)?;
+    Some(WrittenPart {
+        collection,
+        range: Some((lo, hi)),
+    })
 }
 
 /// Whether `stmts` bind any of `names` (a `let`, a pattern; inside closures too, their
