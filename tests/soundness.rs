@@ -670,3 +670,64 @@ fn nested_written_loops_keep_their_indices() {
     });
     assert_close(d, 18.0 + 2.0 * 17.0 + 3.0 * 18.0, 1e-12, "forward");
 }
+
+#[derive(Clone, Differentiable)]
+struct Layer {
+    w: Vec<f64>,
+}
+
+/// A loop writing `layers[l].w` through `iter_mut()` whose body changes `l`: the loop
+/// writes the layer `l` named when it started.
+#[differentiable]
+fn written_layer_while_its_index_changes(x: f64) -> f64 {
+    let mut layers = vec![
+        Layer {
+            w: vec![x, 2.0 * x],
+        },
+        Layer {
+            w: vec![3.0 * x, x * x],
+        },
+    ];
+    let mut l = 0;
+    for v in layers[l].w.iter_mut() {
+        *v *= x;
+        l = 1;
+    }
+    let mut m = vec![vec![x, 1.0, 2.0], vec![x, x, x]];
+    let mut r = 1;
+    for c in m[r].chunks_mut(2) {
+        c[0] *= x;
+        r = 0;
+    }
+    for v in m[r][1..].iter_mut() {
+        *v += x;
+        r = 1;
+    }
+    let w = &layers;
+    w[0].w[0]
+        + w[0].w[1]
+        + w[1].w[0]
+        + w[1].w[1]
+        + m[0].iter().sum::<f64>() * 2.0
+        + m[1].iter().sum::<f64>()
+        + (l + r) as f64
+}
+
+#[test]
+fn written_places_keep_the_indices_they_started_with() {
+    let x = 1.5;
+    let v = value_with_gradient!(at: x, of: written_layer_while_its_index_changes);
+    // layers: [x², 2x²], [3x, x²]; m: [x, 1 + x, 2 + x], [x², x, x²].
+    let value = 3.0 * x * x + 3.0 * x + x * x + 2.0 * (3.0 * x + 3.0) + 2.0 * x * x + x + 2.0;
+    let slope = 6.0 * x + 3.0 + 2.0 * x + 6.0 + 4.0 * x + 1.0;
+    assert_close(v.0, value, 1e-12, "value");
+    assert_close(v.1, slope, 1e-12, "reverse");
+    let d = first_derivative!(at: x, of: written_layer_while_its_index_changes);
+    assert_close(d, slope, 1e-12, "forward");
+    assert_close(
+        d,
+        fd(written_layer_while_its_index_changes, x),
+        1e-6,
+        "finite differences",
+    );
+}

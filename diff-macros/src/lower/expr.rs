@@ -1555,8 +1555,10 @@ fn sub_slice_update(m: &syn::ExprMethodCall) -> Option<Expr> {
         return None;
     }
     let (xs, lo, hi) = super::iterators::written_sub_slice(&m.receiver)?;
+    let (lets, xs) = super::iterators::frozen_place(&xs, &quote::format_ident!("part"), &[])?;
     let (method, turbofish, args) = (&m.method, &m.turbofish, &m.args);
     Some(syn::parse_quote_spanned!(m.span()=> {
+        #(#lets)*
         let __diff_lo: usize = #lo;
         let __diff_hi: usize = #hi;
         let mut __diff_part = #xs[__diff_lo..__diff_hi].to_vec();

@@ -1575,6 +1575,7 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
         parse_quote!(#i)
     };
     let WrittenPart { collection, range } = written;
+    let (lets, collection) = frozen_place(&collection, &name, &f.body.stmts)?;
     let (element, part, lo): (Expr, Expr, Option<Expr>) = match range {
         Some((lo, hi)) => (
             parse_quote!(#collection[#lo_name + #i]),
@@ -1597,13 +1598,16 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     };
     replace_iter_mut(&mut indices, root);
     let stmts = &body.stmts;
-    Some(match lo {
-        // (The sub-slice's start, evaluated once.)
-        Some(lo) => parse_quote!({
-            let #lo_name: usize = #lo;
+    // (The sub-slice's start, evaluated once.)
+    let lo = lo.map(|lo| quote::quote!(let #lo_name: usize = #lo;));
+    Some(if lets.is_empty() && lo.is_none() {
+        parse_quote!(for #pat in #indices { #(#stmts)* })
+    } else {
+        parse_quote!({
+            #(#lets)*
+            #lo
             for #pat in #indices { #(#stmts)* }
-        }),
-        None => parse_quote!(for #pat in #indices { #(#stmts)* }),
+        })
     })
 }
 
@@ -1625,8 +1629,7 @@ pub(crate) fn chunks_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     if !(m.method == "chunks_mut" || exact) || m.args.len() != 1 {
         return None;
     }
-    let xs = &*m.receiver;
-    if !writable(xs) {
+    if !writable(&m.receiver) {
         return None;
     }
     let k = &m.args[0];
@@ -1643,6 +1646,8 @@ pub(crate) fn chunks_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     if binds_any(&f.body.stmts, &[name.to_string()], true) {
         return None;
     }
+    let (lets, xs) = frozen_place(&m.receiver, &name, &f.body.stmts)?;
+    let xs = &xs;
     // (Named after the chunk: [`named_after`].)
     let [size, c, lo, hi] = ["k", "c", "lo", "hi"].map(|n| named_after(n, &name));
     let mut body = f.body.clone();
@@ -1661,6 +1666,7 @@ pub(crate) fn chunks_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
     let number = number.map(|p| quote::quote!(let #p = #c;));
     let stmts = &body.stmts;
     Some(parse_quote!({
+        #(#lets)*
         let #size: usize = #k;
         for #c in 0..#count {
             #number
@@ -1727,9 +1733,61 @@ struct WrittenPart {
     range: Option<(Expr, Expr)>,
 }
 
-/// A variable or a field of one: what a rewritten loop or update writes the elements of.
+/// A variable, or fields and elements of one (`xs`, `self.w`, `layers[l].w`): what a
+/// rewritten loop or update writes the elements of.
 fn writable(xs: &Expr) -> bool {
-    matches!(xs, Expr::Path(_) | Expr::Field(_))
+    match peeled(xs) {
+        Expr::Path(p) => p.qself.is_none(),
+        Expr::Field(f) => writable(&f.base),
+        Expr::Index(ix) => !matches!(peeled(&ix.index), Expr::Range(_)) && writable(&ix.expr),
+        _ => false,
+    }
+}
+
+/// The variable a [`writable`] place belongs to (`layers` of `layers[l].w`).
+fn place_root(xs: &Expr) -> Option<&syn::Ident> {
+    match peeled(xs) {
+        Expr::Path(p) => p.path.get_ident(),
+        Expr::Field(f) => place_root(&f.base),
+        Expr::Index(ix) => place_root(&ix.expr),
+        _ => None,
+    }
+}
+
+/// A [`writable`] place written by a loop, as the loop's rewrite names it in its body:
+/// the indices in it fixed before the loop (`layers[l].w`: `let __diff_at0_p = l;` and
+/// `layers[__diff_at0_p].w`), as the loop they replace evaluates them once, however the
+/// body changes `l`. `None` when the body binds the place's variable again (`let xs =
+/// ..;` would be the element written otherwise). `item` names the indices
+/// ([`named_after`]).
+pub(crate) fn frozen_place(
+    xs: &Expr,
+    item: &syn::Ident,
+    body: &[syn::Stmt],
+) -> Option<(Vec<syn::Stmt>, Expr)> {
+    let root = place_root(xs)?;
+    if binds_any(body, &[root.to_string()], true) {
+        return None;
+    }
+    fn freeze(e: &mut Expr, item: &syn::Ident, lets: &mut Vec<syn::Stmt>) {
+        match e {
+            Expr::Paren(p) => freeze(&mut p.expr, item, lets),
+            Expr::Field(f) => freeze(&mut f.base, item, lets),
+            Expr::Index(ix) => {
+                freeze(&mut ix.expr, item, lets);
+                if !matches!(peeled(&ix.index), Expr::Lit(_)) {
+                    let at = named_after(&format!("at{}", lets.len()), item);
+                    let index = &ix.index;
+                    lets.push(parse_quote!(let #at = #index;));
+                    *ix.index = parse_quote!(#at);
+                }
+            }
+            _ => {}
+        }
+    }
+    let (mut lets, mut place) = (Vec::new(), xs.clone());
+    freeze(&mut place, item, &mut lets);
+    Some((lets, place))
 }
 
 /// `xs[a..b]` (any range) of a variable or a field of one, written in place: `xs`, the
