@@ -731,3 +731,59 @@ fn written_places_keep_the_indices_they_started_with() {
         "finite differences",
     );
 }
+
+/// An iterator kept in a variable reads what it captured when it was made, however the
+/// variables change before it is consumed.
+#[differentiable]
+fn iterator_made_before_its_variables_change(x: f64) -> f64 {
+    let xs = vec![x, 2.0 * x, 3.0 * x];
+    let mut k = 1;
+    let mut a = x;
+    let it = xs.iter().skip(k).map(move |v| v * a);
+    k = 2;
+    a = 1.0;
+    let s: f64 = it.sum();
+    let mut w = xs.iter().rev().take(k);
+    k = 0;
+    let mut t = 0.0;
+    while let Some(v) = w.next() {
+        t += v * v;
+    }
+    s + (k as f64) + a + t
+}
+
+#[test]
+fn iterators_read_the_values_they_were_made_with() {
+    let x = 1.5;
+    let v = value_with_gradient!(at: x, of: iterator_made_before_its_variables_change);
+    // s = (2x + 3x) x = 5x², t = 9x² + 4x², k = 0, a = 1.
+    assert_close(v.0, 18.0 * x * x + 1.0, 1e-12, "value");
+    assert_close(v.1, 36.0 * x, 1e-12, "reverse");
+    let d = first_derivative!(at: x, of: iterator_made_before_its_variables_change);
+    assert_close(d, 36.0 * x, 1e-12, "forward");
+}
+
+/// The item of a loop over `iter_mut()` read inside `vec![..]` and `assert!(..)`.
+#[differentiable]
+fn items_read_inside_macros(x: f64) -> f64 {
+    let mut xs = [x, 2.0 * x, 3.0];
+    let mut total = 0.0;
+    for q in xs.iter_mut() {
+        let pair = vec![*q, *q * x];
+        assert!(pair.len() == 2, "two elements");
+        *q = pair[0] + pair[1];
+        total += vec![*q; 2][1];
+    }
+    total + xs[2]
+}
+
+#[test]
+fn written_items_inside_macros() {
+    let x = 1.5;
+    // xs = [x + x², 2x + 2x², 3 + 3x]; total = Σ; result = 3x + 3x² + 6 + 6x.
+    let v = value_with_gradient!(at: x, of: items_read_inside_macros);
+    assert_close(v.0, 9.0 * x + 3.0 * x * x + 6.0, 1e-12, "value");
+    assert_close(v.1, 9.0 + 6.0 * x, 1e-12, "reverse");
+    let d = first_derivative!(at: x, of: items_read_inside_macros);
+    assert_close(d, 9.0 + 6.0 * x, 1e-12, "forward");
+}

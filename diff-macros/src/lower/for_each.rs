@@ -4,8 +4,8 @@
 //! `s += x`, would be refused).
 //!
 //! Left as written: a closure whose body returns (`return` in the closure is `continue`
-//! in the loop) or uses `?`, one with more than one parameter, and a `for_each` given
-//! anything but a closure literal.
+//! in the loop) or uses `?`, a `move` closure, one with more than one parameter, and a
+//! `for_each` given anything but a closure literal.
 use quote::ToTokens;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
@@ -28,7 +28,9 @@ fn as_loop(e: &Expr) -> Option<Expr> {
     let Some(Expr::Closure(c)) = m.args.first() else {
         return None;
     };
-    if c.inputs.len() != 1 || exits_closure(&c.body) {
+    // (A `move` closure changes its own copies of what it captures, a loop the
+    // variables themselves.)
+    if c.inputs.len() != 1 || c.capture.is_some() || exits_closure(&c.body) {
         return None;
     }
     // A `for` pattern takes no type: `|x: &f64|` binds as `x`.

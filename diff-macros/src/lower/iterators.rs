@@ -185,6 +185,18 @@ fn base(e: &Expr) -> Option<Base> {
 }
 
 impl Adapter {
+    /// Whether the adapter's function is a `move` closure.
+    fn moves(&self) -> bool {
+        match self {
+            Adapter::Map(Func::Closure(c))
+            | Adapter::Filter(Func::Closure(c))
+            | Adapter::TakeWhile(Func::Closure(c))
+            | Adapter::FilterMap(Func::Closure(c))
+            | Adapter::SkipWhile(Func::Closure(c)) => c.capture.is_some(),
+            _ => false,
+        }
+    }
+
     /// Whether the adapter's function assigns to something (`k += 1`, `*r = x`) or
     /// lends a `&mut`.
     fn changes_a_variable(&self) -> bool {
@@ -238,9 +250,16 @@ fn cycled(e: &Expr) -> Option<Base> {
     Some(Base { cycled: true, ..b })
 }
 
+/// A closure (not a `move` one that changes what it captures: its own copies, where the
+/// loop a chain becomes would change the variables) or a function's path.
 fn func(e: &Expr) -> Option<Func> {
     match super::expr::peel(e) {
-        Expr::Closure(c) if c.inputs.len() <= 2 => Some(Func::Closure(c.clone())),
+        Expr::Closure(c)
+            if c.inputs.len() <= 2
+                && !(c.capture.is_some() && super::closure::writes(c, false)) =>
+        {
+            Some(Func::Closure(c.clone()))
+        }
         Expr::Path(_) => Some(Func::Path(e.clone())),
         _ => None,
     }
@@ -467,6 +486,12 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
         || matches!(peeled(cur), Expr::MethodCall(m) if matches!(peeled(&m.receiver), Expr::Index(_)))
         || matches!(peeled(cur), Expr::Reference(r) if matches!(peeled(&r.expr), Expr::Index(_)));
     if indexed && adapters.iter().any(Adapter::changes_a_variable) {
+        return None;
+    }
+    // A `move` closure works on its own copies of what it captures, the rewritten loop on
+    // the variables: one changing them, or reading what another closure changes, is not
+    // rewritten.
+    if adapters.iter().any(Adapter::moves) && adapters.iter().any(Adapter::changes_a_variable) {
         return None;
     }
     // A range is a chain to rewrite only when it maps the indices to values, and is
@@ -921,6 +946,13 @@ impl Chain {
                     parse_quote!(#acc * #item),
                 ),
                 ("fold", 2) => {
+                    // (A `move` closure reads its copies, which adapters changing
+                    // variables would not change.)
+                    let moves =
+                        matches!(peeled(&method.args[1]), Expr::Closure(c) if c.capture.is_some());
+                    if moves && self.adapters.iter().any(Adapter::changes_a_variable) {
+                        return None;
+                    }
                     let init = method.args[0].clone();
                     (init, fold_step(func(&method.args[1])?, &acc, &item)?)
                 }
@@ -1687,6 +1719,10 @@ struct ChunkOf<'a> {
 }
 
 impl syn::visit_mut::VisitMut for ChunkOf<'_> {
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        visit_macro_exprs_mut(self, m);
+    }
+
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         let is_name = |e: &Expr| is_variable(e, self.name);
         let (xs, lo, hi) = (self.xs, self.lo, self.hi);
@@ -1876,9 +1912,84 @@ fn binds_any(stmts: &[syn::Stmt], names: &[String], in_closures: bool) -> bool {
     b.found
 }
 
+/// Whether `stmts` assign any of the variables `names`, or a part of one (`k = ..`,
+/// `a += ..`, `p.x = ..`, `*r = ..`), or borrow one `&mut` (inside closures too).
+fn assigns_any(stmts: &[syn::Stmt], names: &[String]) -> bool {
+    struct Assigns<'a> {
+        names: &'a [String],
+        found: bool,
+    }
+    impl Assigns<'_> {
+        fn written(&mut self, place: &Expr) {
+            let mut e = place;
+            loop {
+                e = match e {
+                    Expr::Paren(p) => &p.expr,
+                    Expr::Field(f) => &f.base,
+                    Expr::Index(ix) => &ix.expr,
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+                    Expr::Path(p) => {
+                        self.found |= p
+                            .path
+                            .get_ident()
+                            .is_some_and(|i| self.names.iter().any(|n| i == n));
+                        return;
+                    }
+                    _ => return,
+                };
+            }
+        }
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Assigns<'_> {
+        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+            self.written(&a.left);
+            syn::visit::visit_expr_assign(self, a);
+        }
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            if super::expr::is_compound_assignment(&b.op) {
+                self.written(&b.left);
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+        fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
+            if r.mutability.is_some() {
+                self.written(&r.expr);
+            }
+            syn::visit::visit_expr_reference(self, r);
+        }
+    }
+    let mut a = Assigns {
+        names,
+        found: false,
+    };
+    for st in stmts {
+        syn::visit::Visit::visit_stmt(&mut a, st);
+    }
+    a.found
+}
+
 /// Whether `e` is the variable `name`.
 fn is_variable(e: &Expr, name: &syn::Ident) -> bool {
     matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
+}
+
+/// Visits the arguments of a macro call when they are expressions (`vec![*x, y]`,
+/// `vec![*x; n]`, `assert!(*x > 0.0, "..")`), written back as they are changed: a name
+/// a rewrite replaces is replaced there too.
+fn visit_macro_exprs_mut(v: &mut impl syn::visit_mut::VisitMut, m: &mut syn::Macro) {
+    use syn::punctuated::Punctuated;
+    if let Ok(mut list) = m.parse_body_with(Punctuated::<Expr, syn::Token![,]>::parse_terminated) {
+        list.iter_mut().for_each(|e| v.visit_expr_mut(e));
+        m.tokens = quote::quote!(#list);
+        return;
+    }
+    let tokens = &m.tokens;
+    if let Ok(Expr::Repeat(mut r)) = syn::parse2::<Expr>(quote::quote!([#tokens])) {
+        v.visit_expr_mut(&mut r.expr);
+        v.visit_expr_mut(&mut r.len);
+        let (x, n) = (&r.expr, &r.len);
+        m.tokens = quote::quote!(#x; #n);
+    }
 }
 
 /// Replaces `*x` and `x` by the element they stand for.
@@ -1888,6 +1999,10 @@ struct ElementOf<'a> {
 }
 
 impl syn::visit_mut::VisitMut for ElementOf<'_> {
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        visit_macro_exprs_mut(self, m);
+    }
+
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         let is_name = |e: &Expr| is_variable(e, self.name);
         match e {
@@ -2035,11 +2150,36 @@ impl syn::visit_mut::VisitMut for Inliner {
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
         let mut k = 0;
         while k < b.stmts.len() {
-            if let Some((name, chain, mutable)) = iterator_let(&b.stmts[k]) {
+            if let Some((name, mut chain, mutable)) = iterator_let(&b.stmts[k]) {
                 let rest = &b.stmts[k + 1..];
+                // What the chain reads and is assigned before the chain is used: the
+                // chain holds the values it read when made (`.skip(k)`, a `move`
+                // closure's copy of `a`), so it reads copies made there
+                // (`let __diff_was_k = k;`).
+                let mut names = free_names(&chain);
+                let used = rest
+                    .iter()
+                    .position(|st| uses_of(std::slice::from_ref(st), &name) > 0);
+                let assigned: Vec<String> = names
+                    .iter()
+                    .filter(|n| used.is_some_and(|j| assigns_any(&rest[..=j], &[n.to_string()])))
+                    .cloned()
+                    .collect();
+                if binds_any(&[syn::Stmt::Expr(chain.clone(), None)], &assigned, true) {
+                    k += 1;
+                    continue;
+                }
+                let mut frozen: Vec<syn::Stmt> = Vec::new();
+                for n in &assigned {
+                    let n = quote::format_ident!("{n}");
+                    let was = quote::format_ident!("__diff_was_{n}");
+                    let by: Expr = parse_quote!(#was);
+                    let mut rename = ReplaceName { name: &n, by: &by };
+                    syn::visit_mut::VisitMut::visit_expr_mut(&mut rename, &mut chain);
+                    frozen.push(parse_quote!(let #was = #n;));
+                }
                 // Neither the variable nor what the chain reads may be bound again
                 // (what a closure binds is its own).
-                let mut names = free_names(&chain);
                 names.push(name.to_string());
                 let once = uses_of(rest, &name) == 1 && !binds_any(rest, &names, false);
                 // The statement `while let Some(..) = name.next() { .. }`, as a `for` loop.
@@ -2049,7 +2189,7 @@ impl syn::visit_mut::VisitMut for Inliner {
                 });
                 if let (true, Some((j, Some(looped)))) = (once, looped) {
                     b.stmts[k + 1 + j] = looped;
-                    b.stmts.remove(k);
+                    b.stmts.splice(k..=k, frozen);
                     self.changed = true;
                     continue;
                 }
@@ -2061,7 +2201,7 @@ impl syn::visit_mut::VisitMut for Inliner {
                     for st in &mut b.stmts[k + 1..] {
                         syn::visit_mut::VisitMut::visit_stmt_mut(&mut replace, st);
                     }
-                    b.stmts.remove(k);
+                    b.stmts.splice(k..=k, frozen);
                     self.changed = true;
                     continue;
                 }
@@ -2219,6 +2359,10 @@ struct ReplaceName<'a> {
 }
 
 impl syn::visit_mut::VisitMut for ReplaceName<'_> {
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        visit_macro_exprs_mut(self, m);
+    }
+
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
             Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name) => {

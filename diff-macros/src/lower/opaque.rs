@@ -269,7 +269,9 @@ impl Lowerer {
     pub(crate) fn refuse_changes_inside(&mut self, e: &syn::Expr, what: &str) {
         struct Changes {
             own: Vec<String>,
-            changed: Vec<(syn::Ident, proc_macro2::Span)>,
+            /// The place's variable, where, and whether inside a `move` closure.
+            changed: Vec<(syn::Ident, proc_macro2::Span, bool)>,
+            moving: usize,
         }
         fn root(e: &syn::Expr) -> Option<&syn::Ident> {
             match e {
@@ -300,28 +302,39 @@ impl Lowerer {
                     _ => None,
                 };
                 if let Some(id) = place.and_then(root) {
-                    self.changed.push((id.clone(), e.span()));
+                    self.changed.push((id.clone(), e.span(), self.moving > 0));
                 }
                 syn::visit::visit_expr(self, e);
+            }
+            fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+                let moves = usize::from(c.capture.is_some());
+                self.moving += moves;
+                syn::visit::visit_expr_closure(self, c);
+                self.moving -= moves;
             }
             fn visit_item(&mut self, _: &'a syn::Item) {}
         }
         let mut found = Changes {
             own: Vec::new(),
             changed: Vec::new(),
+            moving: 0,
         };
         syn::visit::Visit::visit_expr(&mut found, e);
-        let outer = found.changed.iter().find(|(id, _)| {
+        let outer = found.changed.iter().find(|(id, ..)| {
             let name = id.to_string();
             !found.own.contains(&name) && self.lookup(&name).is_some()
         });
-        if let Some((id, span)) = outer {
-            self.errors.push(syn::Error::new(
-                *span,
-                format!(
-                    "`{id}` is changed inside this {what}, which the macro keeps as written, so the derivatives would not follow the change; change `{id}` outside it (for a closure given to a method, write a `for` loop)"
-                ),
-            ));
+        let message = match outer {
+            Some((id, _, true)) => format!(
+                "this `move` closure changes its own copy of `{id}`, not the variable, which the macro does not differentiate; remove `move` to change `{id}` itself (or, for a closure given to a method, write a `for` loop)"
+            ),
+            Some((id, _, false)) => format!(
+                "`{id}` is changed inside this {what}, which the macro keeps as written, so the derivatives would not follow the change; change `{id}` outside it (for a closure given to a method, write a `for` loop)"
+            ),
+            None => return,
+        };
+        if let Some((_, span, _)) = outer {
+            self.errors.push(syn::Error::new(*span, message));
         }
     }
 }
