@@ -22,6 +22,8 @@ pub enum Ty {
     SelfMut,
     /// `self` in a `&self` method.
     SelfRef,
+    /// A chunk `&mut [f64]` of a `chunks_mut(2)` loop, read and written as `c[0]`.
+    Chunk,
 }
 
 /// A field of a tuple, of `S` or of `V`.
@@ -277,6 +279,11 @@ pub enum Range {
     Rev(IExpr, IExpr),
     /// `(lo..hi).step_by(k)`
     StepBy(IExpr, IExpr, u32),
+    /// The items of an array written in place (feature `itermut`), as written in both
+    /// renderings: `arr.iter_mut().enumerate()`, `arr[1..].iter_mut()`, `&mut arr`,
+    /// `b.iter().zip(arr.iter_mut())`, `arr.chunks_mut(2)`, ..; the loop's `var` is its
+    /// pattern (`(j, q)`).
+    Items(String),
 }
 
 #[derive(Clone, Debug)]

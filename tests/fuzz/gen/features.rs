@@ -88,6 +88,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
         "`fold(f64::NEG_INFINITY, f64::max)`, `min_by`/`max_by` + `unwrap`, `match` of an `Option`",
     ),
     ("retloop", true, "`return` inside loops"),
+    (
+        "itermut",
+        true,
+        "`for` loops writing an array through its items: `iter_mut()` (also `&mut a`, a sub-slice, `rev`, `skip`, `step_by`, `enumerate`, `zip`) and `chunks_mut(2)`",
+    ),
     ("label", true, "labelled loops and `break 'outer`"),
     ("breakval", true, "`let v = loop { .. break e; };`"),
     (

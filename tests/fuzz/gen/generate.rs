@@ -7,6 +7,7 @@
 mod functions;
 mod statements;
 mod vectors;
+mod written;
 
 use super::ast::*;
 use super::features::Features;
@@ -182,7 +183,7 @@ impl Gen<'_> {
         self.visible()
             .into_iter()
             .filter(|v| tys.contains(&v.ty) && self.allowed(&v.name))
-            .filter(|v| !mutable || v.mutable || matches!(v.ty, Ty::RefF | Ty::SelfMut))
+            .filter(|v| !mutable || v.mutable || matches!(v.ty, Ty::RefF | Ty::SelfMut | Ty::Chunk))
             .collect()
     }
 
@@ -238,13 +239,15 @@ impl Gen<'_> {
                 Place::Field(v.name.clone(), f)
             }
             Ty::RefF => Place::Deref(v.name.clone()),
+            Ty::Chunk => Place::Elem(v.name.clone(), IExpr::Lit(0)),
             Ty::SelfMut | Ty::SelfRef => Place::SelfField(ab),
             Ty::I => unreachable!("no f64 place in an integer"),
         }
     }
 
-    const FLOAT_TYS: [Ty; 8] = [
+    const FLOAT_TYS: [Ty; 9] = [
         Ty::F,
+        Ty::Chunk,
         Ty::T2,
         Ty::A3,
         Ty::S,

@@ -82,6 +82,7 @@ fn range(r: &Range) -> String {
         Range::Incl(a, b) => format!("{a}..={b}"),
         Range::Rev(a, b) => format!("({}..{}).rev()", iexpr(a), iexpr(b)),
         Range::StepBy(a, b, k) => format!("({}..{}).step_by({k})", iexpr(a), iexpr(b)),
+        Range::Items(items) => items.clone(),
     }
 }
 
@@ -137,6 +138,7 @@ impl R {
             Ty::V => "V".to_string(),
             Ty::I => "usize".to_string(),
             Ty::RefF => format!("&mut {f}"),
+            Ty::Chunk => format!("&mut [{f}]"),
             Ty::SelfMut | Ty::SelfRef => "Self".to_string(),
         }
     }

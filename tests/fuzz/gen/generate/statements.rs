@@ -95,7 +95,10 @@ impl Gen<'_> {
         let mutable_s = self.vars_of(&[Ty::S], true).into_iter().any(|v| v.mutable);
         let ctl = self.nest < 3;
         let mutable_v = self.vars_of(&[Ty::V], true).iter().any(|v| v.mutable);
-        let weights: [(u32, bool); 26] = [
+        let written = self.can_loop()
+            && self.on("itermut")
+            && self.vars_of(&[Ty::A3], true).iter().any(|v| v.mutable);
+        let weights: [(u32, bool); 27] = [
             (10, true),                                                     // 0 let
             (12, !writable.is_empty()),                                     // 1 assign
             (5, has_f && self.on("shadow")),                                // 2 shadow
@@ -125,6 +128,7 @@ impl Gen<'_> {
             ), // 23 reduce
             (5, mutable_v),                                                 // 24 V assign
             (3, self.has_v),                                                // 25 V let
+            (5, written),                                                   // 26 written loop
         ];
         let ws: Vec<u32> = weights
             .iter()
@@ -162,6 +166,7 @@ impl Gen<'_> {
             22 => self.let_loop(),
             23 => self.reduce(),
             24 => self.assign_v(),
+            26 => self.written_loop(),
             25 => {
                 let mutable = self.rng.chance(0.6);
                 Some(self.let_v(mutable))
