@@ -528,6 +528,25 @@ fn searches_of_references(x: &[f64], y: &[f64]) -> f64 {
     a + b * c + d + e * f + x.iter().last().unwrap() + numbered + paired + p * q + last_pair
 }
 
+/// Searches of references kept in a variable, then matched or unwrapped (also after the
+/// variables their closures read change), and a search of a part of zipped items.
+#[differentiable]
+fn searches_kept_in_variables(x: &[f64], y: &[f64]) -> f64 {
+    let mut t = 1.0;
+    let first = x.iter().find(|v| **v > t);
+    t = 0.0;
+    let best = x.iter().max_by(|a, b| a.total_cmp(b));
+    let of_pairs = x.iter().zip(y).map(|(p, _)| p).find(|p| **p < 0.0);
+    let a = match first {
+        Some(v) => v * v,
+        None => 0.0,
+    };
+    let b = if let Some(&p) = of_pairs { p.sin() } else { 2.0 };
+    let smallest = x.iter().min_by(|a, b| a.total_cmp(b));
+    let c = smallest.map(|m| m * 2.0).unwrap_or(0.0);
+    a + best.unwrap() * 2.0 + b + t + c * c
+}
+
 macro_rules! check_against_std {
     ($($f:ident),* $(,)?) => {$({
         let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
@@ -625,6 +644,7 @@ fn chains_compute_what_std_computes() {
         last_of_chains,
         nth_and_next_of_chains,
         searches_of_references,
+        searches_kept_in_variables,
     );
 }
 

@@ -345,13 +345,13 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
                     ".last()"
                 };
                 return Some(format!(
-                    "{UNDIFFERENTIATED_CHAIN} `{call}` of references kept as an `Option`: an `Option` holding a reference (`Option<&T>`, `Option<(usize, &T)>`) carries no derivative; match or unwrap it where it is made (`match xs.iter(){call} {{ Some(v) => .., None => .. }}`, `xs.iter(){call}.unwrap()`), or write `{call}.copied()`, or `.copied()` right after `.iter()` so that the items are values"
+                    "{UNDIFFERENTIATED_CHAIN} `{call}` of references kept as an `Option`: an `Option` holding a reference (`Option<&T>`, `Option<(usize, &T)>`) carries no derivative; match or unwrap it where it is made (`match xs.iter(){call} {{ Some(v) => .., None => .. }}`, `xs.iter(){call}.unwrap()`) or through a variable read once, or write `{call}.copied()`, or `.copied()` right after `.iter()` so that the items are values"
                 ));
             }
             if SELECTIONS.contains(&unknown.as_str()) {
                 // (Lowered as a loop unless kept as an `Option` of references.)
                 return Some(format!(
-                    "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)` kept as an `Option` of a reference: a selection is differentiated unwrapped (`.{unknown}(..).unwrap()`), mapped where it is made (`.{unknown}(..).map(|m| ..)`) or as an `Option` of a value; write `.{unknown}(..).copied()` or `.copied().{unknown}(..)`, or a `for` loop"
+                    "{UNDIFFERENTIATED_CHAIN} `.{unknown}(..)` kept as an `Option` of a reference: a selection is differentiated unwrapped (`.{unknown}(..).unwrap()`), mapped where it is made (`.{unknown}(..).map(|m| ..)`) or through a variable read once, or as an `Option` of a value; write `.{unknown}(..).copied()` or `.copied().{unknown}(..)`, or a `for` loop"
                 ));
             }
             return Some(format!(
@@ -678,6 +678,9 @@ fn apply(f: &Func, item: Expr) -> Expr {
         Func::Closure(c) if c.inputs.len() == 1 => {
             let pat = &c.inputs[0];
             let body = tail(&c.body);
+            if let Some(part) = projection(pat, &item, &body) {
+                return part;
+            }
             parse_quote!({ let #pat = #item; #body })
         }
         // Not the one parameter an adapter passes: called as written, so that rustc
@@ -685,6 +688,51 @@ fn apply(f: &Func, item: Expr) -> Expr {
         Func::Closure(c) => parse_quote!((#c)(#item)),
         Func::Path(p) => parse_quote!(#p(#item)),
     }
+}
+
+/// For a closure that gives back a part of its item (`|(p, _)| p` of `(&xs[i], &ys[i])`),
+/// that part itself (`&xs[i]`), so that a search over the mapped items sees a reference
+/// where Rust has one; the parts left out only read elements (nothing is skipped that
+/// would do something). `None` for other closures.
+fn projection(pat: &syn::Pat, item: &Expr, body: &Expr) -> Option<Expr> {
+    let Expr::Path(name) = peeled(body) else {
+        return None;
+    };
+    let name = name.path.get_ident()?;
+    fn pure(e: &Expr) -> bool {
+        match e {
+            Expr::Path(_) | Expr::Lit(_) => true,
+            Expr::Reference(r) => pure(&r.expr),
+            Expr::Index(ix) => pure(&ix.expr) && pure(&ix.index),
+            Expr::Field(f) => pure(&f.base),
+            Expr::Paren(p) => pure(&p.expr),
+            Expr::Tuple(t) => t.elems.iter().all(pure),
+            Expr::Binary(b) => {
+                matches!(b.op, syn::BinOp::Add(_) | syn::BinOp::Sub(_))
+                    && pure(&b.left)
+                    && pure(&b.right)
+            }
+            _ => false,
+        }
+    }
+    fn find(pat: &syn::Pat, item: &Expr, name: &syn::Ident) -> Option<Expr> {
+        match (pat, peeled(item)) {
+            (syn::Pat::Ident(p), _) if p.by_ref.is_none() && p.subpat.is_none() => {
+                (p.ident == *name).then(|| item.clone())
+            }
+            (syn::Pat::Paren(p), _) => find(&p.pat, item, name),
+            (syn::Pat::Reference(p), Expr::Reference(r)) if p.mutability.is_none() => {
+                find(&p.pat, &r.expr, name)
+            }
+            (syn::Pat::Tuple(p), Expr::Tuple(t)) if p.elems.len() == t.elems.len() => p
+                .elems
+                .iter()
+                .zip(&t.elems)
+                .find_map(|(p, e)| find(p, e, name)),
+            _ => None,
+        }
+    }
+    pure(item).then(|| find(pat, item, name)).flatten()
 }
 
 /// `p(&item)`, the test of `filter(p)`.
@@ -2132,9 +2180,11 @@ pub(crate) fn drains_as_vecs(block: &syn::Block) -> Option<syn::Block> {
 /// The body with iterators held in variables written where they are consumed:
 /// `let it = xs.iter().map(f); .. it.sum()` becomes `xs.iter().map(f).sum()`, which the
 /// chain rewriting then sees whole, and `let mut it = xs.iter(); .. while let Some(x) =
-/// it.next() { .. }` becomes `for x in xs.iter() { .. }`. Only for a variable used once,
-/// in the same block, with no name the chain reads bound again in between; `None` when
-/// nothing changes.
+/// it.next() { .. }` becomes `for x in xs.iter() { .. }`; so does a search held in a
+/// variable (`let m = xs.iter().find(p); match m { .. }`). Only for a variable used once,
+/// in the same block, with no name the chain reads bound again in between (a variable it
+/// reads and that is assigned in between is read from a copy made where it was); `None`
+/// when nothing changes.
 pub(crate) fn inline_iterator_variables(block: &syn::Block) -> Option<syn::Block> {
     let mut inliner = Inliner { changed: false };
     let mut block = block.clone();
@@ -2214,7 +2264,7 @@ impl syn::visit_mut::VisitMut for Inliner {
 
 /// `let name = chain;` (or `let mut name`, the last item `true`) where `chain` is an
 /// iterator chain over a collection that is not the collection itself
-/// (`xs.iter().map(f)`, not `xs`).
+/// (`xs.iter().map(f)`, not `xs`), or a search of one ([`is_search`]).
 fn iterator_let(st: &syn::Stmt) -> Option<(syn::Ident, Expr, bool)> {
     let syn::Stmt::Local(l) = st else { return None };
     let syn::Pat::Ident(p) = &l.pat else {
@@ -2228,7 +2278,32 @@ fn iterator_let(st: &syn::Stmt) -> Option<(syn::Ident, Expr, bool)> {
     let is_iterator = matches!(&*init.expr, Expr::MethodCall(m) if array_map(m).is_none())
         && parse_chain(&init.expr).is_some();
     let mutable = p.mutability.is_some();
-    is_iterator.then(|| (p.ident.clone(), (*init.expr).clone(), mutable))
+    (is_iterator || is_search(&init.expr)).then(|| (p.ident.clone(), (*init.expr).clone(), mutable))
+}
+
+/// A search of an iterator chain (`xs.iter().find(p)`, `.last()`, `.max_by(cmp)`, ..)
+/// whose closures change nothing: its `Option` (of a reference, as Rust has it) is
+/// differentiated where it is matched or unwrapped, so a variable holding it is written
+/// there (as an iterator held in a variable is).
+fn is_search(e: &Expr) -> bool {
+    const SEARCHES: &[&str] = &[
+        "find",
+        "last",
+        "nth",
+        "next",
+        "max_by",
+        "min_by",
+        "max_by_key",
+        "min_by_key",
+    ];
+    let Expr::MethodCall(m) = e else {
+        return false;
+    };
+    let quiet = m.args.iter().all(|a| match peeled(a) {
+        Expr::Closure(c) => !super::closure::writes(c, false),
+        _ => true,
+    });
+    SEARCHES.iter().any(|s| m.method == s) && quiet && parse_chain(&m.receiver).is_some()
 }
 
 /// `while let Some(pat) = name.next() { .. }` (with its label), a statement.
