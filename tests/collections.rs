@@ -1026,3 +1026,22 @@ fn vec_methods_that_take_out_and_rotate() {
         assert_vec_close(row, &fd_grad(gi, &p), 1e-5, &format!("hessian row {i}"));
     }
 }
+
+/// `collect()` typed by its `let` (`Vec<usize>` of indices, kept as written; `Vec<f64>`
+/// of active values).
+#[differentiable]
+fn collected_with_the_type_on_the_let(xs: &[f64]) -> f64 {
+    let idx: Vec<usize> = (0..xs.len()).rev().collect();
+    let squares: Vec<f64> = xs.iter().map(|v| v * v).collect();
+    xs[idx[0]] * 2.0 + squares[idx[1]]
+}
+
+#[test]
+fn collections_typed_by_their_let() {
+    let x = vec![1.0, 2.0, 3.0];
+    let (v, g) = value_with_gradient!(at: &x, of: collected_with_the_type_on_the_let);
+    assert_eq!(v, collected_with_the_type_on_the_let(&x));
+    // 2 x2 + x1².
+    assert_eq!(v, 2.0 * x[2] + x[1] * x[1]);
+    assert_eq!(g, vec![0.0, 2.0 * x[1], 2.0]);
+}

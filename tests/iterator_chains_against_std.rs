@@ -541,7 +541,11 @@ fn searches_kept_in_variables(x: &[f64], y: &[f64]) -> f64 {
         Some(v) => v * v,
         None => 0.0,
     };
-    let b = if let Some(&p) = of_pairs { p.sin() } else { 2.0 };
+    let b = if let Some(&p) = of_pairs {
+        p.sin()
+    } else {
+        2.0
+    };
     let smallest = x.iter().min_by(|a, b| a.total_cmp(b));
     let c = smallest.map(|m| m * 2.0).unwrap_or(0.0);
     a + best.unwrap() * 2.0 + b + t + c * c

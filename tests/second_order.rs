@@ -2134,3 +2134,47 @@ fn associated_functions_at_second_order() {
         "through_a_registered_associated_function",
     );
 }
+
+/// The index of an `enumerate` item kept with its value (found, collected, folded),
+/// cast to a float: the cast reads the integer.
+#[differentiable]
+fn indices_kept_with_values(xs: &[f64]) -> f64 {
+    let found = match xs.iter().enumerate().find(|(_, v)| **v > 1.0) {
+        Some((k, v)) => v * v * k as f64,
+        None => 0.0,
+    };
+    let pairs: Vec<(usize, f64)> = xs.iter().copied().enumerate().collect();
+    let mut weighted = 0.0;
+    for (i, v) in pairs {
+        weighted += v * v * v * i as f64;
+    }
+    let (k, m) =
+        xs.iter().copied().enumerate().fold(
+            (0, f64::MIN),
+            |(bk, bm), (i, v)| {
+                if v > bm {
+                    (i, v)
+                } else {
+                    (bk, bm)
+                }
+            },
+        );
+    found + weighted + m * m * (k as f64 + 1.0)
+}
+
+#[test]
+fn hessian_through_indices_cast_to_floats() {
+    // At x = (0.5, 1.5, 2.0): found = 1·x1², weighted = x1³ + 2 x2³, the largest is x2
+    // (k = 2): 3 x2².
+    let x = vec![0.5, 1.5, 2.0];
+    let h = hessian!(at: &x, of: indices_kept_with_values);
+    let want = vec![
+        vec![0.0, 0.0, 0.0],
+        vec![0.0, 2.0 + 6.0 * x[1], 0.0],
+        vec![0.0, 0.0, 12.0 * x[2] + 6.0],
+    ];
+    assert_matrix(&h, &want, 1e-12);
+    let by_differences =
+        hessian_by_differences(&x, |p| gradient!(at: p, of: indices_kept_with_values));
+    assert_matrix(&h, &by_differences, 1e-5);
+}

@@ -453,6 +453,40 @@ impl<S: Copy> Plain for Dual<S> {
     }
 }
 
+/// The operand of an `as` cast to a float in a dual companion, where the analysis takes
+/// it for a value carrying a derivative but Rust may know it for an integer (the index of
+/// an `enumerate` item kept in a tuple with a dual number): an integer, or a float that
+/// is not dual, is the operand as it is; a dual number, whose derivative the cast would
+/// drop, panics, as second order of such a function is not available.
+pub trait CastSource {
+    /// The operand's type.
+    type Out;
+    /// The operand.
+    fn cast_source(&self) -> Self::Out;
+}
+
+macro_rules! cast_source_same {
+    ($($t:ty),*) => {$(
+        impl CastSource for $t {
+            type Out = $t;
+            #[inline(always)]
+            fn cast_source(&self) -> $t {
+                *self
+            }
+        }
+    )*};
+}
+cast_source_same!(f32, f64, bool, usize, isize, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+
+impl<S> CastSource for Dual<S> {
+    type Out = S;
+    fn cast_source(&self) -> S {
+        panic!(
+            "diff: second order (hessian!, second_derivative!) is not available here: an `as` cast of a value that carries a derivative; convert with `T::from(x)` or leave the cast out"
+        )
+    }
+}
+
 impl<T: Plain + ?Sized> Plain for &T {
     type Out = T::Out;
     #[inline(always)]

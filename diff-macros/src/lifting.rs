@@ -10,13 +10,15 @@
 //! lifted value (`let mut s = 0.0; for .. { s += x }`), an element written into a lifted
 //! array, an operand of a lifted operation, the result. There a statement converting it
 //! (`Lift`, diff-core `lift.rs`) is inserted. Code that reads values only (a comparison,
-//! an integer cast) reads plain views (`Plain`). A call's arguments are converted where
-//! it is emitted (`LiftTo`, to the callee's parameter types).
+//! an integer cast) reads plain views (`Plain`); a cast to a float reads its operand
+//! through `CastSource`, which is an integer as it is (the index of an `enumerate` item
+//! kept with a dual number) and panics on a dual number. A call's arguments are converted
+//! where it is emitted (`LiftTo`, to the callee's parameter types).
 //!
 //! The companion must type-check wherever the function does, used or not, so anything
-//! whose lifted type the macro cannot be sure of is refused (a cast of a lifted value, a
-//! struct holding one, a value of unknown type meeting one): the companion then panics
-//! with the reason (`emit/dual.rs`), only where second order is asked of the function.
+//! whose lifted type the macro cannot be sure of is refused (a struct holding a lifted
+//! value, a value of unknown type meeting one): the companion then panics with the
+//! reason (`emit/dual.rs`), only where second order is asked of the function.
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Kind};
 use crate::ir::{
@@ -969,12 +971,9 @@ impl<'a> Lifting<'a> {
                 self.any_lifted(&[*b, *v])
             }
             Inst::SetIndex(b, _, v) => self.any_lifted(&[*b, *v]),
-            Inst::Cast(a, _) => {
-                if self.is_lifted(*a) {
-                    self.refuse("an `as` cast of a value that carries a derivative");
-                }
-                false
-            }
+            // (A lifted operand is read through `CastSource`: an integer, as the index
+            // of an `enumerate` item kept with a dual number, is cast as it is.)
+            Inst::Cast(..) => false,
             Inst::Nested(n) => {
                 if self.is_lifted(n.at) {
                     self.refuse("an operator called in the body");
@@ -1152,6 +1151,20 @@ impl<'a> Lifting<'a> {
     /// integer cast, `total_cmp`, printing) by its plain value, computed before it: that
     /// code then runs as the user wrote it, on plain floats.
     fn plain_view(&self, out: &mut Function, before: &mut Vec<Stmt>, v: &mut Value, span: Span) {
+        let plain = quote!(::diff::__private::Plain::plain);
+        self.view(out, before, v, span, plain);
+    }
+
+    /// Replaces a lifted operand `*v` by `how(&v)`, computed before it (`Plain::plain`,
+    /// `CastSource::cast_source`), which carries no derivative.
+    fn view(
+        &self,
+        out: &mut Function,
+        before: &mut Vec<Stmt>,
+        v: &mut Value,
+        span: Span,
+        how: proc_macro2::TokenStream,
+    ) {
         if !self.is_lifted(*v) {
             return;
         }
@@ -1167,7 +1180,7 @@ impl<'a> Lifting<'a> {
         // A reference stays one, as deep as it was (`|a: &&f64, b| ..` of `min_by` reads
         // `&&f64`, and so does a `filter`'s test of a slice's items, `**v > 0.0`).
         let refs = (0..self.reference_depth(*v)).map(|_| quote!(&));
-        let tokens = quote!(#(#refs)* ::diff::__private::Plain::plain(&#ph));
+        let tokens = quote!(#(#refs)* #how(&#ph));
         before.push(Stmt {
             results: vec![w],
             inst: Inst::Opaque(Opaque {
@@ -1324,6 +1337,21 @@ impl<'a> Lifting<'a> {
             match self.func.def(v).map(|s| &s.inst) {
                 Some(Inst::Ref(a, _)) => v = *a,
                 Some(Inst::Param(i)) if self.func.by_ref.contains(i) => return depth + 1,
+                // An element of a tuple built in the body (through a reference to it),
+                // which may be a reference itself (`&(p.1)` of `p = (i, &x)`).
+                Some(Inst::Field(a, syn::Member::Unnamed(k))) => {
+                    let mut t = *a;
+                    while let Some(Inst::Ref(b, _)) = self.func.def_inst(t) {
+                        t = *b;
+                    }
+                    match self.func.def_inst(t) {
+                        Some(Inst::Tuple(vs)) if (k.index as usize) < vs.len() => {
+                            v = vs[k.index as usize];
+                            continue;
+                        }
+                        _ => return depth,
+                    }
+                }
                 _ => return depth,
             }
             depth += 1;
@@ -1370,6 +1398,28 @@ impl<'a> Lifting<'a> {
         // the type its use gives it (`st.2 + 1` with `st.2: usize`).
         if self.is_lifted(*v) || self.integer_literal(*v) {
             return;
+        }
+        // A tuple of literals with an integer among them (`(0, f64::MIN)`, a `fold`'s
+        // start): built again of its elements converted, so that the integer keeps the
+        // type its use gives it.
+        if let Some(Inst::Tuple(vs)) = self.func.def_inst(*v) {
+            let literals = vs
+                .iter()
+                .all(|e| matches!(self.func.def_inst(*e), Some(Inst::Const(_))));
+            if literals && vs.iter().any(|e| self.integer_literal(*e)) {
+                let mut vs = vs.clone();
+                for e in vs.iter_mut() {
+                    self.convert_float(out, before, e, span);
+                }
+                let w = out.new_value(None, span);
+                before.push(Stmt {
+                    results: vec![w],
+                    inst: Inst::Tuple(vs),
+                    span,
+                });
+                *v = w;
+                return;
+            }
         }
         let (w, s) = self.lift_stmt(out, *v, span);
         before.push(s);
@@ -1660,6 +1710,10 @@ impl<'a> Lifting<'a> {
             Inst::SetField(b, _, v) | Inst::SetIndex(b, _, v) if lifted => {
                 self.convert(out, before, b, span);
                 self.convert(out, before, v, span);
+            }
+            Inst::Cast(a, _) => {
+                let source = quote!(::diff::__private::CastSource::cast_source);
+                self.view(out, before, a, span, source);
             }
             Inst::Opaque(o) if !lifted && self.any_lifted(&o.uses) => {
                 for u in o.uses.iter_mut() {

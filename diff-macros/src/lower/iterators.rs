@@ -2067,11 +2067,12 @@ impl syn::visit_mut::VisitMut for ElementOf<'_> {
     }
 }
 
-/// The body with `.sum()` and `.product()` given the type Rust takes from where their
-/// value goes (a `let` with a type, the function's result, `return`) as a turbofish, so
-/// that the loop they become starts from that type's zero or one whatever the
-/// collection holds (`data.iter().map(|(x, y)| ..).sum()` over tuples). `None` when
-/// nothing changes.
+/// The body with `.sum()`, `.product()` and `.collect()` given the type Rust takes from
+/// where their value goes (a `let` with a type, the function's result, `return`) as a
+/// turbofish, so that the loop they become starts from that type's zero or one whatever
+/// the collection holds (`data.iter().map(|(x, y)| ..).sum()` over tuples), and a
+/// collection kept as written (`let idx: Vec<usize> = (0..n).collect();`) keeps its
+/// type where the generated code names it again. `None` when nothing changes.
 pub(crate) fn typed_reductions(
     block: &syn::Block,
     output: Option<&syn::Type>,
@@ -2100,7 +2101,7 @@ fn give_type(e: &mut Expr, ty: &syn::Type) -> bool {
     match e {
         Expr::Paren(p) => give_type(&mut p.expr, ty),
         Expr::MethodCall(m)
-            if (m.method == "sum" || m.method == "product")
+            if (m.method == "sum" || m.method == "product" || m.method == "collect")
                 && m.args.is_empty()
                 && m.turbofish.is_none() =>
         {
