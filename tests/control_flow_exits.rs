@@ -173,3 +173,29 @@ fn a_variable_assigned_after_its_let() {
     check!(assigned_later, 0.7, -0.3);
     check!(assigned_later_without_a_type, 0.7, -0.3);
 }
+
+/// An early `return` of a `Vec` that the rest of the body changes: the branch gives the
+/// vector twice (the result, and the variable after the `if`).
+#[differentiable]
+fn returned_before_it_changes(x: f64, n: usize) -> Vec<f64> {
+    let mut m = vec![x; 2];
+    if n < 3 {
+        return m;
+    }
+    m[1] = x * x;
+    m
+}
+
+#[test]
+fn early_return_of_a_vec_changed_later() {
+    for (n, want) in [(1, vec![1.0, 1.0]), (5, vec![1.0, 4.0])] {
+        let x = 2.0;
+        let (v, pb) = value_with_pullback!(at: x, of: |x: f64| returned_before_it_changes(x, n));
+        assert_eq!(v, returned_before_it_changes(x, n));
+        assert_eq!(pb(vec![1.0, 1.0]), want[0] + want[1]);
+        let (v2, df) =
+            value_with_differential!(at: x, of: |x: f64| returned_before_it_changes(x, n));
+        assert_eq!(v2, v);
+        assert_eq!(df(1.0), want);
+    }
+}

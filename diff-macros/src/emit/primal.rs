@@ -183,7 +183,14 @@ impl<'a> Emitter<'a> {
         let mut early = TokenStream::new();
         let exprs = values
             .iter()
-            .map(|&v| {
+            .enumerate()
+            .map(|(k, &v)| {
+                // A value yielded twice (the result of an early `return m;` and the
+                // variable `m` after the branch): moved by the last, cloned before.
+                if values[k + 1..].contains(&v) {
+                    let e = self.expr(v);
+                    return quote!(::core::clone::Clone::clone(&#e));
+                }
                 let moved_base = values
                     .iter()
                     .any(|&w| w != v && !self.is_place(w) && self.based_on(v, w));
