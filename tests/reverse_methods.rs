@@ -378,3 +378,80 @@ binary!(
     },
     at = [(0.5, 0.0), (-3.0, 0.0), (3.0, 0.5)]
 );
+
+#[derive(Differentiable, Clone, Debug)]
+struct Account {
+    balance: f64,
+}
+
+impl Account {
+    /// Updates `self` and returns a field of it.
+    #[differentiable]
+    fn grow(&mut self, rate: f64) -> f64 {
+        self.balance *= 1.0 + rate;
+        self.balance
+    }
+
+    /// Calls the updating method on `self` and uses its result.
+    #[differentiable]
+    fn grow_twice(&mut self, rate: f64) -> f64 {
+        let first = self.grow(rate);
+        first + self.grow(rate)
+    }
+}
+
+/// The results of `&mut self` methods used in expressions, on a local and through a
+/// `&mut` parameter.
+#[differentiable]
+fn compounded(rate: f64) -> f64 {
+    let mut a = Account { balance: 2.0 };
+    let r = a.grow(rate);
+    let both = a.grow_twice(rate);
+    r + a.balance + both
+}
+
+#[differentiable]
+fn through_a_parameter(a: &mut Account, rate: f64) -> f64 {
+    let r = a.grow(rate);
+    r * a.balance
+}
+
+#[differentiable]
+fn compounded_through_a_parameter(rate: f64) -> f64 {
+    let mut a = Account { balance: 1.5 };
+    through_a_parameter(&mut a, rate) + a.balance
+}
+
+#[test]
+fn results_of_methods_updating_self() {
+    let r = 0.1;
+    let (v, g) = value_with_gradient!(at: r, of: compounded);
+    assert_eq!(v, compounded(r));
+    // r = 2q, then 2q² + 2q³ with the balance 2q³ after: 2q + 2q² + 4q³ (q = 1 + r).
+    let q = 1.0 + r;
+    assert_close(
+        v,
+        2.0 * q + 2.0 * q * q + 4.0 * q.powi(3),
+        1e-12,
+        "compounded",
+    );
+    let slope = 2.0 + 4.0 * q + 12.0 * q * q;
+    assert_close(g, slope, 1e-12, "compounded");
+    assert_close(
+        first_derivative!(at: r, of: compounded),
+        slope,
+        1e-12,
+        "compounded",
+    );
+    let (v, g) = value_with_gradient!(at: r, of: compounded_through_a_parameter);
+    assert_eq!(v, compounded_through_a_parameter(r));
+    assert_close(
+        g,
+        fd(compounded_through_a_parameter, r),
+        1e-8,
+        "through a parameter",
+    );
+    // hessian of the same through second_derivative!.
+    let d2 = second_derivative!(at: r, of: compounded);
+    assert_close(d2, 4.0 + 24.0 * q, 1e-12, "compounded");
+}

@@ -238,6 +238,8 @@ struct Types {
     /// The methods of inherent `impl` blocks (`impl V { fn m .. }`: `("V", "m")`) and
     /// whether each is marked #[differentiable].
     inherent_methods: Vec<(String, String, bool)>,
+    /// The methods of inherent `impl` blocks taking `&mut self`: `(type, method)`.
+    mut_self_methods: Vec<(String, String)>,
     /// The methods marked #[differentiable] in `impl Trait for T` blocks.
     trait_impl_marks: Vec<String>,
     /// The inline modules the visit is in.
@@ -434,6 +436,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
                                 ));
                         self.inherent_methods
                             .push((ty.clone(), name.clone(), is_marked));
+                        if receiver.is_some_and(|r| r.reference.is_some() && r.mutability.is_some())
+                        {
+                            self.mut_self_methods.push((ty.clone(), name.clone()));
+                        }
                         if let Some(out) = marked(&f.attrs, "differentiable")
                             .then(|| left_out_by_wrt(&f.attrs, &f.sig))
                             .flatten()
@@ -912,6 +918,28 @@ pub fn method_has_no_derivative(span: proc_macro2::Span, ty: &str, method: &str)
         })
     };
     defined(false) && !defined(true) && !given_a_derivative(&all, method)
+}
+
+/// Whether the method `method`, called in an expression (`let r = s.grow(k);`) on a value
+/// of the type `ty` (`None`: not known), updates its receiver, as far as the crate's
+/// source shows: an inherent `impl` of `ty` (of any type, when `ty` is not known) defines
+/// it taking `&mut self`, and none defines a method of that name taking `self` or `&self`.
+pub fn updates_receiver(span: proc_macro2::Span, ty: Option<&str>, method: &str) -> bool {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return false;
+    };
+    let of_type = |t: &String| ty.is_none_or(|ty| t == ty);
+    let updating = |t: &String, m: &String| {
+        all.iter()
+            .any(|f| f.mut_self_methods.iter().any(|(u, n)| u == t && n == m))
+    };
+    let defined: Vec<bool> = all
+        .iter()
+        .flat_map(|f| f.inherent_methods.iter())
+        .filter(|(t, m, _)| of_type(t) && m == method)
+        .map(|(t, m, _)| updating(t, m))
+        .collect();
+    !defined.is_empty() && defined.iter().all(|u| *u)
 }
 
 /// Whether the crate marks `ty::f` #[differentiable] (`ty` `None` for `Self::f`), in an

@@ -143,6 +143,14 @@ pub fn body_parts_with(
         let val = e.expr(*v);
         quote! { ::diff::__private::Pointee::store(&mut *#p, #val); }
     });
+    // (The result first: it may read the final pointees, `self.x` after `self.x *= k`,
+    // which the write-back moves.)
+    let (ret_expr, result) = if finals.is_empty() {
+        (ret_expr, TokenStream::new())
+    } else {
+        let r = names::ident("result");
+        (quote!(#r), quote! { let #r = #ret_expr; })
+    };
     let stmts = quote! {
         #[allow(unused_imports)]
         use ::diff::__private::rules::*;
@@ -152,6 +160,7 @@ pub fn body_parts_with(
         #(let mut #copies = ::std::vec::Vec::new();)*
         #primal
         let #lin = #built;
+        #result
         #(#write_back)*
     };
     let closure = match e.recursion.as_ref().filter(|r| r.mutual) {

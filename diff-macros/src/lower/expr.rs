@@ -233,11 +233,17 @@ impl Lowerer {
                 ))
             }
             Expr::Call(c) => self.lower_call(c),
-            // `v.pop()`, `v.remove(i)`, .. update `v` and return a value.
+            // `v.pop()`, `v.remove(i)`, .. update `v` and return a value; so does a
+            // method of the crate taking `&mut self` (`let r = s.grow(k);`).
             Expr::MethodCall(m)
                 if UPDATING_WITH_RESULT
                     .iter()
-                    .any(|(name, arity)| m.method == name && m.args.len() == *arity) =>
+                    .any(|(name, arity)| m.method == name && m.args.len() == *arity)
+                    || crate::source::updates_receiver(
+                        m.method.span(),
+                        self.struct_type_of(&m.receiver).as_deref(),
+                        &m.method.to_string(),
+                    ) =>
             {
                 self.lower_updating_call(m)
             }
