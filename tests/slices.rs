@@ -376,3 +376,35 @@ fn slice_patterns_bind_parts_by_index() {
 fn g_of(x: &[f64], j: usize) -> f64 {
     fd_grad(by_length, x)[j]
 }
+
+#[differentiable]
+fn scaled_at(xs: &[f64], i: usize, t: f64) -> f64 {
+    xs[i] * t * t
+}
+
+/// Searches of a sorted slice (`partition_point`, `binary_search_by`, `contains`): indices
+/// and booleans, which carry no derivative.
+#[differentiable]
+fn searched_sorted(xs: &[f64], t: f64) -> f64 {
+    let i = xs.partition_point(|&k| k <= t);
+    let j = match xs.binary_search_by(|k| k.total_cmp(&t)) {
+        Ok(j) => j,
+        Err(j) => j.min(xs.len() - 1),
+    };
+    let known = xs.contains(&1.0);
+    scaled_at(xs, i, t) + xs[j] * if known { 2.0 } else { 1.0 }
+}
+
+#[test]
+fn searches_of_sorted_slices() {
+    let xs = vec![0.0, 1.0, 2.0];
+    let t = 0.5;
+    let (v, (gx, gt)) = value_with_gradient!(at: (&xs, t), of: searched_sorted);
+    assert_eq!(v, searched_sorted(&xs, t));
+    // i = 1, j = 1: x1 t² + 2 x1.
+    assert_eq!(v, xs[1] * t * t + 2.0 * xs[1]);
+    assert_eq!(gx, vec![0.0, t * t + 2.0, 0.0]);
+    assert_eq!(gt, 2.0 * t * xs[1]);
+    let d2 = second_derivative!(at: t, of: |t: f64| searched_sorted(&[0.0, 1.0, 2.0], t));
+    assert_eq!(d2, 2.0);
+}

@@ -67,7 +67,7 @@ const GENERIC_RULES: &[&str] = &[
 /// Of the methods whose result carries no derivative (`ir::is_inactive_method`), those
 /// dual numbers lack: they read the plain values. The others (`len`, `is_nan`,
 /// `total_cmp`, ..) run on dual numbers as they are.
-const PLAIN_ONLY: &[&str] = &["to_bits", "div_euclid"];
+const PLAIN_ONLY: &[&str] = &["to_bits", "div_euclid", "contains", "binary_search"];
 
 /// Macros whose result holds no value of the body (printing, assertions, the `bool` of
 /// `matches!`).

@@ -144,6 +144,12 @@ const INACTIVE_METHODS: &[&str] = &[
     "all",
     "position",
     "rposition",
+    // Where an item is in a sorted slice, and whether it is there.
+    "partition_point",
+    "binary_search",
+    "binary_search_by",
+    "binary_search_by_key",
+    "contains",
     // A float, piecewise constant: its derivative is zero.
     "div_euclid",
     // The order a sort puts a collection in (indices, `lower/expr.rs`, `sorted`).
