@@ -756,3 +756,29 @@ fn loops_carrying_a_struct_keep_their_tape() {
         assert_close(d, g, 1e-12, "forward");
     }
 }
+
+/// Operators on struct fields of the elements of a slice parameter (`bs[1].pos -
+/// bs[0].pos`).
+#[differentiable]
+fn spread(bs: &[Particle]) -> f64 {
+    let d = bs[1].pos - bs[0].pos;
+    let w = bs[0].vel * 2.0 + bs[1].vel;
+    d.x * d.x + d.y * w.y
+}
+
+#[test]
+fn operators_on_fields_of_elements() {
+    let p = |x: f64, y: f64| Particle {
+        pos: V2 { x, y },
+        vel: V2 { x: y, y: x },
+    };
+    let bs = vec![p(1.0, 2.0), p(3.0, -1.0)];
+    let (v, g) = value_with_gradient!(at: &bs, of: spread);
+    assert_close(v, spread(&bs), 1e-12, "value");
+    // d = (2, -3), w.y = 2·1 + 3 = 5: 4 - 15.
+    assert_close(v, -11.0, 1e-12, "value by hand");
+    assert_close(g[1].pos.x, 4.0, 1e-12, "d pos1.x");
+    assert_close(g[0].pos.y, -5.0, 1e-12, "d pos0.y");
+    assert_close(g[0].vel.y, 2.0 * -3.0, 1e-12, "d vel0.y");
+    assert_close(g[1].vel.y, -3.0, 1e-12, "d vel1.y");
+}

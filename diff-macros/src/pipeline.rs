@@ -227,6 +227,7 @@ impl Body<'_> {
         self.no_arithmetic_of_its_own = !seen.any_arithmetic();
         // Their fields that are structs, and those structs' fields, transitively:
         // `b.pos * k` and `self.body.vel + a` call the operators of the field's type.
+        // (Also of the elements of collections: `bs[i].pos - bs[j].pos` of `bs: &[Body]`.)
         let mut queue: Vec<(String, Vec<(String, syn::Type)>)> = self
             .structs
             .iter()
@@ -234,6 +235,11 @@ impl Body<'_> {
                 let own = fields.get(*i).cloned().or_else(|| seen.struct_fields(ty))?;
                 Some((ty.clone(), own))
             })
+            .chain(
+                self.struct_elements
+                    .iter()
+                    .filter_map(|(_, ty)| Some((ty.clone(), shown_fields(ty)?))),
+            )
             .collect();
         let mut visited: Vec<String> = Vec::new();
         self.struct_fields = Vec::new();
