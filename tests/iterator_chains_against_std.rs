@@ -551,6 +551,26 @@ fn searches_kept_in_variables(x: &[f64], y: &[f64]) -> f64 {
     a + best.unwrap() * 2.0 + b + t + c * c
 }
 
+/// `zip` with a partner whose items are copied (`y.iter().cloned()`, after `rev` or
+/// `skip`), on either side.
+#[differentiable]
+fn zipped_with_copies(x: &[f64], y: &[f64]) -> f64 {
+    let a: f64 = x.iter().zip(y.iter().cloned()).map(|(p, q)| p * q).sum();
+    let b: f64 = x
+        .iter()
+        .zip(y.iter().rev().copied())
+        .map(|(p, q)| p * q * q)
+        .sum();
+    let c: f64 = x
+        .iter()
+        .copied()
+        .zip(y.iter().skip(1).copied())
+        .map(|(p, q)| p - q)
+        .sum();
+    let pairs: Vec<(f64, f64)> = x.iter().cloned().zip(y.iter().cloned()).collect();
+    a + b * 0.5 + c * c + pairs[1].0 * pairs[2].1
+}
+
 macro_rules! check_against_std {
     ($($f:ident),* $(,)?) => {$({
         let x = vec![0.3, -1.2, 2.5, 0.9, 1.7];
@@ -649,6 +669,7 @@ fn chains_compute_what_std_computes() {
         nth_and_next_of_chains,
         searches_of_references,
         searches_kept_in_variables,
+        zipped_with_copies,
     );
 }
 

@@ -73,6 +73,9 @@ struct Base {
     range: bool,
     /// `xs.windows(k)` or `xs.chunks(k)`: the items are sub-slices of `xs`.
     window: Option<(syn::Ident, Expr)>,
+    /// Its items copied (`ys.iter().copied()` as the argument of `zip`): values, not
+    /// references, whatever `by_ref` says.
+    copied: bool,
 }
 
 /// A parsed chain: the collection and the adapters after it.
@@ -95,6 +98,7 @@ fn base(e: &Expr) -> Option<Base> {
                 cycled: false,
                 range: false,
                 window: None,
+                copied: false,
             })
         }
         // `xs[a..b].iter()`, `&xs[a..]`: the sub-slice, bound once by the loop's caller
@@ -111,6 +115,7 @@ fn base(e: &Expr) -> Option<Base> {
             cycled: false,
             range: false,
             window: None,
+            copied: false,
         }),
         Expr::Reference(r) if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(_)) => {
             base(&r.expr).map(|b| Base { by_ref: true, ..b })
@@ -123,6 +128,7 @@ fn base(e: &Expr) -> Option<Base> {
             cycled: false,
             range: false,
             window: None,
+            copied: false,
         }),
         // A variable, or a constant or static (`TABLE`, `Self::COEFFS`).
         Expr::Path(p) if p.qself.is_none() && !has_generics(&p.path) => Some(Base {
@@ -133,6 +139,7 @@ fn base(e: &Expr) -> Option<Base> {
             cycled: false,
             range: false,
             window: None,
+            copied: false,
         }),
         Expr::Field(_) => Some(Base {
             expr: e.clone(),
@@ -142,6 +149,7 @@ fn base(e: &Expr) -> Option<Base> {
             cycled: false,
             range: false,
             window: None,
+            copied: false,
         }),
         Expr::Paren(p) => base(&p.expr),
         // `[a, b, c].iter()`: the literal, read at each index (its elements are pure
@@ -154,6 +162,7 @@ fn base(e: &Expr) -> Option<Base> {
             cycled: false,
             range: false,
             window: None,
+            copied: false,
         }),
         Expr::MethodCall(m)
             if m.args.len() == 1
@@ -167,6 +176,7 @@ fn base(e: &Expr) -> Option<Base> {
             }
             Some(Base {
                 window: Some((m.method.clone(), m.args[0].clone())),
+                copied: false,
                 by_ref: false,
                 ..inner
             })
@@ -179,6 +189,7 @@ fn base(e: &Expr) -> Option<Base> {
             cycled: false,
             range: true,
             window: None,
+            copied: false,
         }),
         _ => None,
     }
@@ -222,6 +233,13 @@ fn zipped(e: &Expr) -> Option<Base> {
         }
         if let Some(b) = cycled(e) {
             return Some(b);
+        }
+        if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() {
+            let b = zipped(&m.receiver)?;
+            if b.range || b.window.is_some() {
+                return None;
+            }
+            return Some(Base { copied: true, ..b });
         }
         if m.method == "rev" && m.args.is_empty() {
             let mut b = base(&m.receiver)?;
@@ -596,7 +614,7 @@ fn element(b: &Base, i: &syn::Ident) -> Expr {
         Some(k) => parse_quote!(#i + (#k)),
         None => parse_quote!(#i),
     };
-    if b.by_ref {
+    if b.by_ref && !b.copied {
         parse_quote!(&#xs[#at])
     } else {
         parse_quote!(#xs[#at])
