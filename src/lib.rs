@@ -36,7 +36,9 @@ pub mod prelude {
     // The traits from diff-core, the derive macro `Differentiable` with the other macros.
     pub use diff_core::{no_derivative, Differentiable, InnerProduct, Real, VectorSpace};
     pub use diff_macros::*;
-    pub use num_traits::Float;
+    // The bounds numeric code generic over its floats writes (`T: Float +
+    // FromPrimitive`), for a crate that depends on `diff` only.
+    pub use num_traits::{Float, FromPrimitive};
 }
 
 /// Runtime items used by generated code, by absolute path. Not a public API.

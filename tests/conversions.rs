@@ -53,7 +53,7 @@ fn into_and_from() {
 /// `T::from(x)` and `T::from_f64(x)` of active values in a generic function: `NumCast` /
 /// `FromPrimitive` conversions, whose derivative converts the tangent.
 #[differentiable]
-fn generic_conversions<T: Float + num_traits::FromPrimitive>(x: T, c: f64) -> T {
+fn generic_conversions<T: Float + FromPrimitive>(x: T, c: f64) -> T {
     x * T::from(c).unwrap() + T::from_f64(2.5).unwrap() * x + T::from_f64(c * c).unwrap()
 }
 

@@ -2178,3 +2178,42 @@ fn hessian_through_indices_cast_to_floats() {
         hessian_by_differences(&x, |p| gradient!(at: p, of: indices_kept_with_values));
     assert_matrix(&h, &by_differences, 1e-5);
 }
+
+#[differentiable]
+fn det2(m: [[f64; 2]; 2]) -> f64 {
+    m[0][0] * m[1][1] - m[0][1] * m[1][0]
+}
+
+#[differentiable]
+fn frobenius_cubed(m: &Vec<Vec<f64>>) -> f64 {
+    let mut s = 0.0;
+    for row in m {
+        for v in row {
+            s += v * v * v;
+        }
+    }
+    s
+}
+
+#[test]
+fn hessians_of_nested_arrays_and_vecs() {
+    // The coordinates in row order: m00, m01, m10, m11.
+    let m = [[1.0, 2.0], [3.0, 4.0]];
+    let h = hessian!(at: m, of: det2);
+    let want = vec![
+        vec![0.0, 0.0, 0.0, 1.0],
+        vec![0.0, 0.0, -1.0, 0.0],
+        vec![0.0, -1.0, 0.0, 0.0],
+        vec![1.0, 0.0, 0.0, 0.0],
+    ];
+    assert_matrix(&h, &want, 1e-12);
+    let v = vec![vec![1.0, -2.0], vec![0.5, 3.0, 1.5]];
+    let h = hessian!(at: &v, of: frobenius_cubed);
+    let flat = [1.0, -2.0, 0.5, 3.0, 1.5];
+    for i in 0..5 {
+        for j in 0..5 {
+            let want = if i == j { 6.0 * flat[i] } else { 0.0 };
+            assert_close(h[i][j], want, 1e-12);
+        }
+    }
+}

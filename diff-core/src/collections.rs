@@ -247,6 +247,14 @@ macro_rules! probe_length {
     )*};
 }
 probe_length!(Vec<f64>, Vec<f32>, [f64], [f32]);
+// (Dual numbers have no shape either: a lifted point whose type is known late, as the
+// lifted elements of a `Vec` are, may have picked this impl.)
+probe_length!(
+    Vec<crate::Dual<f64>>,
+    Vec<crate::Dual<f32>>,
+    [crate::Dual<f64>],
+    [crate::Dual<f32>]
+);
 
 /// See [`ZeroProbe`].
 pub trait ProbeAny<'a, T: ?Sized> {

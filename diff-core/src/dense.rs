@@ -295,53 +295,53 @@ macro_rules! lift_scalars {
 }
 lift_scalars!(f32, f64);
 
-// Collections are lifted for any float element, so that `vec![1.0, 2.0]` whose literals
-// are not typed yet finds its lifted type.
+// Collections are lifted element by element, nested ones too (`[[f64; 2]; 2]`,
+// `Vec<Vec<f64>>`), the coordinates numbered in the elements' order.
 
-impl<T: num_traits::Float> Lift for [T] {
-    type Scalar = T;
-    type Lifted = Vec<Dual<T>>;
+impl<T: Lift> Lift for [T] {
+    type Scalar = T::Scalar;
+    type Lifted = Vec<T::Lifted>;
     fn dimension(&self) -> usize {
-        self.len()
+        self.iter().map(Lift::dimension).sum()
     }
-    fn lift(&self, direction: usize) -> Vec<Dual<T>> {
-        let unit = |i: usize| if i == direction { T::one() } else { T::zero() };
+    fn lift(&self, direction: usize) -> Vec<T::Lifted> {
+        let mut offset = 0;
         self.iter()
-            .enumerate()
-            .map(|(i, x)| Dual::new(*x, unit(i)))
+            .map(|t| lift_part(t, direction, &mut offset))
             .collect()
     }
-    fn lift_constant(&self) -> Vec<Dual<T>> {
-        self.iter().map(|x| Dual::constant(*x)).collect()
+    fn lift_constant(&self) -> Vec<T::Lifted> {
+        self.iter().map(Lift::lift_constant).collect()
     }
 }
 
-impl<T: num_traits::Float> Lift for Vec<T> {
-    type Scalar = T;
-    type Lifted = Vec<Dual<T>>;
+impl<T: Lift> Lift for Vec<T> {
+    type Scalar = T::Scalar;
+    type Lifted = Vec<T::Lifted>;
     fn dimension(&self) -> usize {
-        self.len()
+        self.as_slice().dimension()
     }
-    fn lift(&self, direction: usize) -> Vec<Dual<T>> {
+    fn lift(&self, direction: usize) -> Vec<T::Lifted> {
         self.as_slice().lift(direction)
     }
-    fn lift_constant(&self) -> Vec<Dual<T>> {
+    fn lift_constant(&self) -> Vec<T::Lifted> {
         self.as_slice().lift_constant()
     }
 }
 
-impl<T: num_traits::Float, const N: usize> Lift for [T; N] {
-    type Scalar = T;
-    type Lifted = [Dual<T>; N];
+impl<T: Lift, const N: usize> Lift for [T; N] {
+    type Scalar = T::Scalar;
+    type Lifted = [T::Lifted; N];
     fn dimension(&self) -> usize {
-        N
+        self.as_slice().dimension()
     }
-    fn lift(&self, direction: usize) -> [Dual<T>; N] {
-        let unit = |i: usize| if i == direction { T::one() } else { T::zero() };
-        core::array::from_fn(|i| Dual::new(self[i], unit(i)))
+    fn lift(&self, direction: usize) -> [T::Lifted; N] {
+        let mut offset = 0;
+        let mut parts = self.iter().map(|t| lift_part(t, direction, &mut offset));
+        core::array::from_fn(|_| parts.next().expect("N elements"))
     }
-    fn lift_constant(&self) -> [Dual<T>; N] {
-        self.map(Dual::constant)
+    fn lift_constant(&self) -> [T::Lifted; N] {
+        core::array::from_fn(|i| self[i].lift_constant())
     }
 }
 
@@ -434,31 +434,31 @@ macro_rules! lift_scalars_along {
 }
 lift_scalars_along!(f32, f64);
 
-impl<T: num_traits::Float> LiftAlong for [T] {
-    type Tangent = Vec<T>;
-    fn lift_along(&self, direction: &Vec<T>) -> Vec<Dual<T>> {
+impl<T: LiftAlong> LiftAlong for [T] {
+    type Tangent = Vec<T::Tangent>;
+    fn lift_along(&self, direction: &Vec<T::Tangent>) -> Vec<T::Lifted> {
         if direction.is_empty() {
             return self.lift_constant();
         }
         crate::vector_space::check_lengths("a direction", direction.len(), self.len());
         self.iter()
             .zip(direction)
-            .map(|(x, d)| Dual::new(*x, *d))
+            .map(|(x, d)| x.lift_along(d))
             .collect()
     }
 }
 
-impl<T: num_traits::Float> LiftAlong for Vec<T> {
-    type Tangent = Vec<T>;
-    fn lift_along(&self, direction: &Vec<T>) -> Vec<Dual<T>> {
+impl<T: LiftAlong> LiftAlong for Vec<T> {
+    type Tangent = Vec<T::Tangent>;
+    fn lift_along(&self, direction: &Vec<T::Tangent>) -> Vec<T::Lifted> {
         self.as_slice().lift_along(direction)
     }
 }
 
-impl<T: num_traits::Float, const N: usize> LiftAlong for [T; N] {
-    type Tangent = [T; N];
-    fn lift_along(&self, direction: &[T; N]) -> [Dual<T>; N] {
-        core::array::from_fn(|i| Dual::new(self[i], direction[i]))
+impl<T: LiftAlong, const N: usize> LiftAlong for [T; N] {
+    type Tangent = [T::Tangent; N];
+    fn lift_along(&self, direction: &[T::Tangent; N]) -> [T::Lifted; N] {
+        core::array::from_fn(|i| self[i].lift_along(&direction[i]))
     }
 }
 
@@ -513,17 +513,17 @@ impl<T> DualEps for Dual<T> {
     }
 }
 
-impl<T> DualEps for Vec<Dual<T>> {
-    type Eps = Vec<T>;
-    fn eps(self) -> Vec<T> {
-        self.into_iter().map(|d| d.eps).collect()
+impl<G: DualEps> DualEps for Vec<G> {
+    type Eps = Vec<G::Eps>;
+    fn eps(self) -> Vec<G::Eps> {
+        self.into_iter().map(DualEps::eps).collect()
     }
 }
 
-impl<T, const N: usize> DualEps for [Dual<T>; N] {
-    type Eps = [T; N];
-    fn eps(self) -> [T; N] {
-        self.map(|d| d.eps)
+impl<G: DualEps, const N: usize> DualEps for [G; N] {
+    type Eps = [G::Eps; N];
+    fn eps(self) -> [G::Eps; N] {
+        self.map(DualEps::eps)
     }
 }
 
@@ -600,23 +600,23 @@ impl<T: Copy> DualParts for Dual<T> {
     }
 }
 
-impl<T: Copy> DualParts for [Dual<T>] {
-    type Scalar = T;
-    fn dual_parts(&self) -> Vec<T> {
-        self.iter().map(|d| d.eps).collect()
+impl<G: DualParts> DualParts for [G] {
+    type Scalar = G::Scalar;
+    fn dual_parts(&self) -> Vec<G::Scalar> {
+        self.iter().flat_map(DualParts::dual_parts).collect()
     }
 }
 
-impl<T: Copy> DualParts for Vec<Dual<T>> {
-    type Scalar = T;
-    fn dual_parts(&self) -> Vec<T> {
+impl<G: DualParts> DualParts for Vec<G> {
+    type Scalar = G::Scalar;
+    fn dual_parts(&self) -> Vec<G::Scalar> {
         self.as_slice().dual_parts()
     }
 }
 
-impl<T: Copy, const N: usize> DualParts for [Dual<T>; N] {
-    type Scalar = T;
-    fn dual_parts(&self) -> Vec<T> {
+impl<G: DualParts, const N: usize> DualParts for [G; N] {
+    type Scalar = G::Scalar;
+    fn dual_parts(&self) -> Vec<G::Scalar> {
         self.as_slice().dual_parts()
     }
 }
@@ -677,7 +677,8 @@ mod tests {
     #[test]
     fn unit_vectors_of_nested_spaces() {
         let t: (f64, Vec<[f64; 2]>) = (0.0, vec![[0.0; 2]; 2]);
-        assert_eq!(t.dimension(), 5);
+        assert_eq!(Coordinates::dimension(&t), 5);
+        assert_eq!(Lift::dimension(&t), 5);
         assert_eq!(t.unit_vector(0), (1.0, vec![[0.0; 2]; 2]));
         assert_eq!(t.unit_vector(3), (0.0, vec![[0.0, 0.0], [1.0, 0.0]]));
         assert_eq!(t.unit_vector(7), (0.0, vec![[0.0; 2]; 2]));
