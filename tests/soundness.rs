@@ -733,7 +733,9 @@ fn written_places_keep_the_indices_they_started_with() {
 }
 
 /// An iterator kept in a variable reads what it captured when it was made, however the
-/// variables change before it is consumed.
+/// variables change before it is consumed (also walked by `while let .. = it.next()`, as
+/// users write it).
+#[allow(clippy::while_let_on_iterator)]
 #[differentiable]
 fn iterator_made_before_its_variables_change(x: f64) -> f64 {
     let xs = vec![x, 2.0 * x, 3.0 * x];

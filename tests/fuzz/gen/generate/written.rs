@@ -114,7 +114,7 @@ impl Gen<'_> {
         let item = binds
             .iter()
             .find(|b| matches!(b.1, Ty::RefF | Ty::Chunk))
-            .map(|b| b.clone())
+            .cloned()
             .expect("an item");
         let here = Var {
             name: item.0,
