@@ -2217,3 +2217,51 @@ fn hessians_of_nested_arrays_and_vecs() {
         }
     }
 }
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Bead {
+    x: f64,
+    v: f64,
+}
+
+impl Bead {
+    #[differentiable]
+    fn kick(&mut self, k: f64) {
+        self.v += k * self.x;
+        self.x *= k;
+    }
+
+    #[differentiable]
+    fn energy(&self) -> f64 {
+        0.5 * self.v * self.v + self.x * self.x
+    }
+}
+
+/// `&mut self` and `&self` methods on elements of collections of structs built in the
+/// body (`vec![..]`, `vec![b; n]`, an array).
+#[differentiable]
+fn beads_kicked(k: f64) -> f64 {
+    let mut beads = vec![Bead { x: 1.0, v: 0.0 }, Bead { x: k, v: 1.0 }];
+    beads[0].kick(k);
+    beads[1].kick(2.0);
+    let mut copies = vec![Bead { x: k, v: 0.5 }; 2];
+    copies[1].kick(k);
+    let mut pair = [Bead { x: 0.5, v: k }, Bead { x: 1.0, v: 1.0 }];
+    pair[0].kick(k);
+    beads[0].x * k + beads[1].energy() + copies[1].v + pair[0].energy()
+}
+
+#[test]
+fn second_order_through_methods_on_elements() {
+    for k in [0.7, 1.3] {
+        let (v, d, d2) = value_with_second_derivative!(at: k, of: beads_kicked);
+        assert_eq!(v, beads_kicked(k));
+        let d1 = gradient!(at: k, of: beads_kicked);
+        assert_close(d, d1, 1e-12);
+        let h = 1e-4;
+        let by_differences = (gradient!(at: k + h, of: beads_kicked)
+            - gradient!(at: k - h, of: beads_kicked))
+            / (2.0 * h);
+        assert_close(d2, by_differences, 1e-6);
+    }
+}

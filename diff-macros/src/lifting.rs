@@ -557,6 +557,17 @@ impl<'a> Lifting<'a> {
             Inst::Param(i) => self.param_elements.get(*i).cloned().flatten(),
             // A twin's field holding a `Vec` or array of another (`m.layers`).
             Inst::Field(a, m) => self.nested_in(*a, m, |t| &t.nested_elements),
+            // A collection built in the body (`vec![Bead { .. }, ..]`, `[b; 3]`,
+            // `vec![b; n]`): its elements' struct.
+            Inst::Array(vs, _) => self.struct_name(*vs.first()?, depth + 1),
+            Inst::Call(Callee::Path(p), args)
+                if p.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "vec_repeat" || s.ident == "array_repeat") =>
+            {
+                self.struct_name(*args.first()?, depth + 1)
+            }
             _ => None,
         }
     }
@@ -1376,7 +1387,8 @@ impl<'a> Lifting<'a> {
         if self.is_lifted(*v) || self.placeholder(*v) {
             return;
         }
-        if !self.in_closure && !self.floaty(*v, 0) && self.twin_of(*v).is_none() {
+        let of_twins = self.twin_of(*v).is_some() || self.element_struct(*v, 0).is_some();
+        if !self.in_closure && !self.floaty(*v, 0) && !of_twins {
             // `Lift` would not compile on a type of the user's (a struct joined with a
             // call's result the macro took for dual).
             self.refuse("a value whose type is not known to be built of floats, joined with one that carries a derivative");

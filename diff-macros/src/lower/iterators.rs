@@ -196,29 +196,28 @@ fn base(e: &Expr) -> Option<Base> {
 }
 
 impl Adapter {
-    /// Whether the adapter's function is a `move` closure.
-    fn moves(&self) -> bool {
+    /// The adapter's function, when it is a closure literal.
+    fn closure(&self) -> Option<&syn::ExprClosure> {
         match self {
             Adapter::Map(Func::Closure(c))
             | Adapter::Filter(Func::Closure(c))
             | Adapter::TakeWhile(Func::Closure(c))
             | Adapter::FilterMap(Func::Closure(c))
-            | Adapter::SkipWhile(Func::Closure(c)) => c.capture.is_some(),
-            _ => false,
+            | Adapter::SkipWhile(Func::Closure(c)) => Some(c),
+            _ => None,
         }
+    }
+
+    /// Whether the adapter's function is a `move` closure.
+    fn moves(&self) -> bool {
+        self.closure().is_some_and(|c| c.capture.is_some())
     }
 
     /// Whether the adapter's function assigns to something (`k += 1`, `*r = x`) or
     /// lends a `&mut`.
     fn changes_a_variable(&self) -> bool {
-        match self {
-            Adapter::Map(Func::Closure(c))
-            | Adapter::Filter(Func::Closure(c))
-            | Adapter::TakeWhile(Func::Closure(c))
-            | Adapter::FilterMap(Func::Closure(c))
-            | Adapter::SkipWhile(Func::Closure(c)) => super::closure::writes(c, false),
-            _ => false,
-        }
+        self.closure()
+            .is_some_and(|c| super::closure::writes(c, false))
     }
 }
 
