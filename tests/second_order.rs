@@ -2238,7 +2238,8 @@ impl Bead {
 }
 
 /// `&mut self` and `&self` methods on elements of collections of structs built in the
-/// body (`vec![..]`, `vec![b; n]`, an array).
+/// body (`vec![..]`, `vec![b; n]`, an array; the `Vec`s are what is tested).
+#[allow(clippy::useless_vec)]
 #[differentiable]
 fn beads_kicked(k: f64) -> f64 {
     let mut beads = vec![Bead { x: 1.0, v: 0.0 }, Bead { x: k, v: 1.0 }];
