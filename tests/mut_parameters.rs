@@ -315,3 +315,50 @@ fn an_integer_updated_through_mut_by_a_callee() {
     assert_eq!(counted_square(2.0, &mut n), 4.0);
     assert_eq!(n, 6);
 }
+
+#[differentiable]
+fn scale_in_place(row: &mut [f64], k: f64) -> f64 {
+    for v in row.iter_mut() {
+        *v *= k;
+    }
+    row[0]
+}
+
+/// Sub-slices lent to a function taking `&mut [f64]`: `&mut m[1..]`, `&mut m[..=1]`, and
+/// the chunks of a `chunks_mut` loop given by name.
+#[differentiable]
+fn sub_slices_lent(x: &[f64], k: f64) -> f64 {
+    let mut m = x.to_vec();
+    let mut firsts = 0.0;
+    for row in m.chunks_mut(2) {
+        firsts += scale_in_place(row, k);
+    }
+    scale_in_place(&mut m[1..], 2.0);
+    let r = scale_in_place(&mut m[..=1], k * k);
+    m.iter().map(|v| v * v).sum::<f64>() + firsts + r
+}
+
+#[test]
+fn sub_slices_lent_to_functions() {
+    let x = vec![1.0, 2.0, 3.0, 4.0];
+    let k = 0.5;
+    let (v, (gx, gk)) = value_with_gradient!(at: (&x, k), of: sub_slices_lent);
+    assert_eq!(v, sub_slices_lent(&x, k));
+    let fx = common::fd_grad(|p| sub_slices_lent(p, k), &x);
+    for i in 0..4 {
+        assert_close(gx[i], fx[i], 1e-6, "d/dx");
+    }
+    let fk = fd(|k| sub_slices_lent(&x, k), k);
+    assert_close(gk, fk, 1e-6, "d/dk");
+    let d = first_derivative!(at: k, of: |k: f64| sub_slices_lent(&x, k));
+    assert_close(d, gk, 1e-12, "forward");
+    let d2 = second_derivative!(at: k, of: |k: f64| sub_slices_lent(&x, k));
+    let h = 1e-4;
+    let slope = |k: f64| first_derivative!(at: k, of: |k: f64| sub_slices_lent(&x, k));
+    assert_close(
+        d2,
+        (slope(k + h) - slope(k - h)) / (2.0 * h),
+        1e-6,
+        "second order",
+    );
+}

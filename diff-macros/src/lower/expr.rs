@@ -939,6 +939,9 @@ impl Lowerer {
         let Expr::Path(func) = &*c.func else {
             return Ok(self.opaque(&Expr::Call(c.clone())));
         };
+        if let Some(e) = sub_slice_argument(c) {
+            return self.lower_expr(&e);
+        }
         // `T::from(x)` (and `from_f64`, `from_f32`) for a generic float `T`: the
         // conversion `num_cast`, whose derivative converts the tangent.
         if let [ty, method] = func.path.segments.iter().collect::<Vec<_>>()[..] {
@@ -1572,6 +1575,52 @@ fn sub_slice_update(m: &syn::ExprMethodCall) -> Option<Expr> {
         for __diff_k in 0..__diff_part.len() {
             #xs[__diff_lo + __diff_k] = __diff_part[__diff_k].clone();
         }
+    }))
+}
+
+/// `f(.., &mut xs[lo..hi], ..)`, a sub-slice of a variable or a field lent to a
+/// function (also a chunk of a `chunks_mut` loop, which is one): the function updates a
+/// copy of the sub-slice, whose elements are then written back one by one, as
+/// [`sub_slice_update`] does for a method. The arguments before it are evaluated first,
+/// in order, as the call would. `None` for other calls, and where an argument before it
+/// lends something too.
+fn sub_slice_argument(c: &syn::ExprCall) -> Option<Expr> {
+    let at = c.args.iter().position(|a| {
+        matches!(peel(a), Expr::Reference(r)
+            if r.mutability.is_some() && super::iterators::written_sub_slice(&r.expr).is_some())
+    })?;
+    let before = c.args.iter().take(at);
+    if before
+        .clone()
+        .any(|a| matches!(peel(a), Expr::Reference(r) if r.mutability.is_some()))
+    {
+        return None;
+    }
+    let Expr::Reference(r) = peel(&c.args[at]) else {
+        return None;
+    };
+    let (xs, lo, hi) = super::iterators::written_sub_slice(&r.expr)?;
+    let (lets, xs) = super::iterators::frozen_place(&xs, &quote::format_ident!("lent"), &[])?;
+    let names: Vec<syn::Ident> = (0..at)
+        .map(|k| quote::format_ident!("__diff_arg{}", k))
+        .collect();
+    let mut call = c.clone();
+    for (k, name) in names.iter().enumerate() {
+        call.args[k] = syn::parse_quote!(#name);
+    }
+    call.args[at] = syn::parse_quote!(&mut __diff_lent);
+    let before = before.cloned();
+    Some(syn::parse_quote_spanned!(c.span()=> {
+        #(let #names = #before;)*
+        #(#lets)*
+        let __diff_lent_lo: usize = #lo;
+        let __diff_lent_hi: usize = #hi;
+        let mut __diff_lent = #xs[__diff_lent_lo..__diff_lent_hi].to_vec();
+        let __diff_result = #call;
+        for __diff_k in 0..__diff_lent.len() {
+            #xs[__diff_lent_lo + __diff_k] = __diff_lent[__diff_k].clone();
+        }
+        __diff_result
     }))
 }
 
