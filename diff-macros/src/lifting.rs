@@ -561,10 +561,11 @@ impl<'a> Lifting<'a> {
             // `vec![b; n]`): its elements' struct.
             Inst::Array(vs, _) => self.struct_name(*vs.first()?, depth + 1),
             Inst::Call(Callee::Path(p), args)
-                if p.path
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "vec_repeat" || s.ident == "array_repeat") =>
+                if crate::ir::is_library_path(p)
+                    && p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "vec_repeat" || s.ident == "array_repeat") =>
             {
                 self.struct_name(*args.first()?, depth + 1)
             }

@@ -921,14 +921,26 @@ pub fn method_has_no_derivative(span: proc_macro2::Span, ty: &str, method: &str)
 }
 
 /// Whether the method `method`, called in an expression (`let r = s.grow(k);`) on a value
-/// of the type `ty` (`None`: not known), updates its receiver, as far as the crate's
+/// of the type `ty` gives (`None`: not known), updates its receiver, as far as the crate's
 /// source shows: an inherent `impl` of `ty` (of any type, when `ty` is not known) defines
 /// it taking `&mut self`, and none defines a method of that name taking `self` or `&self`.
-pub fn updates_receiver(span: proc_macro2::Span, ty: Option<&str>, method: &str) -> bool {
+pub fn updates_receiver(
+    span: proc_macro2::Span,
+    ty: impl FnOnce() -> Option<String>,
+    method: &str,
+) -> bool {
     let Some(all) = written_at(span).map(|w| read(&w)) else {
         return false;
     };
-    let of_type = |t: &String| ty.is_none_or(|ty| t == ty);
+    // (The receiver's type is looked for only when the crate has a method of that name.)
+    let named = all
+        .iter()
+        .any(|f| f.mut_self_methods.iter().any(|(_, n)| n == method));
+    if !named {
+        return false;
+    }
+    let ty = ty();
+    let of_type = |t: &String| ty.as_ref().is_none_or(|ty| t == ty);
     let updating = |t: &String, m: &String| {
         all.iter()
             .any(|f| f.mut_self_methods.iter().any(|(u, n)| u == t && n == m))

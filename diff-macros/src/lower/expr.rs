@@ -241,7 +241,7 @@ impl Lowerer {
                     .any(|(name, arity)| m.method == name && m.args.len() == *arity)
                     || crate::source::updates_receiver(
                         m.method.span(),
-                        self.struct_type_of(&m.receiver).as_deref(),
+                        || self.struct_type_of(&m.receiver),
                         &m.method.to_string(),
                     ) =>
             {
@@ -1556,71 +1556,81 @@ const SLICE_UPDATES: &[&str] = &[
 ];
 
 /// `xs[lo..hi].m(args);` for a method updating a slice in place (`fill`, `reverse`,
-/// `copy_from_slice`, ..) of a sub-slice of a variable or a field: a copy of the
-/// sub-slice updated by the method (the collection's rules), then its elements written
-/// back, one by one. `None` for other calls.
+/// `copy_from_slice`, ..) of a sub-slice of a variable or a field: the method updates a
+/// copy of the sub-slice (the collection's rules) ([`through_copy`]). `None` for other
+/// calls.
 fn sub_slice_update(m: &syn::ExprMethodCall) -> Option<Expr> {
     if !SLICE_UPDATES.iter().any(|u| m.method == u) {
         return None;
     }
-    let (xs, lo, hi) = super::iterators::written_sub_slice(&m.receiver)?;
-    let (lets, xs) = super::iterators::frozen_place(&xs, &quote::format_ident!("part"), &[])?;
     let (method, turbofish, args) = (&m.method, &m.turbofish, &m.args);
-    Some(syn::parse_quote_spanned!(m.span()=> {
-        #(#lets)*
-        let __diff_lo: usize = #lo;
-        let __diff_hi: usize = #hi;
-        let mut __diff_part = #xs[__diff_lo..__diff_hi].to_vec();
-        __diff_part.#method #turbofish(#args);
-        for __diff_k in 0..__diff_part.len() {
-            #xs[__diff_lo + __diff_k] = __diff_part[__diff_k].clone();
-        }
-    }))
+    // (A statement: `x.m(..);` is lowered as updating `x`.)
+    through_copy(&m.receiver, quote::quote!(), m.span(), |part| {
+        (
+            quote::quote!(#part.#method #turbofish(#args);),
+            quote::quote!(()),
+        )
+    })
 }
 
 /// `f(.., &mut xs[lo..hi], ..)`, a sub-slice of a variable or a field lent to a
 /// function (also a chunk of a `chunks_mut` loop, which is one): the function updates a
-/// copy of the sub-slice, whose elements are then written back one by one, as
-/// [`sub_slice_update`] does for a method. The arguments before it are evaluated first,
+/// copy of the sub-slice ([`through_copy`]). The arguments before it are evaluated first,
 /// in order, as the call would. `None` for other calls, and where an argument before it
 /// lends something too.
 fn sub_slice_argument(c: &syn::ExprCall) -> Option<Expr> {
-    let at = c.args.iter().position(|a| {
-        matches!(peel(a), Expr::Reference(r)
-            if r.mutability.is_some() && super::iterators::written_sub_slice(&r.expr).is_some())
+    let lends = |a: &Expr| matches!(peel(a), Expr::Reference(r) if r.mutability.is_some());
+    let (at, sub_slice) = c.args.iter().enumerate().find_map(|(k, a)| match peel(a) {
+        Expr::Reference(r)
+            if lends(a) && super::iterators::written_sub_slice(&r.expr).is_some() =>
+        {
+            Some((k, &*r.expr))
+        }
+        _ => None,
     })?;
     let before = c.args.iter().take(at);
-    if before
-        .clone()
-        .any(|a| matches!(peel(a), Expr::Reference(r) if r.mutability.is_some()))
-    {
+    if before.clone().any(lends) {
         return None;
     }
-    let Expr::Reference(r) = peel(&c.args[at]) else {
-        return None;
-    };
-    let (xs, lo, hi) = super::iterators::written_sub_slice(&r.expr)?;
-    let (lets, xs) = super::iterators::frozen_place(&xs, &quote::format_ident!("lent"), &[])?;
     let names: Vec<syn::Ident> = (0..at)
         .map(|k| quote::format_ident!("__diff_arg{}", k))
         .collect();
-    let mut call = c.clone();
-    for (k, name) in names.iter().enumerate() {
-        call.args[k] = syn::parse_quote!(#name);
-    }
-    call.args[at] = syn::parse_quote!(&mut __diff_lent);
-    let before = before.cloned();
-    Some(syn::parse_quote_spanned!(c.span()=> {
-        #(let #names = #before;)*
-        #(#lets)*
-        let __diff_lent_lo: usize = #lo;
-        let __diff_lent_hi: usize = #hi;
-        let mut __diff_lent = #xs[__diff_lent_lo..__diff_lent_hi].to_vec();
-        let __diff_result = #call;
-        for __diff_k in 0..__diff_lent.len() {
-            #xs[__diff_lent_lo + __diff_k] = __diff_lent[__diff_k].clone();
+    let first = quote::quote!(#(let #names = #before;)*);
+    through_copy(sub_slice, first, c.span(), |part| {
+        let mut call = c.clone();
+        for (k, name) in names.iter().enumerate() {
+            call.args[k] = syn::parse_quote!(#name);
         }
-        __diff_result
+        call.args[at] = syn::parse_quote!(&mut #part);
+        let value = quote::format_ident!("__diff_value");
+        (quote::quote!(let #value = #call;), quote::quote!(#value))
+    })
+}
+
+/// The sub-slice `xs[lo..hi]` of a variable or a field updated by `update` (given the
+/// name of a copy of it: statements updating the copy, and the block's value): after
+/// `first`, the copy is made, updated, and its elements written back one by one. `None`
+/// when `sub_slice` is not such a sub-slice.
+fn through_copy(
+    sub_slice: &Expr,
+    first: proc_macro2::TokenStream,
+    span: proc_macro2::Span,
+    update: impl FnOnce(&syn::Ident) -> (proc_macro2::TokenStream, proc_macro2::TokenStream),
+) -> Option<Expr> {
+    let (xs, lo, hi) = super::iterators::written_sub_slice(sub_slice)?;
+    let (lets, xs) = super::iterators::frozen_place(&xs, &quote::format_ident!("part"), &[])?;
+    let (update, value) = update(&quote::format_ident!("__diff_part"));
+    Some(syn::parse_quote_spanned!(span=> {
+        #first
+        #(#lets)*
+        let __diff_lo: usize = #lo;
+        let __diff_hi: usize = #hi;
+        let mut __diff_part = #xs[__diff_lo..__diff_hi].to_vec();
+        #update
+        for __diff_k in 0..__diff_part.len() {
+            #xs[__diff_lo + __diff_k] = __diff_part[__diff_k].clone();
+        }
+        #value
     }))
 }
 

@@ -1845,16 +1845,6 @@ fn writable(xs: &Expr) -> bool {
     }
 }
 
-/// The variable a [`writable`] place belongs to (`layers` of `layers[l].w`).
-fn place_root(xs: &Expr) -> Option<&syn::Ident> {
-    match peeled(xs) {
-        Expr::Path(p) => p.path.get_ident(),
-        Expr::Field(f) => place_root(&f.base),
-        Expr::Index(ix) => place_root(&ix.expr),
-        _ => None,
-    }
-}
-
 /// A [`writable`] place written by a loop, as the loop's rewrite names it in its body:
 /// the indices in it fixed before the loop (`layers[l].w`: `let __diff_at0_p = l;` and
 /// `layers[__diff_at0_p].w`), as the loop they replace evaluates them once, however the
@@ -1866,7 +1856,7 @@ pub(crate) fn frozen_place(
     item: &syn::Ident,
     body: &[syn::Stmt],
 ) -> Option<(Vec<syn::Stmt>, Expr)> {
-    let root = place_root(xs)?;
+    let root = super::opaque::place_root(xs)?;
     if binds_any(body, &[root.to_string()], true) {
         return None;
     }
@@ -1975,62 +1965,6 @@ fn binds_any(stmts: &[syn::Stmt], names: &[String], in_closures: bool) -> bool {
         syn::visit::Visit::visit_stmt(&mut b, st);
     }
     b.found
-}
-
-/// Whether `stmts` assign any of the variables `names`, or a part of one (`k = ..`,
-/// `a += ..`, `p.x = ..`, `*r = ..`), or borrow one `&mut` (inside closures too).
-fn assigns_any(stmts: &[syn::Stmt], names: &[String]) -> bool {
-    struct Assigns<'a> {
-        names: &'a [String],
-        found: bool,
-    }
-    impl Assigns<'_> {
-        fn written(&mut self, place: &Expr) {
-            let mut e = place;
-            loop {
-                e = match e {
-                    Expr::Paren(p) => &p.expr,
-                    Expr::Field(f) => &f.base,
-                    Expr::Index(ix) => &ix.expr,
-                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
-                    Expr::Path(p) => {
-                        self.found |= p
-                            .path
-                            .get_ident()
-                            .is_some_and(|i| self.names.iter().any(|n| i == n));
-                        return;
-                    }
-                    _ => return,
-                };
-            }
-        }
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Assigns<'_> {
-        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-            self.written(&a.left);
-            syn::visit::visit_expr_assign(self, a);
-        }
-        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-            if super::expr::is_compound_assignment(&b.op) {
-                self.written(&b.left);
-            }
-            syn::visit::visit_expr_binary(self, b);
-        }
-        fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
-            if r.mutability.is_some() {
-                self.written(&r.expr);
-            }
-            syn::visit::visit_expr_reference(self, r);
-        }
-    }
-    let mut a = Assigns {
-        names,
-        found: false,
-    };
-    for st in stmts {
-        syn::visit::Visit::visit_stmt(&mut a, st);
-    }
-    a.found
 }
 
 /// Whether `e` is the variable `name`.
@@ -2228,9 +2162,12 @@ impl syn::visit_mut::VisitMut for Inliner {
                 let used = rest
                     .iter()
                     .position(|st| uses_of(std::slice::from_ref(st), &name) > 0);
+                let changed = used
+                    .map(|j| super::opaque::Changes::in_stmts(&rest[..=j]).changed)
+                    .unwrap_or_default();
                 let assigned: Vec<String> = names
                     .iter()
-                    .filter(|n| used.is_some_and(|j| assigns_any(&rest[..=j], &[n.to_string()])))
+                    .filter(|n| changed.iter().any(|(id, ..)| id == n))
                     .cloned()
                     .collect();
                 if binds_any(&[syn::Stmt::Expr(chain.clone(), None)], &assigned, true) {

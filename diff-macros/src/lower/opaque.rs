@@ -267,58 +267,7 @@ impl Lowerer {
     /// change. Names the code binds itself (a closure's parameters, its `let`s) are its
     /// own.
     pub(crate) fn refuse_changes_inside(&mut self, e: &syn::Expr, what: &str) {
-        struct Changes {
-            own: Vec<String>,
-            /// The place's variable, where, and whether inside a `move` closure.
-            changed: Vec<(syn::Ident, proc_macro2::Span, bool)>,
-            moving: usize,
-        }
-        fn root(e: &syn::Expr) -> Option<&syn::Ident> {
-            match e {
-                syn::Expr::Path(p) => p.path.get_ident(),
-                syn::Expr::Field(f) => root(&f.base),
-                syn::Expr::Index(i) => root(&i.expr),
-                syn::Expr::Paren(p) => root(&p.expr),
-                syn::Expr::Group(g) => root(&g.expr),
-                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root(&u.expr),
-                _ => None,
-            }
-        }
-        impl<'a> syn::visit::Visit<'a> for Changes {
-            fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-                self.own.push(p.ident.to_string());
-                syn::visit::visit_pat_ident(self, p);
-            }
-            fn visit_expr(&mut self, e: &'a syn::Expr) {
-                let place = match e {
-                    syn::Expr::Assign(a) => Some(&*a.left),
-                    syn::Expr::Binary(b) if super::expr::is_compound_assignment(&b.op) => {
-                        Some(&*b.left)
-                    }
-                    syn::Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
-                    syn::Expr::MethodCall(m) if CHANGING_METHODS.iter().any(|c| m.method == c) => {
-                        Some(&*m.receiver)
-                    }
-                    _ => None,
-                };
-                if let Some(id) = place.and_then(root) {
-                    self.changed.push((id.clone(), e.span(), self.moving > 0));
-                }
-                syn::visit::visit_expr(self, e);
-            }
-            fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
-                let moves = usize::from(c.capture.is_some());
-                self.moving += moves;
-                syn::visit::visit_expr_closure(self, c);
-                self.moving -= moves;
-            }
-            fn visit_item(&mut self, _: &'a syn::Item) {}
-        }
-        let mut found = Changes {
-            own: Vec::new(),
-            changed: Vec::new(),
-            moving: 0,
-        };
+        let mut found = Changes::default();
         syn::visit::Visit::visit_expr(&mut found, e);
         let outer = found.changed.iter().find(|(id, ..)| {
             let name = id.to_string();
@@ -336,6 +285,71 @@ impl Lowerer {
         if let Some((_, span, _)) = outer {
             self.errors.push(syn::Error::new(*span, message));
         }
+    }
+}
+
+/// What code changes of the variables around it: each assignment (`k = ..`, `a += ..`,
+/// `p.x = ..`, `*r = ..`), `&mut` borrow and call of a method that updates its receiver
+/// (`out.push(x)`), by the variable of the place changed, where, and whether inside a
+/// `move` closure (which changes its own copy); and the names the code binds itself (a
+/// closure's parameters, its `let`s). Items inside are not entered.
+#[derive(Default)]
+pub(crate) struct Changes {
+    pub(crate) own: Vec<String>,
+    pub(crate) changed: Vec<(syn::Ident, proc_macro2::Span, bool)>,
+    moving: usize,
+}
+
+impl Changes {
+    /// The changes `stmts` make.
+    pub(crate) fn in_stmts(stmts: &[syn::Stmt]) -> Changes {
+        let mut found = Changes::default();
+        for st in stmts {
+            syn::visit::Visit::visit_stmt(&mut found, st);
+        }
+        found
+    }
+}
+
+impl<'a> syn::visit::Visit<'a> for Changes {
+    fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+        self.own.push(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+    fn visit_expr(&mut self, e: &'a syn::Expr) {
+        let place = match e {
+            syn::Expr::Assign(a) => Some(&*a.left),
+            syn::Expr::Binary(b) if super::expr::is_compound_assignment(&b.op) => Some(&*b.left),
+            syn::Expr::Reference(r) if r.mutability.is_some() => Some(&*r.expr),
+            syn::Expr::MethodCall(m) if CHANGING_METHODS.iter().any(|c| m.method == c) => {
+                Some(&*m.receiver)
+            }
+            _ => None,
+        };
+        if let Some(id) = place.and_then(place_root) {
+            self.changed.push((id.clone(), e.span(), self.moving > 0));
+        }
+        syn::visit::visit_expr(self, e);
+    }
+    fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+        let moves = usize::from(c.capture.is_some());
+        self.moving += moves;
+        syn::visit::visit_expr_closure(self, c);
+        self.moving -= moves;
+    }
+    fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
+/// The variable a place belongs to (`s` of `s.v[i]`, `r` of `*r`).
+pub(crate) fn place_root(e: &syn::Expr) -> Option<&syn::Ident> {
+    match e {
+        syn::Expr::Path(p) => p.path.get_ident(),
+        syn::Expr::Field(f) => place_root(&f.base),
+        syn::Expr::Index(i) => place_root(&i.expr),
+        syn::Expr::Paren(p) => place_root(&p.expr),
+        syn::Expr::Group(g) => place_root(&g.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => place_root(&u.expr),
+        _ => None,
     }
 }
 
