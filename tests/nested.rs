@@ -280,3 +280,164 @@ fn a_nested_gradient_at_a_vec_built_in_the_closure() {
         "{v} {d}"
     );
 }
+
+// Closures reading the body's variables: the operator is differentiated in them too (a
+// column of the closure's Hessian in its parameters and those variables together).
+
+/// A critic of weights `w` at a point `t`, written for `f64` with a loop.
+#[differentiable]
+fn critic(w: &[f64], t: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..t.len() {
+        s += (w[i] * t[i]).sin() * t[i] + w[i] * w[i] * t[i];
+    }
+    s
+}
+
+/// `|∇ₜ critic(w, t)|` at `x`, times `λ`: the closure reads the parameter `w` (a
+/// reference), a local constant and an integer parameter.
+#[differentiable]
+fn critic_penalty(w: &[f64], x: &[f64], k: usize) -> f64 {
+    let lambda = 0.5;
+    let g = gradient!(at: x.to_vec(), of: |t: Vec<f64>| critic(w, &t) * lambda + k as f64);
+    let n: f64 = g.iter().map(|v| v * v).sum();
+    n.sqrt()
+}
+
+/// The same with the inner gradient written by hand, as an oracle.
+fn critic_penalty_by_hand(w: &[f64], x: &[f64]) -> f64 {
+    let g = (0..x.len()).map(|i| {
+        let (a, t) = (w[i], x[i]);
+        0.5 * ((a * t).cos() * a * t + (a * t).sin() + a * a)
+    });
+    g.map(|v| v * v).sum::<f64>().sqrt()
+}
+
+#[test]
+fn a_closure_reading_a_parameter_is_differentiated_in_it() {
+    let (w, x) = (vec![0.3, -0.7, 0.2], vec![1.1, 0.4, -0.3]);
+    let (v, (gw, gx)) =
+        value_with_gradient!(at: (&w, &x), of: |w: &[f64], x: &[f64]| critic_penalty(w, x, 2));
+    assert_close(v, critic_penalty_by_hand(&w, &x), 1e-12, "value");
+    assert_close(v, critic_penalty(&w, &x, 2), 0.0, "value as the function's");
+    let fw = fd_grad(|w| critic_penalty_by_hand(w, &x), &w);
+    let fx = fd_grad(|x| critic_penalty_by_hand(&w, x), &x);
+    assert_vec_close(&gw, &fw, 1e-6, "d/dw");
+    assert_vec_close(&gx, &fx, 1e-6, "d/dx");
+    let df = differential!(at: (&w, &x, 2), of: critic_penalty);
+    let along = df((vec![1.0, 0.0, 0.0], vec![0.0, 0.0, 0.0]));
+    assert_close(along, gw[0], 1e-10, "forward d/dw0");
+}
+
+/// A closure whose parameter is named like a variable of the body it shadows, reading
+/// another variable.
+#[differentiable]
+fn shadowed(a: f64, t: f64) -> f64 {
+    let d = first_derivative!(at: 0.7, of: |t: f64| (a * t).sin() * t);
+    d * t
+}
+
+#[test]
+fn a_closure_parameter_shadows_the_body_s_variable() {
+    let by_hand = |a: f64, t: f64| ((a * 0.7).cos() * a * 0.7 + (a * 0.7).sin()) * t;
+    let (v, (ga, gt)) = value_with_gradient!(at: (1.3, 0.4), of: shadowed);
+    assert_close(v, by_hand(1.3, 0.4), 1e-12, "value");
+    assert_close(ga, fd(|a| by_hand(a, 0.4), 1.3), 1e-6, "d/da");
+    assert_close(gt, by_hand(1.3, 1.0), 1e-12, "d/dt");
+    let df = differential!(at: (1.3, 0.4), of: shadowed);
+    assert_close(df((1.0, 0.0)), ga, 1e-12, "forward d/da");
+}
+
+/// Several inputs, a closure reading a parameter and a loop's local.
+#[differentiable]
+fn several_in_a_loop(a: f64, b: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        let c = i as f64 * 0.1;
+        let (gx, gy) = gradient!(at: (a, b), of: |x: f64, y: f64| (x * y * a).exp() * (c + b));
+        s += gx * gy;
+    }
+    s
+}
+
+fn several_by_hand(a: f64, b: f64) -> f64 {
+    (0..3)
+        .map(|i| {
+            let c = i as f64 * 0.1;
+            let e = (a * b * a).exp() * (c + b);
+            (b * a * e) * (a * a * e)
+        })
+        .sum()
+}
+
+#[test]
+fn several_inputs_and_captures_in_a_loop() {
+    let (v, (ga, gb)) = value_with_gradient!(at: (0.3, 0.5), of: several_in_a_loop);
+    assert_close(v, several_by_hand(0.3, 0.5), 1e-12, "value");
+    assert_close(ga, fd(|a| several_by_hand(a, 0.5), 0.3), 1e-6, "d/da");
+    assert_close(gb, fd(|b| several_by_hand(0.3, b), 0.5), 1e-6, "d/db");
+    let df = differential!(at: (0.3, 0.5), of: several_in_a_loop);
+    assert_close(df((0.0, 1.0)), gb, 1e-12, "forward d/db");
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Critic {
+    w: Vec<f64>,
+    b: f64,
+}
+
+impl Critic {
+    /// The product of the gradient's entries at `x`; the closure reads fields of `self`.
+    #[differentiable]
+    fn penalty(&self, x: Vec<f64>) -> f64 {
+        let g = gradient!(at: x, of: |t: Vec<f64>| self.b * critic(&self.w, &t));
+        g[0] * g[1]
+    }
+}
+
+/// The same as a function; the closure reads fields of a parameter.
+#[differentiable]
+fn critic_product(m: &Critic, x: Vec<f64>) -> f64 {
+    let g = gradient!(at: x, of: |t: Vec<f64>| m.b * critic(&m.w, &t));
+    g[0] * g[1]
+}
+
+#[test]
+fn a_closure_reading_fields_is_differentiated_in_them() {
+    let by_hand = |w: &[f64], b: f64, x: &[f64]| {
+        let g = |i: usize| {
+            let (a, t) = (w[i], x[i]);
+            b * ((a * t).cos() * a * t + (a * t).sin() + a * a)
+        };
+        g(0) * g(1)
+    };
+    let m = Critic {
+        w: vec![0.3, -0.7],
+        b: 1.5,
+    };
+    let x = vec![1.1, 0.4];
+    let (v, g) = value_with_gradient!(at: &m, of: |m: &Critic| m.penalty(x.clone()));
+    let (v2, g2) = value_with_gradient!(at: &m, of: |m: &Critic| critic_product(m, x.clone()));
+    assert_close(v, by_hand(&m.w, m.b, &x), 1e-12, "value");
+    assert_close(v2, v, 1e-12, "value");
+    let fw = fd_grad(|w| by_hand(w, m.b, &x), &m.w);
+    assert_vec_close(&g.w, &fw, 1e-6, "d/dw");
+    assert_vec_close(&g2.w, &fw, 1e-6, "d/dw");
+    let fb = fd(|b| by_hand(&m.w, b, &x), m.b);
+    assert_close(g.b, fb, 1e-6, "d/db");
+    assert_close(g2.b, fb, 1e-6, "d/db");
+}
+
+#[test]
+fn perturbations_are_not_confused() {
+    // Siskind and Pearlmutter's example: d/dx (x · d/dy (x + y)) = 1, not 2.
+    let d =
+        first_derivative!(at: 1.0, of: |x: f64| x * first_derivative!(at: 1.0, of: |y: f64| x + y));
+    assert_close(d, 1.0, 0.0, "forward over forward");
+    let d = gradient!(at: 1.0, of: |x: f64| x * gradient!(at: 1.0, of: |y: f64| x + y));
+    assert_close(d, 1.0, 0.0, "reverse over reverse");
+    // d/dx (x · d/dy (x · y)) at y = 2: d/dx x² = 2x.
+    let d =
+        first_derivative!(at: 3.0, of: |x: f64| x * first_derivative!(at: 2.0, of: |y: f64| x * y));
+    assert_close(d, 6.0, 1e-12, "a capture in a product");
+}

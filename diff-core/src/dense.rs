@@ -414,7 +414,13 @@ impl<X: Lift + ?Sized> Lift for &X {
 
 /// Points of an operator nested in a differentiable body (`gradient!(at: x, of: f)`):
 /// lifted to dual numbers along a tangent, so that the operator's dual parts are the
-/// second derivative applied to it.
+/// second derivative applied to it. The values its closure reads from the body and
+/// differentiates are lifted too.
+#[diagnostic::on_unimplemented(
+    message = "an operator inside a differentiable body is differentiated at its point and in the values its closure reads, each a scalar, a `Vec` or an array of `f64` or `f32` (or a reference to one); `{Self}` is not",
+    label = "not a scalar, `Vec` or array",
+    note = "read the fields the closure needs (`m.w`, `m.b`) rather than calling a method of the whole value, or pass the value's coordinates through `at:`"
+)]
 pub trait LiftAlong: Lift {
     /// The tangent of the point.
     type Tangent;

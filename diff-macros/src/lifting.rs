@@ -987,7 +987,11 @@ impl<'a> Lifting<'a> {
             // of an `enumerate` item kept with a dual number, is cast as it is.)
             Inst::Cast(..) => false,
             Inst::Nested(n) => {
-                if self.is_lifted(n.at) {
+                let captured = n.captures.iter().flat_map(|c| [c.read, c.kept]);
+                if std::iter::once(n.at)
+                    .chain(captured)
+                    .any(|v| self.is_lifted(v))
+                {
                     self.refuse("an operator called in the body");
                 }
                 false

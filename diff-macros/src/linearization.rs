@@ -215,7 +215,11 @@ impl<'a> Rule<'a> {
             Rule::Build(Build::Tuple(_) | Build::Struct(_)) => vec![Saved::Marker(res)],
             Rule::Build(Build::Array(_) | Build::Vec(_)) => vec![],
             Rule::Call(_) => vec![Saved::Callee(res)],
-            Rule::Nested(n) => vec![Saved::Value(n.at)],
+            // (Inactive captures too: the derivatives run the closure, which reads them.)
+            Rule::Nested(n) => std::iter::once(n.at)
+                .chain(n.captures.iter().map(|c| c.kept))
+                .map(Saved::Value)
+                .collect(),
             // The values a call updates are typed by their markers where their tangents
             // are converted (an array updated through a `&mut [T]` parameter).
             Rule::CallMut(_) => std::iter::once(Saved::Callee(res))

@@ -599,6 +599,37 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
     typed_literal_as(e, "f64")
 }
 
+/// The point of an operator nested in a differentiable body with its literals typed
+/// ([`typed_literal`]), as `f32` where the closure takes an `f32` there: an unsuffixed
+/// literal would leave the type of the point's dual numbers open where the derivative
+/// lifts it.
+pub(crate) fn typed_point(at: &syn::Expr, of: &syn::Expr) -> syn::Expr {
+    let scalar = |i: usize| match of {
+        syn::Expr::Closure(c) => match c.inputs.iter().nth(i) {
+            Some(syn::Pat::Type(t)) if matches!(&*t.ty, syn::Type::Path(p) if p.path.is_ident("f32")) => {
+                "f32"
+            }
+            _ => "f64",
+        },
+        _ => "f64",
+    };
+    // (Only a scalar literal: the lowering reads collections as written.)
+    let typed = |e: &syn::Expr, i: usize| match e {
+        syn::Expr::Lit(_) | syn::Expr::Unary(_) => typed_literal_as(e, scalar(i)),
+        _ => e.clone(),
+    };
+    match at {
+        syn::Expr::Tuple(t) if inputs(at, of).len() >= 2 => {
+            let mut t = t.clone();
+            for (i, e) in t.elems.iter_mut().enumerate() {
+                *e = typed(e, i);
+            }
+            syn::Expr::Tuple(t)
+        }
+        _ => typed(at, 0),
+    }
+}
+
 /// [`typed_literal`] with the type an unsuffixed literal takes.
 fn typed_literal_as(e: &syn::Expr, scalar: &str) -> syn::Expr {
     match e {
@@ -837,23 +868,47 @@ pub(crate) fn parse_nested(m: &syn::Macro) -> Option<syn::Result<(Ident, syn::Ex
 
 /// The nested operator run on the dual numbers `__lifted`: its dual parts are the
 /// second derivative applied to the lifting direction.
-pub(crate) fn nested_on_duals(n: &crate::ir::Nested) -> TokenStream {
-    let (op, of) = (&n.op, on_duals(&n.of));
-    let at = n.point(quote!(__lifted), false);
+///
+/// With captures of the closure that carry derivatives (`active[k]` for `n.captures[k]`),
+/// `__lifted` is the point followed by them, and the gradient is taken of the closure
+/// taking them as parameters too ([`crate::ir::Nested::extended`]): its dual parts are
+/// the columns of the Hessian in the parameters and those captures together. The other
+/// captures are read as `kept(value)` names them.
+pub(crate) fn nested_on_duals(
+    n: &crate::ir::Nested,
+    active: &[bool],
+    kept: &dyn Fn(crate::ir::Value) -> TokenStream,
+) -> TokenStream {
+    let of = n.extended(active, kept);
+    let extended = active.iter().any(|a| *a);
+    let lifted = if extended {
+        n.extended_point(&format_ident!("__lifted"), active)
+    } else {
+        match n.inputs {
+            Some(k) => tuple_fields(&format_ident!("__lifted"), k),
+            None => vec![syn::parse2(n.point(quote!(__lifted), false)).expect("a point")],
+        }
+    };
+    let op = if extended {
+        format_ident!("gradient")
+    } else {
+        n.op.clone()
+    };
+    let of = on_duals(&of);
     // A gradient of a named function runs through its dual companion (also for one
     // written for `f64`), of a closure through the closure's (as for `hessian!`); so
     // does a derivative, of a scalar function of a scalar, which is its gradient.
     // (A closure nesting an operator itself runs on dual numbers of dual numbers, which
     // the closure's lifting does not take: as it is, generic.)
-    let through_companion = dual_path(&n.of).is_some()
-        || matches!(&n.of, syn::Expr::Closure(c) if !names_an_operator(c.body.to_token_stream()));
+    let through_companion = dual_path(&of).is_some()
+        || matches!(&of, syn::Expr::Closure(c) if !names_an_operator(c.body.to_token_stream()));
     if (op == "gradient" || op == "first_derivative") && through_companion {
-        let lifted: Vec<syn::Expr> = match n.inputs {
-            Some(k) => tuple_fields(&format_ident!("__lifted"), k),
-            None => vec![syn::parse_quote!(#at)],
-        };
-        return dual_column(&n.of, &lifted).unwrap_or_else(syn::Error::into_compile_error);
+        return dual_column(&of, &lifted).unwrap_or_else(syn::Error::into_compile_error);
     }
+    let at = match &lifted[..] {
+        [one] if n.inputs.is_none() && !extended => quote!(#one),
+        many => quote!((#(#many),*)),
+    };
     quote!(::diff::#op!(at: #at, of: #of))
 }
 

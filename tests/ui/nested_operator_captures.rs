@@ -2,8 +2,13 @@ use diff::prelude::*;
 
 #[differentiable]
 fn scaled_slope(x: f64, k: f64) -> f64 {
-    // The inner function reads `k`, a variable of the body: refused.
-    first_derivative!(at: x, of: |t| t * t * k)
+    let mut calls = 0.0;
+    // The inner function changes `calls`, a variable of the body: refused.
+    let d = first_derivative!(at: x, of: |t| {
+        calls += 1.0;
+        t * t * k
+    });
+    d + calls
 }
 
 fn main() {

@@ -146,10 +146,47 @@ impl Emitter<'_> {
                 }
             }
             // y = op(f)(x): dy = eps(op(f)(x + ε·dx)).
+            // With captures carrying derivatives, at `(x, c) + ε·(dx, dc)`, the gradient
+            // taken in `c` too; its parts for `x` are kept.
             Rule::Nested(n) => {
+                let active = crate::emit::active_captures(self.act, n);
+                let lifted = crate::operators::nested_on_duals(n, &active, &|v| {
+                    let v = self.name(v);
+                    quote!(#v)
+                });
                 let (t, x) = (self.tan(n.at), self.name(n.at));
-                let lifted = crate::operators::nested_on_duals(n);
-                quote! { ::diff::__private::nested_derivative(&#x, #t, |__lifted| #lifted) }
+                if !active.contains(&true) {
+                    return quote! { ::diff::__private::nested_derivative(&#x, #t, |__lifted| #lifted) };
+                }
+                let zero = quote!(::diff::VectorSpace::zero_vector());
+                let at_active = self.act.is_active(n.at);
+                let given = |part: TokenStream| if at_active { part } else { zero.clone() };
+                let (mut point, mut direction): (Vec<TokenStream>, Vec<TokenStream>) =
+                    match n.inputs {
+                        Some(k) => (0..k)
+                            .map(syn::Index::from)
+                            .map(|i| (quote!(&#x.#i), given(quote!(__direction.#i))))
+                            .unzip(),
+                        None => (vec![quote!(&#x)], vec![given(quote!(__direction))]),
+                    };
+                for (c, _) in n.captures.iter().zip(&active).filter(|(_, a)| **a) {
+                    let (v, t) = (self.name(c.kept), self.tan(c.kept));
+                    point.push(quote!(&#v));
+                    direction.push(quote!(#t.unwrap_or_else(::diff::VectorSpace::zero_vector)));
+                }
+                let first = at_active.then(|| {
+                    quote! { let __direction = #t.unwrap_or_else(::diff::VectorSpace::zero_vector); }
+                });
+                let own = n.own_parts(&quote::format_ident!("__e"));
+                quote! {{
+                    #first
+                    ::diff::__private::nested_derivative(
+                        &(#(#point,)*),
+                        ::core::option::Option::Some((#(#direction,)*)),
+                        |__lifted| #lifted,
+                    )
+                    .map(|__e| #own)
+                }}
             }
             // (y, df) = f_jvp(args): df((dargs..)).
             Rule::Call(args) => {

@@ -3,11 +3,9 @@
 //! Shared by both modes; only the callee companions differ.
 use crate::analysis::activity::Activity;
 use crate::emit::names::{self, Mode};
-use crate::ir::{
-    placeholder, BinOp, Borrow, Callee, Function, Inst, MatchArm, RegionId, Sequence, Stmt, Value,
-};
+use crate::ir::{BinOp, Borrow, Callee, Function, Inst, MatchArm, RegionId, Sequence, Stmt, Value};
 use crate::linear_map::{self, Derived, LinearMaps, Saved};
-use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 
 /// Emits code for one companion.
@@ -529,7 +527,9 @@ impl<'a> Emitter<'a> {
                 quote! { let mut #res = #a as #ty; }
             }
             Inst::Nested(n) => {
-                let (op, of) = (&n.op, &n.of);
+                // The closure reads the captures as the body has them.
+                let reads: Vec<Value> = n.captures.iter().map(|c| c.read).collect();
+                let (op, of) = (&n.op, self.substitute(n.of.to_token_stream(), &reads));
                 // A copy: the linear map keeps the point.
                 let at = n.point(self.expr(n.at), true);
                 quote! { let mut #res = ::diff::#op!(at: #at, of: #of); }
@@ -870,27 +870,7 @@ impl<'a> Emitter<'a> {
 
     /// Replaces an opaque expression's placeholders by the values' expressions.
     pub fn substitute(&self, ts: TokenStream, uses: &[Value]) -> TokenStream {
-        ts.into_iter()
-            .map(|tt| match tt {
-                TokenTree::Group(g) => {
-                    let mut ng =
-                        proc_macro2::Group::new(g.delimiter(), self.substitute(g.stream(), uses));
-                    ng.set_span(g.span());
-                    TokenTree::Group(ng)
-                }
-                TokenTree::Ident(id) => {
-                    let s = id.to_string();
-                    match (0..uses.len()).find(|n| placeholder(*n) == s) {
-                        Some(n) => TokenTree::Group(proc_macro2::Group::new(
-                            proc_macro2::Delimiter::Parenthesis,
-                            self.expr(uses[n]),
-                        )),
-                        None => TokenTree::Ident(id),
-                    }
-                }
-                other => other,
-            })
-            .collect()
+        crate::ir::replace_placeholders(ts, uses.len(), &|n| self.expr(uses[n]))
     }
 }
 

@@ -286,9 +286,42 @@ impl Emitter<'_> {
                 quote! { let mut parts = ::core::iter::IntoIterator::into_iter(s); #accs }
             }
             // y = op(f)(x): x += eps(op(f)(x + ε·s)) (the second derivative is symmetric).
+            // With captures carrying derivatives, at `(x, c) + ε·(s, 0)`, the gradient
+            // taken in `c` too: its parts for `x` go to `x`, the others to `c`.
             Rule::Nested(n) => {
                 let x = self.name(n.at);
-                let lifted = crate::operators::nested_on_duals(n);
+                let active = crate::emit::active_captures(self.act, n);
+                let lifted = crate::operators::nested_on_duals(n, &active, &|v| {
+                    let v = self.name(v);
+                    quote!(#v)
+                });
+                if active.contains(&true) {
+                    let (mut point, mut direction): (Vec<TokenStream>, Vec<TokenStream>) =
+                        match n.inputs {
+                            Some(k) => (0..k)
+                                .map(syn::Index::from)
+                                .map(|i| (quote!(&#x.#i), quote!(s.#i)))
+                                .unzip(),
+                            None => (vec![quote!(&#x)], vec![quote!(s)]),
+                        };
+                    let mut accs = self.acc(n.at, n.own_parts(&quote::format_ident!("__e")));
+                    for (c, _) in n.captures.iter().zip(&active).filter(|(_, a)| **a) {
+                        let v = self.name(c.kept);
+                        let i = syn::Index::from(point.len());
+                        point.push(quote!(&#v));
+                        direction.push(quote!(::diff::VectorSpace::zero_vector()));
+                        accs.extend(self.acc(c.kept, quote!(__e.#i)));
+                    }
+                    return quote! {
+                        if let ::core::option::Option::Some(__e) = ::diff::__private::nested_derivative(
+                            &(#(#point,)*),
+                            ::core::option::Option::Some((#(#direction,)*)),
+                            |__lifted| #lifted,
+                        ) {
+                            #accs
+                        }
+                    };
+                }
                 let d = quote! {
                     ::diff::__private::nested_derivative(
                         &#x, ::core::option::Option::Some(s), |__lifted| #lifted,

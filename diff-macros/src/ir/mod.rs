@@ -8,6 +8,7 @@
 mod display;
 
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 
 /// An SSA value: defined by exactly one statement (or a region parameter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -256,6 +257,24 @@ pub struct Nested {
     /// For several inputs (`gradient!(at: (x, y), of: f)`), how many: the point is
     /// their tuple, given to the operator field by field.
     pub inputs: Option<usize>,
+    /// The body's values a closure reads (`|t| critic(&w, t)` reads `w`), the `k`-th
+    /// standing for the placeholder `__diff_use_k` in `of`.
+    pub captures: Vec<Capture>,
+}
+
+/// A value of the body read by the closure of a nested operator. Its derivative is a
+/// column of the Hessian of the closure in its parameters and its captures together: the
+/// derivatives run the operator on a closure taking the active captures as parameters
+/// too.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// The value the closure reads, as the primal gives it.
+    pub read: Value,
+    /// The value the derivatives read: `read`, or for a reference an owned copy of its
+    /// referent (`to_owned_point`), which the derivatives keep.
+    pub kept: Value,
+    /// Whether `read` is a reference: the closure is given `&kept`.
+    pub by_ref: bool,
 }
 
 impl Nested {
@@ -279,6 +298,80 @@ impl Nested {
             }
             (None, true) => quote::quote!(&#at),
             (None, false) => given(at),
+        }
+    }
+
+    /// The function with the captures' placeholders replaced: an active capture
+    /// (`active[k]`) by a parameter `__diff_capture_k` the closure takes after its own,
+    /// the others by `kept(value)` (by reference for a reference). Without captures, the
+    /// function as written.
+    pub fn extended(&self, active: &[bool], kept: &dyn Fn(Value) -> TokenStream) -> syn::Expr {
+        if self.captures.is_empty() {
+            return self.of.clone();
+        }
+        let parameter = |k: usize| quote::format_ident!("__diff_capture_{k}");
+        let replaced = replace_placeholders(self.of.to_token_stream(), self.captures.len(), &|k| {
+            let c = &self.captures[k];
+            match (active[k], c.by_ref) {
+                (true, _) => parameter(k).to_token_stream(),
+                (false, true) => {
+                    let name = kept(c.kept);
+                    quote::quote!(&#name)
+                }
+                (false, false) => kept(c.kept),
+            }
+        });
+        let mut of: syn::Expr = match syn::parse2(replaced) {
+            Ok(of) => of,
+            Err(e) => return syn::Expr::Verbatim(e.into_compile_error()),
+        };
+        if let syn::Expr::Closure(c) = &mut of {
+            for k in (0..self.captures.len()).filter(|k| active[*k]) {
+                let p = parameter(k);
+                c.inputs.push(syn::parse_quote!(#p));
+            }
+        }
+        of
+    }
+
+    /// The arguments of [`Self::extended`] taken from the tuple `lifted` of the point's
+    /// parts (one, or one per input) and the active captures: fields, by reference where
+    /// the function takes a reference.
+    pub fn extended_point(&self, lifted: &syn::Ident, active: &[bool]) -> Vec<syn::Expr> {
+        let field = |i: usize, by_ref: bool| -> syn::Expr {
+            let i = syn::Index::from(i);
+            if by_ref {
+                syn::parse_quote!(&#lifted.#i)
+            } else {
+                syn::parse_quote!(#lifted.#i)
+            }
+        };
+        let mut parts: Vec<syn::Expr> = match self.inputs {
+            Some(n) => (0..n).map(|i| field(i, false)).collect(),
+            None => vec![field(0, self.by_ref)],
+        };
+        let captured: Vec<bool> = self
+            .captures
+            .iter()
+            .zip(active)
+            .filter(|(_, a)| **a)
+            .map(|(c, _)| c.by_ref)
+            .collect();
+        for by_ref in captured {
+            parts.push(field(parts.len(), by_ref));
+        }
+        parts
+    }
+
+    /// The parts of the tuple `e` (a gradient in the point's parts and the active
+    /// captures) for the point: the first, or a tuple of one per input.
+    pub fn own_parts(&self, e: &syn::Ident) -> TokenStream {
+        match self.inputs {
+            Some(n) => {
+                let fields = (0..n).map(syn::Index::from);
+                quote::quote!((#(#e.#fields,)*))
+            }
+            None => quote::quote!(#e.0),
         }
     }
 }
@@ -330,6 +423,36 @@ pub fn integer_literal(func: &Function, v: Value) -> Option<i64> {
 /// The placeholder identifier for the n-th use of an opaque expression.
 pub fn placeholder(n: usize) -> String {
     format!("__diff_use_{n}")
+}
+
+/// `ts` with the placeholders of its `uses` uses replaced, the `n`-th by `by(n)` in
+/// parentheses.
+pub fn replace_placeholders(
+    ts: TokenStream,
+    uses: usize,
+    by: &dyn Fn(usize) -> TokenStream,
+) -> TokenStream {
+    ts.into_iter()
+        .map(|tt| match tt {
+            proc_macro2::TokenTree::Group(g) => {
+                let inner = replace_placeholders(g.stream(), uses, by);
+                let mut ng = proc_macro2::Group::new(g.delimiter(), inner);
+                ng.set_span(g.span());
+                proc_macro2::TokenTree::Group(ng)
+            }
+            proc_macro2::TokenTree::Ident(id) => {
+                let s = id.to_string();
+                match (0..uses).find(|n| placeholder(*n) == s) {
+                    Some(n) => proc_macro2::TokenTree::Group(proc_macro2::Group::new(
+                        proc_macro2::Delimiter::Parenthesis,
+                        by(n),
+                    )),
+                    None => proc_macro2::TokenTree::Ident(id),
+                }
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// A statement: an instruction and the values it defines.
@@ -560,7 +683,16 @@ impl Inst {
             | Inst::Deref(a)
             | Inst::Cast(a, _)
             | Inst::NoDerivative(a) => vec![*a],
-            Inst::Nested(n) => vec![n.at],
+            Inst::Nested(n) => {
+                let mut v = vec![n.at];
+                for c in &n.captures {
+                    v.push(c.read);
+                    if c.kept != c.read {
+                        v.push(c.kept);
+                    }
+                }
+                v
+            }
             Inst::Call(_, args)
             | Inst::CallMut(_, args, _)
             | Inst::Tuple(args)

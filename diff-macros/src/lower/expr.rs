@@ -1180,15 +1180,8 @@ impl Lowerer {
             return Ok(self.opaque(&Expr::Macro(m.clone())));
         };
         let (op, at, of) = parsed?;
-        // The function is emitted as written, away from the body's variables.
-        let mut uses = Vec::new();
-        self.substitute(of.to_token_stream(), &mut uses);
-        if !uses.is_empty() {
-            return Err(syn::Error::new_spanned(
-                &of,
-                format!("the function given to {op}! inside a differentiable body may not read the body's variables; pass them through `at:` or call a function"),
-            ));
-        }
+        let at = crate::operators::typed_point(&at, &of);
+        let (of, captures) = self.nested_captures(&op, of, m.span())?;
         // Several inputs, by value: the point is their tuple.
         let inputs = Some(crate::operators::inputs(&at, &of).len()).filter(|n| *n >= 2);
         let borrowed = |e: &Expr| match e {
@@ -1222,8 +1215,72 @@ impl Lowerer {
             at,
             by_ref,
             inputs,
+            captures,
         };
         Ok(self.emit(Inst::Nested(nested), m.span(), None))
+    }
+
+    /// The function of a nested operator, with the body's variables a closure reads
+    /// (not the names it binds itself) replaced by placeholders, and those captures: the
+    /// derivatives differentiate the closure in them too. A reference is copied for the
+    /// derivatives to keep. A closure changing a variable of the body is refused, as is a
+    /// variable holding a function.
+    fn nested_captures(
+        &mut self,
+        op: &syn::Ident,
+        of: Expr,
+        span: proc_macro2::Span,
+    ) -> syn::Result<(Expr, Vec<crate::ir::Capture>)> {
+        self.refuse_changes_inside(&of, &format!("function given to {op}!"));
+        let mut own = super::opaque::Changes::default();
+        syn::visit::Visit::visit_expr(&mut own, &of);
+        // Fields read (`m.w`, `p.0.x`) are captured rather than their struct, whose
+        // scalars the derivatives could not lift.
+        let mut fields = FieldPlaces {
+            outer: &|name: &str| !own.own.iter().any(|o| o == name) && self.lookup(name).is_some(),
+            found: Vec::new(),
+        };
+        let mut read = of.clone();
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut fields, &mut read);
+        let found = fields.found;
+        let mut places = Vec::new();
+        for place in &found {
+            places.push(self.lower_expr(place)?);
+        }
+        self.push_scope();
+        for (k, v) in places.into_iter().enumerate() {
+            self.bind(format!("__diff_place_{k}"), v);
+        }
+        for name in &own.own {
+            self.hide(name);
+        }
+        let mut uses = Vec::new();
+        let tokens = self.substitute_expr(&read, &mut uses);
+        self.pop_scope();
+        if uses.is_empty() {
+            return Ok((of, Vec::new()));
+        }
+        if !matches!(of, Expr::Closure(_)) {
+            return Err(syn::Error::new_spanned(
+                &of,
+                format!("the function given to {op}! inside a differentiable body is a variable; write the closure here, or call a function"),
+            ));
+        }
+        let of: Expr = syn::parse2(tokens)?;
+        let copy: syn::ExprPath = syn::parse_quote!(::diff::__private::to_owned_point);
+        let captures = uses
+            .into_iter()
+            .map(|read| {
+                let by_ref = self.is_reference(read);
+                let kept = if by_ref {
+                    self.emit_call(Callee::Path(copy.clone()), vec![read], Vec::new(), span)
+                } else {
+                    read
+                };
+                crate::ir::Capture { read, kept, by_ref }
+            })
+            .collect();
+        Ok((of, captures))
     }
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
@@ -2384,4 +2441,44 @@ fn is_some_variant(p: &syn::Path) -> bool {
             names.as_slice(),
             ["Some"] | ["Option", "Some"] | ["std" | "core", "option", "Option", "Some"]
         )
+}
+
+/// The field places (`m.w`, `p.0.x`) of variables `outer` accepts in an expression,
+/// each replaced by `__diff_place_k` (the same place by the same name), found in order.
+struct FieldPlaces<'a> {
+    outer: &'a dyn Fn(&str) -> bool,
+    found: Vec<Expr>,
+}
+
+impl syn::visit_mut::VisitMut for FieldPlaces<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Expr::Field(f) = e {
+            let mut base = &*f.base;
+            while let Expr::Field(inner) = base {
+                base = &inner.base;
+            }
+            let root = match base {
+                Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+                _ => None,
+            };
+            if root.is_some_and(|r| (self.outer)(&r)) {
+                let text = e.to_token_stream().to_string();
+                let k = match self
+                    .found
+                    .iter()
+                    .position(|p| p.to_token_stream().to_string() == text)
+                {
+                    Some(k) => k,
+                    None => {
+                        self.found.push(e.clone());
+                        self.found.len() - 1
+                    }
+                };
+                let name = quote::format_ident!("__diff_place_{k}", span = e.span());
+                *e = syn::parse_quote!(#name);
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
 }
