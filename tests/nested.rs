@@ -441,3 +441,25 @@ fn perturbations_are_not_confused() {
         first_derivative!(at: 3.0, of: |x: f64| x * first_derivative!(at: 2.0, of: |y: f64| x * y));
     assert_close(d, 6.0, 1e-12, "a capture in a product");
 }
+
+#[differentiable]
+fn squares(t: Vec<f64>) -> f64 {
+    t[0] * t[0] + t[1] * t[1]
+}
+
+/// `|x|² + |∇|x|²|²` from one nested `value_with_gradient!` whose both parts are read.
+#[differentiable]
+fn value_plus_gradient_norm(x: Vec<f64>) -> f64 {
+    let (v, g) = value_with_gradient!(at: x, of: squares);
+    v + g[0] * g[0] + g[1] * g[1]
+}
+
+#[test]
+fn both_parts_of_a_nested_value_with_gradient_at_a_vec() {
+    // 5|x|², gradient 10x.
+    let (v, g) = value_with_gradient!(at: vec![0.5, 1.0], of: value_plus_gradient_norm);
+    assert_close(v, 5.0 * 1.25, 1e-12, "value");
+    assert_vec_close(&g, &[5.0, 10.0], 1e-12, "gradient");
+    let d = differential!(at: vec![0.5, 1.0], of: value_plus_gradient_norm)(vec![0.0, 1.0]);
+    assert_close(d, 10.0, 1e-12, "forward");
+}

@@ -296,6 +296,52 @@ fn second_derivative_of_a_function_written_for_f32() {
 }
 
 #[differentiable]
+fn dist32(p: [f32; 2]) -> f32 {
+    (p[0] * p[0] + p[1] * p[1]).sqrt()
+}
+
+#[test]
+fn second_order_of_closures_written_for_f32() {
+    // The closure's literals are `f32` where its parameter is, not `f64`.
+    let d2: f32 = second_derivative!(at: 1.0f32, of: |x: f32| x * x * x + 1.0);
+    assert!((d2 - 6.0).abs() < 1e-5, "{d2}");
+    let one = 1.0f32;
+    let d2: f32 = second_derivative!(at: 1.0f32, of: |x: f32| dist32([x, one]));
+    assert!((d2 - 0.5f32.powf(1.5)).abs() < 1e-5, "{d2}");
+    let d2: f32 = second_derivative!(at: 1.0f32, of: |x: f32| dist32([x, 1.0]));
+    assert!((d2 - 0.5f32.powf(1.5)).abs() < 1e-5, "{d2}");
+    let h = hessian!(at: [1.0f32, 1.0], of: |p: [f32; 2]| dist32(p) * 2.0);
+    // 2·(I - p̂p̂ᵀ)/|p| at (1, 1): [[1, -1], [-1, 1]] / √2.
+    let r = 0.5f32.sqrt();
+    for (i, row) in h.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            let want = if i == j { r } else { -r };
+            assert!((v - want).abs() < 1e-5, "{h:?}");
+        }
+    }
+    let d2: f32 = first_derivative!(at: 1.0f32, of: |x: f32| first_derivative!(at: x, of: |y: f32| y * y * y + 1.0));
+    assert!((d2 - 6.0).abs() < 1e-5, "{d2}");
+}
+
+#[differentiable]
+fn scaled_square(r: f64, scale: Option<f64>) -> f64 {
+    let s = scale.unwrap_or(1.0);
+    r * r / s
+}
+
+#[test]
+fn second_order_with_a_constant_option() {
+    let s = 2.0;
+    let d2 = second_derivative!(at: 0.8, of: |t: f64| scaled_square(t, Some(s)));
+    assert_close(d2, 1.0, 1e-12);
+    let so: Option<f64> = Some(4.0);
+    let d2 = second_derivative!(at: 0.8, of: |t: f64| scaled_square(t, so));
+    assert_close(d2, 0.5, 1e-12);
+    let d2 = second_derivative!(at: 0.8, of: |t: f64| scaled_square(t, None));
+    assert_close(d2, 2.0, 1e-12);
+}
+
+#[differentiable]
 fn generic_square<T: num_traits::Float>(x: T) -> T {
     x * x
 }

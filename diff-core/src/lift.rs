@@ -208,6 +208,14 @@ macro_rules! lift_to {
                 (Dual::constant(self.0), Dual::constant(self.1), Dual::constant(self.2))
             }
         }
+        /// An optional float (`Some(s)`, a constant `Option<f64>`) where the parameter
+        /// is an optional dual number.
+        impl LiftTo<Option<Dual<$s>>> for Option<$s> {
+            #[inline(always)]
+            fn lift_to(self) -> Option<Dual<$s>> {
+                self.map(Dual::constant)
+            }
+        }
         impl<'a> LiftTo<Cow<'a, Dual<$s>>> for &'a $s {
             fn lift_to(self) -> Cow<'a, Dual<$s>> {
                 Cow::Owned(Dual::constant(*self))

@@ -416,7 +416,15 @@ fn closure(
         .collect();
     let params: Vec<TokenStream> = args.iter().map(|a| a.to_token_stream()).collect();
     let mode = op.mode();
-    let scalar = if quote!(#(#ins)*).to_string().contains("f32") {
+    // (The inputs' literals, or the closure's declared types: `|x: f32|` at a point
+    // lifted to dual numbers.)
+    let declared = c.inputs.iter().filter_map(|p| match p {
+        syn::Pat::Type(t) => Some(t.ty.to_token_stream().to_string()),
+        _ => None,
+    });
+    let scalar = if quote!(#(#ins)*).to_string().contains("f32")
+        || declared.into_iter().any(|t| t.contains("f32"))
+    {
         "f32"
     } else {
         "f64"

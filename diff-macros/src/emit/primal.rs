@@ -445,6 +445,16 @@ impl<'a> Emitter<'a> {
         if stmt.results.len() == 1 && self.is_place(stmt.results[0]) {
             return TokenStream::new();
         }
+        // A tuple, array or struct nothing reads (one destructured where it is built,
+        // `let (v, g) = value_with_gradient!(..)`) is not built: it would move its parts,
+        // which are read by themselves.
+        let built = matches!(
+            stmt.inst,
+            Inst::Tuple(_) | Inst::Array(..) | Inst::Struct(..)
+        );
+        if built && !active && self.func.uses(stmt.results[0]) == 0 {
+            return TokenStream::new();
+        }
         match &stmt.inst {
             Inst::Param(i) => {
                 let p = &self.params[*i];
@@ -620,7 +630,15 @@ impl<'a> Emitter<'a> {
                     let kind = names::Kind::VjpDual;
                     lift_generic_arguments(&mut p.path);
                     p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
-                    let argv = argv.iter().map(lift_to);
+                    // (`None` is given as it is: of no type of its own, it takes the
+                    // parameter's.)
+                    let argv = argv.iter().zip(args).map(|(a, v)| {
+                        if self.is_none_literal(*v) {
+                            a.clone()
+                        } else {
+                            lift_to(a)
+                        }
+                    });
                     quote_spanned! {stmt.span=> #p(#(#argv),*) }
                 } else {
                     if active {
@@ -866,6 +884,15 @@ impl<'a> Emitter<'a> {
         };
         let push = quote! { ::diff::__private::Trips::push(#trips, &mut #on, #built); };
         (open, push, close)
+    }
+
+    /// Whether `v` is the constant `None` as written.
+    fn is_none_literal(&self, v: Value) -> bool {
+        match self.def(v) {
+            Some(Inst::Const(t)) => t.to_string() == "None",
+            Some(Inst::Opaque(o)) => o.uses.is_empty() && o.tokens.to_string() == "None",
+            _ => false,
+        }
     }
 
     /// Replaces an opaque expression's placeholders by the values' expressions.
