@@ -199,6 +199,12 @@ impl Lowerer {
         {
             return self.lower_expr(&rewritten);
         }
+        if let Some(name) = super::iterators::iter_mut_shadowed(f) {
+            return Err(syn::Error::new(
+                name.span(),
+                format!("this loop writes through `iter_mut()`, and its body binds `{name}` again, which the macro cannot follow; give the inner binding another name"),
+            ));
+        }
         let holds_iterator = match &*f.expr {
             syn::Expr::Path(p) => p
                 .path

@@ -1599,23 +1599,10 @@ fn over_concatenation(flat: Expr, e: Expr) -> Expr {
     })
 }
 
-/// How many `enumerate` positions an index pattern pairs (`(p1, (p0, i))`: 2).
-fn pat_depth(p: &syn::Pat) -> usize {
-    match p {
-        syn::Pat::Tuple(t) => 1 + t.elems.last().map_or(0, pat_depth),
-        _ => 0,
-    }
-}
-
-/// `for x in xs.iter_mut() { .. }`, also through adaptors (`.enumerate()`,
-/// `.zip(ys)`, `.skip(k)`, `.take(k)`, `.rev()`, `.step_by(k)`: `for (o, y) in
-/// out.iter_mut().zip(ys)`), given to a `zip` (`ys.iter().zip(out.iter_mut())`) or of a
-/// sub-slice (`xs[1..].iter_mut()`), as a loop over the indices through the same
-/// adaptors in which `x` is the element at the index itself: `*x` and `x` become `xs[i]`
-/// (`xs[lo + i]` for the sub-slice starting at `lo`), so updates through `x` are element
-/// writes. `None` for other loops, and when the body binds the name again (a shadowing
-/// `let`, a closure parameter).
-pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
+/// Of `for x in xs.iter_mut()..` ([`iter_mut_loop`]): the positions leading to the
+/// element in the items, the part written, and the loop's pattern, whose binding at
+/// those positions is a plain name. `None` for other loops.
+fn iter_mut_parts(f: &syn::ExprForLoop) -> Option<(Vec<usize>, WrittenPart, syn::Pat)> {
     // From the loop's iterator down to `xs.iter_mut()`: the position of the element in
     // the items (`1` of `enumerate`'s pairs, `0` of `zip`'s), outermost first.
     let mut steps: Vec<usize> = Vec::new();
@@ -1642,9 +1629,7 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
         }
         e = &m.receiver;
     };
-    // The element's binding in the pattern, replaced by the index.
-    let mut pat = (*f.pat).clone();
-    let mut at = &mut pat;
+    let mut at = &*f.pat;
     for &i in &steps {
         let syn::Pat::Tuple(t) = at else {
             return None;
@@ -1652,10 +1637,64 @@ pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
         if t.elems.len() != 2 {
             return None;
         }
+        at = &t.elems[i];
+    }
+    match at {
+        syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {}
+        _ => return None,
+    }
+    Some((steps, written, (*f.pat).clone()))
+}
+
+/// For a loop writing through `iter_mut()` that [`iter_mut_loop`] declines because its
+/// body binds the element's name or the written variable again (`let x = ..;`, a closure
+/// parameter): that name, for the error saying so.
+pub(crate) fn iter_mut_shadowed(f: &syn::ExprForLoop) -> Option<syn::Ident> {
+    let (steps, written, pat) = iter_mut_parts(f)?;
+    let mut at = &pat;
+    for &i in &steps {
+        let syn::Pat::Tuple(t) = at else {
+            return None;
+        };
+        at = &t.elems[i];
+    }
+    let syn::Pat::Ident(p) = at else {
+        return None;
+    };
+    let root = super::opaque::place_root(&written.collection)?;
+    let names = [p.ident.clone(), root.clone()];
+    names
+        .into_iter()
+        .find(|n| binds_any(&f.body.stmts, &[n.to_string()], true))
+}
+
+/// How many `enumerate` positions an index pattern pairs (`(p1, (p0, i))`: 2).
+fn pat_depth(p: &syn::Pat) -> usize {
+    match p {
+        syn::Pat::Tuple(t) => 1 + t.elems.last().map_or(0, pat_depth),
+        _ => 0,
+    }
+}
+
+/// `for x in xs.iter_mut() { .. }`, also through adaptors (`.enumerate()`,
+/// `.zip(ys)`, `.skip(k)`, `.take(k)`, `.rev()`, `.step_by(k)`: `for (o, y) in
+/// out.iter_mut().zip(ys)`), given to a `zip` (`ys.iter().zip(out.iter_mut())`) or of a
+/// sub-slice (`xs[1..].iter_mut()`), as a loop over the indices through the same
+/// adaptors in which `x` is the element at the index itself: `*x` and `x` become `xs[i]`
+/// (`xs[lo + i]` for the sub-slice starting at `lo`), so updates through `x` are element
+/// writes. `None` for other loops, and when the body binds the name again (a shadowing
+/// `let`, a closure parameter).
+pub(crate) fn iter_mut_loop(f: &syn::ExprForLoop) -> Option<Expr> {
+    let (steps, written, mut pat) = iter_mut_parts(f)?;
+    let mut at = &mut pat;
+    for &i in &steps {
+        let syn::Pat::Tuple(t) = at else {
+            return None;
+        };
         at = &mut t.elems[i];
     }
     let name = match at {
-        syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => p.ident.clone(),
+        syn::Pat::Ident(p) => p.ident.clone(),
         _ => return None,
     };
     if binds_any(&f.body.stmts, &[name.to_string()], true) {
