@@ -245,3 +245,31 @@ fn mutual_recursion_let_else_and_destructuring() {
     let d = first_derivative!(at: 0.5, of: |t| even_terms(&[0.3, t], 0));
     close(d, 2.0, 1e-12);
 }
+
+#[differentiable]
+fn weighted_cube(w: &[f64], t: f64) -> f64 {
+    w[0] * t * t * t + w[1] * t
+}
+
+/// A nested operator whose closure reads a reference parameter and a field.
+#[differentiable]
+fn slope_penalty(w: &[f64], s: &Spring, x: f64) -> f64 {
+    let d = first_derivative!(at: x, of: |t: f64| weighted_cube(w, t) * s.k);
+    d * d
+}
+
+#[test]
+fn nested_operators_reading_the_body_in_edition_2024() {
+    let w = vec![0.5, 2.0];
+    let s = Spring { k: 1.5, steps: 3 };
+    let by_hand = |w0: f64, w1: f64, k: f64, x: f64| {
+        let d = (3.0 * w0 * x * x + w1) * k;
+        d * d
+    };
+    let (v, (gw, gs, gx)) = value_with_gradient!(at: (&w, &s, 0.7), of: slope_penalty);
+    close(v, by_hand(0.5, 2.0, 1.5, 0.7), 1e-12);
+    close(gw[0], fd(|a| by_hand(a, 2.0, 1.5, 0.7), 0.5), 1e-6);
+    close(gw[1], fd(|b| by_hand(0.5, b, 1.5, 0.7), 2.0), 1e-6);
+    close(gs.k, fd(|k| by_hand(0.5, 2.0, k, 0.7), 1.5), 1e-6);
+    close(gx, fd(|x| by_hand(0.5, 2.0, 1.5, x), 0.7), 1e-6);
+}
