@@ -573,6 +573,11 @@ where
     (p.to_owned(), |(d,)| d)
 }
 
+/// Checks that a value the closure of a nested operator reads can be lifted along its
+/// tangent (generated code calls it at the closure, where rustc reports one that cannot).
+#[inline(always)]
+pub fn captured_lifts<C: LiftAlong + ?Sized>(_: &C) {}
+
 /// The derivative of a nested operator `y = op(f)(x)` along `direction` (forward mode),
 /// or its transpose applied to an adjoint (reverse mode, the same for a gradient, whose
 /// derivative, a Hessian, is symmetric): the operator run at `x + ε·direction`, its dual

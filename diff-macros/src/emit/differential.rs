@@ -169,9 +169,11 @@ impl Emitter<'_> {
                             .unzip(),
                         None => (vec![quote!(&#x)], vec![given(quote!(__direction))]),
                     };
+                let mut checks = TokenStream::new();
                 for (c, _) in n.captures.iter().zip(&active).filter(|(_, a)| **a) {
                     let (v, t) = (self.name(c.kept), self.tan(c.kept));
                     point.push(quote!(&#v));
+                    checks.extend(crate::emit::capture_check(n, &v));
                     direction.push(quote!(#t.unwrap_or_else(::diff::VectorSpace::zero_vector)));
                 }
                 let first = at_active.then(|| {
@@ -179,6 +181,7 @@ impl Emitter<'_> {
                 });
                 let own = n.own_parts(&quote::format_ident!("__e"));
                 quote! {{
+                    #checks
                     #first
                     ::diff::__private::nested_derivative(
                         &(#(#point,)*),

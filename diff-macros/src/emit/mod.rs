@@ -15,3 +15,11 @@ pub fn active_captures(
 ) -> Vec<bool> {
     n.captures.iter().map(|c| act.is_active(c.kept)).collect()
 }
+
+/// The check that the capture `v` of nested operator `n` can be lifted to dual numbers
+/// (`captured_lifts`), at the closure, where rustc reports one that cannot.
+pub fn capture_check(n: &crate::ir::Nested, v: &proc_macro2::Ident) -> proc_macro2::TokenStream {
+    let span = syn::spanned::Spanned::span(&n.of);
+    let v = proc_macro2::Ident::new(&v.to_string(), span);
+    quote::quote_spanned! {span=> ::diff::__private::captured_lifts(&#v); }
+}

@@ -305,14 +305,17 @@ impl Emitter<'_> {
                             None => (vec![quote!(&#x)], vec![quote!(s)]),
                         };
                     let mut accs = self.acc(n.at, n.own_parts(&quote::format_ident!("__e")));
+                    let mut checks = TokenStream::new();
                     for (c, _) in n.captures.iter().zip(&active).filter(|(_, a)| **a) {
                         let v = self.name(c.kept);
                         let i = syn::Index::from(point.len());
                         point.push(quote!(&#v));
+                        checks.extend(crate::emit::capture_check(n, &v));
                         direction.push(quote!(::diff::VectorSpace::zero_vector()));
                         accs.extend(self.acc(c.kept, quote!(__e.#i)));
                     }
                     return quote! {
+                        #checks
                         if let ::core::option::Option::Some(__e) = ::diff::__private::nested_derivative(
                             &(#(#point,)*),
                             ::core::option::Option::Some((#(#direction,)*)),
