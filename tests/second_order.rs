@@ -2312,3 +2312,24 @@ fn second_order_through_methods_on_elements() {
         assert_close(d2, by_differences, 1e-6);
     }
 }
+
+/// Generic over its scalar, computing in `f64` through `Into<f64>` (as argmin's
+/// `cross_in_tray` is written): first order follows the conversions; second order
+/// declines with the reason, as dual numbers would lose their derivative in the `f64`.
+#[differentiable]
+fn through_f64<T: Float + Into<f64> + FromPrimitive>(x: T) -> T {
+    let y: f64 = x.into();
+    T::from_f64(y * y.sin()).unwrap()
+}
+
+#[test]
+fn a_generic_function_computing_in_f64_has_first_order() {
+    let g = gradient!(at: 1.3, of: through_f64::<f64>);
+    assert_close(g, 1.3f64.sin() + 1.3 * 1.3f64.cos(), 1e-12);
+}
+
+#[test]
+#[should_panic(expected = "converts its scalar type to a float (`Into<f64>`)")]
+fn a_generic_function_computing_in_f64_declines_second_order() {
+    let _ = second_derivative!(at: 1.3, of: through_f64::<f64>);
+}

@@ -279,6 +279,12 @@ impl Companions<'_> {
         // `__vjp` at the dual ones, given each argument as it takes it: a borrow taken
         // as a `Cow` (`generic_borrows`) borrowed again, a `Same<T>` unwrapped.
         let over_scalar = !sig.roles.scalars.is_empty();
+        if let Some((why, _)) = over_scalar
+            .then(|| crate::emit::dual::converts_scalar(&sig.generics))
+            .flatten()
+        {
+            return Err(why);
+        }
         if over_scalar || ds.forwards() {
             let (vjp, args) = (sh.callee(Mode::Vjp), sh.call_args());
             let borrows = crate::emit::dual::generic_borrows(sig);
@@ -530,7 +536,17 @@ impl<'a> Signatures<'a> {
                 }
                 None => p.decl.clone(),
             });
-            self.header_decls(vis, name, decls, self.return_type(kind, output_tangent))
+            // (Without a conversion of the scalar to a float, which dual numbers cannot
+            // make: the companion then stops.)
+            let generics = crate::emit::dual::converts_scalar(&self.sig.generics)
+                .map_or_else(|| self.sig.generics.clone(), |(_, g)| g);
+            self.header_decls_with(
+                vis,
+                name,
+                decls,
+                self.return_type(kind, output_tangent),
+                &generics,
+            )
         } else {
             self.header_with(vis, name, self.return_type(kind, output_tangent))
         }
@@ -692,7 +708,19 @@ impl<'a> Signatures<'a> {
         decls: impl Iterator<Item = TokenStream>,
         ret: TokenStream,
     ) -> TokenStream {
-        let (gen, _, wher) = self.sig.generics.split_for_impl();
+        self.header_decls_with(vis, name, decls, ret, &self.sig.generics)
+    }
+
+    /// [`Self::header_decls`] with other generics.
+    fn header_decls_with(
+        &self,
+        vis: &syn::Visibility,
+        name: Ident,
+        decls: impl Iterator<Item = TokenStream>,
+        ret: TokenStream,
+        generics: &syn::Generics,
+    ) -> TokenStream {
+        let (gen, _, wher) = generics.split_for_impl();
         quote! {
             #[doc(hidden)]
             #[inline]

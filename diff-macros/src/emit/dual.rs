@@ -568,6 +568,64 @@ impl<'a> DualSig<'a> {
     }
 }
 
+/// For a function generic over its scalar that converts it to a float type (`T:
+/// Into<f64>`, `let x: f64 = p.into()`): why it has no second order (dual numbers would
+/// lose their derivative in the float), and its generics without those bounds, for a
+/// dual companion that stops with the reason.
+pub fn converts_scalar(generics: &syn::Generics) -> Option<(String, syn::Generics)> {
+    fn converting(b: &syn::TypeParamBound) -> bool {
+        let syn::TypeParamBound::Trait(t) = b else {
+            return false;
+        };
+        let Some(last) = t.path.segments.last() else {
+            return false;
+        };
+        let float = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"));
+        (last.ident == "Into" || last.ident == "AsPrimitive")
+            && matches!(&last.arguments, syn::PathArguments::AngleBracketed(a)
+                if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(ty) if float(ty))))
+    }
+    let mut g = generics.clone();
+    let mut found = None;
+    for param in g.type_params_mut() {
+        if let Some(b) = param.bounds.iter().find(|b| converting(b)) {
+            found.get_or_insert_with(|| quote!(#b).to_string());
+        }
+        param.bounds = param
+            .bounds
+            .iter()
+            .filter(|b| !converting(b))
+            .cloned()
+            .collect();
+    }
+    if let Some(w) = &mut g.where_clause {
+        for predicate in w.predicates.iter_mut() {
+            if let syn::WherePredicate::Type(t) = predicate {
+                if let Some(b) = t.bounds.iter().find(|b| converting(b)) {
+                    found.get_or_insert_with(|| quote!(#b).to_string());
+                }
+                t.bounds = t
+                    .bounds
+                    .iter()
+                    .filter(|b| !converting(b))
+                    .cloned()
+                    .collect();
+            }
+        }
+        w.predicates = w
+            .predicates
+            .iter()
+            .filter(|p| !matches!(p, syn::WherePredicate::Type(t) if t.bounds.is_empty()))
+            .cloned()
+            .collect();
+    }
+    let bound = found?.replace(' ', "");
+    Some((
+        format!("it converts its scalar type to a float (`{bound}`), where dual numbers would lose their derivative; compute in the scalar type itself (`T::from_f64(c).unwrap()` for constants)"),
+        g,
+    ))
+}
+
 /// `generics` with each type parameter's bounds, and those the `where` clause puts on
 /// them, cut to `Differentiable`, `Sized` and `?Sized` (a stopping companion's body asks
 /// nothing more of them). What the clause asks of `Self` stays.
