@@ -697,21 +697,10 @@ impl<'a> Signatures<'a> {
 
     fn header_with(&self, vis: &syn::Visibility, name: Ident, ret: TokenStream) -> TokenStream {
         let decls = self.sig.params.iter().map(|p| p.decl.clone());
-        self.header_decls(vis, name, decls, ret)
-    }
-
-    /// The header with the parameters `decls`.
-    fn header_decls(
-        &self,
-        vis: &syn::Visibility,
-        name: Ident,
-        decls: impl Iterator<Item = TokenStream>,
-        ret: TokenStream,
-    ) -> TokenStream {
         self.header_decls_with(vis, name, decls, ret, &self.sig.generics)
     }
 
-    /// [`Self::header_decls`] with other generics.
+    /// The header with the parameters `decls` and the generics `generics`.
     fn header_decls_with(
         &self,
         vis: &syn::Visibility,

@@ -585,31 +585,25 @@ pub fn converts_scalar(generics: &syn::Generics) -> Option<(String, syn::Generic
             && matches!(&last.arguments, syn::PathArguments::AngleBracketed(a)
                 if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(ty) if float(ty))))
     }
+    // Drops the converting bounds of `bounds`, keeping the first seen in `found`.
+    fn cut(
+        bounds: &mut syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+        found: &mut Option<String>,
+    ) {
+        if let Some(b) = bounds.iter().find(|b| converting(b)) {
+            found.get_or_insert_with(|| quote!(#b).to_string());
+        }
+        *bounds = bounds.iter().filter(|b| !converting(b)).cloned().collect();
+    }
     let mut g = generics.clone();
     let mut found = None;
     for param in g.type_params_mut() {
-        if let Some(b) = param.bounds.iter().find(|b| converting(b)) {
-            found.get_or_insert_with(|| quote!(#b).to_string());
-        }
-        param.bounds = param
-            .bounds
-            .iter()
-            .filter(|b| !converting(b))
-            .cloned()
-            .collect();
+        cut(&mut param.bounds, &mut found);
     }
     if let Some(w) = &mut g.where_clause {
         for predicate in w.predicates.iter_mut() {
             if let syn::WherePredicate::Type(t) = predicate {
-                if let Some(b) = t.bounds.iter().find(|b| converting(b)) {
-                    found.get_or_insert_with(|| quote!(#b).to_string());
-                }
-                t.bounds = t
-                    .bounds
-                    .iter()
-                    .filter(|b| !converting(b))
-                    .cloned()
-                    .collect();
+                cut(&mut t.bounds, &mut found);
             }
         }
         w.predicates = w

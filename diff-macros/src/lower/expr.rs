@@ -1234,6 +1234,30 @@ impl Lowerer {
         self.refuse_changes_inside(&of, &format!("function given to {op}!"));
         let mut own = super::opaque::Changes::default();
         syn::visit::Visit::visit_expr(&mut own, &of);
+        // The closure's parameters hide the body's variables of their names everywhere
+        // in it; a name bound further in (a `let`, an inner closure's parameter, a
+        // pattern) hides one only in its scope, which reading the closure's tokens cannot
+        // tell: refused where it is a variable of the body.
+        let parameters: Vec<String> = match &of {
+            Expr::Closure(c) => {
+                let mut bound = super::opaque::Changes::default();
+                for p in &c.inputs {
+                    syn::visit::Visit::visit_pat(&mut bound, p);
+                }
+                bound.own
+            }
+            _ => Vec::new(),
+        };
+        if let Some(name) = own
+            .own
+            .iter()
+            .find(|n| !parameters.contains(n) && self.lookup(n).is_some())
+        {
+            return Err(syn::Error::new_spanned(
+                &of,
+                format!("this function given to {op}! binds `{name}` inside, a name of the body's variables: give it another name"),
+            ));
+        }
         // Fields read (`m.w`, `p.0.x`) are captured rather than their struct, whose
         // scalars the derivatives could not lift.
         let mut fields = FieldPlaces {
