@@ -463,3 +463,25 @@ fn both_parts_of_a_nested_value_with_gradient_at_a_vec() {
     let d = differential!(at: vec![0.5, 1.0], of: value_plus_gradient_norm)(vec![0.0, 1.0]);
     assert_close(d, 10.0, 1e-12, "forward");
 }
+
+/// An inner closure's parameter named like a parameter of the body (`x`), beside reads
+/// of the body's `w`.
+#[differentiable]
+fn weighted_penalty(w: &[f64], x: &[f64]) -> f64 {
+    let g = gradient!(at: x.to_vec(), of: |t: Vec<f64>| {
+        t.iter().zip(w).map(|(x, wi)| x * x * wi).sum::<f64>()
+    });
+    g.iter().map(|v| v * v).sum()
+}
+
+#[test]
+fn an_inner_closure_parameter_named_like_a_body_variable() {
+    // g_i = 2 t_i w_i, so the penalty is Σ 4 x_i² w_i².
+    let by_hand =
+        |w: &[f64], x: &[f64]| -> f64 { w.iter().zip(x).map(|(w, x)| 4.0 * x * x * w * w).sum() };
+    let (w, x) = (vec![0.5, -1.5], vec![2.0, 0.25]);
+    let (v, (gw, gx)) = value_with_gradient!(at: (&w, &x), of: weighted_penalty);
+    assert_close(v, by_hand(&w, &x), 1e-12, "value");
+    assert_vec_close(&gw, &fd_grad(|w| by_hand(w, &x), &w), 1e-6, "d/dw");
+    assert_vec_close(&gx, &fd_grad(|x| by_hand(&w, x), &x), 1e-6, "d/dx");
+}

@@ -1232,12 +1232,23 @@ impl Lowerer {
         span: proc_macro2::Span,
     ) -> syn::Result<(Expr, Vec<crate::ir::Capture>)> {
         self.refuse_changes_inside(&of, &format!("function given to {op}!"));
+        // An inner closure's parameter named like a variable of the body (`.map(|x| ..)`
+        // beside a variable `x`) is renamed in that closure, its whole scope.
+        let mut of = of;
+        if let Expr::Closure(c) = &mut of {
+            let mut inner = InnerClosures {
+                outer: &|name: &str| self.lookup(name).is_some(),
+                renamed: 0,
+            };
+            syn::visit_mut::VisitMut::visit_expr_mut(&mut inner, &mut c.body);
+        }
+        let of = of;
         let mut own = super::opaque::Changes::default();
         syn::visit::Visit::visit_expr(&mut own, &of);
         // The closure's parameters hide the body's variables of their names everywhere
-        // in it; a name bound further in (a `let`, an inner closure's parameter, a
-        // pattern) hides one only in its scope, which reading the closure's tokens cannot
-        // tell: refused where it is a variable of the body.
+        // in it; a name bound further in (a `let`, a pattern) hides one only in its
+        // scope, which reading the closure's tokens cannot tell: refused where it is a
+        // variable of the body.
         let parameters: Vec<String> = match &of {
             Expr::Closure(c) => {
                 let mut bound = super::opaque::Changes::default();
@@ -2504,5 +2515,92 @@ impl syn::visit_mut::VisitMut for FieldPlaces<'_> {
             }
         }
         syn::visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+/// Inner closures of a nested operator's closure: a parameter named like a variable of
+/// the body (`outer`) is renamed (`__diff_inner_k_x`) in that closure, which is its
+/// whole scope, unless a macro inside names it (whose tokens are not renamed): the
+/// binding is then left, and refused as shadowing.
+struct InnerClosures<'a> {
+    outer: &'a dyn Fn(&str) -> bool,
+    renamed: usize,
+}
+
+impl syn::visit_mut::VisitMut for InnerClosures<'_> {
+    fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+        let mut bound = super::opaque::Changes::default();
+        for p in &c.inputs {
+            syn::visit::Visit::visit_pat(&mut bound, p);
+        }
+        for name in bound.own.iter().filter(|n| (self.outer)(n)) {
+            let mut names = NamesInMacros { name, found: false };
+            syn::visit::Visit::visit_expr_closure(&mut names, c);
+            if names.found {
+                continue;
+            }
+            let to = quote::format_ident!("__diff_inner_{}_{}", self.renamed, name);
+            self.renamed += 1;
+            let mut rename = Rename {
+                from: name,
+                to: &to,
+            };
+            syn::visit_mut::VisitMut::visit_expr_closure_mut(&mut rename, c);
+        }
+        syn::visit_mut::visit_expr_closure_mut(self, c);
+    }
+}
+
+/// Whether a macro's tokens name `name`.
+struct NamesInMacros<'a> {
+    name: &'a str,
+    found: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for NamesInMacros<'_> {
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        fn names(ts: proc_macro2::TokenStream, name: &str) -> bool {
+            ts.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => i == name,
+                proc_macro2::TokenTree::Group(g) => names(g.stream(), name),
+                proc_macro2::TokenTree::Literal(l) => l.to_string().contains(name),
+                _ => false,
+            })
+        }
+        self.found |= names(m.tokens.clone(), self.name);
+    }
+}
+
+/// Renames the variable `from` (its bindings, its reads, a struct literal's shorthand
+/// field `S { from }`) to `to`.
+struct Rename<'a> {
+    from: &'a str,
+    to: &'a syn::Ident,
+}
+
+impl syn::visit_mut::VisitMut for Rename<'_> {
+    fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+        if p.ident == self.from {
+            p.ident = syn::Ident::new(&self.to.to_string(), p.ident.span());
+        }
+        syn::visit_mut::visit_pat_ident_mut(self, p);
+    }
+    fn visit_expr_path_mut(&mut self, e: &mut syn::ExprPath) {
+        if e.qself.is_none() && e.path.is_ident(self.from) {
+            let span = e.path.segments[0].ident.span();
+            e.path.segments[0].ident = syn::Ident::new(&self.to.to_string(), span);
+        }
+    }
+    fn visit_field_pat_mut(&mut self, f: &mut syn::FieldPat) {
+        if f.colon_token.is_none() && matches!(&f.member, syn::Member::Named(n) if n == self.from) {
+            f.colon_token = Some(Default::default());
+        }
+        syn::visit_mut::visit_field_pat_mut(self, f);
+    }
+    fn visit_field_value_mut(&mut self, f: &mut syn::FieldValue) {
+        if f.colon_token.is_none() && matches!(&f.member, syn::Member::Named(n) if n == self.from) {
+            f.colon_token = Some(Default::default());
+        }
+        syn::visit_mut::visit_field_value_mut(self, f);
     }
 }
