@@ -158,33 +158,27 @@ impl Emitter<'_> {
                 if !active.contains(&true) {
                     return quote! { ::diff::__private::nested_derivative(&#x, #t, |__lifted| #lifted) };
                 }
-                let zero = quote!(::diff::VectorSpace::zero_vector());
                 let at_active = self.act.is_active(n.at);
-                let given = |part: TokenStream| if at_active { part } else { zero.clone() };
-                let (mut point, mut direction): (Vec<TokenStream>, Vec<TokenStream>) =
-                    match n.inputs {
-                        Some(k) => (0..k)
-                            .map(syn::Index::from)
-                            .map(|i| (quote!(&#x.#i), given(quote!(__direction.#i))))
-                            .unzip(),
-                        None => (vec![quote!(&#x)], vec![given(quote!(__direction))]),
-                    };
-                let mut checks = TokenStream::new();
-                for (c, _) in n.captures.iter().zip(&active).filter(|(_, a)| **a) {
-                    let (v, t) = (self.name(c.kept), self.tan(c.kept));
-                    point.push(quote!(&#v));
-                    checks.extend(crate::emit::capture_check(n, &v));
+                let ext = crate::emit::extended_point(n, &x, &active, |v| self.name(v));
+                // (Zero for each part of a point that carries no derivative.)
+                let mut direction = n.parts_of(&quote!(__direction));
+                if !at_active {
+                    direction.fill(quote!(::diff::VectorSpace::zero_vector()));
+                }
+                for (v, _) in &ext.captured {
+                    let t = self.tan(*v);
                     direction.push(quote!(#t.unwrap_or_else(::diff::VectorSpace::zero_vector)));
                 }
                 let first = at_active.then(|| {
                     quote! { let __direction = #t.unwrap_or_else(::diff::VectorSpace::zero_vector); }
                 });
                 let own = n.own_parts(&quote::format_ident!("__e"));
+                let (checks, point) = (&ext.checks, &ext.point);
                 quote! {{
                     #checks
                     #first
                     ::diff::__private::nested_derivative(
-                        &(#(#point,)*),
+                        #point,
                         ::core::option::Option::Some((#(#direction,)*)),
                         |__lifted| #lifted,
                     )

@@ -296,28 +296,18 @@ impl Emitter<'_> {
                     quote!(#v)
                 });
                 if active.contains(&true) {
-                    let (mut point, mut direction): (Vec<TokenStream>, Vec<TokenStream>) =
-                        match n.inputs {
-                            Some(k) => (0..k)
-                                .map(syn::Index::from)
-                                .map(|i| (quote!(&#x.#i), quote!(s.#i)))
-                                .unzip(),
-                            None => (vec![quote!(&#x)], vec![quote!(s)]),
-                        };
+                    let ext = crate::emit::extended_point(n, &x, &active, |v| self.name(v));
+                    let mut direction = n.parts_of(&quote!(s));
                     let mut accs = self.acc(n.at, n.own_parts(&quote::format_ident!("__e")));
-                    let mut checks = TokenStream::new();
-                    for (c, _) in n.captures.iter().zip(&active).filter(|(_, a)| **a) {
-                        let v = self.name(c.kept);
-                        let i = syn::Index::from(point.len());
-                        point.push(quote!(&#v));
-                        checks.extend(crate::emit::capture_check(n, &v));
+                    for (v, i) in &ext.captured {
                         direction.push(quote!(::diff::VectorSpace::zero_vector()));
-                        accs.extend(self.acc(c.kept, quote!(__e.#i)));
+                        accs.extend(self.acc(*v, quote!(__e.#i)));
                     }
+                    let (checks, point) = (&ext.checks, &ext.point);
                     return quote! {
                         #checks
                         if let ::core::option::Option::Some(__e) = ::diff::__private::nested_derivative(
-                            &(#(#point,)*),
+                            #point,
                             ::core::option::Option::Some((#(#direction,)*)),
                             |__lifted| #lifted,
                         ) {

@@ -363,6 +363,18 @@ impl Nested {
         parts
     }
 
+    /// The point's parts in `base` (a value shaped as the point): its fields, one per
+    /// input, or `base` itself.
+    pub fn parts_of(&self, base: &TokenStream) -> Vec<TokenStream> {
+        match self.inputs {
+            Some(n) => (0..n)
+                .map(syn::Index::from)
+                .map(|i| quote::quote!(#base.#i))
+                .collect(),
+            None => vec![base.clone()],
+        }
+    }
+
     /// The parts of the tuple `e` (a gradient in the point's parts and the active
     /// captures) for the point: the first, or a tuple of one per input.
     pub fn own_parts(&self, e: &syn::Ident) -> TokenStream {
