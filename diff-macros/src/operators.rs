@@ -317,18 +317,10 @@ fn closure(
             ),
         ));
     }
-    // A literal input takes the type of its parameter where the closure gives one
-    // (`|c: Complex, n: usize|` at `(c, 3)`), a float otherwise.
     let ins: Vec<syn::Expr> = ins
         .iter()
         .zip(&c.inputs)
-        .map(|(e, p)| match p {
-            syn::Pat::Type(t) if is_integer_type(&t.ty) => e.clone(),
-            syn::Pat::Type(t) if matches!(&*t.ty, syn::Type::Path(tp) if tp.path.is_ident("f32")) => {
-                typed_literal_as(e, "f32")
-            }
-            _ => typed_literal(e),
-        })
+        .map(|(e, p)| typed_for(e, Some(p)))
         .collect();
     let ins = &ins[..];
     let pats: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
@@ -612,18 +604,13 @@ fn typed_literal(e: &syn::Expr) -> syn::Expr {
 /// literal would leave the type of the point's dual numbers open where the derivative
 /// lifts it.
 pub(crate) fn typed_point(at: &syn::Expr, of: &syn::Expr) -> syn::Expr {
-    let scalar = |i: usize| match of {
-        syn::Expr::Closure(c) => match c.inputs.iter().nth(i) {
-            Some(syn::Pat::Type(t)) if matches!(&*t.ty, syn::Type::Path(p) if p.path.is_ident("f32")) => {
-                "f32"
-            }
-            _ => "f64",
-        },
-        _ => "f64",
+    let parameter = |i: usize| match of {
+        syn::Expr::Closure(c) => c.inputs.iter().nth(i),
+        _ => None,
     };
     // (Only a scalar literal: the lowering reads collections as written.)
     let typed = |e: &syn::Expr, i: usize| match e {
-        syn::Expr::Lit(_) | syn::Expr::Unary(_) => typed_literal_as(e, scalar(i)),
+        syn::Expr::Lit(_) | syn::Expr::Unary(_) => typed_for(e, parameter(i)),
         _ => e.clone(),
     };
     match at {
@@ -635,6 +622,19 @@ pub(crate) fn typed_point(at: &syn::Expr, of: &syn::Expr) -> syn::Expr {
             syn::Expr::Tuple(t)
         }
         _ => typed(at, 0),
+    }
+}
+
+/// The input `e` of a closure's parameter `p` with its literals typed: as the parameter
+/// declares (`|c: Complex, n: usize|` at `(c, 3)` keeps the integer, `|x: f32|` makes
+/// `1.0` an `f32`), else as `f64` ([`typed_literal`]).
+fn typed_for(e: &syn::Expr, p: Option<&syn::Pat>) -> syn::Expr {
+    match p {
+        Some(syn::Pat::Type(t)) if is_integer_type(&t.ty) => e.clone(),
+        Some(syn::Pat::Type(t)) if matches!(&*t.ty, syn::Type::Path(tp) if tp.path.is_ident("f32")) => {
+            typed_literal_as(e, "f32")
+        }
+        _ => typed_literal(e),
     }
 }
 
