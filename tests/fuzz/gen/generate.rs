@@ -187,6 +187,20 @@ impl Gen<'_> {
             .collect()
     }
 
+    /// One of the mutable locals of types `tys` (not a reference that `vars_of` admits
+    /// as mutable), picked at random; `None` when there is none.
+    fn pick_mutable_local(&mut self, tys: &[Ty]) -> Option<Var> {
+        let locals: Vec<Var> = self
+            .vars_of(tys, true)
+            .into_iter()
+            .filter(|v| v.mutable)
+            .collect();
+        if locals.is_empty() {
+            return None;
+        }
+        Some(self.rng.pick(&locals).clone())
+    }
+
     fn arr_index(&mut self) -> IExpr {
         let ints = self.int_vars();
         let windows: Vec<(String, i64, i64)> = self

@@ -856,15 +856,7 @@ impl Gen<'_> {
     }
 
     pub(super) fn method_stmt(&mut self) -> Option<Vec<Stmt>> {
-        let ss: Vec<Var> = self
-            .vars_of(&[Ty::S], true)
-            .into_iter()
-            .filter(|v| v.mutable)
-            .collect();
-        if ss.is_empty() {
-            return None;
-        }
-        let s = self.rng.pick(&ss).clone();
+        let s = self.pick_mutable_local(&[Ty::S])?;
         let ufcs = self.rng.chance(0.3);
         let saved = self.forbidden.len();
         if ufcs {
@@ -915,15 +907,7 @@ impl Gen<'_> {
     }
 
     pub(super) fn agg_assign(&mut self) -> Option<Vec<Stmt>> {
-        let vs: Vec<Var> = self
-            .vars_of(&[Ty::T2, Ty::A3, Ty::S], true)
-            .into_iter()
-            .filter(|v| v.mutable)
-            .collect();
-        if vs.is_empty() {
-            return None;
-        }
-        let v = self.rng.pick(&vs).clone();
+        let v = self.pick_mutable_local(&[Ty::T2, Ty::A3, Ty::S])?;
         let same: Vec<Var> = self
             .vars_of(&[v.ty], false)
             .into_iter()

@@ -133,15 +133,7 @@ impl Gen<'_> {
 
     /// `p = e;`, `p += e;`, `p -= e;` or `p *= k;` of a mutable `V` local.
     pub(super) fn assign_v(&mut self) -> Option<Vec<Stmt>> {
-        let vs: Vec<Var> = self
-            .vars_of(&[Ty::V], true)
-            .into_iter()
-            .filter(|v| v.mutable)
-            .collect();
-        if vs.is_empty() {
-            return None;
-        }
-        let name = self.rng.pick(&vs).name.clone();
+        let name = self.pick_mutable_local(&[Ty::V])?.name;
         let op = match self.rng.below(5) {
             0 | 1 => VAssign::Set(self.vexpr(2, 3.0).0),
             2 => VAssign::Add(self.vexpr(2, 1.5).0),

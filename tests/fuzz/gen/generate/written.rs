@@ -10,15 +10,7 @@ impl Gen<'_> {
     /// `c[0]`). The body, generated inside, neither reads nor writes `arr` (borrowed) nor
     /// the zipped array (borrowed too); loops of the kind nest in it.
     pub(super) fn written_loop(&mut self) -> Option<Vec<Stmt>> {
-        let arrays: Vec<Var> = self
-            .vars_of(&[Ty::A3], true)
-            .into_iter()
-            .filter(|v| v.mutable)
-            .collect();
-        if arrays.is_empty() {
-            return None;
-        }
-        let arr = self.rng.pick(&arrays).name.clone();
+        let arr = self.pick_mutable_local(&[Ty::A3])?.name;
         let others: Vec<String> = self
             .vars_of(&[Ty::A3], false)
             .into_iter()
