@@ -1045,3 +1045,60 @@ fn collections_typed_by_their_let() {
     assert_eq!(v, 2.0 * x[2] + x[1] * x[1]);
     assert_eq!(g, vec![0.0, 2.0 * x[1], 2.0]);
 }
+
+/// `vec![]` with the element type on the `let`, filled by `push` (Swift's array tests).
+#[differentiable]
+fn squares_pushed_into_typed_vec_macro(array: Vec<f64>) -> Vec<f64> {
+    let mut results: Vec<f64> = vec![];
+    for i in 0..array.len() {
+        results.push(array[i] * array[i]);
+    }
+    results
+}
+
+/// `vec![]` with no type anywhere but the pushes.
+#[differentiable]
+fn doubled_pushed_into_untyped_vec_macro(array: Vec<f64>) -> f64 {
+    let mut results = vec![];
+    for x in array.iter() {
+        results.push(x * 2.0 + x.sin());
+    }
+    let mut s = 0.0;
+    for r in results {
+        s += r * r;
+    }
+    s
+}
+
+#[test]
+fn empty_vec_macro_filled_by_push() {
+    let x = vec![0.5, -1.25, 2.0];
+    let (v, pb) = value_with_pullback!(at: x.clone(), of: squares_pushed_into_typed_vec_macro);
+    assert_eq!(v, squares_pushed_into_typed_vec_macro(x.clone()));
+    let seed = vec![1.0, -2.0, 0.5];
+    let want: Vec<f64> = (0..3).map(|i| 2.0 * x[i] * seed[i]).collect();
+    assert_vec_close(&pb(seed.clone()), &want, 1e-12, "typed vec![] pullback");
+    let j = jacobian!(at: x.clone(), of: squares_pushed_into_typed_vec_macro);
+    for i in 0..3 {
+        for k in 0..3 {
+            let want = if i == k { 2.0 * x[i] } else { 0.0 };
+            assert_close(j[i][k], want, 1e-12, "typed vec![] jacobian");
+        }
+    }
+    let f = |p: &[f64]| doubled_pushed_into_untyped_vec_macro(p.to_vec());
+    let (v, g) = value_with_gradient!(at: x.clone(), of: doubled_pushed_into_untyped_vec_macro);
+    assert_eq!(v, f(&x));
+    assert_vec_close(&g, &fd_grad(f, &x), 1e-6, "untyped vec![] gradient");
+    let (_, df) =
+        value_with_differential!(at: x.clone(), of: doubled_pushed_into_untyped_vec_macro);
+    let dir = vec![0.3, -0.1, 0.7];
+    let dot: f64 = (0..3).map(|i| g[i] * dir[i]).sum();
+    assert_close(df(dir), dot, 1e-12, "untyped vec![] differential");
+    // d²/dx² of (2x + sin x)²: 2 (2 + cos x)² - 2 (2x + sin x) sin x.
+    let h = hessian!(at: x.clone(), of: doubled_pushed_into_untyped_vec_macro);
+    for i in 0..3 {
+        let (a, r) = (x[i], 2.0 * x[i] + x[i].sin());
+        let want = 2.0 * (2.0 + a.cos()).powi(2) - 2.0 * r * a.sin();
+        assert_close(h[i][i], want, 1e-10, "untyped vec![] hessian");
+    }
+}

@@ -789,3 +789,84 @@ fn written_items_inside_macros() {
     let d = first_derivative!(at: x, of: items_read_inside_macros);
     assert_close(d, 9.0 + 6.0 * x, 1e-12, "forward");
 }
+
+/// Methods of the user's named like standard methods whose result never carries a
+/// derivative (`len`, `count`, `position`, `contains`): their calls are differentiated,
+/// while the standard ones (`xs.len()`) stay plain in the same crate.
+pub struct Ledger {
+    pub k: f64,
+}
+
+impl Ledger {
+    #[differentiable]
+    pub fn len(&self, s: f64) -> f64 {
+        self.k * s * s
+    }
+    #[differentiable]
+    pub fn count(&self, s: f64) -> f64 {
+        self.k * s * s * s
+    }
+    #[differentiable]
+    pub fn contains(&self, s: f64) -> f64 {
+        self.k * s.sin()
+    }
+}
+
+pub trait Holding {
+    #[differentiable]
+    fn price(&self, s: f64) -> f64;
+    #[differentiable]
+    fn position(&self, s: f64) -> f64 {
+        2.0 * self.price(s)
+    }
+}
+
+impl Holding for Ledger {
+    #[differentiable]
+    fn price(&self, s: f64) -> f64 {
+        self.k * s * s
+    }
+}
+
+#[differentiable]
+fn ledger_total(xs: &[f64], b: &Ledger) -> f64 {
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        s += b.len(xs[i]) + b.count(xs[i]) + b.contains(xs[i]);
+    }
+    s * xs.len() as f64
+}
+
+#[differentiable]
+fn held<M: Holding>(m: &M, s: f64) -> f64 {
+    m.position(s) + m.position(s * s)
+}
+
+#[test]
+fn methods_named_like_standard_ones_are_differentiated() {
+    let b = Ledger { k: 2.0 };
+    let xs = vec![0.5, 1.5];
+    let f = |x: &[f64]| ledger_total(x, &b);
+    let (v, g) = value_with_gradient!(at: &xs, of: |x: &[f64]| ledger_total(x, &b));
+    assert_eq!(v, f(&xs));
+    // d/dx_i of 2 (k x² + k x³ + k sin x) summed: 2 k (2x + 3x² + cos x).
+    for i in 0..2 {
+        let x = xs[i];
+        assert_close(
+            g[i],
+            4.0 * (2.0 * x + 3.0 * x * x + x.cos()),
+            1e-12,
+            "ledger",
+        );
+    }
+    let h = |s: f64| held(&b, s);
+    // 2 k s² + 2 k s⁴: 4 k s + 8 k s³.
+    let want = |s: f64| 8.0 * s + 16.0 * s * s * s;
+    let (v, d) = value_with_gradient!(at: 1.5, of: |s| held(&b, s));
+    assert_eq!(v, h(1.5));
+    assert_close(d, want(1.5), 1e-12, "held reverse");
+    let (v, d) = value_with_derivative!(at: 1.5, of: |s| held(&b, s));
+    assert_eq!(v, h(1.5));
+    assert_close(d, want(1.5), 1e-12, "held forward");
+    assert_close(d, fd(h, 1.5), 1e-6, "held fd");
+}

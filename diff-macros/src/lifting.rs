@@ -856,7 +856,9 @@ impl<'a> Lifting<'a> {
             | Inst::Load(a)
             | Inst::NoDerivative(a) => self.is_lifted(*a),
             Inst::Call(Callee::Method { method, .. }, args) => {
-                if !self.any_lifted(args) || is_inactive_method(method) {
+                if !self.any_lifted(args)
+                    || is_inactive_method(method, args.len().saturating_sub(1))
+                {
                     // Runs on dual numbers, or reads the plain values (`PLAIN_ONLY`).
                     false
                 } else {
@@ -1119,7 +1121,7 @@ impl<'a> Lifting<'a> {
     /// Whether `v` is a value typed by its uses, not converted: the placeholder of a
     /// variable declared before its value (`Default::default()`, typed by what it is
     /// joined with), `None`, an empty `Vec` (`Vec::new()`, `Vec::with_capacity(n)`,
-    /// typed by what is pushed into it), and the never-read value after a loop left only
+    /// `vec![]`, typed by what is pushed into it), and the never-read value after a loop left only
     /// by `return` (`unreachable!()`). Each is dual where what meets it is.
     fn placeholder(&self, v: Value) -> bool {
         match self.func.def(v).map(|s| &s.inst) {
@@ -1131,6 +1133,7 @@ impl<'a> Lifting<'a> {
                 let last = t.clone().into_iter().last();
                 matches!(last, Some(TokenTree::Ident(i)) if i == "None")
             }
+            Some(Inst::Array(vs, crate::ir::Sequence::Vec)) => vs.is_empty(),
             Some(Inst::Call(Callee::Path(p), args)) => {
                 let names = crate::ir::segment_names(&p.path);
                 match names.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -1739,7 +1742,7 @@ impl<'a> Lifting<'a> {
             }
             Inst::Call(Callee::Method { method, .. }, args)
                 if !lifted
-                    && is_inactive_method(method)
+                    && is_inactive_method(method, args.len().saturating_sub(1))
                     && PLAIN_ONLY.iter().any(|m| method == m) =>
             {
                 for a in args.iter_mut() {

@@ -257,6 +257,10 @@ struct Types {
     methods_left_out: Vec<(String, String, LeftOut)>,
     /// Free functions: the name and the number of parameters.
     arities: Vec<(String, usize)>,
+    /// Functions of `impl` blocks and traits taking a receiver whose result may carry a
+    /// derivative (not an integer, `bool`, `String`, ..: [`carries_nothing`]): the name
+    /// and the number of parameters besides the receiver.
+    receiver_methods: Vec<(String, usize)>,
 }
 
 /// The last segment of the type a signature returns, `Self` as `owner`.
@@ -283,6 +287,83 @@ impl Types {
         self.defined.push(name);
         derives
     }
+
+    /// Records a method whose result may carry a derivative.
+    fn method_result(&mut self, sig: &syn::Signature) {
+        if sig.receiver().is_some() && !carries_nothing(&sig.output) {
+            self.receiver_methods
+                .push((sig.ident.to_string(), sig.inputs.len() - 1));
+        }
+    }
+}
+
+/// Whether a function returning `output` returns nothing that can carry a derivative:
+/// nothing, integers, `bool`, `char`, strings, orderings, and `Option`s, `Result`s,
+/// references and tuples of those.
+fn carries_nothing(output: &syn::ReturnType) -> bool {
+    fn plain(t: &syn::Type) -> bool {
+        match t {
+            syn::Type::Reference(r) => plain(&r.elem),
+            syn::Type::Paren(p) => plain(&p.elem),
+            syn::Type::Tuple(t) => t.elems.iter().all(plain),
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let Some(last) = p.path.segments.last() else {
+                    return false;
+                };
+                let name = last.ident.to_string();
+                let wrapped = |args: &syn::PathArguments| match args {
+                    syn::PathArguments::AngleBracketed(a) => a
+                        .args
+                        .iter()
+                        .all(|a| matches!(a, syn::GenericArgument::Type(t) if plain(t))),
+                    _ => false,
+                };
+                match name.as_str() {
+                    "Option" | "Result" => wrapped(&last.arguments),
+                    "usize" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "i8" | "i16"
+                    | "i32" | "i64" | "i128" | "bool" | "char" | "str" | "String" | "Ordering"
+                    | "FpCategory" => last.arguments.is_none(),
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+    match output {
+        syn::ReturnType::Default => true,
+        syn::ReturnType::Type(_, t) => plain(t),
+    }
+}
+
+/// Whether the crate's source (where `method` is written) defines a method named
+/// `method` taking `args` arguments besides the receiver, in an `impl` block or a
+/// trait, whose result may carry a derivative: then a call of that name and number of
+/// arguments is not taken for the standard library's method of the same name whose
+/// result never does (`ir::is_inactive_method`: `len`, `position`, `count`, ..).
+pub fn defines_carrying_method(method: &syn::Ident, args: usize) -> bool {
+    type Known = std::collections::HashMap<(std::path::PathBuf, String, usize), bool>;
+    thread_local! {
+        static KNOWN: std::cell::RefCell<Known> = Default::default();
+    }
+    if !proc_macro::is_available() {
+        return false;
+    }
+    let Some(file) = method.span().unwrap().local_file() else {
+        return false;
+    };
+    let key = (file, method.to_string(), args);
+    if let Some(known) = KNOWN.with(|k| k.borrow().get(&key).copied()) {
+        return known;
+    }
+    let answer = written_at(method.span()).is_some_and(|w| {
+        read(&w).iter().any(|t| {
+            t.receiver_methods
+                .iter()
+                .any(|(m, n)| *m == key.1 && *n == args)
+        })
+    });
+    KNOWN.with(|k| k.borrow_mut().insert(key, answer));
+    answer
 }
 
 impl<'a> syn::visit::Visit<'a> for Types {
@@ -318,6 +399,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
             }));
         syn::visit::visit_item_trait(self, i);
     }
+    fn visit_trait_item_fn(&mut self, i: &'a syn::TraitItemFn) {
+        self.method_result(&i.sig);
+        syn::visit::visit_trait_item_fn(self, i);
+    }
     fn visit_item_type(&mut self, i: &'a syn::ItemType) {
         self.other_types.push(i.ident.to_string());
     }
@@ -341,6 +426,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
         syn::visit::visit_item_fn(self, i);
     }
     fn visit_impl_item_fn(&mut self, i: &'a syn::ImplItemFn) {
+        self.method_result(&i.sig);
         self.with_derivatives.extend(registrations(&i.attrs));
         self.calls
             .push((i.sig.ident.to_string(), Mentioned::in_block(&i.block)));

@@ -49,7 +49,11 @@ impl Activity {
                 Inst::Param(_) => continue,
                 Inst::Const(_) | Inst::NoDerivative(_) => false,
                 Inst::Opaque(o) if o.inactive => false,
-                Inst::Call(Callee::Method { method, .. }, _) if is_inactive_method(method) => false,
+                Inst::Call(Callee::Method { method, .. }, args)
+                    if is_inactive_method(method, args.len().saturating_sub(1)) =>
+                {
+                    false
+                }
                 Inst::Index(base, _) => self.varied.contains(base),
                 Inst::SetIndex(base, _, v) => self.varied.contains(base) || self.varied.contains(v),
                 Inst::If { .. } | Inst::Match { .. } => {
@@ -122,7 +126,8 @@ impl Activity {
                 Inst::Const(_) | Inst::Param(_) | Inst::NoDerivative(_) => {}
                 // A result that never carries a derivative needs none of its operands'.
                 Inst::Opaque(o) if o.inactive => {}
-                Inst::Call(Callee::Method { method, .. }, _) if is_inactive_method(method) => {}
+                Inst::Call(Callee::Method { method, .. }, args)
+                    if is_inactive_method(method, args.len().saturating_sub(1)) => {}
                 Inst::Index(base, _) => {
                     self.useful.insert(*base);
                 }

@@ -376,12 +376,12 @@ impl<'a> Emitter<'a> {
                     }
                     Saved::Marker(w) if w == v => {
                         let (n, e) = (names::marker(self.func, *v), self.expr(*v));
-                        // A constant or a call's result (`0.0`, a placeholder
-                        // `Default::default()`) may not have its type inferred yet: a
-                        // path call defers it, where a method call would not (and such
-                        // a value is no reference to see through).
+                        // A constant, a call's result or a collection literal (`0.0`, a
+                        // placeholder `Default::default()`, `vec![]`) may not have its
+                        // type inferred yet: a path call defers it, where a method call
+                        // would not (and such a value is no reference to see through).
                         let marker = match self.def(*v) {
-                            Some(Inst::Const(_) | Inst::Call(..)) => quote! {
+                            Some(Inst::Const(_) | Inst::Call(..) | Inst::Array(..)) => quote! {
                                 ::diff::__private::MarkerOf::__diff_marker(&#e)
                             },
                             _ => quote! { #e.__diff_marker() },

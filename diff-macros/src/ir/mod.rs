@@ -157,9 +157,13 @@ const INACTIVE_METHODS: &[&str] = &[
     "__diff_sort_order",
 ];
 
-/// Whether `method`'s result never carries a derivative (see [`INACTIVE_METHODS`]).
-pub fn is_inactive_method(method: &syn::Ident) -> bool {
+/// Whether the result of `method` called with `args` arguments (the receiver not
+/// counted) never carries a derivative (see [`INACTIVE_METHODS`]), unless the crate
+/// defines a method of that name and number of arguments whose result may
+/// (`source::defines_carrying_method`: `fn position(&self, s: f64) -> f64`).
+pub fn is_inactive_method(method: &syn::Ident, args: usize) -> bool {
     INACTIVE_METHODS.iter().any(|m| method == m)
+        && !crate::source::defines_carrying_method(method, args)
 }
 
 /// One instruction. Each defines the statement's result values.

@@ -1131,7 +1131,7 @@ impl Lowerer {
     /// `x.m(..)` as a call that may update its receiver, when that is a place of the body
     /// that can be updated (not through a shared reference); an ordinary call otherwise.
     fn lower_updating_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
-        let inactive = crate::ir::is_inactive_method(&m.method);
+        let inactive = crate::ir::is_inactive_method(&m.method, m.args.len());
         let place = if inactive {
             None
         } else {
@@ -1499,7 +1499,7 @@ impl Lowerer {
         }
         // So does a call whose result carries no derivative consuming an iterator chain
         // (`[a, b].iter().filter(..).count()`), which may borrow a temporary of the chain.
-        if crate::ir::is_inactive_method(&m.method)
+        if crate::ir::is_inactive_method(&m.method, m.args.len())
             && matches!(&*m.receiver, Expr::MethodCall(r) if super::iterators::is_chain_method(&r.method))
         {
             return Ok(self.opaque(&Expr::MethodCall(m.clone())));

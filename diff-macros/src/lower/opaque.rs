@@ -461,7 +461,7 @@ fn never_active(e: &syn::Expr) -> bool {
                 | syn::BinOp::Or(_)
         ),
         syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
-        syn::Expr::MethodCall(m) => crate::ir::is_inactive_method(&m.method),
+        syn::Expr::MethodCall(m) => crate::ir::is_inactive_method(&m.method, m.args.len()),
         _ => false,
     }
 }
