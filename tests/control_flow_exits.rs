@@ -149,6 +149,43 @@ macro_rules! check {
     })*};
 }
 
+/// A labelled block as a statement, left by `break 'a;` (Swift's `cond4_var`).
+#[differentiable]
+fn labelled_block_statement(x: f64) -> f64 {
+    let mut outer = x;
+    'outer_if: {
+        let mut inner = outer;
+        inner = inner * x;
+        if x < 0.0 {
+            break 'outer_if;
+        }
+        outer = inner;
+    }
+    outer
+}
+
+/// The same left from a loop inside it, and nested in another labelled block.
+#[differentiable]
+fn labelled_block_statement_left_from_a_loop(x: f64) -> f64 {
+    let mut s = x;
+    'scan: {
+        for i in 0..6 {
+            s = s * 1.5 + (i as f64) * x;
+            if s > 4.0 {
+                break 'scan;
+            }
+        }
+        'inner: {
+            if s < 1.0 {
+                break 'inner;
+            }
+            s += s.sin();
+        }
+        s *= 2.0;
+    }
+    s * x
+}
+
 #[test]
 fn return_inside_loops() {
     check!(return_in_loop, 0.5, 1.2, 3.0, -0.4);
@@ -166,6 +203,14 @@ fn break_with_a_value() {
 fn labelled_loops_and_blocks() {
     check!(labelled_break_and_continue, 0.5, 1.2, 3.0);
     check!(labelled_block, 0.5, 1.5);
+    check!(labelled_block_statement, 0.5, 3.0, -0.7);
+    check!(
+        labelled_block_statement_left_from_a_loop,
+        0.35,
+        0.9,
+        2.0,
+        -0.5
+    );
 }
 
 #[test]

@@ -508,13 +508,15 @@ fn as_loop(e: &Expr) -> Expr {
             let label = b.label.clone();
             let lt = label.as_ref().map(|l| l.name.clone());
             let mut stmts = b.block.stmts.clone();
-            let tail: Expr = match stmts.pop() {
-                Some(Stmt::Expr(t, None)) => t,
+            // (A block without a tail, a statement, is left by a `break` without a value,
+            // as its own `break 'a;` are.)
+            let tail: Option<Expr> = match stmts.pop() {
+                Some(Stmt::Expr(t, None)) => Some(t),
                 Some(other) => {
                     stmts.push(other);
-                    parse_quote!(())
+                    None
                 }
-                None => parse_quote!(()),
+                None => None,
             };
             parse_quote!(#[__diff_block] #label loop { #(#stmts)* break #lt #tail; })
         }
