@@ -199,3 +199,45 @@ fn tuple_struct_constructors() {
         "forward through a constructor in a closure",
     );
 }
+
+/// A `#[no_derivative]` field holding an `Option<f64>` (Swift's `Dense` layer with an
+/// optional second weight), read by `if let` and by `unwrap_or`.
+#[derive(Differentiable, Clone, Debug)]
+struct Dense {
+    w1: f64,
+    #[no_derivative]
+    w2: Option<f64>,
+}
+
+impl Dense {
+    #[differentiable]
+    fn call(&self, input: f64) -> f64 {
+        if let Some(w2) = self.w2 {
+            return input * self.w1 * w2;
+        }
+        input * self.w1
+    }
+
+    #[differentiable]
+    fn scaled(&self, input: f64) -> f64 {
+        input * input * self.w1 * self.w2.unwrap_or(1.0)
+    }
+}
+
+#[test]
+fn an_optional_constant_field() {
+    for (w2, k) in [(Some(5.0), 5.0), (None, 1.0)] {
+        let d = Dense { w1: 4.0, w2 };
+        let (v, (gd, gx)) =
+            value_with_gradient!(at: (d.clone(), 2.0), of: |d: Dense, x: f64| d.call(x));
+        assert_eq!(v, d.call(2.0));
+        assert_eq!((gd.w1, gx), (2.0 * k, 4.0 * k));
+        let (v, dx) = value_with_derivative!(at: 2.0, of: |x| d.call(x));
+        assert_eq!((v, dx), (d.call(2.0), 4.0 * k));
+        let (v, (gd, gx)) =
+            value_with_gradient!(at: (d.clone(), 3.0), of: |d: Dense, x: f64| d.scaled(x));
+        assert_eq!(v, d.scaled(3.0));
+        assert_eq!((gd.w1, gx), (9.0 * k, 24.0 * k));
+        assert_eq!(second_derivative!(at: 3.0, of: |x| d.scaled(x)), 8.0 * k);
+    }
+}

@@ -1005,7 +1005,9 @@ fn known_differentiable(ty: &Type) -> bool {
                 return matches!(last.arguments, syn::PathArguments::None);
             }
             match &last.arguments {
-                syn::PathArguments::AngleBracketed(args) if last.ident == "Vec" => {
+                syn::PathArguments::AngleBracketed(args)
+                    if last.ident == "Vec" || last.ident == "Option" =>
+                {
                     matches!(args.args.first(), Some(syn::GenericArgument::Type(t)) if known_differentiable(t))
                 }
                 _ => false,
