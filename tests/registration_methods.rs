@@ -403,3 +403,75 @@ mod user_methods_of_f64 {
         assert_close!(gy, 9.0 * x * e);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Methods taking `&self` (getters, Swift's `@derivative(of: x)`), on a type that is not
+// `Copy`: the registration takes the receiver by value; callers keep theirs.
+
+#[derive(Differentiable, Clone, Debug)]
+pub struct Gauge {
+    stored: f64,
+    weights: Vec<f64>,
+}
+
+impl Gauge {
+    pub fn reading(&self) -> f64 {
+        self.stored
+    }
+    pub fn weighted(&self, k: f64) -> f64 {
+        self.stored * self.weights[0] * k
+    }
+}
+
+// Wrong by a factor 3 and 5, so that a use of the registration shows.
+#[derivative(of = Gauge::reading)]
+fn reading_vjp(g: Gauge) -> (f64, impl FnOnce(f64) -> GaugeTangent) {
+    let n = g.weights.len();
+    (g.reading(), move |d| GaugeTangent {
+        stored: 3.0 * d,
+        weights: vec![0.0; n],
+    })
+}
+
+#[derivative(of = Gauge::weighted)]
+fn weighted_vjp(g: Gauge, k: f64) -> (f64, impl FnOnce(f64) -> (GaugeTangent, f64)) {
+    let (s, w) = (g.stored, g.weights.clone());
+    let value = g.weighted(k);
+    (value, move |d| {
+        let mut weights = vec![0.0; w.len()];
+        weights[0] = 5.0 * d * s * k;
+        (
+            GaugeTangent {
+                stored: 5.0 * d * w[0] * k,
+                weights,
+            },
+            5.0 * d * s * w[0],
+        )
+    })
+}
+
+#[differentiable]
+fn gauge_total(g: Gauge, k: f64) -> f64 {
+    g.reading() * g.reading() + g.weighted(k) * g.reading()
+}
+
+#[test]
+fn registered_methods_taking_ref_self() {
+    let g = Gauge {
+        stored: 2.0,
+        weights: vec![0.5, 9.0],
+    };
+    let k = 1.5;
+    let (v, (dg, dk)) = value_with_gradient!(at: (g.clone(), k), of: gauge_total);
+    assert_eq!(v, gauge_total(g.clone(), k));
+    // r² + (s w k) r with r = s: d/ds through the registrations: 2 r·3 + (5 w k) r + (s w k)·3.
+    let (s, w) = (2.0, 0.5);
+    assert_eq!(dg.stored, 2.0 * s * 3.0 + 5.0 * w * k * s + s * w * k * 3.0);
+    assert_eq!(dg.weights, vec![5.0 * s * k * s, 0.0]);
+    assert_eq!(dk, 5.0 * s * w * s);
+    // Forward mode: the differential derived from the pullback (a scalar result).
+    let (v, d) = value_with_derivative!(at: k, of: |k| gauge_total(g.clone(), k));
+    assert_eq!((v, d), (gauge_total(g.clone(), k), 5.0 * s * w * s));
+    // The receiver is still the caller's after each call.
+    assert_eq!(g.reading(), 2.0);
+}

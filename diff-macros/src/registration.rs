@@ -216,6 +216,9 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
         output_tangent,
         user_tangents,
     };
+    if let Target::TypeMethod(ty, _) = &target {
+        refuse_receiver_by_reference(func, ty)?;
+    }
     let check = reg.signature_check();
     let items = match &target {
         Target::Function(_) => reg.free_function(),
@@ -223,6 +226,32 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
         Target::ScalarMethod(ty, _) => reg.scalar_method(ty)?,
     };
     Ok(quote! { #check #items })
+}
+
+/// A registration for a method of `ty` takes the receiver by value, whatever the method
+/// takes (`&self` or `self`): refuses a first parameter `&ty`.
+fn refuse_receiver_by_reference(func: &syn::ItemFn, ty: &syn::Path) -> syn::Result<()> {
+    let Some(syn::FnArg::Typed(first)) = func.sig.inputs.first() else {
+        return Ok(());
+    };
+    let syn::Type::Reference(r) = &*first.ty else {
+        return Ok(());
+    };
+    let want = ty.segments.last().map(|s| &s.ident);
+    match &*r.elem {
+        syn::Type::Path(p) if p.path.segments.last().map(|s| &s.ident) == want => {
+            let owner = &r.elem;
+            Err(syn::Error::new_spanned(
+                &first.ty,
+                format!(
+                    "a derivative registered for a method takes the receiver by value, also for a method taking `&self`: write `{}: {}`",
+                    first.pat.to_token_stream(),
+                    owner.to_token_stream()
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `(value, linear map)`: the two types of the registration's result.
@@ -310,8 +339,9 @@ enum Receiver {
     /// `self`: a method of `T`.
     Value,
     /// `&self`: a method of a scalar that ranks below the by-value methods of registrations
-    /// in method resolution. The body starts with a copy of the receiver's value,
-    /// `let this = *self;`, and reads `this`, so a linear map never borrows the receiver.
+    /// in method resolution, or of a type whose method takes `&self`. The body starts with
+    /// a copy of the receiver's value, `let this = self.clone();`, and reads `this`, so a
+    /// linear map never borrows the receiver.
     Ref,
 }
 
@@ -370,6 +400,17 @@ impl Group<'_, '_> {
             .collect()
     }
 
+    /// The arguments of a call to the registration's companion (`Self::__vjp_h`) from
+    /// one derived from it: the receiver as that one takes it (`self` where both take
+    /// `&self`, the copy `this` where it takes `self`).
+    fn registered_args(&self) -> Vec<TokenStream> {
+        if self.receiver == Receiver::Ref && self.reg.ref_receiver() {
+            self.own_args()
+        } else {
+            self.values()
+        }
+    }
+
     /// The arguments of a call to another companion of the group: the parameters as they
     /// are declared.
     fn own_args(&self) -> Vec<TokenStream> {
@@ -416,7 +457,7 @@ impl Group<'_, '_> {
         let body = match self.receiver {
             Receiver::Ref => {
                 let this = local("this");
-                quote!(let #this = *self; #body)
+                quote!(let #this = ::core::clone::Clone::clone(self); #body)
             }
             _ => body.clone(),
         };
@@ -485,10 +526,21 @@ impl Reg<'_> {
     /// have the derivative's parameter and value types.
     fn signature_check(&self) -> TokenStream {
         let of = &self.args.of;
-        let tys = self.func.sig.inputs.iter().map(|a| match a {
-            syn::FnArg::Typed(t) => t.ty.to_token_stream(),
-            syn::FnArg::Receiver(r) => r.ty.to_token_stream(),
-        });
+        let by_ref = self.ref_receiver();
+        let tys = self
+            .func
+            .sig
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, a)| match a {
+                syn::FnArg::Typed(t) if i == 0 && by_ref => {
+                    let ty = &t.ty;
+                    quote!(&#ty)
+                }
+                syn::FnArg::Typed(t) => t.ty.to_token_stream(),
+                syn::FnArg::Receiver(r) => r.ty.to_token_stream(),
+            });
         let out = &self.sig.output;
         let (gen, _, wher) = self.func.sig.generics.split_for_impl();
         let span = of.span();
@@ -784,7 +836,7 @@ impl Reg<'_> {
             quote!(#rt::dot_opt(&#g, &#d))
         });
         let vjp = g.path(&Kind::Vjp.long(self.name()));
-        let args = g.values();
+        let args = g.registered_args();
         let (value, pullback, unit, sum) = (
             local("value"),
             local("pullback"),
@@ -812,7 +864,7 @@ impl Reg<'_> {
         let n = self.sig.params.len();
         let wrt = self.sig.wrt();
         let jvp = g.path(&Kind::Jvp.long(self.name()));
-        let args = g.values();
+        let args = g.registered_args();
         let (value, seed, differential, d, dy) = (
             local("value"),
             local("seed"),
@@ -1079,10 +1131,25 @@ impl Reg<'_> {
         }
     }
 
+    /// Whether the registration is of a method of a type of the crate taking `&self`
+    /// (its first parameter the receiver, by value, as for any method): its companions
+    /// take `&self` too, and clone the receiver.
+    fn ref_receiver(&self) -> bool {
+        let Target::TypeMethod(ty, name) = target(&self.args.of) else {
+            return false;
+        };
+        let owner = ty.segments.last().map(|s| s.ident.to_string());
+        self.first_param_is(&ty)
+            && owner
+                .is_some_and(|o| crate::source::takes_ref_self(name.span(), &o, &name.to_string()))
+    }
+
     fn type_method(&self, ty: &syn::Path) -> TokenStream {
         let g = Group {
             reg: self,
-            receiver: if self.first_param_is(ty) {
+            receiver: if self.ref_receiver() {
+                Receiver::Ref
+            } else if self.first_param_is(ty) {
                 Receiver::Value
             } else {
                 Receiver::Param

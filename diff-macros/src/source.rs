@@ -240,6 +240,8 @@ struct Types {
     inherent_methods: Vec<(String, String, bool)>,
     /// The methods of inherent `impl` blocks taking `&mut self`: `(type, method)`.
     mut_self_methods: Vec<(String, String)>,
+    /// The methods of inherent `impl` blocks taking `&self`: `(type, method)`.
+    ref_self_methods: Vec<(String, String)>,
     /// The methods marked #[differentiable] in `impl Trait for T` blocks.
     trait_impl_marks: Vec<String>,
     /// The inline modules the visit is in.
@@ -522,9 +524,14 @@ impl<'a> syn::visit::Visit<'a> for Types {
                                 ));
                         self.inherent_methods
                             .push((ty.clone(), name.clone(), is_marked));
-                        if receiver.is_some_and(|r| r.reference.is_some() && r.mutability.is_some())
-                        {
-                            self.mut_self_methods.push((ty.clone(), name.clone()));
+                        match receiver {
+                            Some(r) if r.reference.is_some() && r.mutability.is_some() => {
+                                self.mut_self_methods.push((ty.clone(), name.clone()));
+                            }
+                            Some(r) if r.reference.is_some() => {
+                                self.ref_self_methods.push((ty.clone(), name.clone()));
+                            }
+                            _ => {}
                         }
                         if let Some(out) = marked(&f.attrs, "differentiable")
                             .then(|| left_out_by_wrt(&f.attrs, &f.sig))
@@ -1004,6 +1011,18 @@ pub fn method_has_no_derivative(span: proc_macro2::Span, ty: &str, method: &str)
         })
     };
     defined(false) && !defined(true) && !given_a_derivative(&all, method)
+}
+
+/// Whether an inherent `impl` of the type `ty` in the crate's source (where `at` is
+/// written) defines `method` taking `&self`.
+pub fn takes_ref_self(at: proc_macro2::Span, ty: &str, method: &str) -> bool {
+    written_at(at).is_some_and(|w| {
+        read(&w).iter().any(|t| {
+            t.ref_self_methods
+                .iter()
+                .any(|(u, m)| u == ty && m == method)
+        })
+    })
 }
 
 /// Whether the method `method`, called in an expression (`let r = s.grow(k);`) on a value
