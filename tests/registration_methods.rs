@@ -475,3 +475,52 @@ fn registered_methods_taking_ref_self() {
     // The receiver is still the caller's after each call.
     assert_eq!(g.reading(), 2.0);
 }
+
+// A method with a registered derivative called on a receiver that carries no derivative
+// (Swift's "wrt only non-self"), in a function whose second order is then declined.
+#[derive(Differentiable, Clone, Copy, Debug)]
+pub struct Scale {
+    stored: f64,
+}
+
+impl Scale {
+    pub fn new(x: f64) -> Self {
+        Scale { stored: x }
+    }
+    pub fn multiplied(self, other: f64) -> f64 {
+        self.stored * other
+    }
+}
+
+// Clamped, as Swift's test writes it: wrong wherever |x| > 10, which shows its use.
+#[derivative(of = Scale::multiplied)]
+fn multiplied_vjp(p: Scale, other: f64) -> (f64, impl FnOnce(f64) -> (ScaleTangent, f64)) {
+    let x = p.stored;
+    (p.multiplied(other), move |v| {
+        (
+            ScaleTangent {
+                stored: other.clamp(-10.0, 10.0) * v,
+            },
+            x.clamp(-10.0, 10.0) * v,
+        )
+    })
+}
+
+#[differentiable]
+fn scaled_by_constant(other: f64) -> f64 {
+    100.0 * Scale::new(200.0).multiplied(other)
+}
+
+#[test]
+fn registered_method_on_a_constant_receiver() {
+    let (v, d) = value_with_gradient!(at: 1.0, of: scaled_by_constant);
+    assert_eq!((v, d), (scaled_by_constant(1.0), 1000.0));
+    let (v, d) = value_with_derivative!(at: 1.0, of: scaled_by_constant);
+    assert_eq!((v, d), (scaled_by_constant(1.0), 1000.0));
+    let second = std::panic::catch_unwind(|| second_derivative!(at: 1.0, of: scaled_by_constant));
+    let message = second.expect_err("declined").downcast::<String>().unwrap();
+    assert!(
+        message.contains("`multiplied`, whose derivative is registered"),
+        "{message}"
+    );
+}

@@ -1539,6 +1539,16 @@ impl<'a> Lifting<'a> {
             return;
         }
         let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));
+        // A method whose derivative is registered has no dual companion (a registration
+        // gives first order only).
+        if let Inst::Call(Callee::Method { method, .. }, _)
+        | Inst::CallMut(Callee::Method { method, .. }, _, _) = &stmt.inst
+        {
+            if lifted && !is_rule(method) && crate::source::registered_only(method) {
+                let why = format!("a call of the method `{method}`, whose derivative is registered (#[derivative(of = ..)] gives first order only)");
+                self.refuse(why);
+            }
+        }
         if let Some((callee, recv)) = self.on_twin(stmt) {
             if let Inst::Call(c, args) | Inst::CallMut(c, args, _) = &mut stmt.inst {
                 *c = callee;

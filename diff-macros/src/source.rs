@@ -1013,6 +1013,24 @@ pub fn method_has_no_derivative(span: proc_macro2::Span, ty: &str, method: &str)
     defined(false) && !defined(true) && !given_a_derivative(&all, method)
 }
 
+/// Whether the crate's source (where `method` is written) registers a derivative for a
+/// function or method named `method` and marks none of that name `#[differentiable]`
+/// (in an inherent `impl` or a trait): a call of it has no dual companion to call.
+pub fn registered_only(method: &syn::Ident) -> bool {
+    let Some(all) = written_at(method.span()).map(|w| read(&w)) else {
+        return false;
+    };
+    let name = method.to_string();
+    let marked = all.iter().any(|t| {
+        t.inherent_methods.iter().any(|(_, m, k)| *k && *m == name)
+            || t.traits
+                .iter()
+                .any(|(_, ms)| ms.iter().any(|(m, k)| *k && *m == name))
+            || t.trait_impl_marks.iter().any(|m| *m == name)
+    });
+    given_a_derivative(&all, &name) && !marked
+}
+
 /// Whether an inherent `impl` of the type `ty` in the crate's source (where `at` is
 /// written) defines `method` taking `&self`.
 pub fn takes_ref_self(at: proc_macro2::Span, ty: &str, method: &str) -> bool {
