@@ -75,3 +75,38 @@ fn called_from_a_differentiable_function() {
     close(&g, &want);
     assert!((k - rosen(&x)).abs() < 1e-12);
 }
+
+/// The same layout one level down (`objectives/mod.rs` holding `mod ball; pub use
+/// ball::*;`): called by its path through the parent module.
+mod objectives {
+    mod ball {
+        use diff::prelude::*;
+
+        #[differentiable]
+        pub fn ball(x: &[f64]) -> f64 {
+            x.iter().map(|v| v * v * v).sum()
+        }
+    }
+    pub use ball::*;
+}
+
+#[differentiable]
+fn twice_the_ball(x: &[f64]) -> f64 {
+    2.0 * objectives::ball(x)
+}
+
+#[test]
+fn by_path_one_level_down() {
+    let x = vec![0.3, -0.7, 1.1];
+    let want: Vec<f64> = x.iter().map(|v| 3.0 * v * v).collect();
+    let (v, g) = value_with_gradient!(at: &x, of: objectives::ball);
+    assert_eq!(v, objectives::ball(&x));
+    close(&g, &want);
+    let doubled: Vec<f64> = want.iter().map(|v| 2.0 * v).collect();
+    close(&gradient!(at: &x, of: twice_the_ball), &doubled);
+    let h = hessian!(at: &x, of: objectives::ball);
+    for i in 0..3 {
+        let row: Vec<f64> = (0..3).map(|j| if i == j { 6.0 * x[i] } else { 0.0 }).collect();
+        close(&h[i], &row);
+    }
+}

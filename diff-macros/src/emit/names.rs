@@ -240,13 +240,17 @@ pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Pat
 }
 
 /// Whether a call by `path` finds the companions through the function's carrier
-/// (`f::__vjp`, see [`companion_path`]).
+/// (`f::__vjp`, see [`companion_path`]). Not through a module for a function named like a module of the crate (`objectives::sphere`
+/// where `mod sphere;` holds `pub fn sphere` and `objectives` re-exports it with a glob,
+/// argmin's layout): there `objectives::sphere` names the module, private to
+/// `objectives`, so the call names the items beside the function, `objectives::__vjp_sphere`.
 fn names_carrier(path: &syn::Path, qualified: bool) -> bool {
     let n = path.segments.len();
     let in_module = n >= 2
         && path.leading_colon.is_none()
         && path.segments[n - 2].arguments.is_none()
-        && crate::source::is_module(&path.segments[n - 2].ident);
+        && crate::source::is_module(&path.segments[n - 2].ident)
+        && !crate::source::is_module(&path.segments[n - 1].ident);
     !qualified && (by_name_alone(path) || in_module)
 }
 
