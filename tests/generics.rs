@@ -323,3 +323,35 @@ fn functions_generic_over_a_differentiable_type() {
     // t^2 + 1 + 2 (4 t^2 + t^2)
     assert_close(d2, 2.0 + 2.0 * 10.0, 1e-12, "second derivative");
 }
+
+/// A generic struct's constructor whose type arguments rustc infers from the arguments
+/// (Swift's `cond_nestedstruct_var`), in every mode and under second order.
+#[derive(Differentiable, Clone, Copy, Debug)]
+pub struct Pair<T: Differentiable, U: Differentiable> {
+    first: T,
+    second: U,
+}
+
+impl<T: Differentiable, U: Differentiable> Pair<T, U> {
+    #[differentiable]
+    pub fn new(first: T, second: U) -> Self {
+        Pair { first, second }
+    }
+}
+
+#[differentiable]
+fn product_of_a_pair(x: f64) -> f64 {
+    let z = Pair::new(x, 2.0 * x);
+    z.first * z.second
+}
+
+#[test]
+fn a_generic_constructor_with_inferred_type_arguments() {
+    // 2x²: 4x, 4.
+    let x = 3.0;
+    let (v, d) = value_with_gradient!(at: x, of: product_of_a_pair);
+    assert_eq!((v, d), (product_of_a_pair(x), 4.0 * x));
+    let (v, d) = value_with_derivative!(at: x, of: product_of_a_pair);
+    assert_eq!((v, d), (product_of_a_pair(x), 4.0 * x));
+    assert_eq!(second_derivative!(at: x, of: product_of_a_pair), 4.0);
+}

@@ -106,7 +106,9 @@ fn by_path_one_level_down() {
     close(&gradient!(at: &x, of: twice_the_ball), &doubled);
     let h = hessian!(at: &x, of: objectives::ball);
     for i in 0..3 {
-        let row: Vec<f64> = (0..3).map(|j| if i == j { 6.0 * x[i] } else { 0.0 }).collect();
+        let row: Vec<f64> = (0..3)
+            .map(|j| if i == j { 6.0 * x[i] } else { 0.0 })
+            .collect();
         close(&h[i], &row);
     }
 }

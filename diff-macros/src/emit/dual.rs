@@ -716,10 +716,14 @@ fn type_parameter(ty: &syn::Type, sig: &FnSig) -> Option<Ident> {
         return None;
     };
     let name = p.path.get_ident().filter(|_| p.qself.is_none())?;
-    sig.generics
-        .type_params()
-        .any(|t| &t.ident == name)
-        .then(|| name.clone())
+    // (Or of its `impl` block, when known: `impl<T: Differentiable> Pair<T> { fn new(a:
+    // T) .. }`.)
+    let outer = sig
+        .outer_params
+        .iter()
+        .flatten()
+        .any(|t| t.to_string() == name.to_string());
+    (outer || sig.generics.type_params().any(|t| &t.ident == name)).then(|| name.clone())
 }
 
 fn is_receiver(p: &crate::parse::signature::Param) -> bool {
