@@ -773,3 +773,44 @@ fn sin_cos_and_rarer_float_methods() {
         assert_close(g, d, 1e-12, "reverse against forward");
     }
 }
+
+/// An expression tree evaluated by a recursive function: the children are `&Box<Expr>`
+/// given where `&Expr` is taken (a deref coercion), the tree a parameter left out of the
+/// derivative.
+pub enum Expr {
+    Const(f64),
+    X,
+    Add(Box<Expr>, Box<Expr>),
+    Mul(Box<Expr>, Box<Expr>),
+    Sin(Box<Expr>),
+}
+
+#[differentiable]
+fn eval(e: &Expr, x: f64) -> f64 {
+    match e {
+        Expr::Const(c) => *c,
+        Expr::X => x,
+        Expr::Add(a, b) => eval(a, x) + eval(b, x),
+        Expr::Mul(a, b) => eval(a, x) * eval(b, x),
+        Expr::Sin(a) => eval(a, x).sin(),
+    }
+}
+
+#[test]
+fn an_expression_tree_walked_recursively() {
+    use Expr::*;
+    // x·sin(x) + 3
+    let e = Add(
+        Box::new(Mul(Box::new(X), Box::new(Sin(Box::new(X))))),
+        Box::new(Const(3.0)),
+    );
+    let x = 0.8;
+    let (v, d) = value_with_gradient!(at: x, of: |x| eval(&e, x));
+    assert_eq!(v, eval(&e, x));
+    assert_close(d, x.sin() + x * x.cos(), 1e-12, "tree reverse");
+    let (v, d) = value_with_derivative!(at: x, of: |x| eval(&e, x));
+    assert_eq!(v, eval(&e, x));
+    assert_close(d, x.sin() + x * x.cos(), 1e-12, "tree forward");
+    let d2 = second_derivative!(at: x, of: |x| eval(&e, x));
+    assert_close(d2, 2.0 * x.cos() - x * x.sin(), 1e-12, "tree second");
+}

@@ -276,6 +276,31 @@ impl<'a, T> LiftTo<&'a [T]> for &'a Vec<T> {
     }
 }
 
+/// A `&Box<T>` where the parameter is `&T` (the coercion of a call: a recursive
+/// function walking a tree, `eval(left, x)` with `left: &Box<Expr>`).
+impl<'a, T: ?Sized> LiftTo<&'a T> for &'a Box<T> {
+    #[inline(always)]
+    fn lift_to(self) -> &'a T {
+        self
+    }
+}
+
+/// A `&&T` where the parameter is `&T` (a reference bound by a pattern on a reference).
+impl<'a, 'b, T: ?Sized> LiftTo<&'a T> for &'a &'b T {
+    #[inline(always)]
+    fn lift_to(self) -> &'a T {
+        self
+    }
+}
+
+/// A `&String` where the parameter is `&str`.
+impl<'a> LiftTo<&'a str> for &'a String {
+    #[inline(always)]
+    fn lift_to(self) -> &'a str {
+        self
+    }
+}
+
 /// An owned point where the parameter is a reference (`hessian!(at: black_box(&x), ..)`
 /// gives the lifted point by value): owned by the `Cow`.
 impl<'a, T: Clone> LiftTo<Cow<'a, [T]>> for Vec<T> {

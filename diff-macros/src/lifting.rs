@@ -1497,10 +1497,25 @@ impl<'a> Lifting<'a> {
                         .collect(),
                     _ => continue,
                 };
+                // The branches of a join yield values of one type (rustc checks): one
+                // known to be a float makes the others floats.
+                let float_join: Vec<bool> = (0..stmt.results.len())
+                    .map(|i| {
+                        matches!(stmt.inst, Inst::If { .. } | Inst::Match { .. })
+                            && stmt.inst.branches().unwrap_or_default().iter().any(|b| {
+                                let y = func.region(*b).yields[i];
+                                !self.placeholder(y) && self.floaty(y, 0)
+                            })
+                    })
+                    .collect();
                 for (sub, i) in subs {
                     let mut y = out.region(sub).yields[i];
                     let mut after = Vec::new();
-                    self.convert(&mut out, &mut after, &mut y, stmt.span);
+                    if float_join[i] {
+                        self.convert_float(&mut out, &mut after, &mut y, stmt.span);
+                    } else {
+                        self.convert(&mut out, &mut after, &mut y, stmt.span);
+                    }
                     out.region_mut(sub).stmts.extend(after);
                     out.region_mut(sub).yields[i] = y;
                 }
