@@ -2334,3 +2334,43 @@ fn a_generic_function_computing_in_f64_has_first_order() {
 fn a_generic_function_computing_in_f64_declines_second_order() {
     let _ = second_derivative!(at: 1.3, of: through_f64::<f64>);
 }
+
+/// A branch that panics joined with values that carry a derivative (a `let`-`else`, a
+/// `match` arm): first and second order, the panicking branch never taken.
+#[differentiable]
+fn let_else_panics(x: &[f64]) -> f64 {
+    let [a, b, ..] = *x else {
+        panic!("short input")
+    };
+    a * b.sin()
+}
+
+#[differentiable]
+fn match_arm_panics(x: &[f64]) -> f64 {
+    match x {
+        [a, b, ..] => a * b.sin(),
+        _ => unreachable!("short input"),
+    }
+}
+
+#[test]
+fn branches_that_panic_beside_active_values() {
+    let x = vec![1.5, 2.0];
+    let (a, b) = (x[0], x[1]);
+    let want_h = [[0.0, b.cos()], [b.cos(), -a * b.sin()]];
+    for f in [let_else_panics, match_arm_panics] {
+        assert_eq!(f(&x), a * b.sin());
+    }
+    let (v, g) = value_with_gradient!(at: &x, of: let_else_panics);
+    assert_eq!((v, g), (a * b.sin(), vec![b.sin(), a * b.cos()]));
+    let (v, g) = value_with_gradient!(at: &x, of: match_arm_panics);
+    assert_eq!((v, g), (a * b.sin(), vec![b.sin(), a * b.cos()]));
+    let h1 = hessian!(at: &x, of: let_else_panics);
+    let h2 = hessian!(at: &x, of: match_arm_panics);
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!((h1[i][j] - want_h[i][j]).abs() < 1e-12, "{h1:?}");
+            assert!((h2[i][j] - want_h[i][j]).abs() < 1e-12, "{h2:?}");
+        }
+    }
+}

@@ -1378,6 +1378,15 @@ impl<'a> Lifting<'a> {
         depth
     }
 
+    /// Whether `v` is a macro call that never returns (`panic!(..)`, `unreachable!()`,
+    /// `todo!()`, `unimplemented!()`), whose type is whatever its place needs.
+    fn diverges(&self, v: Value) -> bool {
+        matches!(self.func.def_inst(v), Some(Inst::Opaque(o))
+        if o.macro_name.as_deref().is_some_and(|m| {
+            matches!(m, "panic" | "unreachable" | "todo" | "unimplemented")
+        }))
+    }
+
     /// Whether `v` is a reference (a borrow, a parameter taken by reference).
     fn is_reference(&self, v: Value) -> bool {
         match self.func.def(v).map(|s| &s.inst) {
@@ -1510,6 +1519,10 @@ impl<'a> Lifting<'a> {
                     .collect();
                 for (sub, i) in subs {
                     let mut y = out.region(sub).yields[i];
+                    // (A branch that never yields, `_ => panic!(..)`, has any type.)
+                    if self.diverges(y) {
+                        continue;
+                    }
                     let mut after = Vec::new();
                     if float_join[i] {
                         self.convert_float(&mut out, &mut after, &mut y, stmt.span);

@@ -194,6 +194,7 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
     let (value_ty, _) = returned_pair(&func.sig)?;
     let target = target(&args.of);
     let mut sig = FnSig::new(&func.sig, None)?;
+    leave_out_by_definition(&mut sig, func);
     sig.detached = matches!(target, Target::Function(_));
     sig.output = value_ty.to_token_stream();
     sig.output_tangent = crate::parse::types::tangent(&value_ty, &sig.roles);
@@ -226,6 +227,27 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
         Target::ScalarMethod(ty, _) => reg.scalar_method(ty)?,
     };
     Ok(quote! { #check #items })
+}
+
+/// Leaves out of the derivative the parameters whose type the crate's source defines
+/// without making it Differentiable (the receiver of a method of `struct Plain;`, a
+/// `&Config`), as `#[differentiable]` does: the registration's linear map has no slot
+/// for them.
+fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ItemFn) {
+    for (i, input) in func.sig.inputs.iter().enumerate() {
+        let syn::FnArg::Typed(t) = input else {
+            continue;
+        };
+        if sig.params[i].tangent.is_none() || sig.params[i].mutable {
+            continue;
+        }
+        let Some(name) = crate::differentiable::type_name(&t.ty) else {
+            continue;
+        };
+        if crate::source::differentiable_type(func.sig.ident.span(), &name) == Some(false) {
+            sig.leave_out(i);
+        }
+    }
 }
 
 /// A registration for a method of `ty` takes the receiver by value, whatever the method
