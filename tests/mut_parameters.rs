@@ -362,3 +362,60 @@ fn sub_slices_lent_to_functions() {
         "second order",
     );
 }
+
+/// A `&mut` view of a whole local given to a function or with a method called on it
+/// (`y.as_mut_slice()`, `y.as_mut()`, `&mut *y`, `(&mut y[..])`): the local is updated,
+/// as with `&mut y` (these computed a zero derivative, silently, in functions generic over
+/// their float).
+#[differentiable]
+fn scale_first_two<T: Float>(y: &mut [T], x: T) {
+    y[0] = y[0] * x;
+    y[1] = y[1] * x;
+}
+
+#[differentiable]
+fn through_views<T: Float>(x: T) -> T {
+    let two = T::one() + T::one();
+    let mut y = vec![T::one(), two, two + T::one()];
+    scale_first_two(y.as_mut_slice(), x);
+    scale_first_two(&mut *y, x);
+    scale_first_two(y.as_mut(), x);
+    y.as_mut_slice().reverse();
+    (&mut y[..]).rotate_left(1);
+    y.as_mut_slice().swap(0, 1);
+    y[0] * two + y[1] * x + y[2]
+}
+
+#[differentiable]
+fn through_views_f64(x: f64) -> f64 {
+    let mut y = vec![1.0, 2.0, 3.0];
+    scale_first_two(y.as_mut_slice(), x);
+    scale_first_two(&mut *y, x);
+    let a = x * y[0];
+    y.as_mut_slice().fill(a);
+    y[0] + y[2] * 2.0
+}
+
+#[test]
+fn views_of_a_whole_local() {
+    // y = [x³, 2x³, 3] → reversed [3, 2x³, x³] → rotated [2x³, x³, 3] → swapped
+    // [x³, 2x³, 3]: f = 2x³ + 2x⁴ + 3.
+    let f = |x: f64| through_views(x);
+    let x = 1.3;
+    let (v, d) = value_with_gradient!(at: x, of: through_views);
+    assert_eq!(v, f(x));
+    assert_close(d, 6.0 * x * x + 8.0 * x * x * x, 1e-12, "views, reverse");
+    let (v, d) = value_with_derivative!(at: x, of: through_views);
+    assert_eq!(v, f(x));
+    assert_close(d, 6.0 * x * x + 8.0 * x * x * x, 1e-12, "views, forward");
+    // y0 = x², filled with x·x² = x³: f = 3x³.
+    let (v, d) = value_with_gradient!(at: x, of: through_views_f64);
+    assert_eq!(v, through_views_f64(x));
+    assert_close(d, 9.0 * x * x, 1e-12, "views f64, reverse");
+    assert_close(
+        second_derivative!(at: x, of: through_views_f64),
+        18.0 * x,
+        1e-12,
+        "views f64, second",
+    );
+}

@@ -92,6 +92,11 @@ impl Lowerer {
                     }
                     return Ok(());
                 }
+                if matches!(peel(&init.expr), Expr::Reference(r) if r.mutability.is_some()) {
+                    return Err(syn::Error::new_spanned(&init.expr,
+                        "binding a `&mut` borrow to a name is not supported in a #[differentiable] body: the derivatives follow writes made through the variable itself; write `m[i][j] = ..`, `y.reverse()`, or give `&mut y` to the function where it is called",
+                    ));
+                }
                 if let Expr::Path(p) = peel(&init.expr) {
                     if p.path
                         .get_ident()
@@ -1050,8 +1055,20 @@ impl Lowerer {
         let mut vs = Vec::new();
         let mut muts = Vec::new();
         for (i, a) in args.enumerate() {
+            // `y.as_mut_slice()`, `&mut *y`: a borrow of `y`.
+            let viewed = viewed_place(a).map(|p| -> Expr { syn::parse_quote!(&mut #p) });
+            let a = viewed.as_ref().unwrap_or(a);
             let borrowed = match a {
-                Expr::Reference(r) if r.mutability.is_some() => self.lower_place(&r.expr)?,
+                // `&mut *y` of a local `y` (`*y` no place of its own): a borrow of `y`.
+                Expr::Reference(r) if r.mutability.is_some() => match self.lower_place(&r.expr)? {
+                    None => match peel(&r.expr) {
+                        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                            self.lower_place(&u.expr)?
+                        }
+                        _ => None,
+                    },
+                    place => place,
+                },
                 Expr::Path(p)
                     if p.path
                         .get_ident()
@@ -1108,6 +1125,13 @@ impl Lowerer {
     /// `&self` method with a derivative then fails to compile, rather than an update
     /// going unseen.)
     pub(crate) fn lower_method_call_stmt(&mut self, m: &syn::ExprMethodCall) -> syn::Result<()> {
+        // `y.as_mut_slice().reverse()`, `(&mut y[..]).fill(x)`: the method of the place
+        // itself (`y.reverse()`, `y[..].fill(x)`).
+        if let Some(place) = viewed_place(&m.receiver) {
+            let mut direct = m.clone();
+            direct.receiver = Box::new(place);
+            return self.lower_method_call_stmt(&direct);
+        }
         // `v.extend(chain)`: a loop pushing the items.
         if m.method == "extend" && m.args.len() == 1 {
             if let Some(chain) = self.chain(&m.args[0]) {
@@ -1319,6 +1343,15 @@ impl Lowerer {
     }
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall) -> syn::Result<Value> {
+        if VIEW_METHODS.iter().any(|v| m.method == v) {
+            return Err(syn::Error::new_spanned(
+                &m.method,
+                format!(
+                    "a `&mut` view (`.{}(..)`) kept or written through is not supported in a #[differentiable] body: the derivatives follow writes made through the variable itself; write the element by index (`v[i] = ..`, `v[v.len() - 1] = ..`), or give `&mut v` to the function",
+                    m.method
+                ),
+            ));
+        }
         // `rows.iter().flatten()..`: the rows concatenated first (`concat`), then iterated.
         if let Some(e) = super::iterators::flattened(m) {
             return self.lower_expr(&e);
@@ -2104,6 +2137,40 @@ impl Lowerer {
             _ => whole,
         };
         (library_sub_slice && o.what == "range" && inside && exclusive).then_some((whole, start))
+    }
+}
+
+/// Methods giving a `&mut` view into their receiver (`v.last_mut()`), which the
+/// derivatives cannot follow when the view is kept or written through later: refused,
+/// but where a view of a whole place is given to a call or has a method called on it
+/// ([`viewed_place`]).
+pub(crate) const VIEW_METHODS: &[&str] = &[
+    "as_mut_slice",
+    "as_mut",
+    "get_mut",
+    "first_mut",
+    "last_mut",
+    "split_first_mut",
+    "split_last_mut",
+    "split_at_mut",
+    "get_unchecked_mut",
+    "as_mut_ptr",
+];
+
+/// The place a `&mut` view of a whole place stands for: `y` of `y.as_mut_slice()` and
+/// `y.as_mut()`, `y[..]` of `&mut y[..]` as a receiver (`(&mut y[..]).fill(x)`).
+fn viewed_place(e: &Expr) -> Option<Expr> {
+    match peel(e) {
+        Expr::MethodCall(m)
+            if m.args.is_empty() && (m.method == "as_mut_slice" || m.method == "as_mut") =>
+        {
+            Some((*m.receiver).clone())
+        }
+        Expr::Reference(r) if r.mutability.is_some() => match peel(&r.expr) {
+            Expr::Index(_) => Some((*r.expr).clone()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
