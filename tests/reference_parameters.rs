@@ -278,3 +278,35 @@ fn an_array_given_to_a_closure_taking_a_slice() {
         "{g32:?}"
     );
 }
+
+/// A closure given to an operator iterating its `&[f64]` parameter directly (`for &v in
+/// p`, `for v in p { *v .. }`, `.zip(p)` with `&xi`), as a function's body may.
+#[test]
+fn a_closure_iterating_its_slice_parameter() {
+    let x = vec![1.0, 2.0, -0.5];
+    let (v, g) = value_with_gradient!(at: &x, of: |p: &[f64]| {
+        let mut s = 0.0;
+        for &v in p {
+            s += v * v;
+        }
+        for v in p {
+            s += *v * *v * *v;
+        }
+        s
+    });
+    assert_eq!(v, x.iter().map(|v| v * v + v * v * v).sum::<f64>());
+    let want: Vec<f64> = x.iter().map(|v| 2.0 * v + 3.0 * v * v).collect();
+    assert_eq!(g, want);
+    let j = jacobian!(at: &x, of: |p: &[f64]| {
+        let mut y = vec![0.0; p.len()];
+        for (yi, &xi) in y.iter_mut().zip(p) {
+            *yi = xi * xi;
+        }
+        y
+    });
+    for i in 0..3 {
+        for k in 0..3 {
+            assert_eq!(j[i][k], if i == k { 2.0 * x[i] } else { 0.0 });
+        }
+    }
+}

@@ -356,11 +356,21 @@ fn closure(
             }
         }
     }
+    // Inputs typed as references (`|p: &[f64]|`): iterating one yields references.
+    let by_ref: Vec<String> = pats
+        .iter()
+        .filter_map(|p| match p {
+            syn::Pat::Type(t) if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_none()) => {
+                crate::lower::pat_name(&t.pat).map(|n| n.to_string())
+            }
+            _ => None,
+        })
+        .collect();
     let mut body = Body {
         params: pats,
         block: &block,
         scalars: Vec::new(),
-        by_ref: Vec::new(),
+        by_ref,
         mutated: Vec::new(),
         wrt: kept.clone(),
         undecided: Vec::new(),

@@ -104,8 +104,9 @@ pub fn lower_body(
     cx.trait_methods = trait_methods.to_vec();
     cx.returns = returns.to_vec();
     for (i, pat) in params.iter().enumerate() {
-        if let syn::Pat::Ident(p) = pat {
-            if ref_params.iter().any(|r| p.ident == r) {
+        // (A closure's parameter is typed in its pattern, `p: &[f64]`.)
+        if let Some(name) = pat_name(pat) {
+            if ref_params.iter().any(|r| name == r) {
                 cx.func.by_ref.push(i);
             }
         }
