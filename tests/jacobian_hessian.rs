@@ -632,3 +632,29 @@ fn hessian_of_a_comparison_through_two_references() {
     let h = hessian!(at: &[0.5, 2.0][..], of: through_two_references);
     assert_eq!(h, vec![vec![2.0, 0.0], vec![0.0, 0.0]]);
 }
+
+#[differentiable]
+fn products_of_two_slices(a: &[f64], b: &[f64]) -> Vec<f64> {
+    vec![a[0] * b[0], a[1] + b[1] * b[0]]
+}
+
+#[differentiable]
+fn slice_and_scalar(a: &[f64], s: f64) -> f64 {
+    a[0] * s + a[1]
+}
+
+/// `jacobian!` at several inputs given by reference, as `gradient!` and `hessian!` take
+/// them: the columns of each input in order.
+#[test]
+fn jacobian_at_several_references() {
+    let (a, b) = (vec![1.0, 2.0], vec![3.0, 4.0]);
+    let j = jacobian!(at: (&a, &b), of: products_of_two_slices);
+    assert_eq!(
+        j,
+        vec![vec![b[0], 0.0, a[0], 0.0], vec![0.0, 1.0, b[1], b[0]]]
+    );
+    let j = jacobian!(at: (&a, 2.0), of: slice_and_scalar);
+    assert_eq!(j, vec![vec![2.0, 1.0, a[0]]]);
+    let j = jacobian!(at: (&a[..], 2.0), of: |p: &[f64], s: f64| vec![p[0] * s, p[1] * p[1]]);
+    assert_eq!(j, vec![vec![2.0, 0.0, a[0]], vec![0.0, 2.0 * a[1], 0.0]]);
+}

@@ -991,8 +991,20 @@ fn jacobian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     let (x, at): (TokenStream, syn::Expr) = match &typed[..] {
         [one] => (one.to_token_stream(), syn::parse_quote!(__point)),
         many => {
+            // An input given by reference (`at: (&a, &b)`) is a copy in the point
+            // (owned, as for `at: &x`), passed by reference.
             let fields = tuple_fields(&format_ident!("__point"), many.len());
-            (quote!((#(#many,)*)), syn::parse_quote!((#(#fields),*)))
+            let owned = many.iter().map(|e| match e {
+                syn::Expr::Reference(_) => quote!(::std::borrow::ToOwned::to_owned(#e)),
+                e => e.to_token_stream(),
+            });
+            let fields = fields.iter().zip(many).map(|(f, e)| -> syn::Expr {
+                match e {
+                    syn::Expr::Reference(_) => syn::parse_quote!(&#f),
+                    _ => f.clone(),
+                }
+            });
+            (quote!((#(#owned,)*)), syn::parse_quote!((#(#fields),*)))
         }
     };
     let point = |op| {
