@@ -244,3 +244,41 @@ fn early_return_of_a_vec_changed_later() {
         assert_eq!(df(1.0), want);
     }
 }
+
+/// A `return` inside a block that is the body's tail, in a function and in a closure
+/// given to an operator (whose body is that block).
+#[differentiable]
+fn return_in_tail_block(x: &[f64]) -> f64 {
+    let y = 2.0;
+    {
+        if x.len() < 2 {
+            return 0.0;
+        }
+        x[0] * x[1] * y
+    }
+}
+
+#[test]
+fn return_inside_the_tail_block() {
+    let v = vec![1.0, 2.0, 3.0];
+    assert_eq!(
+        value_with_gradient!(at: &v, of: return_in_tail_block),
+        (4.0, vec![4.0, 2.0, 0.0])
+    );
+    let (value, g) = value_with_gradient!(at: &v, of: |x: &[f64]| -> f64 {
+        {
+            if x.len() < 2 {
+                return 0.0;
+            }
+            x[0] * x[1]
+        }
+    });
+    assert_eq!((value, g), (2.0, vec![2.0, 1.0, 0.0]));
+    let d = first_derivative!(at: 1.5, of: |x: f64| {
+        if x > 10.0 {
+            return x;
+        }
+        x * x
+    });
+    assert_eq!(d, 3.0);
+}

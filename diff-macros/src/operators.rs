@@ -329,9 +329,14 @@ fn closure(
     let kept: Vec<usize> = (0..pats.len())
         .filter(|i| !matches!(&pats[*i], syn::Pat::Type(t) if is_integer_type(&t.ty)))
         .collect();
-    let block = syn::Block {
-        brace_token: Default::default(),
-        stmts: vec![syn::Stmt::Expr((*c.body).clone(), None)],
+    // The closure's body as a function's: its block itself (`|x| -> f64 { .. }`),
+    // whose `return`s then leave the body.
+    let block = match &*c.body {
+        syn::Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.clone(),
+        body => syn::Block {
+            brace_token: Default::default(),
+            stmts: vec![syn::Stmt::Expr(body.clone(), None)],
+        },
     };
     // Inputs typed as structs of the crate (`|p: V2| ..`), whose operators the body
     // calls.
