@@ -419,3 +419,29 @@ fn views_of_a_whole_local() {
         "views f64, second",
     );
 }
+
+#[differentiable]
+fn scale_by_both(y: &mut [f64], x: &[f64]) {
+    y[0] *= x[0];
+    y[1] *= x[0];
+    y[0] *= x[1];
+    y[1] *= x[1];
+}
+
+#[differentiable]
+fn scaled_tail(x: Vec<f64>) -> Vec<f64> {
+    let mut y = vec![1.0; 5];
+    scale_by_both(&mut y[2..], &x);
+    y
+}
+
+/// A sub-slice of a local lent to a function taking `&mut [T]`, under second order.
+#[test]
+fn a_sub_slice_lent_under_second_order() {
+    let x = vec![1.5, 2.5];
+    let j = jacobian!(at: x.clone(), of: scaled_tail);
+    assert_eq!(j[2], vec![x[1], x[0]]);
+    assert_eq!(j[4], vec![0.0, 0.0]);
+    let h = hessian!(at: x.clone(), of: |p: Vec<f64>| scaled_tail(p)[2] + scaled_tail(vec![1.0, 1.0])[3]);
+    assert_eq!(h, vec![vec![0.0, 1.0], vec![1.0, 0.0]]);
+}

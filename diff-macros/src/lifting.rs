@@ -1257,6 +1257,25 @@ impl<'a> Lifting<'a> {
                     || self.twin_of(*a).is_some_and(|t| holds_floats(t, m))
             }
             Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),
+            // A copy of a collection of floats (`y[a..].to_vec()`, a sub-slice lent to a
+            // function taking `&mut [T]`).
+            Inst::Call(Callee::Method { method, .. }, args)
+                if ["to_vec", "clone", "to_owned"].iter().any(|m| method == m) =>
+            {
+                args.first().is_some_and(|a| f(*a))
+            }
+            Inst::Call(Callee::Path(p), args)
+                if crate::ir::is_library_path(p)
+                    && p.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "sub_slice") =>
+            {
+                args.first().is_some_and(|a| match func.def_inst(*a) {
+                    Some(Inst::Ref(b, _)) => f(*b),
+                    _ => f(*a),
+                })
+            }
             Inst::Call(Callee::Method { method, .. }, args) => {
                 diff_core::float_rules::METHODS.iter().any(|m| method == m)
                     || (method == "div_euclid" && args.first().is_some_and(|a| f(*a)))
