@@ -2,6 +2,7 @@
 //! `let` or in a turbofish), `Vec::new` / `Vec::with_capacity` with `push`,
 //! `extend_from_slice`, `insert`, `truncate`, `remove`, `split_off`, `resize`, .., and
 //! `vec![x; n]` with an active `x`. Each in both modes, against finite differences.
+#![allow(clippy::needless_range_loop)]
 mod common;
 use common::{assert_close, assert_vec_close, fd, fd_grad};
 use diff::prelude::*;

@@ -155,7 +155,7 @@ fn labelled_block_statement(x: f64) -> f64 {
     let mut outer = x;
     'outer_if: {
         let mut inner = outer;
-        inner = inner * x;
+        inner *= x;
         if x < 0.0 {
             break 'outer_if;
         }

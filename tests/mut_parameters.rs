@@ -3,7 +3,11 @@
 //! locals, struct fields and elements, by path (`Type::method(&mut x)`) and with method
 //! syntax. Values against the original functions, derivatives against central finite
 //! differences or closed forms, forward mode against reverse mode.
-#![allow(clippy::assign_op_pattern)]
+#![allow(
+    clippy::assign_op_pattern,
+    clippy::explicit_auto_deref,
+    clippy::needless_borrow
+)]
 mod common;
 use common::{assert_close, check_value_and_gradient2, check_value_and_slope, fd};
 use diff::prelude::*;

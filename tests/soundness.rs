@@ -3,7 +3,8 @@
     clippy::float_cmp,
     clippy::manual_swap,
     clippy::explicit_auto_deref,
-    clippy::useless_vec
+    clippy::useless_vec,
+    clippy::needless_range_loop
 )]
 //! Sound lowering: programs whose variables start equal, are swapped through `&mut`
 //! borrows of their parts, or are assigned inside a compound assignment's right side.
@@ -869,4 +870,54 @@ fn methods_named_like_standard_ones_are_differentiated() {
     assert_eq!(v, h(1.5));
     assert_close(d, want(1.5), 1e-12, "held forward");
     assert_close(d, fd(h, 1.5), 1e-6, "held fd");
+}
+
+/// Methods of the user's named like float methods the library has rules for (`exp`,
+/// `abs`, `max`, `mul_add`), on a struct of the crate, beside the float methods of the
+/// same names on floats in the same bodies.
+pub struct Scaler {
+    pub k: f64,
+}
+
+impl Scaler {
+    #[differentiable]
+    pub fn exp(&self, x: f64) -> f64 {
+        self.k * x * x
+    }
+    #[differentiable]
+    pub fn max(&self, x: f64) -> f64 {
+        self.k * x * x * x
+    }
+    #[differentiable]
+    pub fn mul_add(&self, x: f64, y: f64) -> f64 {
+        self.k * x * y + y
+    }
+}
+
+#[differentiable]
+fn scaled_and_plain(s: &Scaler, x: f64) -> f64 {
+    s.exp(x) + s.max(x) + s.mul_add(x, x) + x.exp() + x.max(0.5) + x.mul_add(2.0, 1.0)
+}
+
+#[test]
+fn methods_named_like_float_methods_are_the_users() {
+    let s = Scaler { k: 2.0 };
+    let f = |x: f64| scaled_and_plain(&s, x);
+    let x = 1.5;
+    // k x² + k x³ + (k x² + x) + eˣ + x + 2x + 1
+    let want =
+        |x: f64| 2.0 * s.k * x + 3.0 * s.k * x * x + 2.0 * s.k * x + 1.0 + x.exp() + 1.0 + 2.0;
+    let (v, d) = value_with_gradient!(at: x, of: |x| scaled_and_plain(&s, x));
+    assert_eq!(v, f(x));
+    assert_close(d, want(x), 1e-12, "reverse");
+    let (v, d) = value_with_derivative!(at: x, of: |x| scaled_and_plain(&s, x));
+    assert_eq!(v, f(x));
+    assert_close(d, want(x), 1e-12, "forward");
+    let d2 = second_derivative!(at: x, of: |x| scaled_and_plain(&s, x));
+    assert_close(
+        d2,
+        2.0 * s.k + 6.0 * s.k * x + 2.0 * s.k + x.exp(),
+        1e-12,
+        "second",
+    );
 }

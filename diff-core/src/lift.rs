@@ -286,7 +286,7 @@ impl<'a, T: ?Sized> LiftTo<&'a T> for &'a Box<T> {
 }
 
 /// A `&&T` where the parameter is `&T` (a reference bound by a pattern on a reference).
-impl<'a, 'b, T: ?Sized> LiftTo<&'a T> for &'a &'b T {
+impl<'a, T: ?Sized> LiftTo<&'a T> for &'a &T {
     #[inline(always)]
     fn lift_to(self) -> &'a T {
         self

@@ -72,8 +72,8 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         }
                     }
                 }
-                Inst::Call(Callee::Method { method, .. }, args)
-                | Inst::CallMut(Callee::Method { method, .. }, args, _)
+                Inst::Call(Callee::Method { method, user, .. }, args)
+                | Inst::CallMut(Callee::Method { method, user, .. }, args, _)
                     if active =>
                 {
                     let ty = func
@@ -98,7 +98,7 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         continue;
                     }
                     // (A name the library differentiates, `x.tanh()`, is its rule's.)
-                    let rule = crate::lifting::is_rule(method);
+                    let rule = crate::lifting::is_rule(method) && !user;
                     let method = method.to_string();
                     if let Some(ty) = ty {
                         for (k, param) in

@@ -855,7 +855,7 @@ impl<'a> Lifting<'a> {
             | Inst::Deref(a)
             | Inst::Load(a)
             | Inst::NoDerivative(a) => self.is_lifted(*a),
-            Inst::Call(Callee::Method { method, .. }, args) => {
+            Inst::Call(Callee::Method { method, user, .. }, args) => {
                 if !self.any_lifted(args)
                     || is_inactive_method(method, args.len().saturating_sub(1))
                 {
@@ -903,7 +903,7 @@ impl<'a> Lifting<'a> {
                     let generic_dual = args.first().is_some_and(|r| {
                         self.is_lifted(*r) && (receiver_generic || self.of_generic_struct(*r, 0))
                     });
-                    if !is_rule(method)
+                    if (*user || !is_rule(method))
                         && !through_companion
                         && !generic_dual
                         && self.on_twin(stmt).is_none()
@@ -945,7 +945,7 @@ impl<'a> Lifting<'a> {
                         // A method of a struct's twin (`s.step(k)`, `S::step(&mut s, k)`).
                         _ if self.on_twin(stmt).is_some() => {}
                         // A rule of diff-core generic over the element (`push`, `swap`).
-                        Callee::Method { method, .. } if is_rule(method) => {}
+                        Callee::Method { method, user, .. } if is_rule(method) && !user => {}
                         _ => self.refuse("a method updating `&mut` arguments, of a value that carries a derivative"),
                     }
                 }
@@ -1588,10 +1588,10 @@ impl<'a> Lifting<'a> {
         let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));
         // A method whose derivative is registered has no dual companion (a registration
         // gives first order only).
-        if let Inst::Call(Callee::Method { method, .. }, _)
-        | Inst::CallMut(Callee::Method { method, .. }, _, _) = &stmt.inst
+        if let Inst::Call(Callee::Method { method, user, .. }, _)
+        | Inst::CallMut(Callee::Method { method, user, .. }, _, _) = &stmt.inst
         {
-            if lifted && !is_rule(method) && crate::source::registered_only(method) {
+            if lifted && (*user || !is_rule(method)) && crate::source::registered_only(method) {
                 let why = format!("a call of the method `{method}`, whose derivative is registered (#[derivative(of = ..)] gives first order only)");
                 self.refuse(why);
             }
@@ -1705,7 +1705,9 @@ impl<'a> Lifting<'a> {
                 }
             }
             // A method's dual companion converts its arguments itself (`LiftTo`).
-            Inst::Call(Callee::Method { method, .. }, args) if lifted && is_rule(method) => {
+            Inst::Call(Callee::Method { method, user, .. }, args)
+                if lifted && is_rule(method) && !*user =>
+            {
                 for a in args.iter_mut() {
                     if !self.kept_constant(*a) {
                         self.convert_float(out, before, a, span);

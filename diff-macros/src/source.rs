@@ -1026,7 +1026,7 @@ pub fn registered_only(method: &syn::Ident) -> bool {
             || t.traits
                 .iter()
                 .any(|(_, ms)| ms.iter().any(|(m, k)| *k && *m == name))
-            || t.trait_impl_marks.iter().any(|m| *m == name)
+            || t.trait_impl_marks.contains(&name)
     });
     given_a_derivative(&all, &name) && !marked
 }

@@ -722,7 +722,7 @@ fn type_parameter(ty: &syn::Type, sig: &FnSig) -> Option<Ident> {
         .outer_params
         .iter()
         .flatten()
-        .any(|t| t.to_string() == name.to_string());
+        .any(|t| *name == t.to_string());
     (outer || sig.generics.type_params().any(|t| &t.ident == name)).then(|| name.clone())
 }
 

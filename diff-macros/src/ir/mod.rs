@@ -97,6 +97,11 @@ pub enum Callee {
         /// constant-receiver companions (`__vjp_const_m`), which every implementation
         /// has, of a Differentiable type or not.
         of_trait: bool,
+        /// Whether the method is one of the crate's named like a float method the
+        /// library has a rule for (`s.exp(x)` on a struct of the crate defining `fn
+        /// exp(&self, x: f64) -> f64`): its own companions are called, also on dual
+        /// numbers, not the rule.
+        user: bool,
     },
     /// `args[0].method(args[1..])` where `args[0]` is a struct's dual twin, in a dual
     /// companion (`lifting.rs`): the method's companion for a twin receiver,

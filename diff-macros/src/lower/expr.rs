@@ -1041,6 +1041,7 @@ impl Lowerer {
                 method: last.ident.clone(),
                 turbofish,
                 of_trait: false,
+                user: false,
             }
         } else {
             Callee::Path(func.clone())
@@ -1129,7 +1130,7 @@ impl Lowerer {
         // itself (`y.reverse()`, `y[..].fill(x)`).
         if let Some(place) = viewed_place(&m.receiver) {
             let mut direct = m.clone();
-            direct.receiver = Box::new(place);
+            *direct.receiver = place;
             return self.lower_method_call_stmt(&direct);
         }
         // `v.extend(chain)`: a loop pushing the items.
@@ -1176,6 +1177,7 @@ impl Lowerer {
             method: m.method.clone(),
             turbofish: m.turbofish.clone(),
             of_trait: false,
+            user: false,
         };
         let v = self.emit_call(callee, args, muts, m.span());
         self.note_receiver(m, v);
@@ -1546,7 +1548,13 @@ impl Lowerer {
         let mut args = vec![recv];
         args.extend(rest);
         let muts = muts.into_iter().map(|(i, n)| (i + 1, n)).collect();
-        let callee = self.method_callee(m.method.clone(), m.turbofish.clone());
+        let receiver_struct = self.struct_type_of(&m.receiver).is_some();
+        let callee = self.method_callee(
+            m.method.clone(),
+            m.turbofish.clone(),
+            receiver_struct,
+            m.args.len(),
+        );
         let v = self.emit_call(callee, args, muts, m.span());
         self.note_receiver(m, v);
         Ok(v)
@@ -2490,6 +2498,7 @@ fn operator_call(method: &str, span: proc_macro2::Span, args: Vec<Value>) -> Ins
             method: syn::Ident::new(method, span),
             turbofish: None,
             of_trait: false,
+            user: false,
         },
         args,
     )

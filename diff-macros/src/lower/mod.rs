@@ -297,17 +297,26 @@ impl Lowerer {
         }
     }
 
-    /// A method call's callee: `of_trait` when a trait of the crate marks the method.
+    /// A method call's callee: `of_trait` when a trait of the crate marks the method;
+    /// `user` when it is named like a float method with a rule, but called on a struct
+    /// of the crate (`receiver_struct`) and the crate defines a method of that name and
+    /// number of arguments (`args`) whose result may carry a derivative.
     pub(crate) fn method_callee(
         &self,
         method: syn::Ident,
         turbofish: Option<syn::AngleBracketedGenericArguments>,
+        receiver_struct: bool,
+        args: usize,
     ) -> Callee {
         let of_trait = self.trait_methods.iter().any(|m| method == m);
+        let user = receiver_struct
+            && crate::lifting::is_rule(&method)
+            && crate::source::defines_carrying_method(&method, args);
         Callee::Method {
             method,
             turbofish,
             of_trait,
+            user,
         }
     }
 
