@@ -524,3 +524,52 @@ fn registered_method_on_a_constant_receiver() {
         "{message}"
     );
 }
+
+// A method of a type that is not Differentiable, taking `&self`, with a derivative
+// registered in another module: the receiver is left out (the pullback returns the
+// tangent of `x` only); the derived forward mode comes with the registering function's
+// name.
+pub mod curves {
+    #[derive(Clone)]
+    pub struct Curve {
+        pub k: f64,
+    }
+
+    impl Curve {
+        pub fn eval(&self, x: f64) -> f64 {
+            self.k * x.powi(3)
+        }
+    }
+}
+
+mod curve_derivatives {
+    use super::curves::Curve;
+    use diff::prelude::*;
+
+    // Wrong by a factor 2, so that its use shows.
+    #[derivative(of = Curve::eval)]
+    pub fn curve_eval_vjp(c: Curve, x: f64) -> (f64, impl FnOnce(f64) -> f64) {
+        let k = c.k;
+        (c.eval(x), move |dy| 2.0 * dy * 3.0 * k * x * x)
+    }
+}
+
+use curve_derivatives::curve_eval_vjp;
+use curves::Curve;
+
+#[differentiable]
+fn through_a_curve(c: &Curve, x: f64) -> f64 {
+    c.eval(x) + x
+}
+
+#[test]
+fn registered_method_of_a_type_that_is_not_differentiable() {
+    let c = Curve { k: 2.0 };
+    let x = 1.5;
+    let want = 2.0 * 3.0 * c.k * x * x + 1.0;
+    let (v, d) = value_with_gradient!(at: x, of: |x| through_a_curve(&c, x));
+    assert_eq!((v, d), (through_a_curve(&c, x), want));
+    let (v, d) = value_with_derivative!(at: x, of: |x| through_a_curve(&c, x));
+    assert_eq!((v, d), (through_a_curve(&c, x), want));
+    let _ = curve_eval_vjp;
+}

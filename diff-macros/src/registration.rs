@@ -1178,10 +1178,17 @@ impl Reg<'_> {
             },
             assoc: true,
         };
-        let vis = &self.func.vis;
+        // (Private registrations' companions are the crate's: the type goes elsewhere.)
+        let vis = match &self.func.vis {
+            syn::Visibility::Inherited => syn::parse_quote!(pub(crate)),
+            vis => vis.clone(),
+        };
+        let vis = &vis;
         let registered = g.item(&self.registered(&g), vis);
         let user = g.item(&self.registered_user(&g), vis);
-        let tr = format_ident!("__DiffDerived_{}", self.user_fn());
+        // The derived mode's trait is named as the registering function (in the type
+        // namespace), so that importing that function brings it.
+        let tr = self.user_fn().clone();
         let derived = g.in_trait(tr, ty, vis, &self.derived(&g));
         quote! {
             impl #ty {
