@@ -400,3 +400,29 @@ fn rem_euclid_and_div_euclid() {
         wrapped(theta, k)
     );
 }
+
+/// A plain function of the crate returning indices (`Vec<usize>`) called with values
+/// that carry a derivative: its result carries none, so the call is primal code, as one
+/// returning an integer is.
+fn ranking(x: &[f64]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..x.len()).collect();
+    idx.sort_by(|&a, &b| x[a].partial_cmp(&x[b]).unwrap());
+    idx
+}
+
+#[differentiable]
+fn weighted_by_rank(x: &[f64]) -> f64 {
+    let idx = ranking(x);
+    let mut s = 0.0;
+    for (r, &i) in idx.iter().enumerate() {
+        s += (r as f64 + 1.0) * x[i];
+    }
+    s
+}
+
+#[test]
+fn a_plain_function_returning_indices() {
+    let x = vec![0.3, 2.0, 0.1];
+    let (v, g) = value_with_gradient!(at: &x, of: weighted_by_rank);
+    assert_eq!((v, g), (weighted_by_rank(&x), vec![2.0, 3.0, 1.0]));
+}

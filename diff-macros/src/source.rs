@@ -263,6 +263,9 @@ struct Types {
     /// derivative (not an integer, `bool`, `String`, ..: [`carries_nothing`]): the name
     /// and the number of parameters besides the receiver.
     receiver_methods: Vec<(String, usize)>,
+    /// Free functions returning a value: the name, and whether the result carries
+    /// nothing that can hold a derivative ([`carries_nothing`]).
+    free_results: Vec<(String, bool)>,
 }
 
 /// The last segment of the type a signature returns, `Self` as `owner`.
@@ -301,13 +304,15 @@ impl Types {
 
 /// Whether a function returning `output` returns nothing that can carry a derivative:
 /// nothing, integers, `bool`, `char`, strings, orderings, and `Option`s, `Result`s,
-/// references and tuples of those.
+/// references, tuples, arrays, slices and collections (`Vec<usize>`) of those.
 fn carries_nothing(output: &syn::ReturnType) -> bool {
     fn plain(t: &syn::Type) -> bool {
         match t {
             syn::Type::Reference(r) => plain(&r.elem),
             syn::Type::Paren(p) => plain(&p.elem),
             syn::Type::Tuple(t) => t.elems.iter().all(plain),
+            syn::Type::Array(a) => plain(&a.elem),
+            syn::Type::Slice(a) => plain(&a.elem),
             syn::Type::Path(p) if p.qself.is_none() => {
                 let Some(last) = p.path.segments.last() else {
                     return false;
@@ -321,7 +326,9 @@ fn carries_nothing(output: &syn::ReturnType) -> bool {
                     _ => false,
                 };
                 match name.as_str() {
-                    "Option" | "Result" => wrapped(&last.arguments),
+                    "Option" | "Result" | "Vec" | "VecDeque" | "Box" | "HashSet" | "BTreeSet" => {
+                        wrapped(&last.arguments)
+                    }
                     "usize" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "i8" | "i16"
                     | "i32" | "i64" | "i128" | "bool" | "char" | "str" | "String" | "Ordering"
                     | "FpCategory" => last.arguments.is_none(),
@@ -410,6 +417,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
         let name = i.sig.ident.to_string();
+        if let syn::ReturnType::Type(..) = &i.sig.output {
+            self.free_results
+                .push((name.clone(), carries_nothing(&i.sig.output)));
+        }
         self.arities.push((name.clone(), i.sig.inputs.len()));
         if let Some(ret) = returned_name(&i.sig, "Self") {
             self.returns.push((String::new(), name.clone(), ret));
@@ -975,7 +986,8 @@ fn given_a_derivative(all: &[std::rc::Rc<Types>], name: &str) -> bool {
 }
 
 /// Whether the free function `name` returns a value that cannot carry a derivative (an
-/// integer, a `bool`, a `char`, a `String`), as every definition of a function of that
+/// integer, a `bool`, a `char`, a `String`, a `Vec<usize>`: [`carries_nothing`]), as
+/// every definition of a function of that
 /// name the crate's sources show (read from where `span` is) says: a call of it is
 /// primal code, whatever its arguments (`helper_len(xs) as f64`).
 pub fn returns_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
@@ -984,15 +996,10 @@ pub fn returns_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
     };
     let mut defined = all
         .iter()
-        .flat_map(|t| t.returns.iter())
-        .filter(|(owner, f, _)| owner.is_empty() && f == name)
+        .flat_map(|t| t.free_results.iter())
+        .filter(|(f, _)| f == name)
         .peekable();
-    let plain = |ty: &str| {
-        crate::ir::INTEGER_TYPES.contains(&ty) || matches!(ty, "bool" | "char" | "String")
-    };
-    defined.peek().is_some()
-        && defined.all(|(_, _, ty)| plain(ty))
-        && !given_a_derivative(&all, name)
+    defined.peek().is_some() && defined.all(|(_, inert)| *inert) && !given_a_derivative(&all, name)
 }
 
 /// Whether the method `method` called on a value of the type `ty` has no derivative, as
