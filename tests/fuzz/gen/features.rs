@@ -89,6 +89,11 @@ pub const FEATURES: &[(&str, bool, &str)] = &[
     ),
     ("retloop", true, "`return` inside loops"),
     (
+        "views",
+        true,
+        "slice methods updating an array in place, through views (`arr.as_mut_slice().reverse()`, `(&mut arr[..]).rotate_left(1)`)",
+    ),
+    (
         "itermut",
         true,
         "`for` loops writing an array through its items: `iter_mut()` (also `&mut a`, a sub-slice, `rev`, `skip`, `step_by`, `enumerate`, `zip`) and `chunks_mut(2)`",

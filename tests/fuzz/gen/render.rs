@@ -600,6 +600,7 @@ impl R {
                 VAssign::Scale(k) => format!("{name} *= {};", self.expr(k)),
             }),
             Stmt::Incr(k) => line(format!("{k} += 1;")),
+            Stmt::SliceOp { view, op } => line(format!("{view}.{op};")),
             Stmt::Call { func, args } => line(format!("{func}({});", self.args(args))),
             Stmt::MutMethod {
                 recv,

@@ -534,7 +534,11 @@ impl Uses {
                         Init::V(v) => self.vexpr(v),
                     }
                 }
-                Stmt::LetPat { .. } | Stmt::Incr(_) | Stmt::Break(_) | Stmt::Continue => {}
+                Stmt::LetPat { .. }
+                | Stmt::Incr(_)
+                | Stmt::SliceOp { .. }
+                | Stmt::Break(_)
+                | Stmt::Continue => {}
                 Stmt::Assign { rhs, .. } => self.expr(rhs),
                 Stmt::AssignAgg { rhs, .. } => self.agg(rhs),
                 Stmt::Call { func, args } => {

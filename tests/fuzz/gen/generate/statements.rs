@@ -98,7 +98,8 @@ impl Gen<'_> {
         let written = self.can_loop()
             && self.on("itermut")
             && self.vars_of(&[Ty::A3], true).iter().any(|v| v.mutable);
-        let weights: [(u32, bool); 27] = [
+        let views = self.on("views") && self.vars_of(&[Ty::A3], true).iter().any(|v| v.mutable);
+        let weights: [(u32, bool); 28] = [
             (10, true),                                                     // 0 let
             (12, !writable.is_empty()),                                     // 1 assign
             (5, has_f && self.on("shadow")),                                // 2 shadow
@@ -129,6 +130,7 @@ impl Gen<'_> {
             (5, mutable_v),                                                 // 24 V assign
             (3, self.has_v),                                                // 25 V let
             (5, written),                                                   // 26 written loop
+            (3, views),                                                     // 27 slice op
         ];
         let ws: Vec<u32> = weights
             .iter()
@@ -167,6 +169,7 @@ impl Gen<'_> {
             23 => self.reduce(),
             24 => self.assign_v(),
             26 => self.written_loop(),
+            27 => self.slice_op(),
             25 => {
                 let mutable = self.rng.chance(0.6);
                 Some(self.let_v(mutable))

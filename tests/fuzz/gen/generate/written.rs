@@ -4,6 +4,27 @@
 use super::*;
 
 impl Gen<'_> {
+    /// A slice method updating a mutable array local in place (feature `views`), through
+    /// the local itself or a view of it: the derivatives follow the view to the local.
+    pub(super) fn slice_op(&mut self) -> Option<Vec<Stmt>> {
+        let arr = self.pick_mutable_local(&[Ty::A3])?.name;
+        let view = match self.rng.below(4) {
+            0 => arr.clone(),
+            1 => format!("{arr}.as_mut_slice()"),
+            2 => format!("(&mut {arr}[..])"),
+            _ => format!("{arr}[1..]"),
+        };
+        let whole = !view.ends_with("[1..]");
+        let op = match self.rng.below(4) {
+            0 => "reverse()".to_string(),
+            1 if whole => "swap(0, 2)".to_string(),
+            2 if whole => format!("rotate_left({})", self.rng.range(1, 3)),
+            3 => "rotate_right(1)".to_string(),
+            _ => "swap(0, 1)".to_string(),
+        };
+        Some(vec![Stmt::SliceOp { view, op }])
+    }
+
     /// `for q in arr.iter_mut() { .. *q .. }` and its kin over a mutable array local:
     /// through `&mut arr`, a sub-slice, `rev`, `skip`, `step_by`, `take`, `enumerate`,
     /// `zip` with another array (either side), or `chunks_mut(2)` (the chunk written as
