@@ -406,3 +406,25 @@ fn tuples_of_floats_and_integers_are_differentiated() {
         assert_close(h[0][2], if flip { -6.0 } else { 0.0 }, 1e-12, "d2/da dc");
     }
 }
+
+/// A result holding indices beside a value (an LU decomposition and its permutation):
+/// `(f64, Vec<usize>)` is Differentiable, the indices carrying no derivative.
+#[differentiable]
+fn value_and_order(x: f64) -> (f64, Vec<usize>) {
+    let order = if x > 0.0 { vec![1, 0, 2] } else { vec![0, 1] };
+    (x * x, order)
+}
+
+#[differentiable]
+fn uses_the_order(x: f64) -> f64 {
+    let (v, order) = value_and_order(x);
+    v * order.len() as f64 + order[0] as f64
+}
+
+#[test]
+fn a_result_holding_indices() {
+    let (v, d) = value_with_gradient!(at: 1.5, of: uses_the_order);
+    assert_eq!((v, d), (uses_the_order(1.5), 6.0 * 1.5));
+    let (v, d) = value_with_derivative!(at: -1.5, of: uses_the_order);
+    assert_eq!((v, d), (uses_the_order(-1.5), 4.0 * -1.5));
+}

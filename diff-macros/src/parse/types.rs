@@ -59,7 +59,10 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
             let parts = parts
                 .into_iter()
                 .zip(&t.elems)
-                .map(|(p, e)| p.or_else(|| is_discrete(e).then(|| quote!(::diff::NoTangent))))
+                .map(|(p, e)| {
+                    p.or_else(|| is_discrete(e).then(|| quote!(::diff::NoTangent)))
+                        .or_else(|| holds_discrete(e).then(|| assoc(e)))
+                })
                 .collect::<Option<Vec<TokenStream>>>()?;
             Some(quote!((#(#parts,)*)))
         }
@@ -70,6 +73,26 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
         | Type::Never(_)
         | Type::Ptr(_) => None,
         other => Some(assoc(other)),
+    }
+}
+
+/// Whether `ty` is a `Vec`, array or `Option` of integers or `bool`s (a permutation, a
+/// ranking): Differentiable, its tangent built of `NoTangent`.
+fn holds_discrete(ty: &Type) -> bool {
+    match ty {
+        Type::Array(a) => is_discrete(&a.elem) || holds_discrete(&a.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                return false;
+            };
+            (last.ident == "Vec" || last.ident == "Option")
+                && matches!(args.args.first(), Some(syn::GenericArgument::Type(t))
+                    if is_discrete(t) || holds_discrete(t))
+        }
+        _ => false,
     }
 }
 
