@@ -2165,8 +2165,9 @@ pub(crate) const VIEW_METHODS: &[&str] = &[
     "as_mut_ptr",
 ];
 
-/// The place a `&mut` view of a whole place stands for: `y` of `y.as_mut_slice()` and
-/// `y.as_mut()`, `y[..]` of `&mut y[..]` as a receiver (`(&mut y[..]).fill(x)`).
+/// The place a `&mut` view of a whole place stands for: `y` of `y.as_mut_slice()`,
+/// `y.as_mut()` and `&mut y[..]`, `y[a..]` of `&mut y[a..]` as a receiver (`(&mut
+/// y[1..]).fill(x)`).
 fn viewed_place(e: &Expr) -> Option<Expr> {
     match peel(e) {
         Expr::MethodCall(m)
@@ -2175,6 +2176,10 @@ fn viewed_place(e: &Expr) -> Option<Expr> {
             Some((*m.receiver).clone())
         }
         Expr::Reference(r) if r.mutability.is_some() => match peel(&r.expr) {
+            // (`&mut y[..]` is `y` whole.)
+            Expr::Index(ix) if matches!(peel(&ix.index), Expr::Range(rg) if rg.start.is_none() && rg.end.is_none()) => {
+                Some((*ix.expr).clone())
+            }
             Expr::Index(_) => Some((*r.expr).clone()),
             _ => None,
         },
