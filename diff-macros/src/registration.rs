@@ -1178,12 +1178,9 @@ impl Reg<'_> {
             },
             assoc: true,
         };
-        // (Private registrations' companions are the crate's: the type goes elsewhere.)
-        let vis = match &self.func.vis {
-            syn::Visibility::Inherited => syn::parse_quote!(pub(crate)),
-            vis => vis.clone(),
-        };
-        let vis = &vis;
+        // (With the registration's visibility: a private one is its module's, like a
+        // private function.)
+        let vis = &self.func.vis;
         let registered = g.item(&self.registered(&g), vis);
         let user = g.item(&self.registered_user(&g), vis);
         // The derived mode's trait is named as the registering function (in the type
