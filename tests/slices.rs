@@ -408,3 +408,38 @@ fn searches_of_sorted_slices() {
     let d2 = second_derivative!(at: t, of: |t: f64| searched_sorted(&[0.0, 1.0, 2.0], t));
     assert_eq!(d2, 2.0);
 }
+
+/// A part of an array updated in place by a slice method, in a loop and on a parameter.
+#[differentiable]
+fn array_part_reversed_in_a_loop(x: f64) -> f64 {
+    let mut a = [x, 2.0 * x, x * x];
+    for i in 0..2 {
+        a[i] *= x;
+        a[1..].reverse();
+    }
+    a[0] + 10.0 * a[1] + 100.0 * a[2]
+}
+
+#[differentiable]
+fn array_part_of_a_parameter(mut a: [f64; 3], x: f64) -> f64 {
+    a[1..].reverse();
+    a[0] * x + 10.0 * a[1] + 100.0 * a[2]
+}
+
+#[test]
+fn parts_of_arrays_updated_in_place() {
+    let f = array_part_reversed_in_a_loop;
+    // a = [x², x², 2x] after the first pass, [x², 2x, x³] after the second:
+    // f = x² + 20x + 100x³.
+    let x = 1.5;
+    let (v, d) = value_with_gradient!(at: x, of: array_part_reversed_in_a_loop);
+    assert_eq!((v, d), (f(x), 2.0 * x + 20.0 + 300.0 * x * x));
+    let (v, d) = value_with_derivative!(at: x, of: array_part_reversed_in_a_loop);
+    assert_eq!((v, d), (f(x), 2.0 * x + 20.0 + 300.0 * x * x));
+    assert_eq!(
+        second_derivative!(at: x, of: array_part_reversed_in_a_loop),
+        2.0 + 600.0 * x
+    );
+    let (da, dx) = gradient!(at: ([1.0, 2.0, 3.0], x), of: array_part_of_a_parameter);
+    assert_eq!((da, dx), ([x, 100.0, 10.0], 1.0));
+}

@@ -1537,6 +1537,24 @@ impl<T: VectorSpace> crate::__private::AddTo<Vec<T>> for SubSliceAdjoint<T> {
     }
 }
 
+/// Into an array's adjoint (`arr[1..].reverse()` of an array, in a loop).
+impl<T: VectorSpace, const N: usize> crate::__private::AddTo<[T; N]> for SubSliceAdjoint<T> {
+    #[inline]
+    fn add_to(self, slot: &mut Option<[T; N]>) {
+        match slot {
+            Some(whole) if N == self.whole => {
+                for (w, a) in whole[self.start..].iter_mut().zip(self.part) {
+                    crate::support::accumulate_into(w, a);
+                }
+            }
+            _ => {
+                let part: Option<[T; N]> = self.slot_into();
+                crate::__private::accumulate_opt(slot, part);
+            }
+        }
+    }
+}
+
 impl<T: VectorSpace> SlotInto<Option<Vec<T>>> for SubSliceAdjoint<T> {
     #[inline]
     fn slot_into(self) -> Option<Vec<T>> {

@@ -5,7 +5,7 @@
 use super::primal::Emitter;
 use crate::emit::fields::{self, Access};
 use crate::emit::names;
-use crate::ir::{RegionId, Stmt, Value};
+use crate::ir::{Callee, Inst, RegionId, Stmt, Value};
 use crate::linear_map;
 use crate::linearization::{self, Build, Part, Partial, Rule};
 use proc_macro2::{Ident, TokenStream};
@@ -188,7 +188,17 @@ impl Emitter<'_> {
             // (y, df) = f_jvp(args): df((dargs..)).
             Rule::Call(args) => {
                 let df = names::handle(self.func, res, self.mode);
-                let ts = self.arg_tangents(args);
+                let mut ts: Vec<TokenStream> = self.arg_tangents(args).collect();
+                // The collection of a sub-slice (`arr[1..]` of an array, whatever made
+                // it) gives its tangent as the slice's (a `Vec`).
+                let sub_slice = matches!(self.def(res), Some(Inst::Call(Callee::Path(p), _))
+                    if crate::ir::is_library_path(p)
+                        && p.path.segments.last().is_some_and(|s| s.ident == "sub_slice"));
+                if let (true, Some(first), Some(a)) = (sub_slice, ts.first_mut(), args.first()) {
+                    if self.act.is_active(*a) && !self.is_array_argument(*a) {
+                        *first = quote!(::diff::__private::slot_into(#first));
+                    }
+                }
                 quote! { #df((#(#ts,)*)) }
             }
             Rule::Zero | Rule::CallMut(_) | Rule::Branch(_) | Rule::Loop { .. } => {

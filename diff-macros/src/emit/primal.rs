@@ -96,10 +96,49 @@ impl<'a> Emitter<'a> {
             Some(Inst::Ref(r, _)) => *r,
             _ => a,
         };
+        self.is_array(v, 0)
+    }
+
+    /// Whether `v` is an array: built as one, an array parameter, an element write of
+    /// one, or a loop's variable starting as one.
+    fn is_array(&self, v: Value, depth: usize) -> bool {
+        if depth > 16 {
+            return false;
+        }
+        let stmt = self.func.def(v);
+        let k = stmt.and_then(|s| s.results.iter().position(|r| *r == v));
         match self.def(v) {
             Some(Inst::Array(_, crate::ir::Sequence::Array)) => true,
             Some(Inst::Param(i)) => self.func.arrays.contains(i),
-            _ => false,
+            Some(Inst::SetIndex(base, _, _)) => self.is_array(*base, depth + 1),
+            // A loop's result: as its variable starts; a branch's: as one branch yields it.
+            Some(Inst::For { init, .. }) => k
+                .and_then(|k| init.get(k))
+                .is_some_and(|i| self.is_array(*i, depth + 1)),
+            Some(inst @ (Inst::If { .. } | Inst::Match { .. })) => {
+                inst.branches().unwrap_or_default().iter().any(|b| {
+                    k.and_then(|k| self.func.region(*b).yields.get(k))
+                        .is_some_and(|y| self.is_array(*y, depth + 1))
+                })
+            }
+            Some(_) => false,
+            // A loop's carried variable: as it starts.
+            None => self
+                .func
+                .regions
+                .iter()
+                .flat_map(|r| &r.stmts)
+                .any(|s| match &s.inst {
+                    Inst::For { init, body, .. } => self
+                        .func
+                        .region(*body)
+                        .params
+                        .iter()
+                        .position(|p| *p == v)
+                        .and_then(|k| init.get(k))
+                        .is_some_and(|i| self.is_array(*i, depth + 1)),
+                    _ => false,
+                }),
         }
     }
 

@@ -324,7 +324,7 @@ pub enum Stmt {
     },
     /// `view.op;`: a slice method updating an array local in place, through the local
     /// or a view of it (`arr.reverse()`, `arr.as_mut_slice().swap(0, 2)`,
-    /// `(&mut arr[..]).rotate_left(1)`).
+    /// `(&mut arr[..]).rotate_left(1)`, `arr[1..].reverse()`).
     SliceOp {
         view: String,
         op: String,

@@ -8,16 +8,17 @@ impl Gen<'_> {
     /// the local itself or a view of it: the derivatives follow the view to the local.
     pub(super) fn slice_op(&mut self) -> Option<Vec<Stmt>> {
         let arr = self.pick_mutable_local(&[Ty::A3])?.name;
-        // (Not a part, `arr[1..].reverse()`: of an array, not supported yet.)
-        let view = match self.rng.below(3) {
+        let view = match self.rng.below(4) {
             0 => arr.clone(),
             1 => format!("{arr}.as_mut_slice()"),
-            _ => format!("(&mut {arr}[..])"),
+            2 => format!("(&mut {arr}[..])"),
+            _ => format!("{arr}[1..]"),
         };
+        let whole = !view.ends_with("[1..]");
         let op = match self.rng.below(5) {
             0 => "reverse()".to_string(),
-            1 => "swap(0, 2)".to_string(),
-            2 => format!("rotate_left({})", self.rng.range(1, 3)),
+            1 if whole => "swap(0, 2)".to_string(),
+            2 if whole => format!("rotate_left({})", self.rng.range(1, 3)),
             3 => "rotate_right(1)".to_string(),
             _ => "swap(0, 1)".to_string(),
         };
