@@ -98,7 +98,7 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         continue;
                     }
                     // (A name the library differentiates, `x.tanh()`, is its rule's.)
-                    let rule = crate::lifting::is_rule(method) && !user;
+                    let rule = crate::lifting::calls_rule(method, *user);
                     let method = method.to_string();
                     if let Some(ty) = ty {
                         for (k, param) in

@@ -476,6 +476,12 @@ pub fn is_rule(method: &Ident) -> bool {
         || GENERIC_RULES.iter().any(|m| method == m)
 }
 
+/// Whether a call of `method` goes to the library's rule: named as one, and not a
+/// method of the crate's of that name (`Callee::Method::user`).
+pub fn calls_rule(method: &Ident, user: bool) -> bool {
+    is_rule(method) && !user
+}
+
 impl<'a> Lifting<'a> {
     /// Records why there is no dual companion (the first reason), naming the user's
     /// code it is about when the compiler gives its text.
@@ -561,11 +567,8 @@ impl<'a> Lifting<'a> {
             // `vec![b; n]`): its elements' struct.
             Inst::Array(vs, _) => self.struct_name(*vs.first()?, depth + 1),
             Inst::Call(Callee::Path(p), args)
-                if crate::ir::is_library_path(p)
-                    && p.path
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "vec_repeat" || s.ident == "array_repeat") =>
+                if crate::ir::is_library_fn(p, "vec_repeat")
+                    || crate::ir::is_library_fn(p, "array_repeat") =>
             {
                 self.struct_name(*args.first()?, depth + 1)
             }
@@ -903,7 +906,7 @@ impl<'a> Lifting<'a> {
                     let generic_dual = args.first().is_some_and(|r| {
                         self.is_lifted(*r) && (receiver_generic || self.of_generic_struct(*r, 0))
                     });
-                    if (*user || !is_rule(method))
+                    if !calls_rule(method, *user)
                         && !through_companion
                         && !generic_dual
                         && self.on_twin(stmt).is_none()
@@ -945,7 +948,7 @@ impl<'a> Lifting<'a> {
                         // A method of a struct's twin (`s.step(k)`, `S::step(&mut s, k)`).
                         _ if self.on_twin(stmt).is_some() => {}
                         // A rule of diff-core generic over the element (`push`, `swap`).
-                        Callee::Method { method, user, .. } if is_rule(method) && !user => {}
+                        Callee::Method { method, user, .. } if calls_rule(method, *user) => {}
                         _ => self.refuse("a method updating `&mut` arguments, of a value that carries a derivative"),
                     }
                 }
@@ -1264,13 +1267,7 @@ impl<'a> Lifting<'a> {
             {
                 args.first().is_some_and(|a| f(*a))
             }
-            Inst::Call(Callee::Path(p), args)
-                if crate::ir::is_library_path(p)
-                    && p.path
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "sub_slice") =>
-            {
+            Inst::Call(Callee::Path(p), args) if crate::ir::is_library_fn(p, "sub_slice") => {
                 args.first().is_some_and(|a| match func.def_inst(*a) {
                     Some(Inst::Ref(b, _)) => f(*b),
                     _ => f(*a),
@@ -1591,7 +1588,7 @@ impl<'a> Lifting<'a> {
         if let Inst::Call(Callee::Method { method, user, .. }, _)
         | Inst::CallMut(Callee::Method { method, user, .. }, _, _) = &stmt.inst
         {
-            if lifted && (*user || !is_rule(method)) && crate::source::registered_only(method) {
+            if lifted && !calls_rule(method, *user) && crate::source::registered_only(method) {
                 let why = format!("a call of the method `{method}`, whose derivative is registered (#[derivative(of = ..)] gives first order only)");
                 self.refuse(why);
             }
@@ -1706,7 +1703,7 @@ impl<'a> Lifting<'a> {
             }
             // A method's dual companion converts its arguments itself (`LiftTo`).
             Inst::Call(Callee::Method { method, user, .. }, args)
-                if lifted && is_rule(method) && !*user =>
+                if lifted && calls_rule(method, *user) =>
             {
                 for a in args.iter_mut() {
                     if !self.kept_constant(*a) {

@@ -536,9 +536,7 @@ impl Rebuild<'_> {
         far && match self.func.def_inst(shape_source(self.func, b)) {
             Some(Inst::Array(_, crate::ir::Sequence::Vec)) => true,
             Some(Inst::Call(crate::ir::Callee::Path(p), _)) => {
-                crate::ir::is_library_path(p)
-                    && crate::ir::segment_names(&p.path).last().map(String::as_str)
-                        == Some("vec_repeat")
+                crate::ir::is_library_fn(p, "vec_repeat")
             }
             _ => false,
         }

@@ -171,19 +171,21 @@ fn as_references(ins: Vec<syn::Expr>, of: &syn::Expr) -> Vec<syn::Expr> {
     let syn::Expr::Closure(c) = of else {
         return ins;
     };
-    let by_ref = |p: &syn::Pat| {
-        matches!(p, syn::Pat::Type(t)
-            if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_none()))
-    };
     ins.into_iter()
         .zip(c.inputs.iter().map(Some).chain(std::iter::repeat(None)))
         .map(|(e, p)| match (e, p) {
-            (e, Some(p)) if by_ref(p) && !matches!(e, syn::Expr::Reference(_)) => {
+            (e, Some(p)) if by_shared_reference(p) && !matches!(e, syn::Expr::Reference(_)) => {
                 syn::parse_quote_spanned!(syn::spanned::Spanned::span(&e)=> &*(#e))
             }
             (e, _) => e,
         })
         .collect()
+}
+
+/// Whether a closure's parameter is typed as a shared reference (`p: &[f64]`).
+fn by_shared_reference(p: &syn::Pat) -> bool {
+    matches!(p, syn::Pat::Type(t)
+        if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_none()))
 }
 
 fn method_as_closure(p: &syn::ExprPath, arity: usize) -> syn::ExprClosure {
@@ -364,12 +366,8 @@ fn closure(
     // Inputs typed as references (`|p: &[f64]|`): iterating one yields references.
     let by_ref: Vec<String> = pats
         .iter()
-        .filter_map(|p| match p {
-            syn::Pat::Type(t) if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_none()) => {
-                crate::lower::pat_name(&t.pat).map(|n| n.to_string())
-            }
-            _ => None,
-        })
+        .filter(|p| by_shared_reference(p))
+        .filter_map(|p| crate::lower::pat_name(p).map(|n| n.to_string()))
         .collect();
     let mut body = Body {
         params: pats,

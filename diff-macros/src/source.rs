@@ -329,9 +329,14 @@ fn carries_nothing(output: &syn::ReturnType) -> bool {
                     "Option" | "Result" | "Vec" | "VecDeque" | "Box" | "HashSet" | "BTreeSet" => {
                         wrapped(&last.arguments)
                     }
-                    "usize" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "i8" | "i16"
-                    | "i32" | "i64" | "i128" | "bool" | "char" | "str" | "String" | "Ordering"
-                    | "FpCategory" => last.arguments.is_none(),
+                    n if crate::ir::INTEGER_TYPES.contains(&n)
+                        || matches!(
+                            n,
+                            "bool" | "char" | "str" | "String" | "Ordering" | "FpCategory"
+                        ) =>
+                    {
+                        last.arguments.is_none()
+                    }
                     _ => false,
                 }
             }

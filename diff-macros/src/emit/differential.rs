@@ -192,8 +192,7 @@ impl Emitter<'_> {
                 // The collection of a sub-slice (`arr[1..]` of an array, whatever made
                 // it) gives its tangent as the slice's (a `Vec`).
                 let sub_slice = matches!(self.def(res), Some(Inst::Call(Callee::Path(p), _))
-                    if crate::ir::is_library_path(p)
-                        && p.path.segments.last().is_some_and(|s| s.ident == "sub_slice"));
+                    if crate::ir::is_library_fn(p, "sub_slice"));
                 if let (true, Some(first), Some(a)) = (sub_slice, ts.first_mut(), args.first()) {
                     if self.act.is_active(*a) && !self.is_array_argument(*a) {
                         *first = quote!(::diff::__private::slot_into(#first));

@@ -695,7 +695,7 @@ impl<'a> Emitter<'a> {
             } => {
                 // A method of the user's on dual numbers: its dual companion, which takes
                 // what `LiftTo` converts to (the float methods' rules are generic).
-                let user_dual = active && self.dual && (*user || !crate::lifting::is_rule(method));
+                let user_dual = active && self.dual && !crate::lifting::calls_rule(method, *user);
                 // A trait's method on a receiver that carries no derivative: the
                 // companion taking it as a constant, which needs no `Differentiable`.
                 let constant = *of_trait && !self.act.is_active(args[0]);

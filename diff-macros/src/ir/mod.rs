@@ -120,6 +120,11 @@ pub fn is_library_path(p: &syn::ExprPath) -> bool {
     p.path.leading_colon.is_some() && p.path.segments.first().is_some_and(|s| s.ident == "diff")
 }
 
+/// Whether a call by `p` is of the library's rule `name` (`::diff::__private::sub_slice`).
+pub fn is_library_fn(p: &syn::ExprPath, name: &str) -> bool {
+    is_library_path(p) && p.path.segments.last().is_some_and(|s| s.ident == name)
+}
+
 /// The names along a path (`std::mem::swap` is `["std", "mem", "swap"]`), to match
 /// its ending as a slice pattern.
 pub fn segment_names(path: &syn::Path) -> Vec<String> {

@@ -2119,11 +2119,7 @@ impl Lowerer {
         let Some(Inst::Call(crate::ir::Callee::Path(p), args)) = self.func.def_inst(base) else {
             return None;
         };
-        let library_sub_slice = crate::ir::is_library_path(p)
-            && p.path
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "sub_slice");
+        let library_sub_slice = crate::ir::is_library_fn(p, "sub_slice");
         let [whole, range] = args[..] else {
             return None;
         };

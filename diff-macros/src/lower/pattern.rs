@@ -25,11 +25,7 @@ impl Lowerer {
             Some(Inst::Call(crate::ir::Callee::Method { method, .. }, _)) => method == "as_slice",
             Some(Inst::Param(i)) => self.func.by_ref.contains(i),
             Some(Inst::Call(crate::ir::Callee::Path(p), _)) => {
-                crate::ir::is_library_path(p)
-                    && p.path
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "sub_slice")
+                crate::ir::is_library_fn(p, "sub_slice")
             }
             _ => false,
         }
