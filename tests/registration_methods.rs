@@ -573,3 +573,41 @@ fn registered_method_of_a_type_that_is_not_differentiable() {
     assert_eq!((v, d), (through_a_curve(&c, x), want));
     let _ = curve_eval_vjp;
 }
+
+/// A registration may name its types through aliases, whatever they are called: `CT`
+/// and `P` are types here, not type parameters.
+mod aliases_in_a_registration {
+    use diff::prelude::*;
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct P {
+        x: f64,
+    }
+    impl P {
+        pub fn squared(self) -> f64 {
+            self.x * self.x
+        }
+    }
+    type CT = PTangent;
+
+    #[derivative(of = P::squared)]
+    fn d_squared(p: P) -> (f64, impl FnOnce(f64) -> CT) {
+        let x = p.x;
+        // Clamped on purpose: the registered pullback is followed, not the body.
+        (p.squared(), move |v| PTangent {
+            x: (2.0 * x).clamp(-10.0, 10.0) * v,
+        })
+    }
+
+    #[differentiable]
+    fn f(p: P) -> f64 {
+        100.0 * p.squared()
+    }
+
+    #[test]
+    fn alias_and_one_letter_type() {
+        assert_eq!(gradient!(at: P { x: 2.0 }, of: f).x, 400.0);
+        assert_eq!(gradient!(at: P { x: 20.0 }, of: f).x, 1000.0);
+        assert_eq!(value_with_gradient!(at: P { x: 3.0 }, of: f).0, 900.0);
+    }
+}

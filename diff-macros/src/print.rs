@@ -124,7 +124,11 @@ mod golden {
             out.push_str(&format!("fn {}\n", f.sig.ident));
             let mut errors = Errors::default();
             let analyzed = errors
-                .take(FnSig::new(&f.sig, None))
+                .take(FnSig::in_context(
+                    &f.sig,
+                    None,
+                    Some(&syn::Generics::default()),
+                ))
                 .and_then(|sig| pipeline::analyze("golden", Body::of(&sig, &f.block), &mut errors));
             match (analyzed, errors.into_result()) {
                 (Some(a), Ok(())) => out.push_str(&super::annotated(&a)),

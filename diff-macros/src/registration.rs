@@ -193,7 +193,10 @@ fn registration(args: TokenStream, func: &syn::ItemFn) -> syn::Result<TokenStrea
     let args = DerivativeArgs::parse(args)?;
     let (value_ty, _) = returned_pair(&func.sig)?;
     let target = target(&args.of);
-    let mut sig = FnSig::new(&func.sig, None)?;
+    // The type names the registration does not declare are its block's type parameters,
+    // or types (`type CT = PTangent;`), whatever they look like.
+    let outer = crate::source::enclosing(&func.sig.ident).outer_generics();
+    let mut sig = FnSig::in_context(&func.sig, None, outer.as_ref())?;
     leave_out_by_definition(&mut sig, func);
     sig.detached = matches!(target, Target::Function(_));
     sig.output = value_ty.to_token_stream();

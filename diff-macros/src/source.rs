@@ -41,6 +41,19 @@ pub enum Enclosing {
     Unknown,
 }
 
+impl Enclosing {
+    /// The generics a function written here may use without declaring them: its block's,
+    /// none at module level, and `None` when not known.
+    pub fn outer_generics(&self) -> Option<syn::Generics> {
+        match self {
+            Enclosing::Impl(block) => Some(block.generics.clone()),
+            Enclosing::Trait(block) => Some(block.generics.clone()),
+            Enclosing::Module => Some(syn::Generics::default()),
+            Enclosing::Unknown => None,
+        }
+    }
+}
+
 /// The block around the function named by `ident`, as written in its source file.
 pub fn enclosing(ident: &syn::Ident) -> Enclosing {
     let Some(w) = written_at(ident.span()) else {

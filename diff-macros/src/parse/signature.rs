@@ -123,11 +123,6 @@ impl FnSig {
         self.params.get(i)?.declared_type()
     }
 
-    /// Reads `sig`; `wrt` restricts the differentiated parameters.
-    pub fn new(sig: &syn::Signature, wrt: Option<&[syn::Ident]>) -> syn::Result<FnSig> {
-        Self::in_context(sig, wrt, None)
-    }
-
     /// Reads `sig` of a function in an `impl` block whose generics are `outer`, when they
     /// are known (`#[differentiable]` on the block): its type parameters bounded by a float
     /// trait are the scalars the function does not declare.
