@@ -7,6 +7,7 @@
 mod analysis;
 mod check;
 mod debug;
+mod dependencies;
 mod derive;
 mod differentiable;
 mod emit;

@@ -205,7 +205,9 @@ fn path(op: Op, ins: &[syn::Expr], p: &syn::ExprPath) -> TokenStream {
         .map(|i| ident(&format!("__input{i}")))
         .collect();
     let call = quote! { #companion(#(#args),*) };
-    finish(op, ins, &[], &args, requirement(p, Need::of(kind)), call)
+    let mut checks = requirement(p, Need::of(kind));
+    checks.extend(names::mention_import(&p.path));
+    finish(op, ins, &[], &args, checks, call)
 }
 
 /// The check that the function `p` names has what mode `need` runs (`requirements.rs`),

@@ -93,53 +93,144 @@ pub fn differentiable_type(span: proc_macro2::Span, name: &str) -> Option<bool> 
 }
 
 /// What the file where `span` is defines, then what the rest of its crate's sources
-/// define: for a file under `src/` (not `src/bin/`), the other `.rs` files there
-/// (without `src/bin/`, other crates); for a binary, a test or an example, nothing more.
+/// define ([`crate_files`]).
 fn read(w: &Written) -> Vec<std::rc::Rc<Types>> {
     let mut all = vec![types_of(&w.path, &w.text)];
     if let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") {
-        let src = std::path::Path::new(&dir).join("src");
-        if w.path.starts_with(&src) && !w.path.starts_with(src.join("bin")) {
-            all.extend(
-                crate_types(&src)
-                    .into_iter()
-                    .filter(|(path, _)| *path != w.path)
-                    .map(|(_, t)| t),
-            );
-        }
+        let files = crate_files(std::path::Path::new(&dir), &w.path, &w.text);
+        all.extend(
+            crate_types(files)
+                .into_iter()
+                .filter(|(path, _)| *path != w.path)
+                .map(|(_, t)| t),
+        );
     }
     all
 }
 
-/// What each `.rs` file under `src` (but `src/bin/`) defines, read once per run of the
-/// compiler (a crate's many functions ask again).
-fn crate_types(src: &std::path::Path) -> Vec<(std::path::PathBuf, std::rc::Rc<Types>)> {
-    type Read = Option<(
-        std::path::PathBuf,
-        Vec<(std::path::PathBuf, std::rc::Rc<Types>)>,
-    )>;
+/// The other source files of the crate the file at `path` (with text `text`) belongs to,
+/// in the package at `manifest`, as far as their places tell: for a library or `main.rs`
+/// under `src/`, the `.rs` files there but `src/bin/`; for a target in a folder of its own
+/// (`src/bin/app/`, `tests/suite/`, `examples/demo/`), that folder's; for a target in one
+/// file (`tests/t.rs`, `src/bin/b.rs`), the files of the modules it declares (`mod m;`:
+/// `m.rs` or `m/` beside it, or its `#[path]`). A set a little too large is harmless: a
+/// name is looked for in every file of it.
+fn crate_files(
+    manifest: &std::path::Path,
+    path: &std::path::Path,
+    text: &str,
+) -> Vec<std::path::PathBuf> {
+    type Found = std::collections::HashMap<std::path::PathBuf, Vec<std::path::PathBuf>>;
     thread_local! {
-        static READ: std::cell::RefCell<Read> = const { std::cell::RefCell::new(None) };
+        static FOUND: std::cell::RefCell<Found> = Default::default();
     }
-    READ.with(|read| {
-        let mut read = read.borrow_mut();
-        if let Some((d, types)) = &*read {
-            if d == src {
-                return types.clone();
+    if let Some(files) = FOUND.with(|f| f.borrow().get(path).cloned()) {
+        return files;
+    }
+    let files = find_crate_files(manifest, path, text);
+    FOUND.with(|f| f.borrow_mut().insert(path.to_path_buf(), files.clone()));
+    files
+}
+
+/// [`crate_files`], found.
+fn find_crate_files(
+    manifest: &std::path::Path,
+    path: &std::path::Path,
+    text: &str,
+) -> Vec<std::path::PathBuf> {
+    let src = manifest.join("src");
+    let bin = src.join("bin");
+    let mut files = Vec::new();
+    if path.starts_with(&src) && !path.starts_with(&bin) {
+        rust_files(&src, &bin, &mut files);
+        return files;
+    }
+    let targets = [
+        bin,
+        manifest.join("tests"),
+        manifest.join("examples"),
+        manifest.join("benches"),
+    ];
+    let Some(dir) = targets.iter().find(|t| path.starts_with(t)) else {
+        return files;
+    };
+    let Ok(rest) = path.strip_prefix(dir) else {
+        return files;
+    };
+    let mut parts = rest.components();
+    match (parts.next(), parts.next()) {
+        // In a folder of its own.
+        (Some(folder), Some(_)) => rust_files(&dir.join(folder), &dir.join(""), &mut files),
+        // One file: the modules it declares.
+        _ => {
+            let Ok(file) = syn::parse_file(text) else {
+                return files;
+            };
+            for item in &file.items {
+                let syn::Item::Mod(m) = item else { continue };
+                if m.content.is_some() {
+                    continue;
+                }
+                let given = m.attrs.iter().find_map(|a| match &a.meta {
+                    syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(s),
+                            ..
+                        }) => Some(s.value()),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let name = m.ident.to_string();
+                let candidates = match given {
+                    Some(p) => vec![dir.join(p)],
+                    None => vec![
+                        dir.join(format!("{name}.rs")),
+                        dir.join(&name).join("mod.rs"),
+                    ],
+                };
+                for c in candidates.into_iter().filter(|c| c.is_file()) {
+                    files.push(c);
+                }
+                rust_files(&dir.join(&name), &dir.join(""), &mut files);
             }
+            files.dedup();
         }
-        let mut files = Vec::new();
-        rust_files(src, &src.join("bin"), &mut files);
-        let types: Vec<_> = files
-            .into_iter()
-            .filter_map(|path| {
-                let t = types_of(&path, &std::fs::read_to_string(&path).ok()?);
-                Some((path, t))
-            })
-            .collect();
-        *read = Some((src.to_path_buf(), types.clone()));
-        types
-    })
+    }
+    files
+}
+
+/// What each of `files` defines, read once per run of the compiler for one set (a
+/// crate's many functions ask again).
+fn crate_types(files: Vec<std::path::PathBuf>) -> Vec<(std::path::PathBuf, std::rc::Rc<Types>)> {
+    type Read = std::collections::HashMap<
+        Vec<std::path::PathBuf>,
+        Vec<(std::path::PathBuf, std::rc::Rc<Types>)>,
+    >;
+    thread_local! {
+        static READ: std::cell::RefCell<Read> = Default::default();
+    }
+    if let Some(types) = READ.with(|read| read.borrow().get(&files).cloned()) {
+        return types;
+    }
+    let types: Vec<_> = files
+        .iter()
+        .filter_map(|path| {
+            let t = types_of(path, &std::fs::read_to_string(path).ok()?);
+            Some((path.clone(), t))
+        })
+        .collect();
+    READ.with(|read| read.borrow_mut().insert(files, types.clone()));
+    types
+}
+
+/// What the library of the dependency named `krate` defines, when its source is at hand
+/// (`dependencies.rs`).
+fn dependency_types(krate: &str) -> Option<Vec<std::rc::Rc<Types>>> {
+    let src = crate::dependencies::source_folder(krate)?;
+    let mut files = Vec::new();
+    rust_files(&src, &src.join("bin"), &mut files);
+    (!files.is_empty()).then(|| crate_types(files).into_iter().map(|(_, t)| t).collect())
 }
 
 /// The types defined in the file at `path` whose text is `text`, read once per text
@@ -156,7 +247,10 @@ fn types_of(path: &std::path::Path, text: &str) -> std::rc::Rc<Types> {
                 return types.clone();
             }
         }
-        let mut types = Types::default();
+        let mut types = Types {
+            file_module: file_module(path),
+            ..Types::default()
+        };
         if let Ok(file) = syn::parse_file(text) {
             syn::visit::Visit::visit_file(&mut types, &file);
         }
@@ -164,6 +258,19 @@ fn types_of(path: &std::path::Path, text: &str) -> std::rc::Rc<Types> {
         read.insert(path.to_path_buf(), (text.to_string(), types.clone()));
         types
     })
+}
+
+/// The module a file is, by its name (`m.rs`, `m/mod.rs`); `None` for a crate's root
+/// (`lib.rs`, `main.rs`, a target's own file).
+fn file_module(path: &std::path::Path) -> Option<String> {
+    let module = match path.file_stem()?.to_str()? {
+        "lib" | "main" => return None,
+        "mod" => path.parent()?.file_name()?.to_str()?,
+        stem => stem,
+    };
+    // A target's own file (`src/bin/m.rs`, `tests/m.rs`) is its crate's root.
+    let crate_name = std::env::var("CARGO_CRATE_NAME").ok()?;
+    (module.replace('-', "_") != crate_name).then(|| module.to_string())
 }
 
 /// The `.rs` files under `dir` but not under `skip` (at most a few thousand).
@@ -279,6 +386,19 @@ struct Types {
     /// Free functions returning a value: the name, and whether the result carries
     /// nothing that can hold a derivative ([`carries_nothing`]).
     free_results: Vec<(String, bool)>,
+    /// The module the file is (`m` for `m.rs` and `m/mod.rs`; `None` for a crate root).
+    file_module: Option<String>,
+    /// Public free functions directly in a module of their own name (`mod sphere;`
+    /// holding `pub fn sphere`): outside the module the module's name is the module's,
+    /// not the function's carrier's (see `emit::names`).
+    own_module_functions: Vec<String>,
+    /// The names `use` items bring in by name, and the paths they bring them from, as
+    /// text (`use a::b::f;`: `("f", "a::b::f")`; `use a::g as f;`: `("f", "a::g")`),
+    /// with the inline modules the `use` is in.
+    imports: Vec<(Vec<String>, String, String)>,
+    /// The paths `use` items import everything from (`use a::b::*;`: `a::b`), with the
+    /// inline modules the `use` is in.
+    globs: Vec<(Vec<String>, String)>,
 }
 
 /// The last segment of the type a signature returns, `Self` as `owner`.
@@ -394,6 +514,42 @@ pub fn defines_carrying_method(method: &syn::Ident, args: usize) -> bool {
 }
 
 impl<'a> syn::visit::Visit<'a> for Types {
+    fn visit_item_use(&mut self, i: &'a syn::ItemUse) {
+        /// The names a tree brings in, with their paths, and the paths of its globs
+        /// (`(None, path)`).
+        fn leaves(tree: &syn::UseTree, prefix: &str, out: &mut Vec<(Option<String>, String)>) {
+            let join = |name: &syn::Ident| match prefix {
+                "" => name.to_string(),
+                p => format!("{p}::{name}"),
+            };
+            match tree {
+                syn::UseTree::Path(p) => leaves(&p.tree, &join(&p.ident), out),
+                syn::UseTree::Name(n) if n.ident != "self" => {
+                    out.push((Some(n.ident.to_string()), join(&n.ident)))
+                }
+                syn::UseTree::Rename(r) if r.ident != "self" => {
+                    out.push((Some(r.rename.to_string()), join(&r.ident)))
+                }
+                syn::UseTree::Glob(_) => out.push((None, prefix.to_string())),
+                syn::UseTree::Group(g) => {
+                    for t in &g.items {
+                        leaves(t, prefix, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let root = if i.leading_colon.is_some() { "::" } else { "" };
+        let mut found = Vec::new();
+        leaves(&i.tree, "", &mut found);
+        for (name, path) in found {
+            let path = format!("{root}{path}");
+            match name {
+                Some(name) => self.imports.push((self.path.clone(), name, path)),
+                None => self.globs.push((self.path.clone(), path)),
+            }
+        }
+    }
     fn visit_item_mod(&mut self, i: &'a syn::ItemMod) {
         self.modules.push(i.ident.to_string());
         self.path.push(i.ident.to_string());
@@ -435,6 +591,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
         let name = i.sig.ident.to_string();
+        let module = self.path.last().or(self.file_module.as_ref());
+        if module == Some(&name) && !matches!(i.vis, syn::Visibility::Inherited) {
+            self.own_module_functions.push(name.clone());
+        }
         if let syn::ReturnType::Type(..) = &i.sig.output {
             self.free_results
                 .push((name.clone(), carries_nothing(&i.sig.output)));
@@ -1359,16 +1519,122 @@ fn only_struct(all: &[std::rc::Rc<Types>], name: &str) -> Option<StructFields> {
     }
 }
 
+/// The path a name written at `ident` was imported by, when a `use` of its file brings it
+/// in by name (`use a::b::f;`, `use a::g as f;`: `a::b::f`, `a::g`), and that path's
+/// function is public in a module of its own name ([`Types::own_module_functions`]),
+/// where a call through the name cannot find the companions (see `emit::names`).
+pub fn imported_from_own_module(ident: &syn::Ident) -> Option<String> {
+    let w = written_at(ident.span())?;
+    let all = read(&w);
+    let name = ident.to_string();
+    let here = module_path_in(&w.text, w.line, w.column, &name)?;
+    let (_, _, path) = all[0]
+        .imports
+        .iter()
+        .find(|(m, n, _)| *m == here && *n == name)?;
+    let last = path.rsplit("::").next()?;
+    let from = first_segment(path);
+    let own = match dependency_types(from) {
+        Some(dependency) if !is_module_in(&all, from) => in_own_module(&dependency, last),
+        _ => in_own_module(&all, last),
+    };
+    own.then(|| path.clone())
+}
+
+/// Whether the function named `ident` where it is written is public in a module of its
+/// own name, of the crate or of a dependency its file imports everything from (`use
+/// xlib::*;`), and no `use` of the file brings the name in by name: a glob brings it, with
+/// the companions beside it (`__vjp_f`).
+pub fn names_own_module_function(ident: &syn::Ident) -> bool {
+    let Some(w) = written_at(ident.span()) else {
+        return false;
+    };
+    let all = read(&w);
+    let name = ident.to_string();
+    let Some(here) = module_path_in(&w.text, w.line, w.column, &name) else {
+        return false;
+    };
+    if all[0]
+        .imports
+        .iter()
+        .any(|(m, n, _)| *m == here && *n == name)
+    {
+        return false;
+    }
+    in_own_module(&all, &name)
+        || all[0].globs.iter().any(|(m, g)| {
+            let from = first_segment(g);
+            *m == here
+                && !is_module_in(&all, from)
+                && dependency_types(from).is_some_and(|d| in_own_module(&d, &name))
+        })
+}
+
+/// Whether a call by `path`, through another crate whose source is at hand (`xlib::f`,
+/// `xlib::m::f`), finds the function's companions through its carrier: when the path goes
+/// through modules of that crate only and the function is not in a module of its own
+/// name there (see `emit::names`). `None` for a path not through such a crate, or to a
+/// function it does not mark `#[differentiable]` or register a derivative for.
+pub fn through_dependency_names_carrier(path: &syn::Path) -> Option<bool> {
+    let n = path.segments.len();
+    if n < 2 {
+        return None;
+    }
+    let first = &path.segments[0].ident;
+    let from = first.to_string();
+    if ["crate", "self", "super", "Self"].contains(&from.as_str()) {
+        return None;
+    }
+    let all = written_at(first.span()).map(|w| read(&w))?;
+    if is_module_in(&all, &from) || all.iter().any(|t| t.defined.contains(&from)) {
+        return None;
+    }
+    let dependency = dependency_types(&from)?;
+    let through_modules = path
+        .segments
+        .iter()
+        .take(n - 1)
+        .skip(1)
+        .all(|s| s.arguments.is_none() && is_module_in(&dependency, &s.ident.to_string()));
+    let last = path.segments[n - 1].ident.to_string();
+    // Only functions the macro gave companions there (not the library's rules, which
+    // name their companions by hand).
+    if !dependency
+        .iter()
+        .any(|t| t.with_derivatives.contains(&last))
+    {
+        return None;
+    }
+    Some(through_modules && !in_own_module(&dependency, &last))
+}
+
+fn first_segment(path: &str) -> &str {
+    path.trim_start_matches("::")
+        .split("::")
+        .next()
+        .unwrap_or("")
+}
+
+fn in_own_module(all: &[std::rc::Rc<Types>], name: &str) -> bool {
+    all.iter()
+        .any(|t| t.own_module_functions.iter().any(|f| f == name))
+}
+
+/// Whether `all` has a module named `name` and no type or trait of that name.
+fn is_module_in(all: &[std::rc::Rc<Types>], name: &str) -> bool {
+    let name = name.to_string();
+    let named = |list: &dyn Fn(&Types) -> &Vec<String>| all.iter().any(|t| list(t).contains(&name));
+    named(&|t| &t.modules) && !named(&|t| &t.defined) && !named(&|t| &t.other_types)
+}
+
 /// Whether `ident` (a segment of a path, before its last) names a module of the crate
 /// and no type or trait: the file or the crate's `src/` has a `mod` of that name and no
 /// struct, enum, union, trait or type alias.
 pub fn is_module(ident: &syn::Ident) -> bool {
-    let name = ident.to_string();
     let Some(all) = written_at(ident.span()).map(|w| read(&w)) else {
         return false;
     };
-    let named = |list: &dyn Fn(&Types) -> &Vec<String>| all.iter().any(|t| list(t).contains(&name));
-    named(&|t| &t.modules) && !named(&|t| &t.defined) && !named(&|t| &t.other_types)
+    is_module_in(&all, &ident.to_string())
 }
 
 /// Whether `ident`, where it is written, names a local variable of the function around
@@ -1476,15 +1742,7 @@ pub fn own_module(span: proc_macro2::Span) -> Option<String> {
     if let Some(m) = inline.last() {
         return Some(m.clone());
     }
-    let stem = written.path.file_stem()?.to_str()?;
-    let module = match stem {
-        "lib" | "main" => return None,
-        "mod" => written.path.parent()?.file_name()?.to_str()?,
-        stem => stem,
-    };
-    // A target's own file (`src/bin/m.rs`, `tests/m.rs`) is its crate's root.
-    let crate_name = std::env::var("CARGO_CRATE_NAME").ok()?;
-    (module.replace('-', "_") != crate_name).then(|| module.to_string())
+    file_module(&written.path)
 }
 
 /// The inline modules (`mod m { .. }`) open at `line` and `column` of `text`, outermost

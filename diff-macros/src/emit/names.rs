@@ -6,7 +6,7 @@
 //! kept verbatim read values only through placeholders substituted at emission. So a
 //! generated name can neither capture nor shadow a name of the user's code.
 use crate::ir::{Function, RegionId, Value};
-use proc_macro2::{Ident, Span};
+use proc_macro2::{Ident, Span, TokenStream};
 use syn::ext::IdentExt;
 
 /// Which derivative a companion computes.
@@ -224,7 +224,7 @@ pub fn by_name_alone(path: &syn::Path) -> bool {
 ///   it (`m::__vjp_f`): an item of module `m` (a function that is not private has them),
 ///   or an associated function of `Type`.
 pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Path {
-    let mut path = path.clone();
+    let mut path = through_imports(path);
     let single = names_carrier(&path, qualified);
     let last = path.segments.last_mut().expect("a path has a segment");
     if single {
@@ -239,13 +239,63 @@ pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Pat
     path
 }
 
+/// The path a call names a function by, read through the `use` that imported it by name
+/// when the function is in a module of its own name (`use objectives::sphere as sp;`
+/// where `mod sphere;` holds `pub fn sphere`): such an import brings the function but
+/// not its carrier, which the module shadows; the companions are beside the function
+/// in the module it was imported from (`objectives::__vjp_sphere`).
+fn through_imports(path: &syn::Path) -> syn::Path {
+    let [segment] = path.segments.iter().collect::<Vec<_>>()[..] else {
+        return path.clone();
+    };
+    let Some(full) = (path.leading_colon.is_none())
+        .then(|| crate::source::imported_from_own_module(&segment.ident))
+        .flatten()
+    else {
+        return path.clone();
+    };
+    let span = segment.ident.span();
+    let mut imported = syn::Path {
+        leading_colon: full.starts_with("::").then(|| syn::Token![::](span)),
+        segments: full
+            .trim_start_matches("::")
+            .split("::")
+            .map(|s| syn::PathSegment::from(syn::Ident::new(s, span)))
+            .collect(),
+    };
+    if let Some(last) = imported.segments.last_mut() {
+        last.arguments = segment.arguments.clone();
+    }
+    imported
+}
+
+/// A statement that uses the name `path` is, when [`through_imports`] reads it as
+/// another path: an operator naming the function by an import, and by nothing else,
+/// uses the import (rustc would call it unused).
+pub fn mention_import(path: &syn::Path) -> TokenStream {
+    match &path.segments.first() {
+        Some(first) if through_imports(path) != *path => {
+            let name = &first.ident;
+            quote::quote! { #[allow(unused_imports)] use #name as _; }
+        }
+        _ => TokenStream::new(),
+    }
+}
+
 /// Whether a call by `path` finds the companions through the function's carrier
-/// (`f::__vjp`, see [`companion_path`]). Not through a module for a function named like a module of the crate (`objectives::sphere`
-/// where `mod sphere;` holds `pub fn sphere` and `objectives` re-exports it with a glob,
-/// argmin's layout): there `objectives::sphere` names the module, private to
-/// `objectives`, so the call names the items beside the function, `objectives::__vjp_sphere`.
+/// (`f::__vjp`, see [`companion_path`]). Not for a function in a module of its own name
+/// (`mod sphere;` holding `pub fn sphere`, re-exported with a glob, argmin's layout):
+/// where the module is, its name is the module's, which the function's carrier cannot
+/// share; a call names the items beside the function, which the glob brings:
+/// `objectives::__vjp_sphere`, or `__vjp_sphere` for the name alone.
 fn names_carrier(path: &syn::Path, qualified: bool) -> bool {
     let n = path.segments.len();
+    if n == 1 && crate::source::names_own_module_function(&path.segments[0].ident) {
+        return false;
+    }
+    if let Some(carrier) = crate::source::through_dependency_names_carrier(path) {
+        return !qualified && carrier;
+    }
     let in_module = n >= 2
         && path.leading_colon.is_none()
         && path.segments[n - 2].arguments.is_none()
@@ -259,6 +309,7 @@ fn names_carrier(path: &syn::Path, qualified: bool) -> bool {
 /// its own name (`source::own_module`), whose carrier is visible in the crate only and,
 /// outside the module, shadowed by the module.
 pub fn carrier(path: &syn::Path, qualified: bool) -> Option<syn::Path> {
+    let path = &through_imports(path);
     let last = &path.segments.last()?.ident;
     let own_module = crate::source::own_module(last.span()).is_some_and(|m| *last == m);
     if !names_carrier(path, qualified) || crate::source::is_module(last) || own_module {

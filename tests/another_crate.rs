@@ -1,0 +1,137 @@
+//! Differentiable functions of another crate (tests/objectives-crate), called every way
+//! Rust names them: by path through the crate's root, imported by name, renamed, by glob,
+//! and from differentiable bodies. The crate lays them out as published crates do: each in
+//! a private module of its own name, glob re-exported (argmin_testfunctions' layout:
+//! `mod sphere; pub use sphere::*;`), and re-exported by name (`pub use loss::huber;`).
+//! Checked against hand-written derivatives.
+#![deny(warnings)]
+use diff::prelude::*;
+
+fn close(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert!(
+            (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+            "{a:?} differs from {b:?}"
+        );
+    }
+}
+
+fn rosenbrock_gradient(x: &[f64]) -> Vec<f64> {
+    let mut g = vec![0.0; x.len()];
+    for i in 0..x.len() - 1 {
+        g[i] += -2.0 * (1.0 - x[i]) - 400.0 * x[i] * (x[i + 1] - x[i] * x[i]);
+        g[i + 1] += 200.0 * (x[i + 1] - x[i] * x[i]);
+    }
+    g
+}
+
+/// Huber's loss's gradient, (d/dr, d/ddelta).
+fn huber_gradient(r: f64, delta: f64) -> (f64, f64) {
+    if r.abs() <= delta {
+        (r, 0.0)
+    } else {
+        (delta * r.signum(), r.abs() - delta)
+    }
+}
+
+const X: [f64; 3] = [0.3, -0.7, 1.1];
+
+#[test]
+fn by_path_through_the_root() {
+    let x = X.to_vec();
+    let (v, g) = value_with_gradient!(at: &x, of: diff_objectives_fixture::sphere);
+    assert_eq!(v, diff_objectives_fixture::sphere(&x));
+    close(&g, &[0.6, -1.4, 2.2]);
+    close(
+        &gradient!(at: &x, of: diff_objectives_fixture::rosenbrock::<f64>),
+        &rosenbrock_gradient(&x),
+    );
+    let (dr, dd) = gradient!(at: (1.5, 1.0), of: diff_objectives_fixture::huber);
+    assert_eq!((dr, dd), huber_gradient(1.5, 1.0));
+    let (dr, dd) = gradient!(at: (-0.5, 1.0), of: diff_objectives_fixture::loss::huber);
+    assert_eq!((dr, dd), huber_gradient(-0.5, 1.0));
+}
+
+mod by_name {
+    use super::*;
+    use diff_objectives_fixture::{huber, rosenbrock, sphere};
+
+    #[test]
+    fn imported_by_name() {
+        let x = X.to_vec();
+        close(&gradient!(at: &x, of: sphere), &[0.6, -1.4, 2.2]);
+        close(
+            &gradient!(at: &x, of: rosenbrock::<f64>),
+            &rosenbrock_gradient(&x),
+        );
+        assert_eq!(
+            gradient!(at: (1.5, 1.0), of: huber),
+            huber_gradient(1.5, 1.0)
+        );
+    }
+}
+
+mod renamed {
+    use super::*;
+    use diff_objectives_fixture::huber as hub;
+    use diff_objectives_fixture::sphere as ball;
+
+    #[test]
+    fn imported_renamed() {
+        let x = X.to_vec();
+        close(&gradient!(at: &x, of: ball), &[0.6, -1.4, 2.2]);
+        assert_eq!(
+            gradient!(at: (-2.0, 1.0), of: hub),
+            huber_gradient(-2.0, 1.0)
+        );
+    }
+}
+
+mod by_glob {
+    use super::*;
+    use diff_objectives_fixture::*;
+
+    #[differentiable]
+    fn fit(x: &[f64]) -> f64 {
+        2.0 * sphere(x) + rosenbrock(x) + huber(x[0], 0.5) + loss::mean_square(x)
+    }
+
+    #[test]
+    fn imported_by_glob_and_called_in_a_body() {
+        let x = X.to_vec();
+        close(&gradient!(at: &x, of: sphere), &[0.6, -1.4, 2.2]);
+        let (v, g) = value_with_gradient!(at: &x, of: fit);
+        assert_eq!(v, fit(&x));
+        let mut want = rosenbrock_gradient(&x);
+        for (i, w) in want.iter_mut().enumerate() {
+            *w += 4.0 * x[i] + 2.0 * x[i] / 3.0;
+        }
+        want[0] += huber_gradient(x[0], 0.5).0;
+        close(&g, &want);
+    }
+}
+
+#[differentiable]
+fn by_paths_in_a_body(x: &[f64]) -> f64 {
+    diff_objectives_fixture::sphere(x) * diff_objectives_fixture::huber(x[1], 1.0)
+}
+
+#[test]
+fn called_by_path_in_a_body_forward_and_second_order() {
+    let x = X.to_vec();
+    let s = diff_objectives_fixture::sphere(&x);
+    let h = diff_objectives_fixture::huber(x[1], 1.0);
+    let mut want: Vec<f64> = x.iter().map(|v| 2.0 * v * h).collect();
+    want[1] += s * huber_gradient(x[1], 1.0).0;
+    close(&gradient!(at: &x, of: by_paths_in_a_body), &want);
+    // Forward mode: the Jacobian of a scalar function is one row.
+    let jac = jacobian!(at: &x, of: by_paths_in_a_body);
+    close(&jac[0], &want);
+    // Second order through the other crate: the Hessian of the sphere is 2 I.
+    let hess = hessian!(at: &x, of: diff_objectives_fixture::sphere);
+    for (i, row) in hess.iter().enumerate() {
+        let want: Vec<f64> = (0..3).map(|j| if i == j { 2.0 } else { 0.0 }).collect();
+        close(row, &want);
+    }
+}

@@ -1,0 +1,6 @@
+use diff::prelude::*;
+
+#[differentiable]
+pub fn sphere(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum()
+}

@@ -1,0 +1,10 @@
+//! Differentiable functions as a published crate lays them out, for tests/another_crate.rs:
+//! each in a private module of its own name, glob re-exported (argmin_testfunctions'
+//! layout), and one re-exported by name from a public module.
+mod rosenbrock;
+mod sphere;
+pub use rosenbrock::*;
+pub use sphere::*;
+
+pub mod loss;
+pub use loss::huber;
