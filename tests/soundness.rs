@@ -921,3 +921,73 @@ fn methods_named_like_float_methods_are_the_users() {
         "second",
     );
 }
+
+/// `max`, `min` and `clamp` select one argument: the derivative is the selected one's,
+/// and an argument not selected does not pass its derivative on multiplied by zero (`0 *
+/// inf` is NaN, the derivative of `sqrt` at 0). Enzyme's `guarded_normalize`: `1 /
+/// len.max(eps)` at the origin. The oracle is the same function written with `if`.
+mod selections {
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn guarded_length(x: f64) -> f64 {
+        (x * x).sqrt().max(1e-12)
+    }
+
+    #[differentiable]
+    fn guarded_length_if(x: f64) -> f64 {
+        let len = (x * x).sqrt();
+        if len >= 1e-12 {
+            len
+        } else {
+            1e-12
+        }
+    }
+
+    #[differentiable]
+    fn normalized_first(v: &[f64]) -> f64 {
+        let len = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+        v[0] / len.max(1e-12)
+    }
+
+    #[differentiable]
+    fn clamped_root(x: f64) -> f64 {
+        x.sqrt().clamp(1.0, 2.0) + x.sqrt().min(-1.0)
+    }
+
+    #[differentiable]
+    fn largest_root(v: &[f64]) -> f64 {
+        v.iter().map(|a| a.sqrt()).fold(1.0, f64::max)
+    }
+
+    #[test]
+    fn the_argument_not_selected_passes_nothing_on() {
+        for x in [0.0, 0.5, -2.0] {
+            let want = gradient!(at: x, of: guarded_length_if);
+            assert_eq!(gradient!(at: x, of: guarded_length), want, "at {x}");
+            assert_eq!(first_derivative!(at: x, of: guarded_length), want, "at {x}");
+            assert_eq!(
+                second_derivative!(at: x, of: guarded_length),
+                second_derivative!(at: x, of: guarded_length_if),
+                "at {x}"
+            );
+        }
+        assert_eq!(gradient!(at: 0.0, of: guarded_length), 0.0);
+        let g = gradient!(at: &vec![0.0, 0.0, 0.0], of: normalized_first);
+        assert_eq!(g, vec![1e12, 0.0, 0.0]);
+        assert_eq!(gradient!(at: 0.0, of: clamped_root), 0.0);
+        assert_eq!(first_derivative!(at: 0.0, of: clamped_root), 0.0);
+        // Inside the clamp's range the derivative is the root's: 1 / (2 sqrt x).
+        assert_eq!(gradient!(at: 2.25, of: clamped_root), 1.0 / 3.0);
+        assert_eq!(
+            gradient!(at: &vec![0.0, 0.25], of: largest_root),
+            vec![0.0, 0.0]
+        );
+        assert_eq!(
+            gradient!(at: &vec![0.0, 4.0], of: largest_root),
+            vec![0.0, 0.25]
+        );
+        let h = hessian!(at: &vec![0.0, 0.25], of: largest_root);
+        assert_eq!(h, vec![vec![0.0, 0.0], vec![0.0, 0.0]]);
+    }
+}

@@ -35,6 +35,15 @@ fn dual_part<T: Float, const N: usize>(eps: [T; N], partials: [T; N]) -> T {
     (1..N).fold(term(0), |sum, i| sum + term(i))
 }
 
+/// The dual part of the selected argument (see the table's selection form: the others'
+/// are not multiplied by zero).
+#[inline(always)]
+fn dual_selected<T: Float, const N: usize>(eps: [T; N], selected: [bool; N]) -> T {
+    (0..N)
+        .filter(|&i| selected[i])
+        .fold(T::zero(), |sum, i| sum + eps[i])
+}
+
 macro_rules! constants {
     ($($f:ident),*) => {$(
         #[inline(always)]
@@ -73,6 +82,7 @@ macro_rules! dual {
         Self::zero()
     }};
     (@part $eps:ident ($($d:expr),+)) => { dual_part($eps, [$($d),+]) };
+    (@part $eps:ident [$($d:expr),+]) => { dual_selected($eps, [$($d),+]) };
 
     // A `Float` method; the operators are not.
     (@float [$($doc:literal)*] add $($rest:tt)*) => {};

@@ -33,7 +33,12 @@
 //! - after `=>`, one partial derivative per float parameter, in terms of the value and the
 //!   saved values only, or `zero` for a piecewise constant function. Every reader shadows
 //!   the parameters before it evaluates the partials, so a partial that names a parameter
-//!   does not compile.
+//!   does not compile;
+//! - or, for a function that selects one of its arguments (`min`, `max`, `clamp`), one
+//!   `bool` per float parameter in brackets, whether the value is that argument
+//!   (`=> [da, db]`): the derivative is the selected argument's, and the others' are not
+//!   touched at all (not multiplied by zero), as if the function were written with `if`:
+//!   `x.sqrt().max(1e-12)` at `x = 0` has derivative 0, not `0 * inf`.
 //!
 //! The expressions are written for a type `Self: Float` and may call [`cast`], which the
 //! module invoking `float_rules!` brings into scope (`use diff_core::float_rules::cast;`).
@@ -121,19 +126,15 @@ macro_rules! float_rules {
             /// The derivative goes to the selected argument: the receiver on ties, and the
             /// non-NaN argument when the other is NaN (as `min` selects it).
             (__vjp_min, __jvp_min) min(a, b) -> y = a.min(b),
-                da = if b.is_nan() || a <= b { Self::one() } else { Self::zero() },
-                db = Self::one() - da => (da, db);
+                da = b.is_nan() || a <= b, db = !da => [da, db];
             /// The derivative goes to the selected argument: the receiver on ties, and the
             /// non-NaN argument when the other is NaN (as `max` selects it).
             (__vjp_max, __jvp_max) max(a, b) -> y = a.max(b),
-                da = if b.is_nan() || a >= b { Self::one() } else { Self::zero() },
-                db = Self::one() - da => (da, db);
+                da = b.is_nan() || a >= b, db = !da => [da, db];
             /// The derivative goes to the selected argument: `x` when `lo <= x <= hi`, else the
             /// bound that clamps it.
             (__vjp_clamp, __jvp_clamp) clamp(x, lo, hi) -> y = x.clamp(lo, hi),
-                dlo = if x < lo { Self::one() } else { Self::zero() },
-                dhi = if x > hi { Self::one() } else { Self::zero() },
-                dx = Self::one() - dlo - dhi => (dx, dlo, dhi);
+                dlo = x < lo, dhi = x > hi, dx = !dlo && !dhi => [dx, dlo, dhi];
             /// Piecewise constant: the derivative is zero (also at the jumps).
             (__vjp_signum, __jvp_signum) signum(x) -> y = x.signum() => zero;
             /// Piecewise constant: the derivative is zero (also at the jumps).

@@ -138,6 +138,14 @@ macro_rules! rule {
         move |seed: Self| (Some(seed * ($d0)), $(Some(seed * ($d)),)* $(rule!(@unit $c),)*)
     };
 
+    (@pullback [$d0:expr $(, $d:expr)*]; $($p:ident)*; $($c:ident)*) => {
+        move |seed: Self| (
+            ($d0).then_some(seed),
+            $(($d).then_some(seed),)*
+            $(rule!(@unit $c),)*
+        )
+    };
+
     (@differential zero; $x:ident $($p:ident)*; $($c:ident)*) => {
         move |_tangents: (Option<Self>, $(rule!(@ty $p Option<Self>),)* $(rule!(@ty $c ()),)*)| {
             None
@@ -149,6 +157,15 @@ macro_rules! rule {
             #[allow(unused_imports)] // unused by one-parameter rules
             use $crate::table::TangentSum as _;
             $x.map(|t| t * ($d0)) $(.plus($p.map(|t| t * ($d))))*
+        }
+    };
+
+    (@differential [$d0:expr $(, $d:expr)*]; $x:ident $($p:ident)*; $($c:ident)*) => {
+        move |($x, $($p,)* $(rule!(@ignore $c),)*):
+            (Option<Self>, $(rule!(@ty $p Option<Self>),)* $(rule!(@ty $c ()),)*)| {
+            #[allow(unused_imports)] // unused by one-parameter rules
+            use $crate::table::TangentSum as _;
+            $x.filter(|_| $d0) $(.plus($p.filter(|_| $d)))*
         }
     };
 

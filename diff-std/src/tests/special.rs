@@ -17,36 +17,38 @@ fn abs_at_zero_is_zero() {
 
 #[test]
 fn min_max_send_the_derivative_to_the_selected_argument() {
-    // Ties go to the receiver.
-    assert_eq!(1.0.__vjp_min(1.0).1(1.0), (Some(1.0), Some(0.0)));
-    assert_eq!(1.0.__vjp_max(1.0).1(1.0), (Some(1.0), Some(0.0)));
-    assert_eq!(1.0f32.__vjp_min(2.0).1(1.0), (Some(1.0), Some(0.0)));
-    assert_eq!(1.0f32.__vjp_max(2.0).1(1.0), (Some(0.0), Some(1.0)));
+    // Ties go to the receiver; the other argument is not touched (`None`, not zero).
+    assert_eq!(1.0.__vjp_min(1.0).1(1.0), (Some(1.0), None));
+    assert_eq!(1.0.__vjp_max(1.0).1(1.0), (Some(1.0), None));
+    assert_eq!(1.0f32.__vjp_min(2.0).1(1.0), (Some(1.0), None));
+    assert_eq!(1.0f32.__vjp_max(2.0).1(1.0), (None, Some(1.0)));
     // NaN is skipped, as the primal skips it.
     let (y, pullback) = f64::NAN.__vjp_min(2.0);
-    assert_eq!((y, pullback(1.0)), (2.0, (Some(0.0), Some(1.0))));
+    assert_eq!((y, pullback(1.0)), (2.0, (None, Some(1.0))));
     let (y, pullback) = 2.0.__vjp_max(f64::NAN);
-    assert_eq!((y, pullback(1.0)), (2.0, (Some(1.0), Some(0.0))));
+    assert_eq!((y, pullback(1.0)), (2.0, (Some(1.0), None)));
     assert_eq!(3.0.__jvp_max(1.0).1((Some(0.5), Some(7.0))), Some(0.5));
+    // The tangent of the argument not selected is not multiplied by zero: a NaN there
+    // (the derivative of `sqrt` at 0) does not reach the result.
+    assert_eq!(0.0.__jvp_max(1e-12).1((Some(f64::NAN), None)), None);
+    assert_eq!(
+        1.0.__jvp_min(3.0).1((Some(2.0), Some(f64::INFINITY))),
+        Some(2.0)
+    );
 }
 
 #[test]
 fn clamp_sends_the_derivative_to_the_selected_argument() {
-    assert_eq!(
-        0.5.__vjp_clamp(-1.0, 1.0).1(1.0),
-        (Some(1.0), Some(0.0), Some(0.0))
-    );
-    assert_eq!(
-        1.0.__vjp_clamp(-1.0, 1.0).1(1.0),
-        (Some(1.0), Some(0.0), Some(0.0))
-    );
+    assert_eq!(0.5.__vjp_clamp(-1.0, 1.0).1(1.0), (Some(1.0), None, None));
+    assert_eq!(1.0.__vjp_clamp(-1.0, 1.0).1(1.0), (Some(1.0), None, None));
     assert_eq!(
         (-3.0).__vjp_clamp(-1.0, 1.0).1(1.0),
-        (Some(0.0), Some(1.0), Some(0.0))
+        (None, Some(1.0), None)
     );
+    assert_eq!(3.0.__vjp_clamp(-1.0, 1.0).1(1.0), (None, None, Some(1.0)));
     assert_eq!(
-        3.0.__vjp_clamp(-1.0, 1.0).1(1.0),
-        (Some(0.0), Some(0.0), Some(1.0))
+        3.0.__jvp_clamp(-1.0, 1.0).1((Some(f64::NAN), Some(5.0), Some(7.0))),
+        Some(7.0)
     );
 }
 
