@@ -436,3 +436,55 @@ fn second_order_through_an_enum_payload() {
         assert_close(s, h, 1e-12, "second");
     }
 }
+
+/// Containers of a type that is not Differentiable (`&[Sphere]`, `Vec<Sphere>`, `&[Sphere;
+/// 2]`, `Option<Sphere>`) are not Differentiable either, and are left out as the type is.
+mod containers {
+    use diff::prelude::*;
+
+    pub struct Sphere {
+        pub radius: f64,
+    }
+
+    #[differentiable]
+    fn over_a_slice(spheres: &[Sphere], x: f64) -> f64 {
+        let mut total = 0.0;
+        for s in spheres {
+            total += s.radius * x * x;
+        }
+        total
+    }
+
+    #[differentiable]
+    fn over_vec_array_and_option(
+        x: f64,
+        owned: &Vec<Sphere>,
+        pair: &[Sphere; 2],
+        extra: Option<Sphere>,
+    ) -> f64 {
+        let r = match extra {
+            Some(s) => s.radius,
+            None => 0.0,
+        };
+        x * (owned[0].radius + pair[1].radius + r)
+    }
+
+    #[test]
+    fn containers_of_a_type_that_is_not_differentiable() {
+        let spheres = vec![Sphere { radius: 1.0 }, Sphere { radius: 2.0 }];
+        // 2 x (1 + 2) at x = 2.
+        assert_eq!(
+            gradient!(at: 2.0, of: |x: f64| over_a_slice(&spheres, x)),
+            12.0
+        );
+        assert_eq!(
+            first_derivative!(at: 2.0, of: |x: f64| over_a_slice(&spheres, x)),
+            12.0
+        );
+        let pair = [Sphere { radius: 3.0 }, Sphere { radius: 4.0 }];
+        let d = gradient!(at: 1.5, of: |x: f64| {
+            over_vec_array_and_option(x, &spheres, &pair, Some(Sphere { radius: 0.5 }))
+        });
+        assert_eq!(d, 1.0 + 4.0 + 0.5);
+    }
+}

@@ -151,6 +151,38 @@ pub(crate) fn type_name(mut ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// The type of the values a parameter of type `ty` holds, through references and the
+/// containers whose tangent is their elements' (`&[Sphere]`, `Vec<Sphere>`, `[Sphere;
+/// 3]`, `Option<Sphere>`, `Box<Sphere>`: `Sphere`): a container is Differentiable exactly
+/// when its elements are.
+fn element_type(mut ty: &syn::Type) -> &syn::Type {
+    loop {
+        ty = match ty {
+            syn::Type::Reference(r) => &r.elem,
+            syn::Type::Slice(s) => &s.elem,
+            syn::Type::Array(a) => &a.elem,
+            syn::Type::Paren(p) => &p.elem,
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let Some(last) = p.path.segments.last() else {
+                    return ty;
+                };
+                let container =
+                    ["Vec", "Option", "Box", "VecDeque"].contains(&last.ident.to_string().as_str());
+                match &last.arguments {
+                    syn::PathArguments::AngleBracketed(a) if container && a.args.len() == 1 => {
+                        match &a.args[0] {
+                            syn::GenericArgument::Type(t) => t,
+                            _ => return ty,
+                        }
+                    }
+                    _ => return ty,
+                }
+            }
+            _ => return ty,
+        };
+    }
+}
+
 /// Leaves out of the derivative the parameters whose type the crate's source defines
 /// without making it Differentiable (`&Config`, an enum; [`crate::source`]), and the
 /// receiver when `self_ty` is such a type (a method no trait declares), whether or not a
@@ -171,11 +203,8 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
                 None => continue,
             },
             syn::FnArg::Typed(t) if p.asked => {
-                let mut referent = &*t.ty;
-                while let syn::Type::Reference(r) = referent {
-                    referent = &r.elem;
-                }
-                (referent, quote!(#referent))
+                let element = element_type(&t.ty);
+                (element, quote!(#element))
             }
             syn::FnArg::Typed(_) => continue,
         };
