@@ -456,6 +456,7 @@ mod containers {
     }
 
     #[differentiable]
+    #[allow(clippy::ptr_arg)] // `&Vec<T>` on purpose
     fn over_vec_array_and_option(
         x: f64,
         owned: &Vec<Sphere>,

@@ -127,7 +127,18 @@ fn crate_files(
     if let Some(files) = FOUND.with(|f| f.borrow().get(path).cloned()) {
         return files;
     }
-    let files = find_crate_files(manifest, path, text);
+    // (`tests/../examples/e.rs`, a `#[path]` module, is `examples/e.rs`.)
+    let mut plain = std::path::PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                plain.pop();
+            }
+            std::path::Component::CurDir => {}
+            part => plain.push(part),
+        }
+    }
+    let files = find_crate_files(manifest, &plain, text);
     FOUND.with(|f| f.borrow_mut().insert(path.to_path_buf(), files.clone()));
     files
 }
