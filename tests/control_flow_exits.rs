@@ -282,3 +282,78 @@ fn return_inside_the_tail_block() {
     });
     assert_eq!(d, 3.0);
 }
+
+/// `return` in a closure's body returns from the closure: `.map(|&x| { if x < 0.0 {
+/// return 0.0; } x * x })`. The oracle is the closure written with `else`.
+mod returns_from_closures {
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn relu_squares(p: &[f64]) -> f64 {
+        p.iter()
+            .map(|&x| {
+                if x < 0.0 {
+                    return 0.0;
+                }
+                x * x
+            })
+            .sum::<f64>()
+    }
+
+    #[differentiable]
+    fn relu_squares_else(p: &[f64]) -> f64 {
+        p.iter()
+            .map(|&x| if x < 0.0 { 0.0 } else { x * x })
+            .sum::<f64>()
+    }
+
+    #[differentiable]
+    fn banded(p: &[f64]) -> f64 {
+        p.iter()
+            .map(|&x| {
+                let y = 2.0 * x;
+                match y {
+                    _ if y > 3.0 => return 3.0 + (y - 3.0).ln_1p(),
+                    _ if y < -3.0 => {
+                        return -3.0;
+                    }
+                    _ => {}
+                }
+                let s = y.sin();
+                s * y
+            })
+            .fold(0.0, |a, b| a + b)
+    }
+
+    fn banded_gradient(p: &[f64]) -> Vec<f64> {
+        p.iter()
+            .map(|&x| {
+                let y = 2.0 * x;
+                2.0 * if y > 3.0 {
+                    1.0 / (1.0 + (y - 3.0))
+                } else if y < -3.0 {
+                    0.0
+                } else {
+                    y.cos() * y + y.sin()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_closure_returning_early() {
+        let p = vec![0.5, -1.0, 2.0, 0.0];
+        let (v, g) = value_with_gradient!(at: &p, of: relu_squares);
+        assert_eq!(v, relu_squares(&p));
+        assert_eq!(v, relu_squares_else(&p));
+        assert_eq!(g, gradient!(at: &p, of: relu_squares_else));
+        assert_eq!(g, vec![1.0, 0.0, 4.0, 0.0]);
+        assert_eq!(jacobian!(at: &p, of: relu_squares)[0], g);
+        let q = vec![0.3, 2.5, -2.0, -0.9];
+        let (v, g) = value_with_gradient!(at: &q, of: banded);
+        assert_eq!(v, banded(&q));
+        for (a, b) in g.iter().zip(banded_gradient(&q)) {
+            assert!((a - b).abs() < 1e-12, "{g:?}");
+        }
+    }
+}

@@ -41,6 +41,10 @@ impl VisitMut for Ungroup {
         if let Expr::Group(g) = e {
             *e = take(&mut g.expr);
         }
+        // (The other rewrite every function gets before it is read.)
+        if let Expr::Closure(c) = e {
+            super::closure_returns::structure(c);
+        }
     }
 }
 
