@@ -1103,3 +1103,49 @@ fn empty_vec_macro_filled_by_push() {
         assert_close(h[i][i], want, 1e-10, "untyped vec![] hessian");
     }
 }
+
+/// Type aliases, where the macro reads how a type is written: a `let` collecting into
+/// `Matrix`, parameters of type `Vec3` and `&Matrix`, in both orders.
+mod type_aliases {
+    use diff::prelude::*;
+
+    type Matrix = Vec<Vec<f64>>;
+    pub type Vec3 = [f64; 3];
+
+    #[differentiable]
+    fn scale(x: &[f64], w: f64) -> Vec<f64> {
+        x.iter().map(|v| v * w).collect()
+    }
+
+    #[differentiable]
+    #[allow(clippy::ptr_arg)] // `&Matrix` as a user writes it
+    fn squares(xs: &Matrix, w: f64) -> f64 {
+        let rows: Matrix = xs.iter().map(|x| scale(x, w)).collect();
+        rows.iter()
+            .map(|r| r.iter().map(|v| v * v).sum::<f64>())
+            .sum()
+    }
+
+    #[differentiable]
+    fn dot3(a: Vec3, b: Vec3) -> f64 {
+        a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    }
+
+    #[test]
+    fn aliases_read_as_their_types() {
+        let xs = vec![vec![1.0, 2.0]];
+        // sum (w x)^2: d/dx = 2 w^2 x, d/dw = 2 w |x|^2.
+        let (v, (gx, gw)) = value_with_gradient!(at: (&xs, 3.0), of: squares);
+        assert_eq!(v, squares(&xs, 3.0));
+        assert_eq!((gx, gw), (vec![vec![18.0, 36.0]], 30.0));
+        let d = [1.0, 2.0, 3.0];
+        let g = gradient!(at: 2.0, of: |x: f64| dot3([x, 1.0, 0.0], [x, d[1], d[2]]));
+        assert_eq!(g, 4.0);
+        let g = first_derivative!(at: 2.0, of: |x: f64| dot3([x, 1.0, 0.0], [x, d[1], d[2]]));
+        assert_eq!(g, 4.0);
+        let h = second_derivative!(at: 2.0, of: |x: f64| dot3([x, 1.0, 0.0], [x, d[1], d[2]]));
+        assert_eq!(h, 2.0);
+        let (ga, gb) = gradient!(at: ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]), of: dot3);
+        assert_eq!((ga, gb), ([4.0, 5.0, 6.0], [1.0, 2.0, 3.0]));
+    }
+}

@@ -106,7 +106,13 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }),
         _ => None,
     };
-    let companions = companions(args, &func, context, self_ty, &mut errors);
+    // The companions read the crate's type aliases as their types (`parse/aliases.rs`);
+    // the function stays as written, using its aliases.
+    let mut expanded = func.clone();
+    crate::parse::aliases::expand(&mut expanded, func.sig.ident.span(), |e, f| {
+        e.visit_impl_item_fn_mut(f)
+    });
+    let companions = companions(args, &expanded, context, self_ty, &mut errors);
     if errors.is_empty() {
         if let Some(companions) = &companions {
             crate::debug::dump(companions);

@@ -185,7 +185,7 @@ pub fn check(carrier: &syn::Path, need: Need, span: Span) -> TokenStream {
 
 /// `ts` with every token at `span`, so that an error about the type they form points at
 /// one place (tokens from two places make rustc point at the whole macro call).
-fn respan(ts: TokenStream, span: Span) -> TokenStream {
+pub(crate) fn respan(ts: TokenStream, span: Span) -> TokenStream {
     ts.into_iter()
         .map(|mut tt| {
             if let proc_macro2::TokenTree::Group(g) = &tt {

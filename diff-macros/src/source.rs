@@ -410,6 +410,9 @@ struct Types {
     /// The paths `use` items import everything from (`use a::b::*;`: `a::b`), with the
     /// inline modules the `use` is in.
     globs: Vec<(Vec<String>, String)>,
+    /// Type aliases without parameters, with their types as text (`type Matrix =
+    /// Vec<Vec<f64>>;`: `("Matrix", "Vec < Vec < f64 > >")`).
+    aliases: Vec<(String, String)>,
 }
 
 /// The last segment of the type a signature returns, `Self` as `owner`.
@@ -599,6 +602,10 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_type(&mut self, i: &'a syn::ItemType) {
         self.other_types.push(i.ident.to_string());
+        if i.generics.params.is_empty() {
+            self.aliases
+                .push((i.ident.to_string(), i.ty.to_token_stream().to_string()));
+        }
     }
     fn visit_item_fn(&mut self, i: &'a syn::ItemFn) {
         let name = i.sig.ident.to_string();
@@ -1636,6 +1643,29 @@ fn is_module_in(all: &[std::rc::Rc<Types>], name: &str) -> bool {
     let name = name.to_string();
     let named = |list: &dyn Fn(&Types) -> &Vec<String>| all.iter().any(|t| list(t).contains(&name));
     named(&|t| &t.modules) && !named(&|t| &t.defined) && !named(&|t| &t.other_types)
+}
+
+/// The type aliases without parameters of the crate where `span` is written, each with
+/// the type it stands for (as tokens without spans of their own; `parse::aliases` gives
+/// them the spans of their uses); those of a name the crate defines twice are left out.
+pub fn aliases(span: proc_macro2::Span) -> Vec<(String, proc_macro2::TokenStream)> {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, proc_macro2::TokenStream)> = Vec::new();
+    let mut twice: Vec<String> = Vec::new();
+    for (name, ty) in all.iter().flat_map(|t| t.aliases.iter()) {
+        let Ok(tokens) = ty.parse::<proc_macro2::TokenStream>() else {
+            continue;
+        };
+        match out.iter().find(|(n, _)| n == name) {
+            Some((_, t)) if t.to_string() != tokens.to_string() => twice.push(name.clone()),
+            Some(_) => {}
+            None => out.push((name.clone(), tokens)),
+        }
+    }
+    out.retain(|(n, _)| !twice.contains(n) && !all.iter().any(|t| t.defined.contains(n)));
+    out
 }
 
 /// Whether `ident` (a segment of a path, before its last) names a module of the crate
