@@ -239,8 +239,22 @@ fn crate_types(files: Vec<std::path::PathBuf>) -> Vec<(std::path::PathBuf, std::
 /// (`dependencies.rs`).
 fn dependency_types(krate: &str) -> Option<Vec<std::rc::Rc<Types>>> {
     let src = crate::dependencies::source_folder(krate)?;
-    let mut files = Vec::new();
-    rust_files(&src, &src.join("bin"), &mut files);
+    // Its files are listed once per run (the types, once per set: `crate_types`).
+    type Listed = std::collections::HashMap<std::path::PathBuf, Vec<std::path::PathBuf>>;
+    thread_local! {
+        static LISTED: std::cell::RefCell<Listed> = Default::default();
+    }
+    let files = LISTED.with(|listed| {
+        listed
+            .borrow_mut()
+            .entry(src.clone())
+            .or_insert_with(|| {
+                let mut files = Vec::new();
+                rust_files(&src, &src.join("bin"), &mut files);
+                files
+            })
+            .clone()
+    });
     (!files.is_empty()).then(|| crate_types(files).into_iter().map(|(_, t)| t).collect())
 }
 
@@ -1537,55 +1551,59 @@ fn only_struct(all: &[std::rc::Rc<Types>], name: &str) -> Option<StructFields> {
     }
 }
 
-/// The path a name written at `ident` was imported by, when a `use` of its file brings it
-/// in by name (`use a::b::f;`, `use a::g as f;`: `a::b::f`, `a::g`), and that path's
-/// function is public in a module of its own name ([`Types::own_module_functions`]),
-/// where a call through the name cannot find the companions (see `emit::names`).
-pub fn imported_from_own_module(ident: &syn::Ident) -> Option<String> {
-    let w = written_at(ident.span())?;
-    let all = read(&w);
-    let name = ident.to_string();
-    let here = module_path_in(&w.text, w.line, w.column, &name)?;
-    let (_, _, path) = all[0]
-        .imports
-        .iter()
-        .find(|(m, n, _)| *m == here && *n == name)?;
-    let last = path.rsplit("::").next()?;
-    let from = first_segment(path);
-    let own = match dependency_types(from) {
-        Some(dependency) if !is_module_in(&all, from) => in_own_module(&dependency, last),
-        _ => in_own_module(&all, last),
-    };
-    own.then(|| path.clone())
+/// How a name alone, where it is written, brings in a public function in a module of its
+/// own name ([`Types::own_module_functions`]), where a call through the name cannot find
+/// the companions (see `emit::names`).
+pub enum OwnModuleImport {
+    /// A `use` of the name's module brings it in by name (`use a::b::f;`, `use a::g as
+    /// f;`), from this path (`a::b::f`, `a::g`).
+    ByName(String),
+    /// No `use` of the module brings it by name, and the function is the crate's, or of
+    /// a dependency the module imports everything from (`use xlib::*;`): a glob brings
+    /// it, with the companions beside it (`__vjp_f`).
+    ByGlob,
+    /// Neither (or not known).
+    No,
 }
 
-/// Whether the function named `ident` where it is written is public in a module of its
-/// own name, of the crate or of a dependency its file imports everything from (`use
-/// xlib::*;`), and no `use` of the file brings the name in by name: a glob brings it, with
-/// the companions beside it (`__vjp_f`).
-pub fn names_own_module_function(ident: &syn::Ident) -> bool {
+/// How the name `ident` is brought in, when it is a function in a module of its own name
+/// ([`OwnModuleImport`]).
+pub fn own_module_import(ident: &syn::Ident) -> OwnModuleImport {
     let Some(w) = written_at(ident.span()) else {
-        return false;
+        return OwnModuleImport::No;
     };
     let all = read(&w);
     let name = ident.to_string();
     let Some(here) = module_path_in(&w.text, w.line, w.column, &name) else {
-        return false;
+        return OwnModuleImport::No;
     };
-    if all[0]
+    let imported = all[0]
         .imports
         .iter()
-        .any(|(m, n, _)| *m == here && *n == name)
-    {
-        return false;
+        .find(|(m, n, _)| *m == here && *n == name);
+    if let Some((_, _, path)) = imported {
+        let last = path.rsplit("::").next().unwrap_or("");
+        let from = first_segment(path);
+        let own = match dependency_types(from) {
+            Some(dependency) if !is_module_in(&all, from) => in_own_module(&dependency, last),
+            _ => in_own_module(&all, last),
+        };
+        return match own {
+            true => OwnModuleImport::ByName(path.clone()),
+            false => OwnModuleImport::No,
+        };
     }
-    in_own_module(&all, &name)
+    let by_glob = in_own_module(&all, &name)
         || all[0].globs.iter().any(|(m, g)| {
             let from = first_segment(g);
             *m == here
                 && !is_module_in(&all, from)
                 && dependency_types(from).is_some_and(|d| in_own_module(&d, &name))
-        })
+        });
+    match by_glob {
+        true => OwnModuleImport::ByGlob,
+        false => OwnModuleImport::No,
+    }
 }
 
 /// Whether a call by `path`, through another crate whose source is at hand (`xlib::f`,
@@ -1603,11 +1621,12 @@ pub fn through_dependency_names_carrier(path: &syn::Path) -> Option<bool> {
     if ["crate", "self", "super", "Self"].contains(&from.as_str()) {
         return None;
     }
+    // (Asked of every path: the file is read only for a dependency's name.)
+    let dependency = dependency_types(&from)?;
     let all = written_at(first.span()).map(|w| read(&w))?;
     if is_module_in(&all, &from) || all.iter().any(|t| t.defined.contains(&from)) {
         return None;
     }
-    let dependency = dependency_types(&from)?;
     let through_modules = path
         .segments
         .iter()

@@ -224,8 +224,7 @@ pub fn by_name_alone(path: &syn::Path) -> bool {
 ///   it (`m::__vjp_f`): an item of module `m` (a function that is not private has them),
 ///   or an associated function of `Type`.
 pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Path {
-    let mut path = through_imports(path);
-    let single = names_carrier(&path, qualified);
+    let (mut path, single) = lookup(path, qualified);
     let last = path.segments.last_mut().expect("a path has a segment");
     if single {
         let args = std::mem::take(&mut last.arguments);
@@ -239,42 +238,50 @@ pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Pat
     path
 }
 
-/// The path a call names a function by, read through the `use` that imported it by name
-/// when the function is in a module of its own name (`use objectives::sphere as sp;`
-/// where `mod sphere;` holds `pub fn sphere`): such an import brings the function but
-/// not its carrier, which the module shadows; the companions are beside the function
-/// in the module it was imported from (`objectives::__vjp_sphere`).
-fn through_imports(path: &syn::Path) -> syn::Path {
+/// The path a call by `path` names the function by, and whether it finds the companions
+/// through the carrier ([`names_carrier`]). A name alone is read through the `use` that
+/// imported it by name when the function is in a module of its own name (`use
+/// objectives::sphere as sp;` where `mod sphere;` holds `pub fn sphere`): such an import
+/// brings the function but not its carrier, which the module shadows; the companions are
+/// beside the function in the module it was imported from (`objectives::__vjp_sphere`).
+/// Brought by a glob, such a function's name finds the items beside it the glob brings
+/// (`__vjp_sphere`).
+fn lookup(path: &syn::Path, qualified: bool) -> (syn::Path, bool) {
+    use crate::source::OwnModuleImport;
     let [segment] = path.segments.iter().collect::<Vec<_>>()[..] else {
-        return path.clone();
+        return (path.clone(), names_carrier(path, qualified));
     };
-    let Some(full) = (path.leading_colon.is_none())
-        .then(|| crate::source::imported_from_own_module(&segment.ident))
-        .flatten()
-    else {
-        return path.clone();
-    };
-    let span = segment.ident.span();
-    let mut imported = syn::Path {
-        leading_colon: full.starts_with("::").then(|| syn::Token![::](span)),
-        segments: full
-            .trim_start_matches("::")
-            .split("::")
-            .map(|s| syn::PathSegment::from(syn::Ident::new(s, span)))
-            .collect(),
-    };
-    if let Some(last) = imported.segments.last_mut() {
-        last.arguments = segment.arguments.clone();
+    if path.leading_colon.is_some() {
+        return (path.clone(), names_carrier(path, qualified));
     }
-    imported
+    match crate::source::own_module_import(&segment.ident) {
+        OwnModuleImport::ByName(full) => {
+            let span = segment.ident.span();
+            let mut imported = syn::Path {
+                leading_colon: full.starts_with("::").then(|| syn::Token![::](span)),
+                segments: full
+                    .trim_start_matches("::")
+                    .split("::")
+                    .map(|s| syn::PathSegment::from(syn::Ident::new(s, span)))
+                    .collect(),
+            };
+            if let Some(last) = imported.segments.last_mut() {
+                last.arguments = segment.arguments.clone();
+            }
+            let carrier = names_carrier(&imported, qualified);
+            (imported, carrier)
+        }
+        OwnModuleImport::ByGlob => (path.clone(), false),
+        OwnModuleImport::No => (path.clone(), names_carrier(path, qualified)),
+    }
 }
 
-/// A statement that uses the name `path` is, when [`through_imports`] reads it as
-/// another path: an operator naming the function by an import, and by nothing else,
-/// uses the import (rustc would call it unused).
+/// A statement that uses the name `path` is, when [`lookup`] reads it as another path:
+/// an operator naming the function by an import, and by nothing else, uses the import
+/// (rustc would call it unused).
 pub fn mention_import(path: &syn::Path) -> TokenStream {
     match &path.segments.first() {
-        Some(first) if through_imports(path) != *path => {
+        Some(first) if lookup(path, false).0 != *path => {
             let name = &first.ident;
             quote::quote! { #[allow(unused_imports)] use #name as _; }
         }
@@ -282,17 +289,14 @@ pub fn mention_import(path: &syn::Path) -> TokenStream {
     }
 }
 
-/// Whether a call by `path` finds the companions through the function's carrier
-/// (`f::__vjp`, see [`companion_path`]). Not for a function in a module of its own name
-/// (`mod sphere;` holding `pub fn sphere`, re-exported with a glob, argmin's layout):
-/// where the module is, its name is the module's, which the function's carrier cannot
-/// share; a call names the items beside the function, which the glob brings:
-/// `objectives::__vjp_sphere`, or `__vjp_sphere` for the name alone.
+/// Whether a call by `path` (read through imports, [`lookup`]) finds the companions
+/// through the function's carrier (`f::__vjp`, see [`companion_path`]). Not for a function
+/// in a module of its own name (`mod sphere;` holding `pub fn sphere`, re-exported with a
+/// glob, argmin's layout): where the module is, its name is the module's, which the
+/// function's carrier cannot share; a call names the items beside the function, which
+/// the glob brings: `objectives::__vjp_sphere`.
 fn names_carrier(path: &syn::Path, qualified: bool) -> bool {
     let n = path.segments.len();
-    if n == 1 && crate::source::names_own_module_function(&path.segments[0].ident) {
-        return false;
-    }
     if let Some(carrier) = crate::source::through_dependency_names_carrier(path) {
         return !qualified && carrier;
     }
@@ -309,10 +313,10 @@ fn names_carrier(path: &syn::Path, qualified: bool) -> bool {
 /// its own name (`source::own_module`), whose carrier is visible in the crate only and,
 /// outside the module, shadowed by the module.
 pub fn carrier(path: &syn::Path, qualified: bool) -> Option<syn::Path> {
-    let path = &through_imports(path);
+    let (path, names_carrier) = lookup(path, qualified);
     let last = &path.segments.last()?.ident;
     let own_module = crate::source::own_module(last.span()).is_some_and(|m| *last == m);
-    if !names_carrier(path, qualified) || crate::source::is_module(last) || own_module {
+    if !names_carrier || crate::source::is_module(last) || own_module {
         return None;
     }
     let mut path = path.clone();
