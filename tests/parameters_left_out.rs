@@ -482,6 +482,8 @@ mod containers {
             first_derivative!(at: 2.0, of: |x: f64| over_a_slice(&spheres, x)),
             12.0
         );
+        let (v, _) = value_with_gradient!(at: 2.0, of: |x: f64| over_a_slice(&spheres, x));
+        assert_eq!(v, over_a_slice(&spheres, 2.0));
         let pair = [Sphere { radius: 3.0 }, Sphere { radius: 4.0 }];
         let d = gradient!(at: 1.5, of: |x: f64| {
             over_vec_array_and_option(x, &spheres, &pair, Some(Sphere { radius: 0.5 }))

@@ -973,6 +973,16 @@ mod selections {
             );
         }
         assert_eq!(gradient!(at: 0.0, of: guarded_length), 0.0);
+        assert_eq!(value_with_gradient!(at: 0.0, of: guarded_length).0, 1e-12);
+        let origin = vec![0.0, 0.0, 0.0];
+        assert_eq!(
+            value_with_gradient!(at: &origin, of: normalized_first).0,
+            0.0
+        );
+        assert_eq!(
+            value_with_gradient!(at: 2.25, of: clamped_root).0,
+            clamped_root(2.25)
+        );
         let g = gradient!(at: &vec![0.0, 0.0, 0.0], of: normalized_first);
         assert_eq!(g, vec![1e12, 0.0, 0.0]);
         assert_eq!(gradient!(at: 0.0, of: clamped_root), 0.0);
