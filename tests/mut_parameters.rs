@@ -449,3 +449,86 @@ fn a_sub_slice_lent_under_second_order() {
     let h = hessian!(at: x.clone(), of: |p: Vec<f64>| scaled_tail(p)[2] + scaled_tail(vec![1.0, 1.0])[3]);
     assert_eq!(h, vec![vec![0.0, 1.0], vec![1.0, 0.0]]);
 }
+
+// ---------------------------------------------------------------------------------------
+// A `&mut` parameter passed on where a shared reference is taken (`f(x)` with `x: &mut
+// f64` and `f(x: &f64)`: Rust reborrows it as shared), as Enzyme's readwriteread does.
+
+#[differentiable]
+fn read_twice(x: &f64) -> f64 {
+    *x * *x
+}
+
+#[differentiable]
+fn kinetic(s: &Acc, k: f64) -> f64 {
+    k * s.v * s.v
+}
+
+#[differentiable]
+fn read_write_read(x: &mut f64, y: f64) -> f64 {
+    *x *= y;
+    let r = read_twice(x) + read_twice(&mut *x);
+    *x += r;
+    r * y + read_twice(x)
+}
+
+#[differentiable]
+fn bump_and_measure(a: &mut Acc, k: f64) -> f64 {
+    let before = kinetic(a, k);
+    a.bump(k);
+    before + kinetic(a, 1.0)
+}
+
+#[differentiable]
+fn read_write_read_caller(x0: f64, y: f64) -> f64 {
+    let mut x = x0;
+    let a = read_write_read(&mut x, y);
+    let mut acc = Acc { v: x0 };
+    let b = bump_and_measure(&mut acc, y);
+    a + x * x + read_twice(&mut x) + b + acc.v
+}
+
+fn read_write_read_plain(x0: f64, y: f64) -> f64 {
+    let mut x = x0 * y;
+    let r = x * x + x * x;
+    x += r;
+    let a = r * y + x * x;
+    let v = x0 * y + 1.0;
+    let b = y * x0 * x0 + 1.0 * v * v;
+    a + x * x + x * x + b + v
+}
+
+#[test]
+fn mut_parameters_passed_where_shared_references_are_taken() {
+    let (x, y) = (1.5, 0.7);
+    let got = value_with_gradient!(at: (x, y), of: read_write_read_caller);
+    check_value_and_gradient2("read-write-read", read_write_read_plain, (x, y), got);
+    let (v, df) = value_with_differential!(at: (x, y), of: read_write_read_caller);
+    assert_eq!(v, read_write_read_plain(x, y));
+    let d = df((1.0, 0.0));
+    assert_close(d, got.1 .0, 1e-12, "forward against reverse");
+    // Second order: the hessian against finite differences of the gradient.
+    let h = hessian!(at: vec![x, y], of: |p: Vec<f64>| read_write_read_caller(p[0], p[1]));
+    let grad = |p: &[f64]| {
+        let g = gradient!(at: (p[0], p[1]), of: read_write_read_caller);
+        [g.0, g.1]
+    };
+    for (i, row) in h.iter().enumerate() {
+        for (j, hij) in row.iter().enumerate() {
+            let fd = fd(
+                |t| {
+                    let mut p = vec![x, y];
+                    p[j] += t;
+                    grad(&p)[i]
+                },
+                0.0,
+            );
+            assert_close(
+                *hij,
+                fd,
+                1e-7,
+                "hessian against differences of the gradient",
+            );
+        }
+    }
+}

@@ -404,6 +404,9 @@ struct Types {
     methods_left_out: Vec<(String, String, LeftOut)>,
     /// Free functions: the name and the number of parameters.
     arities: Vec<(String, usize)>,
+    /// Every function (free, of an `impl` block or a trait): the name and, for each
+    /// parameter besides a receiver, whether it is a shared reference (`&T`).
+    shared_refs: Vec<(String, Vec<bool>)>,
     /// Functions of `impl` blocks and traits taking a receiver whose result may carry a
     /// derivative (not an integer, `bool`, `String`, ..: [`carries_nothing`]): the name
     /// and the number of parameters besides the receiver.
@@ -455,7 +458,23 @@ impl Types {
     }
 
     /// Records a method whose result may carry a derivative.
+    /// Records which parameters of `sig` are shared references.
+    fn signature(&mut self, sig: &syn::Signature) {
+        let shared = sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(t) => {
+                    Some(matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_none()))
+                }
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        self.shared_refs.push((sig.ident.to_string(), shared));
+    }
+
     fn method_result(&mut self, sig: &syn::Signature) {
+        self.signature(sig);
         if sig.receiver().is_some() && !carries_nothing(&sig.output) {
             self.receiver_methods
                 .push((sig.ident.to_string(), sig.inputs.len() - 1));
@@ -632,6 +651,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
                 .push((name.clone(), carries_nothing(&i.sig.output)));
         }
         self.arities.push((name.clone(), i.sig.inputs.len()));
+        self.signature(&i.sig);
         if let Some(ret) = returned_name(&i.sig, "Self") {
             self.returns.push((String::new(), name.clone(), ret));
         }
@@ -1150,6 +1170,23 @@ pub fn free_function_arity(span: proc_macro2::Span, name: &str) -> Option<usize>
         .map(|(_, n)| *n);
     let first = arities.next()?;
     arities.all(|n| n == first).then_some(first)
+}
+
+/// Whether the parameter at `position` (besides a receiver) of the function or method
+/// `name` called with `args` arguments (besides a receiver) is a shared reference (`&T`)
+/// in every definition of that name the crate's sources (read from where `span` is)
+/// show: a `&mut` borrow passed there is read, not updated.
+pub fn takes_shared_ref(span: proc_macro2::Span, name: &str, args: usize, position: usize) -> bool {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return false;
+    };
+    let mut defined = all
+        .iter()
+        .flat_map(|t| t.shared_refs.iter())
+        .filter(|(f, shared)| f == name && shared.len() == args)
+        .map(|(_, shared)| shared[position])
+        .peekable();
+    defined.peek().is_some() && defined.all(|shared| shared)
 }
 
 /// The functions `#[derivative(of = path, ..)]` attributes among `attrs` register.

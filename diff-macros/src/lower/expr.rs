@@ -1004,7 +1004,8 @@ impl Lowerer {
             && c.args.len() == 1;
         // Inside `no_derivative(..)` an operator on a struct is the operator itself.
         self.underived += usize::from(underived);
-        let lowered = self.lower_args(c.args.iter());
+        let name = func.path.segments.last().map(|s| &s.ident);
+        let lowered = self.lower_args(name, c.args.iter());
         self.underived -= usize::from(underived);
         let (args, muts) = lowered?;
         let segs = &func.path.segments;
@@ -1051,15 +1052,34 @@ impl Lowerer {
 
     /// Lowers call arguments. A `&mut` borrow of a place of the body (`&mut x`, `&mut t.0`,
     /// `&mut w[i]`, `&mut *p`), or a `&mut` parameter passed on (`g(p)`), passes the
-    /// place's current value and is recorded as mutated.
-    fn lower_args<'e>(&mut self, args: impl Iterator<Item = &'e Expr>) -> syn::Result<LoweredArgs> {
+    /// place's current value and is recorded as mutated, unless the crate's source shows
+    /// that the `callee`'s parameter there is a shared reference (`&T`: Rust reborrows
+    /// the `&mut` parameter as shared).
+    fn lower_args<'e>(
+        &mut self,
+        callee: Option<&syn::Ident>,
+        args: impl ExactSizeIterator<Item = &'e Expr>,
+    ) -> syn::Result<LoweredArgs> {
         let mut vs = Vec::new();
         let mut muts = Vec::new();
+        let count = args.len();
+        let read_only = |i: usize| {
+            callee.is_some_and(|f| {
+                crate::source::takes_shared_ref(f.span(), &f.to_string(), count, i)
+            })
+        };
         for (i, a) in args.enumerate() {
             // `y.as_mut_slice()`, `&mut *y`: a borrow of `y`.
             let viewed = viewed_place(a).map(|p| -> Expr { syn::parse_quote!(&mut #p) });
             let a = viewed.as_ref().unwrap_or(a);
             let borrowed = match a {
+                // `&mut y` passed where `&T` is taken: `&y`.
+                Expr::Reference(r) if r.mutability.is_some() && read_only(i) => {
+                    let inner = &r.expr;
+                    let shared: Expr = syn::parse_quote_spanned!(a.span()=> &#inner);
+                    vs.push(self.lower_expr(&shared)?);
+                    continue;
+                }
                 // `&mut *y` of a local `y` (`*y` no place of its own): a borrow of `y`.
                 Expr::Reference(r) if r.mutability.is_some() => match self.lower_place(&r.expr)? {
                     None => match peel(&r.expr) {
@@ -1075,6 +1095,11 @@ impl Lowerer {
                         .get_ident()
                         .is_some_and(|id| self.pointee(&id.to_string()).is_some()) =>
                 {
+                    if read_only(i) {
+                        let shared: Expr = syn::parse_quote_spanned!(a.span()=> &*#a);
+                        vs.push(self.lower_expr(&shared)?);
+                        continue;
+                    }
                     self.lower_place(a)?
                 }
                 _ => None,
@@ -1167,7 +1192,7 @@ impl Lowerer {
             return self.lower_method_call(m);
         };
         let recv = self.read_place(&place);
-        let (rest, muts) = self.lower_args(m.args.iter())?;
+        let (rest, muts) = self.lower_args(Some(&m.method), m.args.iter())?;
         let mut args = vec![recv];
         args.extend(rest);
         let mut muts: Vec<(usize, Place)> = muts.into_iter().map(|(i, p)| (i + 1, p)).collect();
@@ -1544,7 +1569,7 @@ impl Lowerer {
             Some(call) => self.lower_expr(&call)?,
             None => self.lower_expr(&m.receiver)?,
         };
-        let (rest, muts) = self.lower_args(m.args.iter())?;
+        let (rest, muts) = self.lower_args(Some(&m.method), m.args.iter())?;
         let mut args = vec![recv];
         args.extend(rest);
         let muts = muts.into_iter().map(|(i, n)| (i + 1, n)).collect();
