@@ -131,6 +131,56 @@ fn arrays_and_vecs_given_for_slices() {
     assert_close(d, 2.0 * 3.0 * 4.0, 1e-12, "forward through an array");
 }
 
+/// `.windows`, `.chunks` and sub-slices of an array taken by reference (rustc's
+/// `std::autodiff` test `window.rs`): `&x` is a `&&[f64; N]`.
+#[differentiable]
+fn windows_of_an_array_reference(x: &[f64; 4]) -> f64 {
+    let w: f64 = x.windows(2).map(|w| w[0] * w[1]).sum();
+    let c: f64 = x.chunks(2).map(|c| c[0] - c[1] * c[1]).sum();
+    w + c + x[1..].iter().sum::<f64>() * x[..2].iter().product::<f64>()
+}
+
+fn windows_of_an_array_plain(x: &[f64]) -> f64 {
+    let w = x[0] * x[1] + x[1] * x[2] + x[2] * x[3];
+    let c = (x[0] - x[1] * x[1]) + (x[2] - x[3] * x[3]);
+    w + c + (x[1] + x[2] + x[3]) * (x[0] * x[1])
+}
+
+#[test]
+fn windows_and_sub_slices_of_an_array_reference() {
+    let x = [1.5, -0.5, 2.0, 0.25];
+    let (v, g) = value_with_gradient!(at: &x, of: windows_of_an_array_reference);
+    assert_close(v, windows_of_an_array_plain(&x), 1e-12, "value");
+    let expected = fd_grad(windows_of_an_array_plain, &x);
+    assert_vec_close(&g, &expected, 1e-8, "reverse against differences");
+    for k in 0..4 {
+        let (v, df) = value_with_differential!(at: &x, of: windows_of_an_array_reference);
+        assert_close(v, windows_of_an_array_plain(&x), 1e-12, "forward value");
+        let mut e = [0.0; 4];
+        e[k] = 1.0;
+        assert_close(df(e), g[k], 1e-12, "forward against reverse");
+    }
+    let h = hessian!(at: &x, of: windows_of_an_array_reference);
+    for i in 0..4 {
+        for j in 0..4 {
+            let dg = fd(
+                |t| {
+                    let mut p = x;
+                    p[j] += t;
+                    gradient!(at: &p, of: windows_of_an_array_reference)[i]
+                },
+                0.0,
+            );
+            assert_close(
+                h[i][j],
+                dg,
+                1e-8,
+                "hessian against differences of the gradient",
+            );
+        }
+    }
+}
+
 /// Writes elements through a `&mut [f64]` parameter.
 #[differentiable]
 fn write_through(y: &mut [f64], x: f64) {

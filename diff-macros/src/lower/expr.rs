@@ -947,6 +947,20 @@ impl Lowerer {
         if let Some(e) = sub_slice_argument(c) {
             return self.lower_expr(&e);
         }
+        // `sub_slice(&xs, ..)` of an `xs` holding a reference (`xs: &[f64; 3]`, whose
+        // `&xs` does not coerce to `&[T]`): `sub_slice(xs, ..)`, the same elements.
+        if let (true, Some(Expr::Reference(r))) = (
+            crate::ir::is_library_fn(func, "sub_slice"),
+            c.args.first().map(peel),
+        ) {
+            let whole = peel(&r.expr);
+            let held = matches!(whole, Expr::Path(p) if p.path.get_ident().is_some_and(|id| self.holds_reference(&id.to_string())));
+            if held && r.mutability.is_none() {
+                let mut call = c.clone();
+                call.args[0] = whole.clone();
+                return self.lower_call(&call);
+            }
+        }
         // `T::from(x)` (and `from_f64`, `from_f32`) for a generic float `T`: the
         // conversion `num_cast`, whose derivative converts the tangent.
         if let [ty, method] = func.path.segments.iter().collect::<Vec<_>>()[..] {
