@@ -51,6 +51,7 @@ pub mod __private {
     /// `use ::diff::__private::rules::*;` brings their methods into scope.
     pub mod rules {
         pub use diff_core::__private::ArrayRules as _;
+        pub use diff_core::__private::ArrayToVecRules as _;
         pub use diff_core::__private::CloneRules as _;
         pub use diff_core::__private::ConcatRules as _;
         pub use diff_core::__private::CopyFromSliceRule as _;

@@ -1106,6 +1106,65 @@ fn empty_vec_macro_filled_by_push() {
 
 /// Type aliases, where the macro reads how a type is written: a `let` collecting into
 /// `Matrix`, parameters of type `Vec3` and `&Matrix`, in both orders.
+/// `.to_vec()` of arrays however they were made: written by
+/// element in a loop from `[0.0; N]`, repeated (`[x; N]`), a literal, and a parameter
+/// taken by reference (Enzyme's brusselator: `let mut du = [0.0; N]; ..; du.to_vec()`).
+#[differentiable]
+fn arrays_to_vecs(u: [f64; 2], r: &[f64; 2]) -> f64 {
+    let mut a = [0.0; 2];
+    for k in 0..2 {
+        a[k] = 2.0 * u[k] * r[k];
+    }
+    let v = a.to_vec();
+    let b = [u[1]; 3];
+    let w = b.to_vec();
+    let c = [u[0], w[1]];
+    let z = c.to_vec();
+    let e = [r[0], a[1]];
+    let e = e.to_vec();
+    let q = r.to_vec();
+    v[0] * v[1] + w[0] * w[2] * u[0] + z[0] * z[1] + e[0] * e[1] + q[1] * u[0]
+}
+
+fn arrays_to_vecs_plain(x: &[f64]) -> f64 {
+    let (u, r) = ([x[0], x[1]], [x[2], x[3]]);
+    let a = [2.0 * u[0] * r[0], 2.0 * u[1] * r[1]];
+    a[0] * a[1] + u[1] * u[1] * u[0] + u[0] * u[1] + r[0] * a[1] + r[1] * u[0]
+}
+
+#[test]
+fn arrays_made_every_way_to_vecs() {
+    let (u, r) = ([1.5, -0.75], [0.5, 2.0]);
+    let x = [u[0], u[1], r[0], r[1]];
+    let (v, (gu, gr)) = value_with_gradient!(at: (u, &r), of: arrays_to_vecs);
+    assert_close(v, arrays_to_vecs_plain(&x), 1e-12, "value");
+    let expected = fd_grad(arrays_to_vecs_plain, &x);
+    let got = [gu[0], gu[1], gr[0], gr[1]];
+    assert_vec_close(&got, &expected, 1e-8, "reverse against differences");
+    for k in 0..4 {
+        let mut e = [0.0; 4];
+        e[k] = 1.0;
+        let (v, df) = value_with_differential!(at: (u, &r), of: arrays_to_vecs);
+        assert_close(v, arrays_to_vecs_plain(&x), 1e-12, "forward value");
+        let d = df(([e[0], e[1]], [e[2], e[3]]));
+        assert_close(d, got[k], 1e-12, "forward against reverse");
+    }
+    let h = hessian!(at: u, of: |p: [f64; 2]| arrays_to_vecs(p, &[0.5, 2.0]));
+    for i in 0..2 {
+        for j in 0..2 {
+            let dg = fd(
+                |t| {
+                    let mut p = x;
+                    p[j] += t;
+                    fd_grad(arrays_to_vecs_plain, &p)[i]
+                },
+                0.0,
+            );
+            assert_close(h[i][j], dg, 1e-5, "hessian against differences");
+        }
+    }
+}
+
 mod type_aliases {
     use diff::prelude::*;
 

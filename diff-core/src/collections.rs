@@ -461,6 +461,53 @@ impl<T: Differentiable + Clone> ToVecRules<T> for [T] {
     }
 }
 
+/// Derivative rules of `to_vec()` on arrays, whose tangent is an array (method calls
+/// find them before [`ToVecRules`], which an array reaches only unsized to a slice).
+#[allow(clippy::type_complexity)]
+pub trait ArrayToVecRules<T: Differentiable + Clone, const N: usize> {
+    /// Reverse mode of `arr.to_vec()`.
+    fn __vjp_to_vec(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(Vec<T::TangentVector>) -> (Option<[T::TangentVector; N]>,) + use<Self, T, N>,
+    );
+    /// Forward mode of `arr.to_vec()`.
+    fn __jvp_to_vec(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce((Option<[T::TangentVector; N]>,)) -> Option<Vec<T::TangentVector>> + use<Self, T, N>,
+    );
+}
+#[allow(clippy::type_complexity)]
+impl<T: Differentiable + Clone, const N: usize> ArrayToVecRules<T, N> for [T; N] {
+    #[inline(always)]
+    fn __vjp_to_vec(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(Vec<T::TangentVector>) -> (Option<[T::TangentVector; N]>,) + use<T, N>,
+    ) {
+        (self.to_vec(), |s: Vec<T::TangentVector>| {
+            if s.is_empty() {
+                return (None,);
+            }
+            crate::vector_space::check_lengths("an array's adjoint", s.len(), N);
+            (s.try_into().ok(),)
+        })
+    }
+    #[inline(always)]
+    fn __jvp_to_vec(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce((Option<[T::TangentVector; N]>,)) -> Option<Vec<T::TangentVector>> + use<T, N>,
+    ) {
+        (self.to_vec(), |(d,)| d.map(Vec::from))
+    }
+}
+
 /// Derivative rules of `pieces.concat()` for an array or slice of `Vec`s (`[a, b].concat()`):
 /// the result's tangent is the pieces' tangents one after another, and its adjoint is cut
 /// back into pieces of the same lengths.

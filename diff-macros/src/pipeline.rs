@@ -375,10 +375,10 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
             trait_methods: &body.trait_methods,
             returns: &body.returns,
             output: body.output.as_ref(),
+            arrays: &body.arrays,
         },
         errors,
     )?;
-    lowered.func.arrays = body.arrays;
     lowered.func.arrays_by_value = body.arrays_by_value;
     lowered.func.integers = body.integers;
     lowered.func.generic_scalar = !body.scalars.is_empty();

@@ -947,14 +947,28 @@ impl Lowerer {
         if let Some(e) = sub_slice_argument(c) {
             return self.lower_expr(&e);
         }
-        // `sub_slice(&xs, ..)` of an `xs` holding a reference (`xs: &[f64; 3]`, whose
-        // `&xs` does not coerce to `&[T]`): `sub_slice(xs, ..)`, the same elements.
+        // `sub_slice(&xs, ..)` of an array parameter taken by shared reference (`xs: &[f64;
+        // 3]`, whose `&xs` does not coerce to `&[T]`): `sub_slice(xs, ..)`, the same
+        // elements.
         if let (true, Some(Expr::Reference(r))) = (
             crate::ir::is_library_fn(func, "sub_slice"),
             c.args.first().map(peel),
         ) {
             let whole = peel(&r.expr);
-            let held = matches!(whole, Expr::Path(p) if p.path.get_ident().is_some_and(|id| self.holds_reference(&id.to_string())));
+            let array_reference = |id: &syn::Ident| {
+                let name = id.to_string();
+                self.lookup(&name)
+                    .is_some_and(|v| match self.func.def_inst(v) {
+                        Some(Inst::Param(i)) => {
+                            self.func.arrays.contains(i)
+                                && self.func.by_ref.contains(i)
+                                && self.pointee(&name).is_none()
+                        }
+                        _ => false,
+                    })
+            };
+            let held =
+                matches!(whole, Expr::Path(p) if p.path.get_ident().is_some_and(array_reference));
             if held && r.mutability.is_none() {
                 let mut call = c.clone();
                 call.args[0] = whole.clone();

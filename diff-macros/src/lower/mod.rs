@@ -59,6 +59,8 @@ pub struct Structs<'a> {
     pub returns: &'a [(String, String, String)],
     /// The function's result type, as declared.
     pub output: Option<&'a syn::Type>,
+    /// The parameters that are arrays (`[T; N]`, `&[T; N]`).
+    pub arrays: &'a [usize],
 }
 
 /// Lowers `body` with the given parameter patterns (the receiver, if any, first as `self`).
@@ -88,6 +90,7 @@ pub fn lower_body(
         trait_methods,
         returns,
         output,
+        arrays,
     } = structs;
     // (Invisible groups are gone already: `expand` and the operators' argument parser
     // take them out, `parse/ungroup.rs`.)
@@ -103,6 +106,7 @@ pub fn lower_body(
     cx.struct_fields = fields.to_vec();
     cx.trait_methods = trait_methods.to_vec();
     cx.returns = returns.to_vec();
+    cx.func.arrays = arrays.to_vec();
     for (i, pat) in params.iter().enumerate() {
         // (A closure's parameter is typed in its pattern, `p: &[f64]`.)
         if let Some(name) = pat_name(pat) {
