@@ -13,6 +13,7 @@ mod differentiable;
 mod emit;
 mod errors;
 mod fused_loops;
+mod hygiene;
 mod ir;
 mod lifting;
 mod linear_map;
@@ -53,7 +54,10 @@ pub fn derive_differentiable(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);
-    errors::guarded(&item, || differentiable::expand(args.into(), item.clone())).into()
+    hygiene::apart(errors::guarded(&item, || {
+        differentiable::expand(args.into(), item.clone())
+    }))
+    .into()
 }
 
 /// Registers a derivative for a function: `#[derivative(of = h)]` on a function returning
@@ -72,7 +76,7 @@ macro_rules! operators {
         #[proc_macro]
         pub fn $name(input: TokenStream) -> TokenStream {
             let none = proc_macro2::TokenStream::new();
-            errors::guarded(&none, || operators::expand(operators::Op::$op, input.into())).into()
+            hygiene::apart(errors::guarded(&none, || operators::expand(operators::Op::$op, input.into()))).into()
         }
     )*};
 }

@@ -300,7 +300,10 @@ fn self_as(ts: TokenStream, lhs_ty: &syn::Type) -> TokenStream {
         .flat_map(|tt| -> Vec<TokenTree> {
             match tt {
                 TokenTree::Ident(i) if i == "self" => {
-                    vec![TokenTree::Ident(proc_macro2::Ident::new("lhs", i.span()))]
+                    vec![TokenTree::Ident(proc_macro2::Ident::new(
+                        "lhs",
+                        crate::hygiene::own_at(i.span()),
+                    ))]
                 }
                 TokenTree::Ident(i) if i == "Self" => {
                     lhs_ty.to_token_stream().into_iter().collect()

@@ -20,8 +20,12 @@ pub fn active_captures(
 /// (`captured_lifts`), at the closure, where rustc reports one that cannot.
 pub fn capture_check(n: &crate::ir::Nested, v: &proc_macro2::Ident) -> proc_macro2::TokenStream {
     let span = syn::spanned::Spanned::span(&n.of);
-    let v = proc_macro2::Ident::new(&v.to_string(), span);
-    quote::quote_spanned! {span=> ::diff::__private::captured_lifts(&#v); }
+    // (Bound to a name of the user's span, where rustc then reports the error.)
+    let v = proc_macro2::Ident::new(&v.to_string(), crate::hygiene::own_at(span));
+    quote::quote_spanned! {span=> {
+        let __diff_capture = &#v;
+        ::diff::__private::captured_lifts(__diff_capture);
+    } }
 }
 
 /// The point of nested operator `n` extended by its active captures, as the derivatives

@@ -473,8 +473,13 @@ impl<'a> Emitter<'a> {
             return TokenStream::new();
         }
         // (The result named at the user's expression, where rustc reports it.)
-        let res = res.as_ref().map(|r| Ident::new(&r.to_string(), span));
-        quote_spanned! {span=> ::diff::__private::float_arithmetic(&#res); }
+        let res = res
+            .as_ref()
+            .map(|r| Ident::new(&r.to_string(), crate::hygiene::own_at(span)));
+        quote_spanned! {span=> {
+            let __diff_value = &#res;
+            ::diff::__private::float_arithmetic(__diff_value);
+        } }
     }
 
     fn primal_stmt(&self, stmt: &Stmt) -> TokenStream {

@@ -53,17 +53,18 @@ impl Lowerer {
         tokens: TokenStream,
         uses: &mut Vec<Value>,
     ) -> TokenStream {
-        let mut names: Vec<String> = Vec::new();
+        // (Each name spanned as its format string, whose inline arguments resolve there.)
+        let mut names: Vec<(String, proc_macro2::Span)> = Vec::new();
         for tt in mac.clone() {
             if let TokenTree::Literal(l) = tt {
                 let text = l.to_string();
                 if text.starts_with('"') || text.starts_with("r\"") || text.starts_with("r#") {
-                    names.extend(format_captures(&text));
+                    names.extend(format_captures(&text).into_iter().map(|n| (n, l.span())));
                 }
             }
         }
         let mut lets = TokenStream::new();
-        for name in names {
+        for (name, span) in names {
             let Some(v) = self.lookup(&name) else {
                 continue;
             };
@@ -72,7 +73,7 @@ impl Lowerer {
                 uses.len() - 1
             });
             let (id, ph) = (
-                Ident::new(&name, proc_macro2::Span::call_site()),
+                Ident::new(&name, span),
                 Ident::new(&placeholder(n), proc_macro2::Span::call_site()),
             );
             lets.extend(quote::quote!(let #id = &#ph;));
