@@ -2374,3 +2374,141 @@ fn branches_that_panic_beside_active_values() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Constants converted by `T::from(c)` in a generic function (num-dual's `polevl(x,
+// &COEFFS)`): at second order the adjoint of the plain constant is a dual number, whose
+// value the constant gets.
+
+#[differentiable]
+fn polynomial<T: Float>(x: T, coef: &[f64]) -> T {
+    coef.iter()
+        .fold(T::zero(), |acc, &c| acc * x + T::from(c).unwrap())
+}
+
+#[differentiable]
+fn converted_square<T: Float>(x: T, k: f64) -> T {
+    x * x * T::from(k).unwrap()
+}
+
+#[test]
+fn constants_converted_into_a_generic_float() {
+    const C: [f64; 3] = [3.0, -6.0, 1.0];
+    let x = 2.0;
+    assert_eq!(gradient!(at: x, of: |t: f64| polynomial(t, &C)), 6.0);
+    let (v, d1, d2) = value_with_second_derivative!(at: x, of: |t: f64| polynomial(t, &C));
+    assert_eq!((v, d1, d2), (polynomial(x, &C), 6.0, 6.0));
+    let h = hessian!(at: vec![x], of: |p: Vec<f64>| converted_square(p[0], 3.0));
+    assert_eq!(h, vec![vec![6.0]]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Methods at second order: one returning another struct whose operators are followed
+// (an RK4 step written with an operator-overloaded state), and a `&self` method of plain
+// settings updating a `&mut` argument.
+
+#[derive(Differentiable, Clone, Copy, Debug)]
+struct Stage {
+    a: f64,
+}
+
+impl std::ops::Mul<f64> for Stage {
+    type Output = Stage;
+    #[differentiable]
+    fn mul(self, k: f64) -> Stage {
+        Stage { a: self.a * k }
+    }
+}
+
+#[derive(Differentiable, Clone, Debug)]
+struct Rate {
+    k: f64,
+}
+
+impl Rate {
+    #[differentiable]
+    fn rhs(&self, s: Stage) -> Stage {
+        Stage { a: s.a * self.k }
+    }
+
+    #[differentiable]
+    fn half_step(&self, s: Stage) -> Stage {
+        let k1 = self.rhs(s);
+        k1 * 0.5
+    }
+}
+
+#[differentiable]
+fn staged(x: f64) -> f64 {
+    let r = Rate { k: x };
+    r.half_step(Stage { a: x }).a
+}
+
+pub struct Growth {
+    pub r: f64,
+}
+
+impl Growth {
+    #[differentiable]
+    pub fn step(&self, u: &mut Vec<f64>) {
+        u[0] = u[0] * (1.0 + self.r);
+    }
+
+    #[differentiable]
+    pub fn run(&self, u0: &[f64]) -> f64 {
+        let mut u = u0.to_vec();
+        self.step(&mut u);
+        self.step(&mut u);
+        u[0] * u[0]
+    }
+}
+
+#[test]
+fn methods_returning_other_structs_and_updating_arguments() {
+    // 0.5 x²: second derivative 1.
+    let (v, d) = value_with_derivative!(at: 2.0, of: staged);
+    assert_eq!((v, d), (2.0, 2.0));
+    assert_eq!(second_derivative!(at: 2.0, of: staged), 1.0);
+    // (u (1 + r)²)²: hessian 2 (1 + r)⁴.
+    let g = Growth { r: 0.5 };
+    let grad = gradient!(at: &vec![1.0], of: |u: &[f64]| g.run(u));
+    assert_eq!(grad, vec![2.0 * 1.5f64.powi(4)]);
+    let h = hessian!(at: &vec![1.0], of: |u: &[f64]| g.run(u));
+    assert_eq!(h, vec![vec![2.0 * 1.5f64.powi(4)]]);
+}
+
+// ---------------------------------------------------------------------------------------
+// An unmarked method returning an index, called with a value that carries a derivative
+// (a spline's interval lookup): primal code, at first and second order.
+
+pub struct Knots {
+    pub xs: Vec<f64>,
+}
+
+impl Knots {
+    fn interval(&self, t: f64) -> usize {
+        self.xs
+            .windows(2)
+            .position(|w| t <= w[1])
+            .unwrap_or(self.xs.len() - 2)
+    }
+
+    #[differentiable]
+    pub fn eval(&self, t: f64) -> f64 {
+        let k = self.interval(t);
+        (k as f64 + 1.0) * t * t * t + self.xs[k] * t
+    }
+}
+
+#[test]
+fn methods_returning_an_index() {
+    let g = Knots {
+        xs: vec![0.0, 1.0, 2.0, 3.0],
+    };
+    // In [1, 2]: k = 1, f = 2 t³ + t.
+    let t = 1.5;
+    let (v, d) = value_with_derivative!(at: t, of: |t: f64| g.eval(t));
+    assert_eq!((v, d), (g.eval(t), 6.0 * t * t + 1.0));
+    assert_eq!(gradient!(at: t, of: |t: f64| g.eval(t)), 6.0 * t * t + 1.0);
+    assert_eq!(second_derivative!(at: t, of: |t: f64| g.eval(t)), 12.0 * t);
+}

@@ -69,13 +69,19 @@ pub fn num_cast<T: NumCast, S: NumCast>(x: S) -> Option<T> {
 }
 
 /// Reverse mode of [`num_cast`]: the adjoint converted back (`None` when the value was).
+///
+/// At second order the adjoint of a plain float converted to a dual number (`T::from(c)`
+/// of a constant, in a function generic over its float) is a dual number; the plain
+/// float gets its value. Its dual part, the derivative of that adjoint, is not asked of
+/// a plain float: a value that carries a derivative reaches no plain float (converting
+/// one stops, `Dual`'s `ToPrimitive`).
 #[allow(clippy::type_complexity)]
 #[inline(always)]
 pub fn __vjp_num_cast<T: NumCast, S: NumCast + Copy>(
     x: S,
 ) -> (Option<T>, impl FnOnce(Option<T>) -> (Option<S>,)) {
     (T::from(x), |d: Option<T>| {
-        (d.and_then(<S as NumCast>::from),)
+        (d.and_then(|d| crate::dual::values_only(|| <S as NumCast>::from(d))),)
     })
 }
 

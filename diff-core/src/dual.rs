@@ -303,11 +303,26 @@ impl<T: Float> ToPrimitive for Dual<T> {
     }
 }
 
+std::thread_local! {
+    /// Set while [`values_only`] runs.
+    static VALUES_ONLY: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Runs `f` with dual numbers converting to plain floats by their values, dropping their
+/// dual parts: for the adjoint of a value converted from a plain float (`T::from(c)` of
+/// a constant `c`), whose dual part has nowhere to go, as the plain float carries none.
+pub(crate) fn values_only<R>(f: impl FnOnce() -> R) -> R {
+    let before = VALUES_ONLY.with(|v| v.replace(true));
+    let r = f();
+    VALUES_ONLY.with(|v| v.set(before));
+    r
+}
+
 impl<T: Float> Dual<T> {
     /// `self`, when its dual part is zero (see `ToPrimitive for Dual`).
     #[inline(always)]
     fn without_derivative(&self) -> &Self {
-        if !self.eps.is_zero() {
+        if !self.eps.is_zero() && !VALUES_ONLY.with(core::cell::Cell::get) {
             panic!("diff: second order (hessian!, second_derivative!, a nested operator) converts a value carrying a derivative to a plain float here (`x.to_f64()`, `T::from(x)`, `NumCast::from(x)` in a function generic over its float), which would lose the derivative; keep the value in `T` (drop the conversion) for second order");
         }
         self

@@ -668,14 +668,19 @@ impl<'a> Lifting<'a> {
             Inst::Call(Callee::Method { method, .. }, args) if method == "to_owned" => {
                 f(*args.first()?)
             }
-            // A method of the struct returning it (`p.scaled(k)`, `p - q`).
+            // A method of the struct returning it (`p.scaled(k)`, `p - q`), or another
+            // struct with a twin (`p.rhs(s)` of `P` returning an `S`).
             Inst::Call(Callee::Method { method, .. }, args) => {
                 let name = f(*args.first()?)?;
                 let (_, twin) = self.twins.iter().find(|(n, _)| *n == name)?;
-                twin.methods_returning_it
+                if twin.methods_returning_it.iter().any(|m| method == m) {
+                    return Some(name);
+                }
+                let (_, other) = twin.methods_returning.iter().find(|(m, _)| method == m)?;
+                self.twins
                     .iter()
-                    .any(|m| method == m)
-                    .then_some(name)
+                    .any(|(n, _)| n == other)
+                    .then(|| other.clone())
             }
             Inst::If { .. } | Inst::Match { .. } => {
                 let branches = stmt.inst.branches().unwrap_or_default();
@@ -936,7 +941,7 @@ impl<'a> Lifting<'a> {
                     true
                 }
             }
-            Inst::CallMut(callee, args, _) => {
+            Inst::CallMut(callee, args, mutated) => {
                 let any = self.any_lifted(args);
                 if any {
                     // A function updating `&mut` floats: its dual companion takes them
@@ -949,6 +954,13 @@ impl<'a> Lifting<'a> {
                         _ if self.on_twin(stmt).is_some() => {}
                         // A rule of diff-core generic over the element (`push`, `swap`).
                         Callee::Method { method, user, .. } if calls_rule(method, *user) => {}
+                        // A method of the user's on a receiver that stays plain and is not
+                        // updated (`self.step(&mut u)` of a `&self` method of settings):
+                        // through its dual companion, as a call that updates nothing
+                        // (`Emitter::primal_call_mut`).
+                        Callee::Method { .. }
+                            if !mutated.contains(&0)
+                                && args.first().is_some_and(|r| !self.is_lifted(*r)) => {}
                         _ => self.refuse("a method updating `&mut` arguments, of a value that carries a derivative"),
                     }
                 }

@@ -383,6 +383,9 @@ struct Types {
     /// The methods of inherent `impl` blocks (`impl V { fn m .. }`: `("V", "m")`) and
     /// whether each is marked #[differentiable].
     inherent_methods: Vec<(String, String, bool)>,
+    /// The methods of inherent `impl` blocks returning nothing that can carry a
+    /// derivative ([`carries_nothing`]) and taking no `&mut` parameter: `(type, method)`.
+    inert_methods: Vec<(String, String)>,
     /// The methods of inherent `impl` blocks taking `&mut self`: `(type, method)`.
     mut_self_methods: Vec<(String, String)>,
     /// The methods of inherent `impl` blocks taking `&self`: `(type, method)`.
@@ -765,6 +768,14 @@ impl<'a> syn::visit::Visit<'a> for Types {
                                 ));
                         self.inherent_methods
                             .push((ty.clone(), name.clone(), is_marked));
+                        let updates = f.sig.inputs.iter().any(|a| {
+                            matches!(a, syn::FnArg::Typed(t)
+                                if matches!(&*t.ty, syn::Type::Reference(r) if r.mutability.is_some()))
+                        });
+                        let returns = !matches!(f.sig.output, syn::ReturnType::Default);
+                        if returns && !updates && carries_nothing(&f.sig.output) {
+                            self.inert_methods.push((ty.clone(), name.clone()));
+                        }
                         match receiver {
                             Some(r) if r.reference.is_some() && r.mutability.is_some() => {
                                 self.mut_self_methods.push((ty.clone(), name.clone()));
@@ -1285,6 +1296,20 @@ pub fn registered_only(method: &syn::Ident) -> bool {
     given_a_derivative(&all, &name) && !marked
 }
 
+/// Whether a call of the method `method` on a value of the type `ty` is primal code, as
+/// far as the crate's source shows: the inherent `impl`s of `ty` define it unmarked,
+/// returning nothing that can carry a derivative (an index, a `bool`) and taking no
+/// `&mut` parameter, and nothing gives a function of that name a derivative.
+pub fn method_returns_no_derivative(span: proc_macro2::Span, ty: &str, method: &str) -> bool {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return false;
+    };
+    let inert = all
+        .iter()
+        .any(|t| t.inert_methods.iter().any(|(u, m)| u == ty && m == method));
+    inert && method_has_no_derivative(span, ty, method)
+}
+
 /// Whether an inherent `impl` of the type `ty` in the crate's source (where `at` is
 /// written) defines `method` taking `&self`.
 pub fn takes_ref_self(at: proc_macro2::Span, ty: &str, method: &str) -> bool {
@@ -1546,6 +1571,8 @@ impl Seen {
                         twin.methods.push(f.clone());
                         if *returns_it {
                             twin.methods_returning_it.push(f.clone());
+                        } else if let Some(other) = self.returned_type(name, f) {
+                            twin.methods_returning.push((f.clone(), other));
                         }
                     }
                     TwinFn::Function { returns_it } => {

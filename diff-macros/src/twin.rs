@@ -39,6 +39,9 @@ pub struct Twin {
     /// Of those, the ones returning the struct (`-> Self`, `-> S`; an operator whose
     /// `Output` is the struct). Set by the source reader.
     pub methods_returning_it: Vec<String>,
+    /// Of those, the ones returning another struct, with its name (`fn rhs(&self, s: S)
+    /// -> S` of `P`: `("rhs", "S")`). Set by the source reader.
+    pub methods_returning: Vec<(String, String)>,
     /// The associated functions without a receiver of its inherent `impl` blocks marked
     /// `#[differentiable]` (`S::new`), whose dual companions exist, and whether each
     /// returns the struct (`-> Self`, `-> S`). Set by the source reader.
@@ -275,6 +278,7 @@ pub fn of_fields<'a>(
             nested_elements,
             methods: Vec::new(),
             methods_returning_it: Vec::new(),
+            methods_returning: Vec::new(),
             functions: Vec::new(),
             returned_by: Vec::new(),
         }),
@@ -286,6 +290,7 @@ pub fn of_fields<'a>(
             nested_elements,
             methods: Vec::new(),
             methods_returning_it: Vec::new(),
+            methods_returning: Vec::new(),
             functions: Vec::new(),
             returned_by: Vec::new(),
         }),

@@ -1407,6 +1407,20 @@ impl Lowerer {
                 ),
             ));
         }
+        // An unmarked method of a struct of the crate returning an index or a `bool`
+        // (`self.interval(t)`): primal code, whatever its arguments.
+        if let Some(ty) = self.struct_type_of(&m.receiver) {
+            let updates = m
+                .args
+                .iter()
+                .any(|a| matches!(a, Expr::Reference(r) if r.mutability.is_some()));
+            let method = m.method.to_string();
+            if !updates
+                && crate::source::method_returns_no_derivative(m.method.span(), &ty, &method)
+            {
+                return Ok(self.opaque_inactive(&Expr::MethodCall(m.clone()), true));
+            }
+        }
         // `rows.iter().flatten()..`: the rows concatenated first (`concat`), then iterated.
         if let Some(e) = super::iterators::flattened(m) {
             return self.lower_expr(&e);
