@@ -493,3 +493,46 @@ fn parts_of_arrays_updated_in_place() {
     let (da, dx) = gradient!(at: ([1.0, 2.0, 3.0], x), of: array_part_of_a_parameter);
     assert_eq!((da, dx), ([x, 100.0, 10.0], 1.0));
 }
+
+/// Elements of a collection of arrays given for a slice parameter (`g(x)` for `x` of
+/// `xs: &[[f64; 2]]`, `&xs[i]`, `&xs[i][..]`, `Vec<[f64; 2]>`).
+#[differentiable]
+fn pair_product(p: &[f64]) -> f64 {
+    p[0] * p[1]
+}
+
+#[differentiable]
+fn rows_of_arrays(xs: &[[f64; 2]]) -> f64 {
+    let mut s = 0.0;
+    for x in xs.iter() {
+        s += pair_product(x);
+    }
+    for i in 0..xs.len() {
+        s += pair_product(&xs[i]) * pair_product(&xs[i][..]);
+    }
+    s
+}
+
+#[differentiable]
+fn owned_rows_of_arrays(xs: Vec<[f64; 2]>) -> f64 {
+    xs.iter().map(|x| pair_product(x)).sum()
+}
+
+#[test]
+fn elements_of_collections_of_arrays_given_for_slices() {
+    let xs = vec![[1.5, 2.0], [3.0, -0.5]];
+    // Σ a b + (a b)²: d/da = b + 2 a b², d/db = a + 2 a² b.
+    let expected: Vec<[f64; 2]> = xs
+        .iter()
+        .map(|[a, b]| [b + 2.0 * a * b * b, a + 2.0 * a * a * b])
+        .collect();
+    let (v, g) = value_with_gradient!(at: &xs, of: rows_of_arrays);
+    assert_eq!(v, rows_of_arrays(&xs));
+    for (r, e) in g.iter().zip(&expected) {
+        assert_vec_close(r, e, 1e-12, "reverse");
+    }
+    let d = differential!(at: &xs, of: rows_of_arrays)(vec![[0.0, 1.0], [0.0, 0.0]]);
+    assert_close(d, expected[0][1], 1e-12, "forward");
+    let g = gradient!(at: xs.clone(), of: owned_rows_of_arrays);
+    assert_eq!(g, vec![[2.0, 1.5], [-0.5, 3.0]]);
+}

@@ -381,6 +381,7 @@ fn closure(
         undecided: Vec::new(),
         arrays: Vec::new(),
         arrays_by_value: Vec::new(),
+        array_elements: Vec::new(),
         integers: (0..ins.len()).filter(|i| !kept.contains(i)).collect(),
         structs: struct_params,
         operators: Vec::new(),

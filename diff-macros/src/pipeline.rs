@@ -53,6 +53,8 @@ pub struct Body<'a> {
     pub arrays: Vec<usize>,
     /// The parameters whose type is an array taken by value.
     pub arrays_by_value: Vec<usize>,
+    /// The parameters that are collections of arrays.
+    pub array_elements: Vec<usize>,
     /// The parameters whose type is a primitive integer taken by value.
     pub integers: Vec<usize>,
     /// The result type, when the function has one.
@@ -108,6 +110,14 @@ impl<'a> Body<'a> {
                         .tangent
                         .as_ref()
                         .is_some_and(|t| t.to_string().starts_with('['))
+                })
+                .collect(),
+            array_elements: (0..sig.params.len())
+                .filter(|i| {
+                    sig.params[*i].tangent.as_ref().is_some_and(|t| {
+                        let t = t.to_string();
+                        t.contains("Vec < [") || t.starts_with("[[")
+                    })
                 })
                 .collect(),
             arrays_by_value: (0..sig.params.len())
@@ -380,6 +390,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
         errors,
     )?;
     lowered.func.arrays_by_value = body.arrays_by_value;
+    lowered.func.array_elements = body.array_elements;
     lowered.func.integers = body.integers;
     lowered.func.generic_scalar = !body.scalars.is_empty();
     lowered.func.checks_float_arithmetic = body.checks_float_arithmetic;

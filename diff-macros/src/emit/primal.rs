@@ -110,6 +110,9 @@ impl<'a> Emitter<'a> {
         match self.def(v) {
             Some(Inst::Array(_, crate::ir::Sequence::Array)) => true,
             Some(Inst::Param(i)) => self.func.arrays.contains(i),
+            // An element of a collection of arrays (`xs[i]` of `xs: &[[f64; 2]]`).
+            Some(Inst::Index(base, _)) => matches!(self.def(*base),
+                Some(Inst::Param(i)) if self.func.array_elements.contains(i)),
             Some(Inst::SetIndex(base, _, _)) => self.is_array(*base, depth + 1),
             // A loop's result: as its variable starts; a branch's: as one branch yields it.
             Some(Inst::For { init, .. }) => k

@@ -522,6 +522,9 @@ pub struct Function {
     /// The parameters whose type is an array taken by value (`x: [f64; 8]`), whether
     /// differentiated or not.
     pub arrays_by_value: Vec<usize>,
+    /// The parameters that are collections of arrays (`&[[T; N]]`, `Vec<[T; N]>`,
+    /// `[[T; N]; M]`), whose elements' tangents are arrays.
+    pub array_elements: Vec<usize>,
     /// The parameters whose type is a primitive integer taken by value (`n: usize`).
     pub integers: Vec<usize>,
     /// Whether the function is generic over its float type (`T: Float`): its companions
