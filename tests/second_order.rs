@@ -2512,3 +2512,38 @@ fn methods_returning_an_index() {
     assert_eq!(gradient!(at: t, of: |t: f64| g.eval(t)), 6.0 * t * t + 1.0);
     assert_eq!(second_derivative!(at: t, of: |t: f64| g.eval(t)), 12.0 * t);
 }
+
+// ---------------------------------------------------------------------------------------
+// A macro giving a `bool` that an `if` tests (statrs' `prec::ulps_eq!(x, 0.0)`) reads
+// the plain values at second order, as a comparison does.
+
+macro_rules! is_zero {
+    ($a:expr) => {
+        $a == 0.0
+    };
+}
+
+#[differentiable]
+fn cube_unless_zero(x: f64) -> f64 {
+    if is_zero!(x) {
+        return 0.0;
+    }
+    let c = no_derivative(x);
+    if is_zero!(c - 1.0) && x > 0.0 {
+        return 1.0;
+    }
+    x * x * x
+}
+
+#[test]
+fn macros_tested_by_an_if() {
+    let x = 0.5;
+    assert_eq!(gradient!(at: x, of: cube_unless_zero), 3.0 * x * x);
+    let (v, d1, d2) = value_with_second_derivative!(at: x, of: cube_unless_zero);
+    assert_eq!((v, d1, d2), (x * x * x, 3.0 * x * x, 6.0 * x));
+    assert_eq!(second_derivative!(at: 0.0, of: cube_unless_zero), 0.0);
+    assert_eq!(
+        hessian!(at: vec![1.0], of: |p: Vec<f64>| cube_unless_zero(p[0])),
+        vec![vec![0.0]]
+    );
+}

@@ -287,6 +287,27 @@ fn used(func: &Function) -> BTreeSet<Value> {
     used
 }
 
+/// Whether every use of `v` is as the condition of an `if` (a `bool` a macro gives,
+/// `if is_zero!(x) { .. }`): code computing it may read plain values.
+fn only_tested(func: &Function, v: Value) -> bool {
+    let mut tested = false;
+    for region in &func.regions {
+        if region.yields.contains(&v) {
+            return false;
+        }
+        for stmt in &region.stmts {
+            if !stmt.inst.operands().contains(&v) {
+                continue;
+            }
+            match &stmt.inst {
+                Inst::If { cond, .. } if *cond == v => tested = true,
+                _ => return false,
+            }
+        }
+    }
+    tested
+}
+
 /// Whether the body names a type of its own (`Vec3::new`, `S { .. }`, `T::ZERO`): any
 /// capitalized name but those the language and the lowering use, and the structs with a
 /// dual twin (of floats, with no arithmetic of their own, `source::Seen::twin`).
@@ -833,6 +854,13 @@ impl<'a> Lifting<'a> {
                         OpaqueKind::Unknown
                             if o.what == "closure"
                                 && stmt.results.iter().all(|r| !self.used.contains(r)) =>
+                        {
+                            false
+                        }
+                        // A test (a macro giving a `bool` an `if` reads) reads the plain
+                        // values, as comparisons do.
+                        OpaqueKind::Unknown
+                            if stmt.results.iter().all(|r| only_tested(func, *r)) =>
                         {
                             false
                         }
