@@ -245,6 +245,15 @@ impl FnSig {
                 })
             }
             syn::FnArg::Typed(t) => {
+                if let syn::Type::Tuple(tuple) = &*t.ty {
+                    if tuple
+                        .elems
+                        .iter()
+                        .any(|e| matches!(e, syn::Type::Reference(_)))
+                    {
+                        return Err(syn::Error::new_spanned(&t.ty, "a tuple holding references is not supported as a parameter of a #[differentiable] function: take the tuple by value (`(f32, f32)`), a reference to it (`&(f32, f32)`), or each reference as a parameter of its own"));
+                    }
+                }
                 let ident = match &*t.pat {
                     syn::Pat::Ident(p) if p.subpat.is_none() => p.ident.to_token_stream(),
                     _ => format_ident!("arg{}", i).to_token_stream(),
