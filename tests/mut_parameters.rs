@@ -464,6 +464,8 @@ fn kinetic(s: &Acc, k: f64) -> f64 {
     k * s.v * s.v
 }
 
+/// (`&mut *x` given for `&f64` on purpose: Rust accepts it, so must the macro.)
+#[allow(clippy::unnecessary_mut_passed)]
 #[differentiable]
 fn read_write_read(x: &mut f64, y: f64) -> f64 {
     *x *= y;
@@ -479,6 +481,7 @@ fn bump_and_measure(a: &mut Acc, k: f64) -> f64 {
     before + kinetic(a, 1.0)
 }
 
+#[allow(clippy::unnecessary_mut_passed)]
 #[differentiable]
 fn read_write_read_caller(x0: f64, y: f64) -> f64 {
     let mut x = x0;

@@ -2451,7 +2451,7 @@ pub struct Growth {
 impl Growth {
     #[differentiable]
     pub fn step(&self, u: &mut Vec<f64>) {
-        u[0] = u[0] * (1.0 + self.r);
+        u[0] *= 1.0 + self.r;
     }
 
     #[differentiable]

@@ -161,8 +161,8 @@ fn windows_and_sub_slices_of_an_array_reference() {
         assert_close(df(e), g[k], 1e-12, "forward against reverse");
     }
     let h = hessian!(at: &x, of: windows_of_an_array_reference);
-    for i in 0..4 {
-        for j in 0..4 {
+    for (i, row) in h.iter().enumerate() {
+        for (j, hij) in row.iter().enumerate() {
             let dg = fd(
                 |t| {
                     let mut p = x;
@@ -172,7 +172,7 @@ fn windows_and_sub_slices_of_an_array_reference() {
                 0.0,
             );
             assert_close(
-                h[i][j],
+                *hij,
                 dg,
                 1e-8,
                 "hessian against differences of the gradient",
@@ -501,6 +501,8 @@ fn pair_product(p: &[f64]) -> f64 {
     p[0] * p[1]
 }
 
+/// (Indexed on purpose: `&xs[i]` is one of the forms.)
+#[allow(clippy::needless_range_loop)]
 #[differentiable]
 fn rows_of_arrays(xs: &[[f64; 2]]) -> f64 {
     let mut s = 0.0;
