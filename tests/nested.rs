@@ -485,3 +485,44 @@ fn an_inner_closure_parameter_named_like_a_body_variable() {
     assert_vec_close(&gw, &fd_grad(|w| by_hand(w, &x), &w), 1e-6, "d/dw");
     assert_vec_close(&gx, &fd_grad(|x| by_hand(&w, x), &x), 1e-6, "d/dx");
 }
+
+// ---------------------------------------------------------------------------------------
+// A nested operator's closure reading the caller's variables that are not `Copy` (a
+// struct holding a `String`, a `Vec`): the outer operator calls its closure once per
+// row or column, so they are lent, not moved.
+
+pub struct Weighted {
+    pub k: f64,
+    pub name: String,
+}
+
+impl Weighted {
+    #[differentiable]
+    pub fn f(&self, q: &[f64]) -> f64 {
+        self.k * q[0] * q[0] * q[1]
+    }
+}
+
+#[test]
+fn nested_closures_reading_values_that_are_not_copy() {
+    let model = Weighted {
+        k: 3.0,
+        name: "w".to_string(),
+    };
+    let w = vec![2.0, 0.5];
+    let x = vec![1.0, 2.0];
+    let h = jacobian!(at: x.clone(), of: |p: Vec<f64>| gradient!(at: &p, of: |q: &[f64]| model.f(q) * w[0] + q[1] * w.iter().sum::<f64>()));
+    // f = 2 k q0² q1 + 2.5 q1: H = 2 k [[2 q1, 2 q0], [2 q0, 0]].
+    let k = 2.0 * model.k;
+    assert_eq!(
+        h,
+        vec![
+            vec![2.0 * k * x[1], 2.0 * k * x[0]],
+            vec![2.0 * k * x[0], 0.0]
+        ]
+    );
+    let d = first_derivative!(at: 2.0, of: |t: f64| gradient!(at: vec![t, 1.0], of: |q: Vec<f64>| model.f(&q) + w[1] * q[0])[0]);
+    // d/dq0 = 2 k q0 q1 + 0.5 at (t, 1): its derivative in t is 2 k.
+    assert_eq!(d, 2.0 * model.k);
+    assert_eq!(model.name, "w");
+}

@@ -150,10 +150,15 @@ impl Emitter<'_> {
             // taken in `c` too; its parts for `x` are kept.
             Rule::Nested(n) => {
                 let active = crate::emit::active_captures(self.act, n);
-                let lifted = crate::operators::nested_on_duals(n, &active, &|v| {
-                    let v = self.name(v);
-                    quote!(#v)
-                });
+                let lifted = crate::operators::nested_on_duals(
+                    n,
+                    &active,
+                    crate::emit::environment::lent(self.func, res),
+                    &|v| {
+                        let v = self.name(v);
+                        quote!(#v)
+                    },
+                );
                 let (t, x) = (self.tan(n.at), self.name(n.at));
                 if !active.contains(&true) {
                     return quote! { ::diff::__private::nested_derivative(&#x, #t, |__lifted| #lifted) };

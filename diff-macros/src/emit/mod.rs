@@ -2,6 +2,7 @@
 pub mod companion;
 pub mod differential;
 pub mod dual;
+pub mod environment;
 pub mod fields;
 pub mod names;
 pub mod primal;

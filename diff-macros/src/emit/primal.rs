@@ -589,7 +589,12 @@ impl<'a> Emitter<'a> {
                 let (op, of) = (&n.op, self.substitute(n.of.to_token_stream(), &reads));
                 // A copy: the linear map keeps the point.
                 let at = n.point(self.expr(n.at), true);
-                quote! { let mut #res = ::diff::#op!(at: #at, of: #of); }
+                let lets = if super::environment::lent(self.func, stmt.results[0]) {
+                    super::environment::lets(&super::environment::names(n))
+                } else {
+                    TokenStream::new()
+                };
+                quote! { #lets let mut #res = ::diff::#op!(at: #at, of: #of); }
             }
             Inst::Field(..) | Inst::Index(..) | Inst::Deref(_) => TokenStream::new(),
             Inst::If {

@@ -291,10 +291,15 @@ impl Emitter<'_> {
             Rule::Nested(n) => {
                 let x = self.name(n.at);
                 let active = crate::emit::active_captures(self.act, n);
-                let lifted = crate::operators::nested_on_duals(n, &active, &|v| {
-                    let v = self.name(v);
-                    quote!(#v)
-                });
+                let lifted = crate::operators::nested_on_duals(
+                    n,
+                    &active,
+                    crate::emit::environment::lent(self.func, res),
+                    &|v| {
+                        let v = self.name(v);
+                        quote!(#v)
+                    },
+                );
                 if active.contains(&true) {
                     let ext = crate::emit::extended_point(n, &x, &active, |v| self.name(v));
                     let mut direction = n.parts_of(&quote!(s));
