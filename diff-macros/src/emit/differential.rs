@@ -149,16 +149,7 @@ impl Emitter<'_> {
             // With captures carrying derivatives, at `(x, c) + ε·(dx, dc)`, the gradient
             // taken in `c` too; its parts for `x` are kept.
             Rule::Nested(n) => {
-                let active = crate::emit::active_captures(self.act, n);
-                let lifted = crate::operators::nested_on_duals(
-                    n,
-                    &active,
-                    crate::emit::environment::lent(self.func, res),
-                    &|v| {
-                        let v = self.name(v);
-                        quote!(#v)
-                    },
-                );
+                let (active, lifted) = self.nested_on_duals(n, res);
                 let (t, x) = (self.tan(n.at), self.name(n.at));
                 if !active.contains(&true) {
                     return quote! { ::diff::__private::nested_derivative(&#x, #t, |__lifted| #lifted) };

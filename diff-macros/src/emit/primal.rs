@@ -949,6 +949,22 @@ impl<'a> Emitter<'a> {
     }
 
     /// Replaces an opaque expression's placeholders by the values' expressions.
+    /// The nested operator `n` (whose result is `res`) run on dual numbers, in the
+    /// derivative code, and which of its captures carry derivatives.
+    pub(super) fn nested_on_duals(
+        &self,
+        n: &crate::ir::Nested,
+        res: Value,
+    ) -> (Vec<bool>, TokenStream) {
+        let active = super::active_captures(self.act, n);
+        let lent = super::environment::lent(self.func, res);
+        let lifted = crate::operators::nested_on_duals(n, &active, lent, &|v| {
+            let v = self.name(v);
+            quote!(#v)
+        });
+        (active, lifted)
+    }
+
     pub fn substitute(&self, ts: TokenStream, uses: &[Value]) -> TokenStream {
         crate::ir::replace_placeholders(ts, uses.len(), &|n| self.expr(uses[n]))
     }

@@ -290,16 +290,7 @@ impl Emitter<'_> {
             // taken in `c` too: its parts for `x` go to `x`, the others to `c`.
             Rule::Nested(n) => {
                 let x = self.name(n.at);
-                let active = crate::emit::active_captures(self.act, n);
-                let lifted = crate::operators::nested_on_duals(
-                    n,
-                    &active,
-                    crate::emit::environment::lent(self.func, res),
-                    &|v| {
-                        let v = self.name(v);
-                        quote!(#v)
-                    },
-                );
+                let (active, lifted) = self.nested_on_duals(n, res);
                 if active.contains(&true) {
                     let ext = crate::emit::extended_point(n, &x, &active, |v| self.name(v));
                     let mut direction = n.parts_of(&quote!(s));
