@@ -474,11 +474,19 @@ fn read_write_read(x: &mut f64, y: f64) -> f64 {
     r * y + read_twice(x)
 }
 
+impl Acc {
+    #[differentiable]
+    fn times(&self, other: &Acc) -> f64 {
+        self.v * other.v
+    }
+}
+
 #[differentiable]
 fn bump_and_measure(a: &mut Acc, k: f64) -> f64 {
     let before = kinetic(a, k);
     a.bump(k);
-    before + kinetic(a, 1.0)
+    let unit = Acc { v: 1.0 };
+    before + kinetic(a, 1.0) * unit.times(a)
 }
 
 #[allow(clippy::unnecessary_mut_passed)]
@@ -497,7 +505,7 @@ fn read_write_read_plain(x0: f64, y: f64) -> f64 {
     x += r;
     let a = r * y + x * x;
     let v = x0 * y + 1.0;
-    let b = y * x0 * x0 + 1.0 * v * v;
+    let b = y * x0 * x0 + 1.0 * v * v * (1.0 * v);
     a + x * x + x * x + b + v
 }
 

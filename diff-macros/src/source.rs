@@ -407,9 +407,10 @@ struct Types {
     methods_left_out: Vec<(String, String, LeftOut)>,
     /// Free functions: the name and the number of parameters.
     arities: Vec<(String, usize)>,
-    /// Every function (free, of an `impl` block or a trait): the name and, for each
-    /// parameter besides a receiver, whether it is a shared reference (`&T`).
-    shared_refs: Vec<(String, Vec<bool>)>,
+    /// Every function (free, of an `impl` block or a trait): the name, whether it takes
+    /// a receiver, and for each parameter besides the receiver whether it is a shared
+    /// reference (`&T`).
+    shared_refs: Vec<(String, bool, Vec<bool>)>,
     /// Functions of `impl` blocks and traits taking a receiver whose result may carry a
     /// derivative (not an integer, `bool`, `String`, ..: [`carries_nothing`]): the name
     /// and the number of parameters besides the receiver.
@@ -473,7 +474,8 @@ impl Types {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        self.shared_refs.push((sig.ident.to_string(), shared));
+        self.shared_refs
+            .push((sig.ident.to_string(), sig.receiver().is_some(), shared));
     }
 
     fn method_result(&mut self, sig: &syn::Signature) {
@@ -1183,19 +1185,25 @@ pub fn free_function_arity(span: proc_macro2::Span, name: &str) -> Option<usize>
     arities.all(|n| n == first).then_some(first)
 }
 
-/// Whether the parameter at `position` (besides a receiver) of the function or method
-/// `name` called with `args` arguments (besides a receiver) is a shared reference (`&T`)
-/// in every definition of that name the crate's sources (read from where `span` is)
-/// show: a `&mut` borrow passed there is read, not updated.
-pub fn takes_shared_ref(span: proc_macro2::Span, name: &str, args: usize, position: usize) -> bool {
+/// Whether the parameter at `position` (besides a receiver) of the method (`method`) or
+/// free function `name` called with `args` arguments (besides a receiver) is a shared
+/// reference (`&T`) in every definition of that name the crate's sources (read from
+/// where `span` is) show: a `&mut` borrow passed there is read, not updated.
+pub fn takes_shared_ref(
+    span: proc_macro2::Span,
+    name: &str,
+    method: bool,
+    args: usize,
+    position: usize,
+) -> bool {
     let Some(all) = written_at(span).map(|w| read(&w)) else {
         return false;
     };
     let mut defined = all
         .iter()
         .flat_map(|t| t.shared_refs.iter())
-        .filter(|(f, shared)| f == name && shared.len() == args)
-        .map(|(_, shared)| shared[position])
+        .filter(|(f, receiver, shared)| f == name && *receiver == method && shared.len() == args)
+        .map(|(_, _, shared)| shared[position])
         .peekable();
     defined.peek().is_some() && defined.all(|shared| shared)
 }

@@ -1032,7 +1032,9 @@ impl Lowerer {
             && c.args.len() == 1;
         // Inside `no_derivative(..)` an operator on a struct is the operator itself.
         self.underived += usize::from(underived);
-        let name = func.path.segments.last().map(|s| &s.ident);
+        // (A free function's parameters are read from its source; `Type::f(..)` may
+        // pass a receiver, and is left as it is.)
+        let name = func.path.get_ident().map(|id| (id, false));
         let lowered = self.lower_args(name, c.args.iter());
         self.underived -= usize::from(underived);
         let (args, muts) = lowered?;
@@ -1085,15 +1087,15 @@ impl Lowerer {
     /// the `&mut` parameter as shared).
     fn lower_args<'e>(
         &mut self,
-        callee: Option<&syn::Ident>,
+        callee: Option<(&syn::Ident, bool)>,
         args: impl ExactSizeIterator<Item = &'e Expr>,
     ) -> syn::Result<LoweredArgs> {
         let mut vs = Vec::new();
         let mut muts = Vec::new();
         let count = args.len();
         let read_only = |i: usize| {
-            callee.is_some_and(|f| {
-                crate::source::takes_shared_ref(f.span(), &f.to_string(), count, i)
+            callee.is_some_and(|(f, method)| {
+                crate::source::takes_shared_ref(f.span(), &f.to_string(), method, count, i)
             })
         };
         for (i, a) in args.enumerate() {
@@ -1220,7 +1222,7 @@ impl Lowerer {
             return self.lower_method_call(m);
         };
         let recv = self.read_place(&place);
-        let (rest, muts) = self.lower_args(Some(&m.method), m.args.iter())?;
+        let (rest, muts) = self.lower_args(Some((&m.method, true)), m.args.iter())?;
         let mut args = vec![recv];
         args.extend(rest);
         let mut muts: Vec<(usize, Place)> = muts.into_iter().map(|(i, p)| (i + 1, p)).collect();
@@ -1611,7 +1613,7 @@ impl Lowerer {
             Some(call) => self.lower_expr(&call)?,
             None => self.lower_expr(&m.receiver)?,
         };
-        let (rest, muts) = self.lower_args(Some(&m.method), m.args.iter())?;
+        let (rest, muts) = self.lower_args(Some((&m.method, true)), m.args.iter())?;
         let mut args = vec![recv];
         args.extend(rest);
         let muts = muts.into_iter().map(|(i, n)| (i + 1, n)).collect();
