@@ -901,19 +901,18 @@ pub(crate) fn parse_nested(m: &syn::Macro) -> Option<syn::Result<(Ident, syn::Ex
 pub(crate) fn nested_on_duals(
     n: &crate::ir::Nested,
     active: &[bool],
-    lent: bool,
+    lent: &[Ident],
     kept: &dyn Fn(crate::ir::Value) -> TokenStream,
 ) -> TokenStream {
     let of = n.extended(active, kept);
     // The caller's variables it reads, through the references the primal lends
     // (`emit/environment.rs`).
     let of = match lent {
-        true => {
-            let names = crate::emit::environment::names(n);
-            let lent = crate::emit::environment::through_lenders(of.to_token_stream(), &names);
+        [] => of,
+        names => {
+            let lent = crate::emit::environment::through_lenders(of.to_token_stream(), names);
             syn::parse2(lent).unwrap_or(of)
         }
-        false => of,
     };
     let extended = active.iter().any(|a| *a);
     let lifted = if extended {

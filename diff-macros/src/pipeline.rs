@@ -116,7 +116,7 @@ impl<'a> Body<'a> {
                 .filter(|i| {
                     sig.params[*i].tangent.as_ref().is_some_and(|t| {
                         let t = t.to_string();
-                        t.contains("Vec < [") || t.starts_with("[[")
+                        t.starts_with(":: std :: vec :: Vec < [") || t.starts_with("[[")
                     })
                 })
                 .collect(),

@@ -461,7 +461,6 @@ impl Types {
         derives
     }
 
-    /// Records a method whose result may carry a derivative.
     /// Records which parameters of `sig` are shared references.
     fn signature(&mut self, sig: &syn::Signature) {
         let shared = sig
@@ -478,6 +477,8 @@ impl Types {
             .push((sig.ident.to_string(), sig.receiver().is_some(), shared));
     }
 
+    /// Records a method's signature, and the method when its result may carry a
+    /// derivative.
     fn method_result(&mut self, sig: &syn::Signature) {
         self.signature(sig);
         if sig.receiver().is_some() && !carries_nothing(&sig.output) {

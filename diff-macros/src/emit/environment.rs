@@ -20,7 +20,7 @@ use syn::visit::Visit;
 /// The caller's variables the closure of `n` reads: the names of one segment it reads
 /// as values (not calls) that nothing in it binds, of a variable's case (not constants
 /// or types), and not the body's own values (`__diff_use_N`).
-pub fn names(n: &Nested) -> Vec<Ident> {
+fn names(n: &Nested) -> Vec<Ident> {
     #[derive(Default)]
     struct Reads {
         read: Vec<Ident>,
@@ -70,13 +70,20 @@ pub fn names(n: &Nested) -> Vec<Ident> {
     out
 }
 
-/// Whether the nested operator whose result is `res` is at the top level of the body,
-/// where its lending `let`s are in scope for the derivative closures.
-pub fn lent(func: &Function, res: Value) -> bool {
-    func.region(func.entry())
+/// The caller's variables the nested operator `n` (whose result is `res`) lends to the
+/// derivative code ([`names`]): none unless it is at the top level of the body, where
+/// its lending `let`s are in scope for the derivative closures.
+pub fn lent(func: &Function, res: Value, n: &Nested) -> Vec<Ident> {
+    let top = func
+        .region(func.entry())
         .stmts
         .iter()
-        .any(|s| s.results.contains(&res))
+        .any(|s| s.results.contains(&res));
+    if top {
+        names(n)
+    } else {
+        Vec::new()
+    }
 }
 
 /// The name lending `name`.

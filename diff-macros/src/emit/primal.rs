@@ -589,11 +589,11 @@ impl<'a> Emitter<'a> {
                 let (op, of) = (&n.op, self.substitute(n.of.to_token_stream(), &reads));
                 // A copy: the linear map keeps the point.
                 let at = n.point(self.expr(n.at), true);
-                let lets = if super::environment::lent(self.func, stmt.results[0]) {
-                    super::environment::lets(&super::environment::names(n))
-                } else {
-                    TokenStream::new()
-                };
+                let lets = super::environment::lets(&super::environment::lent(
+                    self.func,
+                    stmt.results[0],
+                    n,
+                ));
                 quote! { #lets let mut #res = ::diff::#op!(at: #at, of: #of); }
             }
             Inst::Field(..) | Inst::Index(..) | Inst::Deref(_) => TokenStream::new(),
@@ -948,7 +948,6 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Replaces an opaque expression's placeholders by the values' expressions.
     /// The nested operator `n` (whose result is `res`) run on dual numbers, in the
     /// derivative code, and which of its captures carry derivatives.
     pub(super) fn nested_on_duals(
@@ -957,14 +956,15 @@ impl<'a> Emitter<'a> {
         res: Value,
     ) -> (Vec<bool>, TokenStream) {
         let active = super::active_captures(self.act, n);
-        let lent = super::environment::lent(self.func, res);
-        let lifted = crate::operators::nested_on_duals(n, &active, lent, &|v| {
+        let lent = super::environment::lent(self.func, res, n);
+        let lifted = crate::operators::nested_on_duals(n, &active, &lent, &|v| {
             let v = self.name(v);
             quote!(#v)
         });
         (active, lifted)
     }
 
+    /// Replaces an opaque expression's placeholders by the values' expressions.
     pub fn substitute(&self, ts: TokenStream, uses: &[Value]) -> TokenStream {
         crate::ir::replace_placeholders(ts, uses.len(), &|n| self.expr(uses[n]))
     }

@@ -1410,16 +1410,11 @@ impl Lowerer {
             ));
         }
         // An unmarked method of a struct of the crate returning an index or a `bool`
-        // (`self.interval(t)`): primal code, whatever its arguments.
+        // (`self.interval(t)`), and taking no `&mut` parameter: primal code, whatever its
+        // arguments.
         if let Some(ty) = self.struct_type_of(&m.receiver) {
-            let updates = m
-                .args
-                .iter()
-                .any(|a| matches!(a, Expr::Reference(r) if r.mutability.is_some()));
             let method = m.method.to_string();
-            if !updates
-                && crate::source::method_returns_no_derivative(m.method.span(), &ty, &method)
-            {
+            if crate::source::method_returns_no_derivative(m.method.span(), &ty, &method) {
                 return Ok(self.opaque_inactive(&Expr::MethodCall(m.clone()), true));
             }
         }
