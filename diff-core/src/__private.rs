@@ -10,7 +10,7 @@ pub use crate::differentiable::{
 };
 pub use crate::dual::Dual;
 pub use crate::fields::{zero_sized_place, ConstantField, FieldTangent, TupleField};
-pub use crate::lift::{CastSource, Lift, LiftElement, LiftGeneric, LiftTo, Plain, Same};
+pub use crate::lift::{CastSource, DualOf, Lift, LiftElement, LiftGeneric, LiftTo, Plain, Same};
 pub use crate::option::{__jvp_some, __vjp_some, some, OptionRules};
 /// The partials of the arithmetic operators, for both modes.
 pub use crate::partial;

@@ -584,6 +584,23 @@ tuple_impls! {
     (A 0, B 1, C 2, D 3, E 4, F 5)
 }
 
+/// The dual numbers of a float type: how a trait generic over its scalars (`trait
+/// Continuous<K: Float, T: Float>`) declares the dual companion of a method
+/// (`__vjp_dual_pdf(&self, x: <K as DualOf>::Dual)`), which its implementations for
+/// `f64` (`Dual<f64>`) or `f32` define.
+pub trait DualOf {
+    /// The dual numbers over `Self`.
+    type Dual;
+}
+
+impl DualOf for f64 {
+    type Dual = Dual<f64>;
+}
+
+impl DualOf for f32 {
+    type Dual = Dual<f32>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -365,7 +365,18 @@ impl<'a> Context<'a> {
             _ => self.outer(),
         };
         let wrt = args.wrt.as_ref().map(|w| w.0.as_slice());
+        // A trait's type parameters without bounds that the method's signature names
+        // (`x: K` of `trait Continuous<K, T>`) are its scalars, as those bounded by
+        // `Float` are: implementations give them a float type.
+        let unbounded = match self {
+            Context::Trait(Some(g)) => Some(scalars_of_trait(g, sig)),
+            _ => None,
+        };
+        let outer = unbounded.as_ref().or(outer);
         let mut fn_sig = FnSig::in_context(sig, wrt, outer)?;
+        if matches!(self, Context::Trait(_)) {
+            fn_sig.trait_scalars = fn_sig.roles.outer.clone();
+        }
         fn_sig.detached = matches!(self, Context::Module);
         if fn_sig.detached {
             return Ok(fn_sig);
@@ -409,6 +420,32 @@ impl<'a> Context<'a> {
         };
         Ok(fn_sig)
     }
+}
+
+/// A trait's generics with its type parameters that have no bounds and that `sig` names
+/// bounded by `Real`: the scalars of the method (see [`Context::read`]).
+fn scalars_of_trait(generics: &syn::Generics, sig: &syn::Signature) -> syn::Generics {
+    let mut g = generics.clone();
+    let bounded: Vec<String> = g
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(t) => Some(t.bounded_ty.to_token_stream().to_string()),
+            _ => None,
+        })
+        .collect();
+    let written = sig.to_token_stream();
+    for p in g.type_params_mut() {
+        let name = p.ident.to_string();
+        if p.bounds.is_empty()
+            && !bounded.contains(&name)
+            && crate::parse::types::mentions(&written, &name)
+        {
+            p.bounds.push(syn::parse_quote!(::diff::Real));
+        }
+    }
+    g
 }
 
 /// The structs with a dual twin (`twin.rs`) that the function names: the capitalized
@@ -579,6 +616,9 @@ pub(crate) fn companions(
     let inherent = self_ty.filter(|o| !o.declared_by_trait);
     let in_trait =
         matches!(context, Context::Trait(_)) || (self_ty.is_some() && inherent.is_none());
+    if in_trait {
+        sig.trait_scalars = sig.roles.outer.clone();
+    }
     // (No source to read, a `macro_rules!` expansion: no twins.)
     if let Some(seen) = &seen {
         if !in_trait {

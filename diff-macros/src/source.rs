@@ -735,10 +735,35 @@ impl<'a> syn::visit::Visit<'a> for Types {
             }
         }
         if i.trait_.is_some() {
+            // On a marked block, a method the trait does not mark is differentiable as a
+            // method of the type: its companions are in an inherent `impl`
+            // (`differentiable.rs`).
+            let block_marked = marked(&i.attrs, "differentiable");
+            let marks_none = !i.items.iter().any(
+                |item| matches!(item, syn::ImplItem::Fn(f) if marked(&f.attrs, "differentiable")),
+            );
+            let ty = match &*i.self_ty {
+                syn::Type::Path(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            };
             for item in &i.items {
                 if let syn::ImplItem::Fn(f) = item {
                     if marked(&f.attrs, "differentiable") {
                         self.trait_impl_marks.push(f.sig.ident.to_string());
+                    }
+                    let users = |name: &str| {
+                        name != "String" && !crate::differentiable::is_std_not_differentiable(name)
+                    };
+                    let differentiated = marked(&f.attrs, "differentiable")
+                        || (marks_none
+                            && crate::differentiable::implicitly_marked(
+                                &f.sig,
+                                &i.generics,
+                                &users,
+                            ));
+                    if let (true, true, Some(ty)) = (block_marked, differentiated, &ty) {
+                        self.inherent_methods
+                            .push((ty.clone(), f.sig.ident.to_string(), true));
                     }
                 }
             }

@@ -275,6 +275,12 @@ impl Companions<'_> {
     ) -> Result<TokenStream, String> {
         let sig = self.sig;
         let ds = DualSig::of(sig);
+        if !sig.trait_scalars.is_empty() {
+            return Err(format!(
+                "a method of a trait generic over its scalars ({}) has second order in its implementations for `f64` or `f32` only",
+                sig.trait_scalars.join(", ")
+            ));
+        }
         // Generic over the scalar, or over the differentiated parameters' types: the
         // `__vjp` at the dual ones, given each argument as it takes it: a borrow taken
         // as a `Cow` (`generic_borrows`) borrowed again, a `Same<T>` unwrapped.
@@ -527,6 +533,15 @@ impl<'a> Signatures<'a> {
     ) -> TokenStream {
         if kind == Kind::VjpDual && self.sig.roles.scalars.is_empty() {
             DualSig::of(self.sig).header(vis, name, output_tangent)
+        } else if kind == Kind::VjpDual && !self.sig.trait_scalars.is_empty() {
+            let (decls, out, wher) = crate::emit::dual::at_trait_duals(
+                self.sig,
+                self.sig.params.iter().map(|p| p.decl.clone()).collect(),
+                self.return_type(kind, output_tangent),
+            );
+            let mut generics = self.sig.generics.clone();
+            generics.make_where_clause().predicates.extend(wher);
+            self.header_decls_with(vis, name, decls.into_iter(), out, &generics)
         } else if kind == Kind::VjpDual {
             let borrows = crate::emit::dual::generic_borrows(self.sig);
             let decls = self.sig.params.iter().zip(&borrows).map(|(p, b)| match b {

@@ -684,6 +684,84 @@ pub fn generic_borrows(sig: &FnSig) -> Vec<Option<(syn::Lifetime, syn::Type)>> {
         .collect()
 }
 
+/// The parameters and the result of the dual companion of a method of a trait generic
+/// over its scalars (`FnSig::trait_scalars`): each scalar `K` they name as its dual
+/// numbers, `<K as DualOf>::Dual` ([`DualOf`](diff-core `lift.rs`)), which an
+/// implementation for `f64` takes as `Dual<f64>`; with the bounds that asks.
+pub fn at_trait_duals(
+    sig: &FnSig,
+    decls: Vec<TokenStream>,
+    out: TokenStream,
+) -> (Vec<TokenStream>, TokenStream, Vec<syn::WherePredicate>) {
+    let scalars: Vec<Ident> = sig
+        .trait_scalars
+        .iter()
+        .map(|s| format_ident!("{}", s))
+        .collect();
+    fn swap(ts: TokenStream, scalars: &[Ident]) -> TokenStream {
+        // (What `+ use<..>` captures names the type parameters themselves.)
+        let mut in_use = false;
+        let mut after_use = false;
+        ts.into_iter()
+            .map(|t| {
+                match &t {
+                    TokenTree::Ident(id) if id == "use" => after_use = true,
+                    TokenTree::Punct(p) if p.as_char() == '<' && after_use => in_use = true,
+                    TokenTree::Punct(p) if p.as_char() == '>' && in_use => {
+                        (in_use, after_use) = (false, false)
+                    }
+                    _ => {}
+                }
+                match t {
+                    TokenTree::Ident(id) if scalars.contains(&id) && !in_use => {
+                        quote!(<#id as ::diff::__private::DualOf>::Dual)
+                    }
+                    TokenTree::Group(g) => {
+                        let mut n =
+                            proc_macro2::Group::new(g.delimiter(), swap(g.stream(), scalars));
+                        n.set_span(g.span());
+                        TokenTree::Group(n).into()
+                    }
+                    t => t.into(),
+                }
+            })
+            .collect()
+    }
+    let named: Vec<&Ident> = scalars
+        .iter()
+        .filter(|s| {
+            decls
+                .iter()
+                .chain([&out])
+                .any(|d| mentions(d, &s.to_string()))
+        })
+        .collect();
+    let decls = decls
+        .into_iter()
+        .map(|d| {
+            // (The parameter's name stays: only its type changes.)
+            let tokens: Vec<TokenTree> = d.into_iter().collect();
+            match tokens
+                .iter()
+                .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ':'))
+            {
+                Some(colon) => {
+                    let (pat, ty) = tokens.split_at(colon + 1);
+                    let pat: TokenStream = pat.iter().cloned().collect();
+                    let ty = swap(ty.iter().cloned().collect(), &scalars);
+                    quote!(#pat #ty)
+                }
+                None => tokens.into_iter().collect(),
+            }
+        })
+        .collect();
+    let wher = named
+        .iter()
+        .map(|s| syn::parse_quote!(#s: ::diff::__private::DualOf))
+        .collect();
+    (decls, swap(out, &scalars), wher)
+}
+
 fn is_slice_of(ty: &syn::Type, scalar: &Ident, twins: &[String]) -> bool {
     matches!(ty, syn::Type::Slice(sl)
         if is_lifted_type(&sl.elem, scalar, &[])

@@ -78,6 +78,11 @@ pub struct FnSig {
     /// Of those, the ones its dual companion takes at dual numbers (`&Model<f64>` as
     /// `Model<Dual<f64>>`: `source::Seen::dual_generic_structs`).
     pub dual_generic_structs: Vec<String>,
+    /// For a method of a trait generic over its scalars (`trait Continuous<K: Float, T:
+    /// Float>`), declared or provided there or implemented for it, those scalars: the
+    /// trait declares its dual companion at their dual numbers (`emit/dual.rs`,
+    /// `DualOf`), which implementations for `f64` or `f32` take.
+    pub trait_scalars: Vec<String>,
 }
 
 /// Names elided lifetimes `'__dN`, collecting them.
@@ -201,6 +206,7 @@ impl FnSig {
             constant_receiver: false,
             generic_structs: Vec::new(),
             dual_generic_structs: Vec::new(),
+            trait_scalars: Vec::new(),
         })
     }
 
