@@ -90,3 +90,36 @@ fn to_f64_of_an_active_value() {
     let d32 = gradient!(at: 1.5f32, of: through_to_f64);
     assert!((d32 - 6.0).abs() < 1e-5, "f32: {d32}");
 }
+
+/// A callee whose differentiated parameters mix `f64` and `f32`: its callers compile and
+/// differentiate at first order (second order says why not, at run time).
+mod parameters_mixing_f64_and_f32 {
+    use super::common::assert_close;
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn h(x: f64, k: f32) -> f64 {
+        x * x * x * f64::from(k)
+    }
+
+    #[differentiable]
+    fn g(x: f64) -> f64 {
+        h(x, 2.0) + x
+    }
+
+    #[test]
+    fn first_order_through_the_caller() {
+        let (v, d) = value_with_gradient!(at: 2.0, of: g);
+        assert_close(v, g(2.0), 1e-15, "value");
+        assert_close(d, 6.0 * 4.0 + 1.0, 1e-12, "6 x^2 k/... + 1");
+        assert_close(first_derivative!(at: 2.0, of: g), 25.0, 1e-12, "forward");
+        let (dx, dk) = gradient!(at: (2.0, 2.0_f32), of: h);
+        assert_close(dx, 24.0, 1e-12, "dx");
+        assert_close(f64::from(dk), 8.0, 1e-6, "dk");
+        let refused = std::panic::catch_unwind(|| second_derivative!(at: 2.0, of: g));
+        assert!(
+            refused.is_err(),
+            "second order of a mix of f64 and f32 is refused"
+        );
+    }
+}

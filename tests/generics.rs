@@ -355,3 +355,51 @@ fn a_generic_constructor_with_inferred_type_arguments() {
     assert_eq!((v, d), (product_of_a_pair(x), 4.0 * x));
     assert_eq!(second_derivative!(at: x, of: product_of_a_pair), 4.0);
 }
+
+/// A function written for `f64` calling a generic one by its name alone and calling a
+/// method on the result (`square(x).sin()`): its second-order companion names the
+/// scalar the callee runs at, which rustc could not infer there.
+mod generic_callee_then_a_method {
+    use super::common::{assert_close, fd};
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn square<T: Float>(x: T) -> T {
+        x * x
+    }
+
+    #[differentiable]
+    fn sin_of_square(x: f64) -> f64 {
+        square(x).sin()
+    }
+
+    #[differentiable]
+    fn through_a_sum(x: f64) -> f64 {
+        let s = square(x.sin()) + 1.0;
+        s.ln() * self::square(x).exp()
+    }
+
+    #[test]
+    fn first_and_second_order() {
+        let x = 0.3;
+        let (v, g) = value_with_gradient!(at: x, of: sin_of_square);
+        assert_close(v, (x * x).sin(), 1e-15, "value");
+        assert_close(g, (x * x).cos() * 2.0 * x, 1e-12, "gradient");
+        let h = second_derivative!(at: x, of: sin_of_square);
+        let want = -(x * x).sin() * 4.0 * x * x + (x * x).cos() * 2.0;
+        assert_close(h, want, 1e-12, "second derivative");
+        let plain = |x: f64| ((x.sin() * x.sin()) + 1.0).ln() * (x * x).exp();
+        let (v, g) = value_with_gradient!(at: x, of: through_a_sum);
+        assert_close(v, plain(x), 1e-15, "value");
+        assert_close(g, fd(plain, x), 1e-6, "gradient");
+        let d = first_derivative!(at: x, of: through_a_sum);
+        let h = second_derivative!(at: x, of: through_a_sum);
+        assert_close(
+            h,
+            fd(|x| first_derivative!(at: x, of: through_a_sum), x),
+            1e-6,
+            "fd of d",
+        );
+        assert_close(d, g, 1e-12, "forward");
+    }
+}

@@ -44,6 +44,18 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                         o.what
                     ),
                 )),
+                Inst::Call(callee, args) | Inst::CallMut(callee, args, _)
+                    if stmt.results.iter().any(|r| act.useful.contains(r))
+                        && !matches!(callee, Callee::Path(p) if crate::ir::is_library_path(p))
+                        && args.iter().any(|a| varied_range(func, act, *a).is_some()) =>
+                {
+                    for span in args.iter().filter_map(|a| varied_range(func, act, *a)) {
+                        add(syn::Error::new(
+                            span,
+                            "a range of floats (`Range<f64>`) has no tangent, so it cannot carry the derivative of its ends: pass the ends as separate parameters (`start: f64, end: f64`) or in a tuple, or wrap them in no_derivative(..) if their derivative should be zero",
+                        ));
+                    }
+                }
                 Inst::Call(Callee::Path(p), _) | Inst::CallMut(Callee::Path(p), _, _)
                     if active && standard_library(p) =>
                 {
@@ -168,6 +180,18 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
         }
     }
     errors.len() == before
+}
+
+/// Where `v` is a range (`a..b`, carrying nothing) built of values that carry a
+/// derivative: given to a function, a `Range<f64>` would lose theirs.
+fn varied_range(func: &Function, act: &Activity, v: crate::ir::Value) -> Option<proc_macro2::Span> {
+    let def = func.def(v)?;
+    match &def.inst {
+        Inst::Opaque(o) if o.what == "range" && o.uses.iter().any(|u| act.varied.contains(u)) => {
+            Some(def.span)
+        }
+        _ => None,
+    }
 }
 
 /// The refusal of an argument carrying a derivative given for the parameter `param`

@@ -1594,6 +1594,35 @@ impl<'a> Lifting<'a> {
         out
     }
 
+    /// Gives a call of a function generic over its scalars only, named without them,
+    /// the scalar here (see `rewrite_stmt`).
+    fn name_scalars(&self, p: &mut syn::ExprPath) {
+        let segments = &p.path.segments;
+        // (A function of a module; `Type::f` is an associated one.)
+        let of_module = segments.iter().rev().skip(1).all(|s| {
+            s.arguments.is_none()
+                && s.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_lowercase() || c == '_')
+        });
+        let Some(last) = segments.last() else {
+            return;
+        };
+        if p.qself.is_some() || !last.arguments.is_none() || !of_module {
+            return;
+        }
+        let Some(k) =
+            crate::source::scalar_generic_arity(last.ident.span(), &last.ident.to_string())
+        else {
+            return;
+        };
+        let scalar = &self.scalar;
+        let args = (0..k).map(|_| quote!(#scalar));
+        if let Some(last) = p.path.segments.last_mut() {
+            last.arguments = syn::PathArguments::AngleBracketed(syn::parse_quote!(::<#(#args),*>));
+        }
+    }
+
     fn rewrite_stmt(&mut self, out: &mut Function, stmt: &mut Stmt, before: &mut Vec<Stmt>) {
         let span = stmt.span;
         self.at = Some(span);
@@ -1623,6 +1652,13 @@ impl<'a> Lifting<'a> {
             return;
         }
         let lifted = stmt.results.iter().any(|r| self.is_lifted(*r));
+        // A function generic over its scalars named without them (`square(x)` of `fn
+        // square<T: Float>`): at the scalar here, `square::<f64>`, which the call of its
+        // dual companion lifts (`emit/primal.rs`); rustc could not infer it from the
+        // arguments, converted by `LiftTo`.
+        if let Inst::Call(Callee::Path(p), _) = &mut stmt.inst {
+            self.name_scalars(p);
+        }
         // A method whose derivative is registered has no dual companion (a registration
         // gives first order only).
         if let Inst::Call(Callee::Method { method, user, .. }, _)

@@ -418,6 +418,9 @@ struct Types {
     /// Free functions returning a value: the name, and whether the result carries
     /// nothing that can hold a derivative ([`carries_nothing`]).
     free_results: Vec<(String, bool)>,
+    /// Free functions marked #[differentiable] generic over their scalars only (`fn
+    /// square<T: Float>(x: T)`): the name and the number of type parameters.
+    scalar_generic_fns: Vec<(String, usize)>,
     /// The module the file is (`m` for `m.rs` and `m/mod.rs`; `None` for a crate root).
     file_module: Option<String>,
     /// Public free functions directly in a module of their own name (`mod sphere;`
@@ -665,6 +668,11 @@ impl<'a> syn::visit::Visit<'a> for Types {
         self.calls
             .push((name.clone(), Mentioned::in_block(&i.block)));
         if marked(&i.attrs, "differentiable") {
+            let g = crate::parse::types::generics(&i.sig.generics);
+            let consts = i.sig.generics.const_params().next().is_some();
+            if !g.all.is_empty() && g.scalars.len() == g.all.len() && !consts {
+                self.scalar_generic_fns.push((name.clone(), g.all.len()));
+            }
             if let Some(out) = left_out_by_wrt(&i.attrs, &i.sig) {
                 self.left_out.push((name.clone(), out));
             }
@@ -1310,6 +1318,26 @@ pub fn method_has_no_derivative(span: proc_macro2::Span, ty: &str, method: &str)
         })
     };
     defined(false) && !defined(true) && !given_a_derivative(&all, method)
+}
+
+/// For a call of the free function `name` (written at `span`): the number of its type
+/// parameters when the crate's source defines it #[differentiable] and generic over
+/// its scalars only (`fn square<T: Float>(x: T)`), and no other function of that name.
+pub fn scalar_generic_arity(span: proc_macro2::Span, name: &str) -> Option<usize> {
+    let all = read(&written_at(span)?);
+    let mut found = all.iter().flat_map(|t| {
+        t.scalar_generic_fns
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, k)| *k)
+    });
+    let k = found.next()?;
+    let defined = all
+        .iter()
+        .flat_map(|t| &t.arities)
+        .filter(|(n, _)| n == name)
+        .count();
+    (found.next().is_none() && defined == 1).then_some(k)
 }
 
 /// Whether the crate's source (where `method` is written) registers a derivative for a

@@ -53,6 +53,9 @@ pub struct DualSig<'a> {
     /// Whether the receiver is taken as the struct's twin, `this` (the companion for a
     /// twin receiver, `__vjp_dual_self_m`).
     twin_receiver: bool,
+    /// Whether the differentiated parameters mix `f64` and `f32`: dual numbers of one
+    /// cannot hold the other's, so there is no second order.
+    mixed: bool,
 }
 
 /// `ts` with the float type `scalar` replaced by its dual numbers.
@@ -192,9 +195,16 @@ impl<'a> DualSig<'a> {
                     })
             })
         };
+        // (Parameters mixing them: the result's, for a signature its callers' dual
+        // companions can call, taking the others as they are; it stops, `why_not`.)
+        let mixed = has("f64") && has("f32");
         let scalar = match (has("f64"), has("f32")) {
             (true, false) => Some(format_ident!("f64")),
             (false, true) => Some(format_ident!("f32")),
+            (true, true) if mentions(&sig.output, "f32") && !mentions(&sig.output, "f64") => {
+                Some(format_ident!("f32"))
+            }
+            (true, true) => Some(format_ident!("f64")),
             _ => None,
         };
         let twins: Vec<String> = sig
@@ -276,6 +286,7 @@ impl<'a> DualSig<'a> {
             taken,
             twins,
             twin_receiver: false,
+            mixed,
         }
     }
 
@@ -341,7 +352,7 @@ impl<'a> DualSig<'a> {
     /// taken as it is, a constant) and so can the result (`()` for a function with
     /// `&mut` parameters).
     pub fn liftable(&self) -> Option<&Ident> {
-        let all = self.taken.iter().all(|t| !matches!(t, Taken::Any));
+        let all = !self.mixed && self.taken.iter().all(|t| !matches!(t, Taken::Any));
         let out_ok = self.scalar.as_ref().is_some_and(|s| {
             let out: TokenStream = self.sig.output.clone();
             syn::parse2::<syn::Type>(out).is_ok_and(|t| {
@@ -554,6 +565,9 @@ impl<'a> DualSig<'a> {
 
     /// Why the signature cannot be lifted.
     pub fn why_not(&self) -> String {
+        if self.mixed {
+            return "its differentiated parameters mix f64 and f32 (dual numbers of one cannot hold the other's); leave those of one type out with `wrt`, or convert them in the caller".into();
+        }
         if self.scalar.is_none() {
             return "its differentiated parameters are not all of one float type, f64 or f32"
                 .into();

@@ -418,6 +418,8 @@ impl Lowerer {
             uses,
             what: "range".into(),
             macro_name: None,
+            // (One of floats made of values carrying a derivative, given to a function,
+            // is refused: a `Range<f64>` has no tangent to carry it, `check.rs`.)
             inactive: true,
         };
         Ok(self.emit(Inst::Opaque(o), r.span(), None))
