@@ -357,3 +357,113 @@ mod returns_from_closures {
         }
     }
 }
+
+/// A tail `match` whose arm is a block exiting early, then giving its value.
+#[differentiable]
+fn arm_block_returning_early(x: &[f64]) -> f64 {
+    let acc = x[0] * x[0];
+    match x.len() {
+        1 => {
+            if acc > 3.0 {
+                return acc * 2.0;
+            }
+            acc + x[0]
+        }
+        _ => x[1] * acc,
+    }
+}
+
+/// An assignment (and a compound one) of a `match` with an arm exiting the function.
+#[differentiable]
+fn assigned_match_exiting(xs: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    let mut k = 0;
+    let mut w = 1.0;
+    for &v in xs {
+        k = match k {
+            3 => return acc + v,
+            n => n + 1,
+        };
+        w *= match k {
+            2 => {
+                if v > 10.0 {
+                    return w;
+                }
+                v
+            }
+            _ => 1.0,
+        };
+        acc += v * v * w;
+    }
+    acc
+}
+
+#[test]
+fn exits_in_tail_arms_and_in_assigned_values() {
+    let plain_arm = |x: &[f64]| {
+        let acc = x[0] * x[0];
+        if x.len() == 1 {
+            if acc > 3.0 {
+                acc * 2.0
+            } else {
+                acc + x[0]
+            }
+        } else {
+            x[1] * acc
+        }
+    };
+    for x in [vec![1.5], vec![2.5], vec![1.5, 3.0]] {
+        let (v, g) = value_with_gradient!(at: &x, of: arm_block_returning_early);
+        assert_close(v, plain_arm(&x), 1e-15, "value");
+        for i in 0..x.len() {
+            let want = fd(
+                |t| {
+                    let mut y = x.clone();
+                    y[i] = t;
+                    plain_arm(&y)
+                },
+                x[i],
+            );
+            assert_close(g[i], want, 1e-6, "gradient");
+        }
+    }
+    let plain_assigned = |xs: &[f64]| {
+        let (mut acc, mut k, mut w) = (0.0, 0, 1.0);
+        for &v in xs {
+            if k == 3 {
+                return acc + v;
+            }
+            k += 1;
+            if k == 2 {
+                if v > 10.0 {
+                    return w;
+                }
+                w *= v;
+            }
+            acc += v * v * w;
+        }
+        acc
+    };
+    for xs in [
+        vec![1.0, 2.0, 3.0, 4.0, 5.0],
+        vec![1.0, 20.0, 3.0],
+        vec![1.0, 2.0],
+    ] {
+        let (v, g) = value_with_gradient!(at: &xs, of: assigned_match_exiting);
+        assert_close(v, plain_assigned(&xs), 1e-15, "value");
+        for i in 0..xs.len() {
+            let want = fd(
+                |t| {
+                    let mut y = xs.clone();
+                    y[i] = t;
+                    plain_assigned(&y)
+                },
+                xs[i],
+            );
+            assert_close(g[i], want, 1e-6, "gradient");
+        }
+        let d = differential!(at: &xs, of: assigned_match_exiting);
+        let ones = vec![1.0; xs.len()];
+        assert_close(d(ones), g.iter().sum(), 1e-12, "forward");
+    }
+}

@@ -658,3 +658,22 @@ fn jacobian_at_several_references() {
     let j = jacobian!(at: (&a[..], 2.0), of: |p: &[f64], s: f64| vec![p[0] * s, p[1] * p[1]]);
     assert_eq!(j, vec![vec![2.0, 0.0, a[0]], vec![0.0, 2.0 * a[1], 0.0]]);
 }
+
+/// A point bound without its float type (`let q = vec![0.4, -0.9];`) takes the closure's
+/// declared one, as for the first-order operators.
+#[test]
+fn hessian_at_a_point_whose_float_type_the_closure_gives() {
+    let q = vec![0.4, -0.9];
+    let h = hessian!(at: q, of: |v: Vec<f64>| v[0].exp() * v[1]);
+    let e = 0.4f64.exp();
+    assert_eq!(h.len(), 2);
+    let want = [[e * -0.9, e], [e, 0.0]];
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!((h[i][j] - want[i][j]).abs() < 1e-12, "h[{i}][{j}]");
+        }
+    }
+    let (a, b) = (0.4, -0.9);
+    let h2 = hessian!(at: (a, b), of: |x: f64, y: f64| x.exp() * y);
+    assert_eq!(h2, h);
+}

@@ -1058,13 +1058,32 @@ fn tuple_fields(tuple: &Ident, n: usize) -> Vec<syn::Expr> {
 /// (`at: (x, y)`) are the coordinates of one point, in order.
 fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     let typed: Vec<syn::Expr> = ins.iter().map(typed_literal).collect();
+    // The closure's declared types, all of them, as the point's: they pin a point whose
+    // float type is still open (`let q = vec![0.4, -0.9];`), which the gradient on dual
+    // numbers does not.
+    let declared: Option<Vec<&syn::Type>> = match of {
+        syn::Expr::Closure(c) => c
+            .inputs
+            .iter()
+            .map(|p| match p {
+                syn::Pat::Type(t) => Some(&*t.ty),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    };
+    let ty = match declared.as_deref() {
+        Some([one]) => quote!(: #one),
+        Some(many) if many.len() == ins.len() && many.len() > 1 => quote!(: (#(#many,)*)),
+        _ => TokenStream::new(),
+    };
     let x = match &typed[..] {
         [one] => one,
         many => {
             let lifted = tuple_fields(&format_ident!("__lifted"), many.len());
             let grad = dual_column(of, &lifted)?;
             return Ok(quote! {{
-                let __input = (#(#many,)*);
+                let __input #ty = (#(#many,)*);
                 ::diff::__private::hessian(&__input, |__lifted| #grad)
             }});
         }
@@ -1088,7 +1107,7 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     };
     let grad = dual_column(of, std::slice::from_ref(&lifted))?;
     Ok(quote! {{
-        let __input = #x;
+        let __input #ty = #x;
         ::diff::__private::hessian(#input, |__lifted| #grad)
     }})
 }

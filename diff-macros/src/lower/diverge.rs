@@ -48,7 +48,8 @@ pub(crate) fn spliced(
             None => syn::parse_quote!(()),
         };
         block.push(syn::parse_quote!(let #name = #tail;));
-    } else if !rest.is_empty() {
+    } else if !rest.iter().all(is_end_of_block) {
+        // (Before the ends of enclosing blocks only, the tail stays their value.)
         block = block.into_iter().map(as_statement).collect();
     }
     block.push(end_of_block());
@@ -223,6 +224,33 @@ impl Lowerer {
                         .is_some_and(|i| i.diverge.is_none() && may_exit(&i.expr)) =>
                 {
                     return self.lower_let_absorbing(l, &stmts[i + 1..]);
+                }
+                // `place = match .. { .. => return x, .. };` (or `+=`): the value first, as
+                // Rust evaluates it, then the assignment: `let v = ..; place = v;`, the
+                // `let` absorbing what follows.
+                Stmt::Expr(e @ (Expr::Assign(_) | Expr::Binary(_)), Some(semi))
+                    if assigned_value(e).is_some_and(may_exit) =>
+                {
+                    let value = syn::Ident::new(ASSIGNED, proc_macro2::Span::mixed_site());
+                    let (right, assignment) = match e {
+                        Expr::Assign(a) => {
+                            let mut a = a.clone();
+                            let right = std::mem::replace(&mut *a.right, syn::parse_quote!(#value));
+                            (right, Expr::Assign(a))
+                        }
+                        Expr::Binary(b) => {
+                            let mut b = b.clone();
+                            let right = std::mem::replace(&mut *b.right, syn::parse_quote!(#value));
+                            (right, Expr::Binary(b))
+                        }
+                        _ => unreachable!("matched above"),
+                    };
+                    let mut seq: Vec<Stmt> = vec![
+                        syn::parse_quote!(let #value = #right;),
+                        Stmt::Expr(assignment, Some(*semi)),
+                    ];
+                    seq.extend(stmts[i + 1..].iter().cloned());
+                    return self.lower_seq(&seq);
                 }
                 Stmt::Expr(e, None) if last => return self.in_expression(|cx| cx.lower_expr(e)),
                 Stmt::Expr(Expr::MethodCall(m), Some(_)) => {
@@ -412,6 +440,35 @@ impl Lowerer {
         self.truncate_scopes(depth);
         out
     }
+}
+
+/// The name of the synthetic variable holding an assigned value that may exit early.
+const ASSIGNED: &str = "__diff_assigned";
+
+/// The value an assignment (`place = v`) or compound assignment (`place += v`) assigns.
+fn assigned_value(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Assign(a) => Some(&a.right),
+        Expr::Binary(b) if is_compound_assignment(&b.op) => Some(&b.right),
+        _ => None,
+    }
+}
+
+fn is_compound_assignment(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
 }
 
 /// A block's tail expression, moved before more statements, becomes a statement.
