@@ -782,3 +782,184 @@ fn operators_on_fields_of_elements() {
     assert_close(g[0].vel.y, 2.0 * -3.0, 1e-12, "d vel0.y");
     assert_close(g[1].vel.y, -3.0, 1e-12, "d vel1.y");
 }
+
+/// Geometry as kurbo writes it: `Point - Point` is a `Vec2` (an operator whose `Output`
+/// is another struct), methods called on a struct's field (`q.p0.to_vec2()`), a trait
+/// method's result (`self.eval(t)`), associated constants (`Vec2::ZERO`): each value's
+/// struct is known, so the arithmetic on it calls the struct's operators.
+mod geometry_as_kurbo_writes_it {
+    use super::common::{assert_close, fd};
+    use diff::prelude::*;
+    use std::ops::{Add, AddAssign, Mul, Sub};
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Vec2 {
+        pub x: f64,
+        pub y: f64,
+    }
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Point {
+        pub x: f64,
+        pub y: f64,
+    }
+
+    impl Vec2 {
+        pub const ZERO: Vec2 = Vec2 { x: 0.0, y: 0.0 };
+    }
+
+    impl Point {
+        pub const ORIGIN: Point = Point { x: 0.0, y: 0.0 };
+
+        #[differentiable]
+        pub fn to_vec2(self) -> Vec2 {
+            Vec2 {
+                x: self.x,
+                y: self.y,
+            }
+        }
+    }
+
+    impl Sub for Point {
+        type Output = Vec2;
+        #[differentiable]
+        fn sub(self, o: Point) -> Vec2 {
+            Vec2 {
+                x: self.x - o.x,
+                y: self.y - o.y,
+            }
+        }
+    }
+
+    impl Add<Vec2> for Point {
+        type Output = Point;
+        #[differentiable]
+        fn add(self, o: Vec2) -> Point {
+            Point {
+                x: self.x + o.x,
+                y: self.y + o.y,
+            }
+        }
+    }
+
+    impl Add for Vec2 {
+        type Output = Vec2;
+        #[differentiable]
+        fn add(self, o: Vec2) -> Vec2 {
+            Vec2 {
+                x: self.x + o.x,
+                y: self.y + o.y,
+            }
+        }
+    }
+
+    impl AddAssign for Vec2 {
+        #[differentiable]
+        fn add_assign(&mut self, o: Vec2) {
+            *self = Vec2 {
+                x: self.x + o.x,
+                y: self.y + o.y,
+            }
+        }
+    }
+
+    impl Mul<f64> for Vec2 {
+        type Output = Vec2;
+        #[differentiable]
+        fn mul(self, s: f64) -> Vec2 {
+            Vec2 {
+                x: self.x * s,
+                y: self.y * s,
+            }
+        }
+    }
+
+    pub trait Curve {
+        #[differentiable]
+        fn eval(&self, t: f64) -> Point;
+    }
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Line {
+        pub p0: Point,
+        pub p1: Point,
+    }
+
+    impl Curve for Line {
+        #[differentiable]
+        fn eval(&self, t: f64) -> Point {
+            self.p0 + (self.p1 - self.p0) * t
+        }
+    }
+
+    impl Line {
+        #[differentiable]
+        fn shifted(&self, t: f64, v: Vec2) -> f64 {
+            let p = self.eval(t);
+            let q = p + v;
+            q.x * q.y
+        }
+    }
+
+    #[differentiable]
+    fn gap(p: Point, q: Point) -> f64 {
+        let d = (p - q) * 2.0;
+        d.x + d.y * d.y
+    }
+
+    #[differentiable]
+    fn of_a_field(l: Line, t: f64) -> f64 {
+        let v = l.p0.to_vec2() * t + (l.p1 - Point::ORIGIN);
+        v.x + v.y * t
+    }
+
+    #[differentiable]
+    fn summed(s: f64) -> f64 {
+        let v = Vec2 { x: s, y: s * s };
+        let mut acc = Vec2::ZERO;
+        acc += v;
+        acc += v * 2.0;
+        let w = acc + Vec2::ZERO;
+        w.x * w.y
+    }
+
+    #[test]
+    fn values_of_structs_known_by_what_gives_them() {
+        let (p, q) = (Point { x: 1.0, y: 2.0 }, Point { x: 0.5, y: -1.0 });
+        let (v, (gp, gq)) = value_with_gradient!(at: (p, q), of: gap);
+        assert_close(v, gap(p, q), 1e-15, "value");
+        // d = 2 (p - q): d.x + d.y^2, d.y = 6
+        assert_close(gp.x, 2.0, 1e-12, "gp.x");
+        assert_close(gp.y, 2.0 * 2.0 * 6.0, 1e-12, "gp.y");
+        assert_close(gq.y, -24.0, 1e-12, "gq.y");
+
+        let l = Line {
+            p0: Point { x: 1.0, y: 2.0 },
+            p1: Point { x: 3.0, y: 5.0 },
+        };
+        let t = 0.25;
+        let (v, (gl, gt)) = value_with_gradient!(at: (l, t), of: of_a_field);
+        assert_close(v, of_a_field(l, t), 1e-15, "value");
+        // v = (p0 t + p1): v.x + v.y t
+        assert_close(gl.p0.x, t, 1e-12, "p0.x");
+        assert_close(gl.p0.y, t * t, 1e-12, "p0.y");
+        assert_close(gl.p1.y, t, 1e-12, "p1.y");
+        assert_close(gt, fd(|t| of_a_field(l, t), t), 1e-6, "t");
+
+        let shift = Vec2 { x: 1.0, y: 1.0 };
+        let d = first_derivative!(at: 0.5, of: |t: f64| l.shifted(t, shift));
+        assert_close(
+            d,
+            fd(|t| l.shifted(t, shift), 0.5),
+            1e-6,
+            "through the trait method",
+        );
+        let g = gradient!(at: 0.5, of: |t: f64| l.shifted(t, shift));
+        assert_close(g, d, 1e-12, "reverse");
+
+        // w = 3 (s, s^2): 9 s^3, 27 s^2
+        let (v, d) = value_with_gradient!(at: 0.5, of: summed);
+        assert_close(v, 9.0 * 0.125, 1e-15, "value");
+        assert_close(d, 27.0 * 0.25, 1e-12, "constants of the struct");
+    }
+}

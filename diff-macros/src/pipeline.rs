@@ -211,22 +211,45 @@ impl Body<'_> {
             .chain(named.iter().cloned())
             .chain(returns.iter().map(|(_, _, r)| r.clone()))
             .collect();
+        // So do the structs an operator gives (`impl Sub for Point { type Output = Vec2
+        // }`) and the structs in fields (`q.p0.to_vec2()`).
+        let mut reached: Vec<String> = Vec::new();
         let mut k = 0;
         while k < owners.len() {
+            let owner = owners[k].clone();
+            let mut more: Vec<String> = Vec::new();
             for (_, m) in &methods {
-                if let Some(ret) = returned_struct(&owners[k], m) {
-                    let entry = (owners[k].clone(), m.clone(), ret.clone());
+                if let Some(ret) = returned_struct(&owner, m) {
+                    let entry = (owner.clone(), m.clone(), ret.clone());
                     if !returns.contains(&entry) {
                         returns.push(entry);
                     }
-                    if !owners.contains(&ret) {
-                        owners.push(ret);
-                    }
+                    more.push(ret);
+                }
+            }
+            more.extend(
+                seen.operators(&owner)
+                    .into_iter()
+                    .filter_map(|o| o.output)
+                    .filter(|out| shown_fields(out).is_some()),
+            );
+            more.extend(
+                shown_fields(&owner)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(_, ty)| {
+                        crate::differentiable::type_name(&ty).filter(|n| shown_fields(n).is_some())
+                    }),
+            );
+            for ty in more {
+                if !owners.contains(&ty) {
+                    reached.push(ty.clone());
+                    owners.push(ty);
                 }
             }
             k += 1;
         }
-        let returned = returns.iter().map(|(_, _, r)| r.clone());
+        let returned = returns.iter().map(|(_, _, r)| r.clone()).chain(reached);
         for name in named.into_iter().chain(returned) {
             if shown_fields(&name).is_some() && !self.structs.iter().any(|(_, t)| *t == name) {
                 self.structs.push((usize::MAX, name));
@@ -321,6 +344,19 @@ fn named_structs(block: &syn::Block) -> (Vec<String>, Calls) {
                 }
             }
             syn::visit::visit_expr_call(self, e);
+        }
+        // An associated constant (`Vec2::ZERO`), as a call.
+        fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+            let mut segments = e.path.segments.iter().rev().map(|s| s.ident.to_string());
+            if let (None, Some(c), Some(ty)) = (&e.qself, segments.next(), segments.next()) {
+                let constant = c
+                    .chars()
+                    .all(|ch| ch.is_uppercase() || ch == '_' || ch.is_ascii_digit());
+                if constant {
+                    self.1.push((ty, c));
+                }
+            }
+            syn::visit::visit_expr_path(self, e);
         }
         fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
             self.1.push(("?".to_string(), e.method.to_string()));

@@ -759,6 +759,13 @@ impl<'a> syn::visit::Visit<'a> for Types {
                     if marked(&f.attrs, "differentiable") {
                         self.trait_impl_marks.push(f.sig.ident.to_string());
                     }
+                    // What the method returns for this type (`self.eval(t)`, a `Point`).
+                    if let Some(ty) = &ty {
+                        if let Some(ret) = returned_name(&f.sig, ty) {
+                            self.returns
+                                .push((ty.clone(), f.sig.ident.to_string(), ret));
+                        }
+                    }
                     let users = |name: &str| {
                         name != "String" && !crate::differentiable::is_std_not_differentiable(name)
                     };
@@ -789,6 +796,15 @@ impl<'a> syn::visit::Visit<'a> for Types {
                     name != "String" && !crate::differentiable::is_std_not_differentiable(name)
                 };
                 for item in &i.items {
+                    // An associated constant of a type (`Vec2::ZERO`), as a function
+                    // returning its type would.
+                    if let syn::ImplItem::Const(c) = item {
+                        let ty = last.ident.to_string();
+                        if let Some(name) = crate::differentiable::type_name(&c.ty) {
+                            let name = if name == "Self" { ty.clone() } else { name };
+                            self.returns.push((ty, c.ident.to_string(), name));
+                        }
+                    }
                     if let syn::ImplItem::Fn(f) = item {
                         let receiver = f.sig.receiver();
                         let (ty, name) = (last.ident.to_string(), f.sig.ident.to_string());

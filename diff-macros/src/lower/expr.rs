@@ -535,6 +535,13 @@ impl Lowerer {
 
     fn struct_type_at(&self, e: &Expr) -> Option<String> {
         match e {
+            // An associated constant (`Vec2::ZERO`) the source shows of a struct type.
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() >= 2 => {
+                let mut segments = p.path.segments.iter().rev();
+                let c = segments.next()?.ident.to_string();
+                let owner = segments.next()?.ident.to_string();
+                self.returned(&owner, &c)
+            }
             Expr::Path(p) => p
                 .path
                 .get_ident()
