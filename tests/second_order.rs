@@ -4,6 +4,7 @@
 //! companion (docs/ARCHITECTURE.md, "Second order"). Each is checked against a
 //! hand-written second derivative or central differences of the gradient.
 #![allow(clippy::needless_range_loop, clippy::ptr_arg)]
+mod common;
 use diff::prelude::*;
 
 fn assert_close(a: f64, b: f64, tol: f64) {
@@ -2546,4 +2547,78 @@ fn macros_tested_by_an_if() {
         hessian!(at: vec![1.0], of: |p: Vec<f64>| cube_unless_zero(p[0])),
         vec![vec![0.0]]
     );
+}
+
+/// Second order on what first order accepts: a `match` on an enum a plain function
+/// computes from an active value, a callee returning a float with an integer, closures
+/// bound in the body calling each other.
+mod bodies_first_order_accepts {
+    use crate::common::{assert_close, fd};
+    use diff::prelude::*;
+
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Kind {
+        Big,
+        Small,
+    }
+
+    fn classify(x: f64) -> Kind {
+        if x > 1.0 {
+            Kind::Big
+        } else {
+            Kind::Small
+        }
+    }
+
+    #[differentiable]
+    fn by_kind(x: f64) -> f64 {
+        match classify(x) {
+            Kind::Big => x * x * x,
+            Kind::Small => x.sin(),
+        }
+    }
+
+    #[differentiable]
+    fn cost(x: f64) -> (f64, usize) {
+        (x * x * x, 3)
+    }
+
+    #[differentiable]
+    fn through_cost(x: f64) -> f64 {
+        let (c, n) = cost(x);
+        c * n as f64
+    }
+
+    #[differentiable]
+    fn nested_closures(x: f64) -> f64 {
+        let g = |y: f64| y * x;
+        let f = |z: f64| g(z + 1.0) * z;
+        f(x)
+    }
+
+    /// `(f'(x), f''(x))`, checked against the value and finite differences of the
+    /// gradient.
+    macro_rules! second {
+        ($f:ident, $x:expr) => {{
+            let x: f64 = $x;
+            let (v, d1, d2) = value_with_second_derivative!(at: x, of: $f);
+            assert_close(v, $f(x), 1e-15, "value");
+            let fd1 = fd(|t| gradient!(at: t, of: $f), x);
+            assert_close(d2, fd1, 1e-6, "second derivative against fd of the gradient");
+            (d1, d2)
+        }};
+    }
+
+    #[test]
+    fn second_derivatives() {
+        assert_close(second!(by_kind, 2.0).1, 12.0, 1e-12, "6 x");
+        assert_close(second!(by_kind, 0.5).1, -(0.5f64.sin()), 1e-12, "-sin x");
+        assert_close(second!(through_cost, 2.0).1, 36.0, 1e-12, "18 x");
+        // (x + 1) x^2: 3x^2 + 2x, 6x + 2
+        let (d1, h) = second!(nested_closures, 0.7);
+        assert_close(d1, 3.0 * 0.49 + 1.4, 1e-12, "first");
+        assert_close(h, 6.2, 1e-12, "second");
+        let h = hessian!(at: vec![0.7], of: |v: Vec<f64>| nested_closures(v[0]));
+        assert_close(h[0][0], 6.2, 1e-12, "hessian");
+    }
 }

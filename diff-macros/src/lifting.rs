@@ -275,16 +275,35 @@ fn cut_only(func: &Function) -> BTreeSet<Value> {
     cut.difference(&other).copied().collect()
 }
 
-/// The values some statement reads or some region yields.
+/// The values some statement reads or some region yields; a closure bound in the body
+/// that only other closures nothing reads capture (`let g = |y| y * x; let f = |z|
+/// g(z) * z; f(x)`, every call inlined) counts as not read.
 fn used(func: &Function) -> BTreeSet<Value> {
-    let mut used = BTreeSet::new();
-    for region in &func.regions {
-        used.extend(region.yields.iter().copied());
-        for stmt in &region.stmts {
-            used.extend(stmt.inst.operands());
+    let closure = |s: &Stmt| matches!(&s.inst, Inst::Opaque(o) if o.what == "closure");
+    let stmts = || func.regions.iter().flat_map(|r| &r.stmts);
+    // The closures read by nothing but closures of this set, to a fixed point.
+    let mut unread: BTreeSet<Value> = stmts()
+        .filter(|s| closure(s))
+        .flat_map(|s| s.results.iter().copied())
+        .collect();
+    loop {
+        let mut read = BTreeSet::new();
+        for region in &func.regions {
+            read.extend(region.yields.iter().copied());
+        }
+        for s in stmts() {
+            if !(closure(s) && s.results.iter().all(|r| unread.contains(r))) {
+                read.extend(s.inst.operands());
+            }
+        }
+        let before = unread.len();
+        unread.retain(|v| !read.contains(v));
+        if unread.len() == before {
+            let mut used = read;
+            used.retain(|v| !unread.contains(v));
+            return used;
         }
     }
-    used
 }
 
 /// Whether every use of `v` is as the condition of an `if` (a `bool` a macro gives,
@@ -523,8 +542,24 @@ impl<'a> Lifting<'a> {
     /// `no_derivative(..)`: it runs on the plain values (it may have no derivative, nor
     /// a dual companion; `rewrite_stmt`).
     fn runs_plain(&self, stmt: &Stmt) -> bool {
-        matches!(&stmt.inst, Inst::Call(Callee::Path(p), _) if !crate::ir::is_library_path(p))
-            && self.cut_only.contains(&stmt.results[0])
+        let Inst::Call(Callee::Path(p), _) = &stmt.inst else {
+            return false;
+        };
+        if crate::ir::is_library_path(p) {
+            return false;
+        }
+        // Inside `no_derivative(..)`, or a function without a derivative whose result
+        // carries none (`match classify(x) { .. }` of `fn classify(x: f64) -> Kind`).
+        let plain_function = || {
+            let last = p.path.segments.last();
+            p.qself.is_none()
+                && p.path.segments.len() == 1
+                && last.is_some_and(|s| {
+                    crate::source::has_no_derivative(s.ident.span(), &s.ident.to_string())
+                })
+        };
+        self.cut_only.contains(&stmt.results[0])
+            || (!self.act.is_active(stmt.results[0]) && plain_function())
     }
 
     /// Whether `v` is a value of one of the crate's generic structs (built by a literal,

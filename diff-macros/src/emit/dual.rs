@@ -825,17 +825,28 @@ fn is_receiver(p: &crate::parse::signature::Param) -> bool {
 /// Whether a result of type `t` can be lifted: the scalar, a struct with a twin, one of
 /// the crate's structs generic over one type at the scalar (`generic`), and `Vec`s,
 /// arrays, tuples and `Option`s of them.
+/// The types a dual companion's result holds as they are.
+const INTEGERS: [&str; 13] = [
+    "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "bool",
+];
+
 fn output_liftable(t: &syn::Type, s: &Ident, twins: &[String], generic: &[String]) -> bool {
     if is_generic_at(t, s, generic) {
         return true;
     }
     match t {
+        // (Beside floats, a tuple may hold integers and `bool`s, which stay as they are:
+        // `(f64, usize)`.)
         syn::Type::Tuple(tt) => {
-            !tt.elems.is_empty()
+            let integer = |e: &syn::Type| {
+                matches!(e, syn::Type::Path(p) if p.qself.is_none()
+                    && p.path.get_ident().is_some_and(|i| INTEGERS.contains(&i.to_string().as_str())))
+            };
+            tt.elems.iter().any(|e| !integer(e))
                 && tt
                     .elems
                     .iter()
-                    .all(|e| output_liftable(e, s, twins, generic))
+                    .all(|e| integer(e) || output_liftable(e, s, twins, generic))
         }
         // `Option<f64>`: an `Option` of dual numbers.
         syn::Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
