@@ -806,6 +806,11 @@ mod geometry_as_kurbo_writes_it {
 
     impl Vec2 {
         pub const ZERO: Vec2 = Vec2 { x: 0.0, y: 0.0 };
+
+        #[differentiable]
+        pub fn hypot(self) -> f64 {
+            self.x.hypot(self.y)
+        }
     }
 
     impl Point {
@@ -901,6 +906,15 @@ mod geometry_as_kurbo_writes_it {
         }
     }
 
+    impl Point {
+        /// kurbo's `Point::distance`.
+        #[differentiable]
+        pub fn distance(self, other: Point) -> f64 {
+            let d: Vec2 = self - other;
+            d.hypot()
+        }
+    }
+
     #[differentiable]
     fn gap(p: Point, q: Point) -> f64 {
         let d = (p - q) * 2.0;
@@ -956,6 +970,15 @@ mod geometry_as_kurbo_writes_it {
         );
         let g = gradient!(at: 0.5, of: |t: f64| l.shifted(t, shift));
         assert_close(g, d, 1e-12, "reverse");
+
+        // |(s, 2)|'' = 4 / (s^2 + 4)^(3/2), through `Point - Point` giving a `Vec2`.
+        let o = Point { x: 0.0, y: 0.0 };
+        let far = |s: f64| Point { x: s, y: 2.0 }.distance(o);
+        let (v, d1, d2) =
+            value_with_second_derivative!(at: 1.5, of: |s: f64| Point { x: s, y: 2.0 }.distance(o));
+        assert_close(v, far(1.5), 1e-15, "value");
+        assert_close(d1, 1.5 / 2.5, 1e-12, "first");
+        assert_close(d2, 4.0 / 6.25f64.powf(1.5), 1e-12, "second");
 
         // w = 3 (s, s^2): 9 s^3, 27 s^2
         let (v, d) = value_with_gradient!(at: 0.5, of: summed);

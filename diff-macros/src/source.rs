@@ -1659,6 +1659,14 @@ impl Seen {
                 }
             }
         }
+        // Its operators giving another struct (`impl Sub for Point { type Output = Vec2 }`).
+        for o in self.operators(name) {
+            if let Some(out) = o.output.filter(|out| out != name) {
+                if !twin.methods_returning.iter().any(|(m, _)| *m == o.method) {
+                    twin.methods_returning.push((o.method, out));
+                }
+            }
+        }
         Some(twin)
     }
 
