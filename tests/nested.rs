@@ -526,3 +526,27 @@ fn nested_closures_reading_values_that_are_not_copy() {
     assert_eq!(d, 2.0 * model.k);
     assert_eq!(model.name, "w");
 }
+
+/// A generic function called by its name alone inside a closure nested in another
+/// operator (a third derivative, on dual numbers of dual numbers): its scalar is
+/// inferred there (num-dual's `foo(x) = x^3` at `x = cos t`).
+mod third_order_of_a_generic_callee {
+    use super::common::assert_close;
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn cube<T: Float>(x: T) -> T {
+        x.powi(3)
+    }
+
+    #[test]
+    fn third_derivative_of_cube_of_cos() {
+        let f3 =
+            second_derivative!(at: 1.0, of: |s| first_derivative!(at: s, of: |t| cube(t.cos())));
+        let h = 1e-3;
+        let d2 = |t: f64| second_derivative!(at: t, of: |u| cube(u.cos()));
+        let fd3 = (d2(1.0 + h) - d2(1.0 - h)) / (2.0 * h);
+        assert_close(f3, 1.5836632930100278, 1e-12, "num-dual's value");
+        assert_close(f3, fd3, 1e-5, "finite differences of the second derivative");
+    }
+}

@@ -1643,7 +1643,9 @@ impl<'a> Lifting<'a> {
         let Some(last) = segments.last() else {
             return;
         };
-        if p.qself.is_some() || !last.arguments.is_none() || !of_module {
+        // (A closure given to an operator may run on dual numbers of dual numbers, nested
+        // in another operator: there inference finds the callee's scalar.)
+        if self.in_closure || p.qself.is_some() || !last.arguments.is_none() || !of_module {
             return;
         }
         let Some(k) =
