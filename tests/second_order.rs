@@ -2589,6 +2589,24 @@ mod bodies_first_order_accepts {
         c * n as f64
     }
 
+    /// The integer is typed by the result (`usize`), not fixed by the second sweep.
+    #[differentiable]
+    fn counted(x: f64) -> (f64, usize) {
+        let mut n = 0;
+        let mut s = x;
+        for _ in 0..3 {
+            s *= x;
+            n += 1;
+        }
+        (s, n)
+    }
+
+    #[differentiable]
+    fn through_counted(x: f64) -> f64 {
+        let (s, n) = counted(x);
+        s / n as f64
+    }
+
     #[differentiable]
     fn nested_closures(x: f64) -> f64 {
         let g = |y: f64| y * x;
@@ -2614,6 +2632,8 @@ mod bodies_first_order_accepts {
         assert_close(second!(by_kind, 2.0).1, 12.0, 1e-12, "6 x");
         assert_close(second!(by_kind, 0.5).1, -(0.5f64.sin()), 1e-12, "-sin x");
         assert_close(second!(through_cost, 2.0).1, 36.0, 1e-12, "18 x");
+        // x^4 / 3: 4 x^2
+        assert_close(second!(through_counted, 1.5).1, 9.0, 1e-12, "4 x^2");
         // (x + 1) x^2: 3x^2 + 2x, 6x + 2
         let (d1, h) = second!(nested_closures, 0.7);
         assert_close(d1, 3.0 * 0.49 + 1.4, 1e-12, "first");

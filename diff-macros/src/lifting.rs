@@ -1492,7 +1492,9 @@ impl<'a> Lifting<'a> {
     /// value, which is built of floats (`Lift` converts it): a struct holding a lifted
     /// value is refused.
     fn convert(&mut self, out: &mut Function, before: &mut Vec<Stmt>, v: &mut Value, span: Span) {
-        if self.is_lifted(*v) || self.placeholder(*v) {
+        // (An integer stays as it is, and keeps the type its uses infer: `Lift` would
+        // fix a literal's at `i32`.)
+        if self.is_lifted(*v) || self.placeholder(*v) || self.act.integers.contains(v) {
             return;
         }
         let of_twins = self.twin_of(*v).is_some() || self.element_struct(*v, 0).is_some();
