@@ -2642,3 +2642,76 @@ mod bodies_first_order_accepts {
         assert_close(h[0][0], 6.2, 1e-12, "hessian");
     }
 }
+
+/// Second order through a method a trait marks, called on a struct built of the point
+/// (statrs' `d.pdf(x)` with `d` made of the parameters): the implementation for a
+/// struct with a dual twin defines the companion taking the twin, which the trait
+/// declares; a type without a twin implements the trait as before.
+mod trait_methods_on_structs_of_the_point {
+    use crate::common::assert_close;
+    use diff::prelude::*;
+
+    pub trait Density {
+        #[differentiable]
+        fn pdf(&self, x: f64) -> f64;
+
+        #[differentiable]
+        fn log_pdf(&self, x: f64) -> f64 {
+            self.pdf(x).ln()
+        }
+    }
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Exp {
+        rate: f64,
+    }
+
+    impl Density for Exp {
+        #[differentiable]
+        fn pdf(&self, x: f64) -> f64 {
+            self.rate * (-self.rate * x).exp()
+        }
+    }
+
+    /// No twin (not Differentiable): first order through a constant receiver.
+    pub struct Fixed;
+
+    impl Density for Fixed {
+        #[differentiable]
+        fn pdf(&self, x: f64) -> f64 {
+            x * x
+        }
+    }
+
+    #[differentiable]
+    fn via_fn(d: &Exp, x: f64) -> f64 {
+        d.pdf(x)
+    }
+
+    #[test]
+    fn hessians_against_the_closed_form() {
+        let (x, r) = (0.5_f64, 2.0_f64);
+        let e = (-r * x).exp();
+        let want = [
+            [r * r * r * e, (r * r * x - 2.0 * r) * e],
+            [(r * r * x - 2.0 * r) * e, (r * x * x - 2.0 * x) * e],
+        ];
+        let h = hessian!(at: vec![x, r], of: |v: Vec<f64>| {
+            let d = Exp { rate: v[1] };
+            d.pdf(v[0])
+        });
+        let h2 = hessian!(at: vec![x, r], of: |v: Vec<f64>| via_fn(&Exp { rate: v[1] }, v[0]));
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_close(h[i][j], want[i][j], 1e-12, "through the method");
+                assert_close(h2[i][j], want[i][j], 1e-12, "through a function");
+            }
+        }
+        // The provided method, at first order on the struct of the point: ln r - r x.
+        let gl = gradient!(at: vec![x, r], of: |v: Vec<f64>| Exp { rate: v[1] }.log_pdf(v[0]));
+        assert_close(gl[0], -r, 1e-12, "d/dx");
+        assert_close(gl[1], 1.0 / r - x, 1e-12, "d/dr");
+        let g = gradient!(at: 3.0, of: |x: f64| Fixed.pdf(x));
+        assert_close(g, 6.0, 1e-12, "a type without a twin");
+    }
+}

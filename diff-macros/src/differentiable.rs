@@ -103,6 +103,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Enclosing::Impl(block) => Some(Owner {
             ty: &block.self_ty,
             declared_by_trait: block.trait_.is_some(),
+            trait_generic: trait_generic(block),
         }),
         _ => None,
     };
@@ -141,6 +142,21 @@ pub(crate) struct Owner<'a> {
     pub(crate) ty: &'a syn::Type,
     /// Whether a trait declares the block's methods (and so what they take).
     pub(crate) declared_by_trait: bool,
+    /// Whether that trait is named with generic arguments (`impl Continuous<f64, f64>`).
+    pub(crate) trait_generic: bool,
+}
+
+/// Whether a trait's generics have type parameters.
+fn has_type_params(g: &syn::Generics) -> bool {
+    g.type_params().next().is_some()
+}
+
+/// Whether `impl Trait<..> for T` names its trait with generic arguments.
+fn trait_generic(block: &syn::ItemImpl) -> bool {
+    block
+        .trait_
+        .as_ref()
+        .is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| !s.arguments.is_none()))
 }
 
 /// The name a type is known by in the source (`Config` for `&'a m::Config<T>`): the last
@@ -763,6 +779,39 @@ pub(crate) fn companions(
     if inherent.is_some() && func.sig.receiver().is_some_and(crate::twin::takes_twin) {
         items.extend(companions.twin_receiver(&output_tangent));
     }
+    // A trait declares that companion of the methods it marks (stopping); the
+    // implementation for a struct with a twin defines it, taking only the twin of its
+    // own struct (as the trait declares it).
+    let self_left_out = !sig.wrt().contains(&0);
+    if matches!(context, Context::Trait(_)) {
+        let generic = !sig.trait_scalars.is_empty() || context.outer().is_some_and(has_type_params);
+        if let Some(scalar) = crate::twin::trait_twin_receiver(&func.sig, self_left_out, generic) {
+            items.extend(
+                Signatures::of(&sig, &func.vis).twin_receiver_declaration(&output_tangent, scalar),
+            );
+        }
+    }
+    let trait_twin = self_ty
+        .filter(|o| o.declared_by_trait)
+        .filter(|o| {
+            crate::twin::trait_twin_receiver(&func.sig, self_left_out, o.trait_generic).is_some()
+        })
+        .and_then(|o| type_name(o.ty))
+        .and_then(|name| Some((seen.as_ref()?.twin(&name)?, name)));
+    if let Some((twin, name)) = trait_twin {
+        let mut own = sig.clone();
+        own.twins = vec![(name.clone(), twin)];
+        own.self_twin = Some(name);
+        let c = Companions {
+            sig: &own,
+            ..companions
+        };
+        let ds = crate::emit::dual::DualSig::of_twin_receiver(&own);
+        items.extend(match ds {
+            Some(_) => c.twin_receiver(&output_tangent),
+            None => TokenStream::new(),
+        });
+    }
     // (Only beside free functions: a trait's `impl` may hold only the trait's items.)
     let allowed = func.attrs.iter().any(|a| {
         a.path().is_ident("allow") && a.meta.to_token_stream().to_string().contains("deprecated")
@@ -944,6 +993,7 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let owner = Some(Owner {
             ty: &self_ty,
             declared_by_trait: of_trait && !unmarked,
+            trait_generic: trait_generic(&block_head),
         });
         if operator {
             operators.extend(operator_items(args, func, &block_head, &mut errors));
@@ -1159,6 +1209,13 @@ fn declarations(
     let output_tangent = errors.take(fn_sig.output_tangent(sig.output.span()))?;
     let vis = syn::Visibility::Inherited;
     let mut items = Signatures::of(&fn_sig, &vis).declarations(&output_tangent);
+    let generic = !fn_sig.trait_scalars.is_empty() || context.outer().is_some_and(has_type_params);
+    if let Some(scalar) = crate::twin::trait_twin_receiver(sig, !fn_sig.wrt().contains(&0), generic)
+    {
+        items.extend(
+            Signatures::of(&fn_sig, &vis).twin_receiver_declaration(&output_tangent, scalar),
+        );
+    }
     if let Some(constant) = fn_sig.with_constant_receiver() {
         items.extend(Signatures::of(&constant, &vis).declarations(&output_tangent));
     }

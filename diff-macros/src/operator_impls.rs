@@ -100,6 +100,7 @@ pub(crate) fn operator_items(
     let owner = Some(Owner {
         ty: &owner_ty,
         declared_by_trait: false,
+        trait_generic: false,
     });
     let context = Context::Impl(Some(&block.generics));
     let companions = companions(args, &function, context, owner, errors)?;

@@ -780,6 +780,29 @@ impl<'a> syn::visit::Visit<'a> for Types {
                         self.inherent_methods
                             .push((ty.clone(), f.sig.ident.to_string(), true));
                     }
+                    // A method marked in an implementation of a trait marking it has a
+                    // companion taking the struct's twin (the trait declares it,
+                    // `differentiable.rs`).
+                    let generic = i.trait_.as_ref().is_some_and(|(_, p, _)| {
+                        p.segments.last().is_some_and(|s| !s.arguments.is_none())
+                    });
+                    let self_left_out = left_out_by_wrt(&f.attrs, &f.sig)
+                        .is_some_and(|out| out.iter().any(|(k, _)| *k == 0));
+                    let takes_twin =
+                        crate::twin::trait_twin_receiver(&f.sig, self_left_out, generic).is_some();
+                    if let (true, false, true, Some(ty)) = (
+                        marked(&f.attrs, "differentiable"),
+                        block_marked,
+                        takes_twin,
+                        &ty,
+                    ) {
+                        let returns_it = returned_name(&f.sig, ty).as_ref() == Some(ty);
+                        self.twin_methods.push((
+                            ty.clone(),
+                            f.sig.ident.to_string(),
+                            TwinFn::Method { returns_it },
+                        ));
+                    }
                 }
             }
         }

@@ -298,6 +298,44 @@ pub fn of_fields<'a>(
     }
 }
 
+/// Whether a method a trait marks has a companion taking its receiver as the struct's
+/// twin (`__vjp_dual_self_m`), declared by the trait and defined by implementations for
+/// structs with a twin: read from the signature alone, so that the trait, its
+/// implementations and their callers agree. It takes `self` or `&self`, differentiated
+/// (not `self_left_out` by `wrt`), has no type parameters, its other parameters and its
+/// result are floats of one type, and the trait is not generic (`generic`). The float
+/// type.
+pub fn trait_twin_receiver(
+    sig: &syn::Signature,
+    self_left_out: bool,
+    generic: bool,
+) -> Option<&'static str> {
+    let receiver = sig.receiver()?;
+    let lifetimes_only = sig
+        .generics
+        .params
+        .iter()
+        .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+    let updated = receiver.reference.is_some() && receiver.mutability.is_some();
+    if generic || self_left_out || updated || !takes_twin(receiver) || !lifetimes_only {
+        return None;
+    }
+    let float = |t: &syn::Type| match t {
+        syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64") => Some("f64"),
+        syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("f32") => Some("f32"),
+        _ => None,
+    };
+    let syn::ReturnType::Type(_, out) = &sig.output else {
+        return None;
+    };
+    let scalar = float(out)?;
+    sig.inputs
+        .iter()
+        .skip(1)
+        .all(|a| matches!(a, syn::FnArg::Typed(t) if float(&t.ty) == Some(scalar)))
+        .then_some(scalar)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

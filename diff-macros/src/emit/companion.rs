@@ -12,7 +12,7 @@ use crate::lifting;
 use crate::linear_map::{self, LinearMaps};
 use crate::parse::signature::FnSig;
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote};
 
 /// The statements of a companion's body, and the final `(value, linear map)` expression
 /// (separate, so that an operator can keep the locals alive in its own scope).
@@ -565,6 +565,28 @@ impl<'a> Signatures<'a> {
         } else {
             self.header_with(vis, name, self.return_type(kind, output_tangent))
         }
+    }
+
+    /// For a method a trait marks: the companion taking the receiver as its struct's
+    /// twin (`__vjp_dual_self_m`), declared in the trait for the implementations for
+    /// structs with a twin to define (a caller's dual companion calls it on a struct it
+    /// built of dual numbers); the others keep this one, which stops, saying why.
+    pub fn twin_receiver_declaration(
+        &self,
+        output_tangent: &TokenStream,
+        scalar: &str,
+    ) -> TokenStream {
+        let s = format_ident!("{}", scalar);
+        let mut sig = self.sig.clone();
+        let wher = &mut sig.generics.make_where_clause().predicates;
+        wher.push(syn::parse_quote!(Self: ::diff::__private::Lift<#s>));
+        wher.push(syn::parse_quote!(
+            <Self as ::diff::__private::Lift<#s>>::Lifted: ::diff::Differentiable
+        ));
+        let ds = DualSig::of_declared_twin_receiver(&sig, scalar);
+        let header = ds.header(self.vis, names::twin_receiver(&sig.ident), output_tangent);
+        let body = ds.stop("its receiver's type has no dual twin (derive Differentiable and Clone for the struct), or its implementation for it does not define this");
+        quote! { #header #body }
     }
 
     /// For a method declared in a trait without a body: the companions it declares. Each

@@ -315,6 +315,21 @@ impl<'a> DualSig<'a> {
     /// The signature of the companion of a method taking its receiver as the dual twin
     /// of the `impl` block's struct (`twin.rs`): `this: __DiffDualS` for `self` and
     /// `&self`, `this: &mut __DiffDualS` for `&mut self`.
+    /// For a method a trait marks, the signature of its companion taking the receiver
+    /// as its struct's twin, as the trait declares it (`Self`'s twin, `<Self as
+    /// Lift<f64>>::Lifted`), for a method `twin::trait_twin_receiver` takes, of float
+    /// type `scalar`: implementations for a struct with a twin define it
+    /// ([`DualSig::of_twin_receiver`] gives the same signature there).
+    pub fn of_declared_twin_receiver(sig: &'a FnSig, scalar: &str) -> Self {
+        let scalar = format_ident!("{}", scalar);
+        let mut ds = DualSig::of(sig);
+        ds.scalar = Some(scalar.clone());
+        ds.twins = vec!["Self".to_string()];
+        ds.taken[0] = Taken::Value(quote!(<Self as ::diff::__private::Lift<#scalar>>::Lifted));
+        ds.twin_receiver = true;
+        ds
+    }
+
     pub fn of_twin_receiver(sig: &'a FnSig) -> Option<Self> {
         let own = sig.self_twin.as_ref()?;
         let (_, twin) = sig.twins.iter().find(|(n, _)| n == own)?;
