@@ -152,7 +152,7 @@ fn has_type_params(g: &syn::Generics) -> bool {
 }
 
 /// Whether `impl Trait<..> for T` names its trait with generic arguments.
-fn trait_generic(block: &syn::ItemImpl) -> bool {
+pub(crate) fn trait_generic(block: &syn::ItemImpl) -> bool {
     block
         .trait_
         .as_ref()

@@ -491,6 +491,20 @@ impl Types {
     }
 }
 
+/// Whether a marked `impl` block differentiates its function `f`: `f` is marked, or
+/// (`marks_none`: the block marks none of its functions) its result can carry a
+/// derivative (`differentiable::implicitly_marked`; any type of the user's is taken to).
+fn differentiated_in_block(
+    f: &syn::ImplItemFn,
+    generics: &syn::Generics,
+    marks_none: bool,
+) -> bool {
+    let users =
+        |name: &str| name != "String" && !crate::differentiable::is_std_not_differentiable(name);
+    marked(&f.attrs, "differentiable")
+        || (marks_none && crate::differentiable::implicitly_marked(&f.sig, generics, &users))
+}
+
 /// Whether a function returning `output` returns nothing that can carry a derivative:
 /// nothing, integers, `bool`, `char`, strings, orderings, and `Option`s, `Result`s,
 /// references, tuples, arrays, slices and collections (`Vec<usize>`) of those.
@@ -766,16 +780,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
                                 .push((ty.clone(), f.sig.ident.to_string(), ret));
                         }
                     }
-                    let users = |name: &str| {
-                        name != "String" && !crate::differentiable::is_std_not_differentiable(name)
-                    };
-                    let differentiated = marked(&f.attrs, "differentiable")
-                        || (marks_none
-                            && crate::differentiable::implicitly_marked(
-                                &f.sig,
-                                &i.generics,
-                                &users,
-                            ));
+                    let differentiated = differentiated_in_block(f, &i.generics, marks_none);
                     if let (true, true, Some(ty)) = (block_marked, differentiated, &ty) {
                         self.inherent_methods
                             .push((ty.clone(), f.sig.ident.to_string(), true));
@@ -783,9 +788,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
                     // A method marked in an implementation of a trait marking it has a
                     // companion taking the struct's twin (the trait declares it,
                     // `differentiable.rs`).
-                    let generic = i.trait_.as_ref().is_some_and(|(_, p, _)| {
-                        p.segments.last().is_some_and(|s| !s.arguments.is_none())
-                    });
+                    let generic = crate::differentiable::trait_generic(i);
                     let self_left_out = left_out_by_wrt(&f.attrs, &f.sig)
                         .is_some_and(|out| out.iter().any(|(k, _)| *k == 0));
                     let takes_twin =
@@ -815,9 +818,6 @@ impl<'a> syn::visit::Visit<'a> for Types {
                     && !i.items.iter().any(|item| {
                         matches!(item, syn::ImplItem::Fn(f) if marked(&f.attrs, "differentiable"))
                     });
-                let users = |name: &str| {
-                    name != "String" && !crate::differentiable::is_std_not_differentiable(name)
-                };
                 for item in &i.items {
                     // An associated constant of a type (`Vec2::ZERO`), as a function
                     // returning its type would.
@@ -834,13 +834,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
                         if let Some(ret) = returned_name(&f.sig, &ty) {
                             self.returns.push((ty.clone(), name.clone(), ret));
                         }
-                        let is_marked = marked(&f.attrs, "differentiable")
-                            || (marks_all
-                                && crate::differentiable::implicitly_marked(
-                                    &f.sig,
-                                    &i.generics,
-                                    &users,
-                                ));
+                        let is_marked = differentiated_in_block(f, &i.generics, marks_all);
                         self.inherent_methods
                             .push((ty.clone(), name.clone(), is_marked));
                         let updates = f.sig.inputs.iter().any(|a| {
