@@ -3,7 +3,7 @@
 //! `continue 'outer`, labelled blocks, and `let y: T;` assigned later. Every function in
 //! both modes, against finite differences, and its value against the function's.
 mod common;
-use common::{assert_close, fd};
+use common::{assert_close, assert_vec_close, fd, fd_grad};
 use diff::prelude::*;
 
 #[differentiable]
@@ -415,17 +415,7 @@ fn exits_in_tail_arms_and_in_assigned_values() {
     for x in [vec![1.5], vec![2.5], vec![1.5, 3.0]] {
         let (v, g) = value_with_gradient!(at: &x, of: arm_block_returning_early);
         assert_close(v, plain_arm(&x), 1e-15, "value");
-        for i in 0..x.len() {
-            let want = fd(
-                |t| {
-                    let mut y = x.clone();
-                    y[i] = t;
-                    plain_arm(&y)
-                },
-                x[i],
-            );
-            assert_close(g[i], want, 1e-6, "gradient");
-        }
+        assert_vec_close(&g, &fd_grad(plain_arm, &x), 1e-6, "gradient");
     }
     let plain_assigned = |xs: &[f64]| {
         let (mut acc, mut k, mut w) = (0.0, 0, 1.0);
@@ -451,17 +441,7 @@ fn exits_in_tail_arms_and_in_assigned_values() {
     ] {
         let (v, g) = value_with_gradient!(at: &xs, of: assigned_match_exiting);
         assert_close(v, plain_assigned(&xs), 1e-15, "value");
-        for i in 0..xs.len() {
-            let want = fd(
-                |t| {
-                    let mut y = xs.clone();
-                    y[i] = t;
-                    plain_assigned(&y)
-                },
-                xs[i],
-            );
-            assert_close(g[i], want, 1e-6, "gradient");
-        }
+        assert_vec_close(&g, &fd_grad(plain_assigned, &xs), 1e-6, "gradient");
         let d = differential!(at: &xs, of: assigned_match_exiting);
         let ones = vec![1.0; xs.len()];
         assert_close(d(ones), g.iter().sum(), 1e-12, "forward");

@@ -782,18 +782,19 @@ pub(crate) fn companions(
     // A trait declares that companion of the methods it marks (stopping); the
     // implementation for a struct with a twin defines it, taking only the twin of its
     // own struct (as the trait declares it).
-    let self_left_out = !sig.wrt().contains(&0);
     if matches!(context, Context::Trait(_)) {
-        let generic = !sig.trait_scalars.is_empty() || context.outer().is_some_and(has_type_params);
-        if let Some(scalar) = crate::twin::trait_twin_receiver(&func.sig, self_left_out, generic) {
-            items.extend(
-                Signatures::of(&sig, &func.vis).twin_receiver_declaration(&output_tangent, scalar),
-            );
-        }
+        items.extend(twin_receiver_declared(
+            &sig,
+            &func.sig,
+            context,
+            &func.vis,
+            &output_tangent,
+        ));
     }
     let trait_twin = self_ty
         .filter(|o| o.declared_by_trait)
         .filter(|o| {
+            let self_left_out = !sig.wrt().contains(&0);
             crate::twin::trait_twin_receiver(&func.sig, self_left_out, o.trait_generic).is_some()
         })
         .and_then(|o| type_name(o.ty))
@@ -806,11 +807,7 @@ pub(crate) fn companions(
             sig: &own,
             ..companions
         };
-        let ds = crate::emit::dual::DualSig::of_twin_receiver(&own);
-        items.extend(match ds {
-            Some(_) => c.twin_receiver(&output_tangent),
-            None => TokenStream::new(),
-        });
+        items.extend(c.twin_receiver(&output_tangent));
     }
     // (Only beside free functions: a trait's `impl` may hold only the trait's items.)
     let allowed = func.attrs.iter().any(|a| {
@@ -1209,17 +1206,36 @@ fn declarations(
     let output_tangent = errors.take(fn_sig.output_tangent(sig.output.span()))?;
     let vis = syn::Visibility::Inherited;
     let mut items = Signatures::of(&fn_sig, &vis).declarations(&output_tangent);
-    let generic = !fn_sig.trait_scalars.is_empty() || context.outer().is_some_and(has_type_params);
-    if let Some(scalar) = crate::twin::trait_twin_receiver(sig, !fn_sig.wrt().contains(&0), generic)
-    {
-        items.extend(
-            Signatures::of(&fn_sig, &vis).twin_receiver_declaration(&output_tangent, scalar),
-        );
-    }
+    items.extend(twin_receiver_declared(
+        &fn_sig,
+        sig,
+        context,
+        &vis,
+        &output_tangent,
+    ));
     if let Some(constant) = fn_sig.with_constant_receiver() {
         items.extend(Signatures::of(&constant, &vis).declarations(&output_tangent));
     }
     Some(items)
+}
+
+/// The companion taking the receiver as its struct's twin that a trait declares for its
+/// method `sig` (read as `fn_sig`), when `twin::trait_twin_receiver` gives it one: the
+/// implementations for structs with a twin define it; this default stops.
+fn twin_receiver_declared(
+    fn_sig: &FnSig,
+    sig: &syn::Signature,
+    context: Context<'_>,
+    vis: &syn::Visibility,
+    output_tangent: &TokenStream,
+) -> TokenStream {
+    let generic = !fn_sig.trait_scalars.is_empty() || context.outer().is_some_and(has_type_params);
+    match crate::twin::trait_twin_receiver(sig, !fn_sig.wrt().contains(&0), generic) {
+        Some(scalar) => {
+            Signatures::of(fn_sig, vis).twin_receiver_declaration(output_tangent, scalar)
+        }
+        None => TokenStream::new(),
+    }
 }
 
 /// `#[differentiable]` on a trait: the methods in it marked `#[differentiable]`, declared

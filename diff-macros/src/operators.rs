@@ -397,14 +397,7 @@ fn closure(
         },
     };
     if let Some(seen) = &seen {
-        let declared: Vec<Option<syn::Type>> = body
-            .params
-            .iter()
-            .map(|p| match p {
-                syn::Pat::Type(t) => Some((*t.ty).clone()),
-                _ => None,
-            })
-            .collect();
+        let declared = declared_types(&body.params);
         body.struct_operands(seen, &struct_fields, &declared, None);
     }
     let mut errors = Errors::default();
@@ -585,14 +578,7 @@ fn closure(
     };
     // (On dual numbers the inputs are lifted already: their types are not the declared.)
     let types: Vec<Option<syn::Type>> = match c.inputs.len() == ins.len() && !dual {
-        true => c
-            .inputs
-            .iter()
-            .map(|p| match p {
-                syn::Pat::Type(t) => Some((*t.ty).clone()),
-                _ => None,
-            })
-            .collect(),
+        true => declared_types(&c.inputs),
         false => Vec::new(),
     };
     Ok(finish(op, ins, &types, &args, pre, call))
@@ -1042,6 +1028,17 @@ fn jacobian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     }})
 }
 
+/// The types a closure's parameters declare (`|w: &[f64], k|`: `&[f64]`, then `None`).
+fn declared_types<'a>(params: impl IntoIterator<Item = &'a syn::Pat>) -> Vec<Option<syn::Type>> {
+    params
+        .into_iter()
+        .map(|p| match p {
+            syn::Pat::Type(t) => Some((*t.ty).clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `tuple.0, tuple.1, ..`: the `n` fields of the tuple named `tuple`, as expressions.
 fn tuple_fields(tuple: &Ident, n: usize) -> Vec<syn::Expr> {
     (0..n)
@@ -1061,15 +1058,8 @@ fn hessian(ins: &[syn::Expr], of: &syn::Expr) -> syn::Result<TokenStream> {
     // The closure's declared types, all of them, as the point's: they pin a point whose
     // float type is still open (`let q = vec![0.4, -0.9];`), which the gradient on dual
     // numbers does not.
-    let declared: Option<Vec<&syn::Type>> = match of {
-        syn::Expr::Closure(c) => c
-            .inputs
-            .iter()
-            .map(|p| match p {
-                syn::Pat::Type(t) => Some(&*t.ty),
-                _ => None,
-            })
-            .collect(),
+    let declared: Option<Vec<syn::Type>> = match of {
+        syn::Expr::Closure(c) => declared_types(&c.inputs).into_iter().collect(),
         _ => None,
     };
     let ty = match declared.as_deref() {

@@ -208,12 +208,11 @@ impl Body<'_> {
             .structs
             .iter()
             .map(|(_, t)| t.clone())
-            .chain(named.iter().cloned())
+            .chain(named)
             .chain(returns.iter().map(|(_, _, r)| r.clone()))
             .collect();
         // So do the structs an operator gives (`impl Sub for Point { type Output = Vec2
         // }`) and the structs in fields (`q.p0.to_vec2()`).
-        let mut reached: Vec<String> = Vec::new();
         let mut k = 0;
         while k < owners.len() {
             let owner = owners[k].clone();
@@ -243,14 +242,12 @@ impl Body<'_> {
             );
             for ty in more {
                 if !owners.contains(&ty) {
-                    reached.push(ty.clone());
                     owners.push(ty);
                 }
             }
             k += 1;
         }
-        let returned = returns.iter().map(|(_, _, r)| r.clone()).chain(reached);
-        for name in named.into_iter().chain(returned) {
+        for name in owners {
             if shown_fields(&name).is_some() && !self.structs.iter().any(|(_, t)| *t == name) {
                 self.structs.push((usize::MAX, name));
             }

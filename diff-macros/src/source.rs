@@ -756,18 +756,23 @@ impl<'a> syn::visit::Visit<'a> for Types {
                 self.differentiable.push(last.ident.to_string());
             }
         }
+        // A marked block marking none of its functions differentiates those whose result
+        // can carry a derivative (`differentiable::implicitly_marked`; any type of the
+        // user's is taken to).
+        let block_marked = marked(&i.attrs, "differentiable");
+        let marks_none = !i
+            .items
+            .iter()
+            .any(|item| matches!(item, syn::ImplItem::Fn(f) if marked(&f.attrs, "differentiable")));
         if i.trait_.is_some() {
             // On a marked block, a method the trait does not mark is differentiable as a
             // method of the type: its companions are in an inherent `impl`
             // (`differentiable.rs`).
-            let block_marked = marked(&i.attrs, "differentiable");
-            let marks_none = !i.items.iter().any(
-                |item| matches!(item, syn::ImplItem::Fn(f) if marked(&f.attrs, "differentiable")),
-            );
             let ty = match &*i.self_ty {
                 syn::Type::Path(t) => t.path.segments.last().map(|s| s.ident.to_string()),
                 _ => None,
             };
+            let generic = crate::differentiable::trait_generic(i);
             for item in &i.items {
                 if let syn::ImplItem::Fn(f) = item {
                     if marked(&f.attrs, "differentiable") {
@@ -788,7 +793,6 @@ impl<'a> syn::visit::Visit<'a> for Types {
                     // A method marked in an implementation of a trait marking it has a
                     // companion taking the struct's twin (the trait declares it,
                     // `differentiable.rs`).
-                    let generic = crate::differentiable::trait_generic(i);
                     let self_left_out = left_out_by_wrt(&f.attrs, &f.sig)
                         .is_some_and(|out| out.iter().any(|(k, _)| *k == 0));
                     let takes_twin =
@@ -811,13 +815,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
         }
         if let (None, syn::Type::Path(t)) = (&i.trait_, &*i.self_ty) {
             if let Some(last) = t.path.segments.last() {
-                // A marked block marking none of its functions differentiates those
-                // whose result can carry a derivative (`differentiable::implicitly_marked`;
-                // any type of the user's is taken to).
-                let marks_all = marked(&i.attrs, "differentiable")
-                    && !i.items.iter().any(|item| {
-                        matches!(item, syn::ImplItem::Fn(f) if marked(&f.attrs, "differentiable"))
-                    });
+                let marks_all = block_marked && marks_none;
                 for item in &i.items {
                     // An associated constant of a type (`Vec2::ZERO`), as a function
                     // returning its type would.

@@ -312,9 +312,6 @@ impl<'a> DualSig<'a> {
             .collect()
     }
 
-    /// The signature of the companion of a method taking its receiver as the dual twin
-    /// of the `impl` block's struct (`twin.rs`): `this: __DiffDualS` for `self` and
-    /// `&self`, `this: &mut __DiffDualS` for `&mut self`.
     /// For a method a trait marks, the signature of its companion taking the receiver
     /// as its struct's twin, as the trait declares it (`Self`'s twin, `<Self as
     /// Lift<f64>>::Lifted`), for a method `twin::trait_twin_receiver` takes, of float
@@ -330,6 +327,9 @@ impl<'a> DualSig<'a> {
         ds
     }
 
+    /// The signature of the companion of a method taking its receiver as the dual twin
+    /// of the `impl` block's struct (`twin.rs`): `this: __DiffDualS` for `self` and
+    /// `&self`, `this: &mut __DiffDualS` for `&mut self`.
     pub fn of_twin_receiver(sig: &'a FnSig) -> Option<Self> {
         let own = sig.self_twin.as_ref()?;
         let (_, twin) = sig.twins.iter().find(|(n, _)| n == own)?;
@@ -837,14 +837,14 @@ fn is_receiver(p: &crate::parse::signature::Param) -> bool {
     matches!(&p.pat, syn::Pat::Ident(i) if i.ident == "self")
 }
 
-/// Whether a result of type `t` can be lifted: the scalar, a struct with a twin, one of
-/// the crate's structs generic over one type at the scalar (`generic`), and `Vec`s,
-/// arrays, tuples and `Option`s of them.
 /// The types a dual companion's result holds as they are.
 const INTEGERS: [&str; 13] = [
     "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "bool",
 ];
 
+/// Whether a result of type `t` can be lifted: the scalar, a struct with a twin, one of
+/// the crate's structs generic over one type at the scalar (`generic`), and `Vec`s,
+/// arrays, tuples and `Option`s of them.
 fn output_liftable(t: &syn::Type, s: &Ident, twins: &[String], generic: &[String]) -> bool {
     if is_generic_at(t, s, generic) {
         return true;

@@ -449,26 +449,9 @@ const ASSIGNED: &str = "__diff_assigned";
 fn assigned_value(e: &Expr) -> Option<&Expr> {
     match e {
         Expr::Assign(a) => Some(&a.right),
-        Expr::Binary(b) if is_compound_assignment(&b.op) => Some(&b.right),
+        Expr::Binary(b) if super::expr::is_compound_assignment(&b.op) => Some(&b.right),
         _ => None,
     }
-}
-
-fn is_compound_assignment(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        AddAssign(_)
-            | SubAssign(_)
-            | MulAssign(_)
-            | DivAssign(_)
-            | RemAssign(_)
-            | BitXorAssign(_)
-            | BitAndAssign(_)
-            | BitOrAssign(_)
-            | ShlAssign(_)
-            | ShrAssign(_)
-    )
 }
 
 /// A block's tail expression, moved before more statements, becomes a statement.
