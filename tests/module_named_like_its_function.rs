@@ -112,3 +112,51 @@ fn by_path_one_level_down() {
         close(&h[i], &row);
     }
 }
+
+/// puruspe's layout: `mod gamma;` holding `pub fn gamma` and a sibling calling it, the
+/// functions re-exported by name (`pub use gamma::{gamma, gammp};`), which brings the
+/// functions and no type named like the module.
+mod gamma {
+    use diff::prelude::*;
+
+    #[differentiable]
+    pub fn gamma(x: f64) -> f64 {
+        x * x.sin()
+    }
+
+    #[differentiable]
+    pub fn gammp(x: f64) -> f64 {
+        gamma(x) * x
+    }
+
+    pub mod within {
+        use super::*;
+
+        pub fn gradient_of_gamma(x: f64) -> f64 {
+            gradient!(at: x, of: gamma)
+        }
+    }
+}
+pub use gamma::{gamma, gammp};
+
+#[differentiable]
+fn gamma_squared(x: f64) -> f64 {
+    gamma(x) * gamma(x)
+}
+
+#[test]
+fn reexported_by_name() {
+    let x = 0.7;
+    let d_gamma = x.sin() + x * x.cos();
+    let (v, d) = value_with_gradient!(at: x, of: gamma);
+    assert_eq!(v, gamma(x));
+    assert!((d - d_gamma).abs() < 1e-12);
+    let (v, d) = value_with_derivative!(at: x, of: gammp);
+    assert_eq!(v, gammp(x));
+    assert!((d - (d_gamma * x + gamma(x))).abs() < 1e-12);
+    assert!((gamma::within::gradient_of_gamma(x) - d_gamma).abs() < 1e-12);
+    let d = gradient!(at: x, of: gamma_squared);
+    assert!((d - 2.0 * gamma(x) * d_gamma).abs() < 1e-12);
+    let dd = second_derivative!(at: x, of: gamma);
+    assert!((dd - (2.0 * x.cos() - x * x.sin())).abs() < 1e-12);
+}

@@ -2715,3 +2715,44 @@ mod trait_methods_on_structs_of_the_point {
         assert_close(g, 6.0, 1e-12, "a type without a twin");
     }
 }
+
+/// Functions named in capitals, as puruspe names its Bessel functions (`Jn`, `Yn`): calls
+/// of functions, not tuple structs' constructors, also under second order.
+mod functions_named_in_capitals {
+    use super::*;
+
+    pub mod bessel {
+        use diff::prelude::*;
+
+        #[allow(non_snake_case)]
+        #[differentiable]
+        pub fn Jn(n: u32, x: f64) -> f64 {
+            x.powi(n as i32 + 1) * x.sin()
+        }
+    }
+
+    #[differentiable]
+    fn through(x: f64) -> f64 {
+        bessel::Jn(1, x) + 1.0
+    }
+
+    #[test]
+    fn in_closures_and_in_functions() {
+        use bessel::Jn;
+        let x = 0.8;
+        // Jn(1, x) = x^2 sin x.
+        let d2 = 2.0 * x.sin() + 4.0 * x * x.cos() - x * x * x.sin();
+        assert_close(second_derivative!(at: x, of: |t: f64| Jn(1, t)), d2, 1e-12);
+        let (v, d, dd) = value_with_second_derivative!(at: x, of: through);
+        assert_eq!(v, through(x));
+        assert_close(d, 2.0 * x * x.sin() + x * x * x.cos(), 1e-12);
+        assert_close(dd, d2, 1e-12);
+        let h = hessian!(at: vec![x], of: |v: Vec<f64>| bessel::Jn(1, v[0]));
+        assert_close(h[0][0], d2, 1e-12);
+        assert_close(
+            gradient!(at: x, of: |t: f64| Jn(1, t)),
+            common::fd(|t| Jn(1, t), x),
+            1e-7,
+        );
+    }
+}

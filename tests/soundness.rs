@@ -1001,3 +1001,42 @@ mod selections {
         assert_eq!(h, vec![vec![0.0, 0.0], vec![0.0, 0.0]]);
     }
 }
+
+/// The sign read from a float's bits: a branch, no derivative lost.
+#[differentiable]
+fn by_sign_bit(x: f64) -> f64 {
+    let negative = (x.to_bits() >> 63) != 0;
+    if negative {
+        -x * x
+    } else {
+        x * x * x
+    }
+}
+
+/// A float rebuilt from bits the derivative is meant to skip: a constant scale.
+#[differentiable]
+fn scaled_by_bits(x: f64) -> f64 {
+    let half = no_derivative(f64::from_bits(0x3fe0_0000_0000_0000));
+    let _sign = x.to_bits() >> 63;
+    half * x * x
+}
+
+#[test]
+fn bits_of_a_float_that_carries_a_derivative() {
+    for x in [-1.3, 0.8] {
+        check1(
+            "by_sign_bit",
+            by_sign_bit,
+            x,
+            value_with_gradient!(at: x, of: by_sign_bit),
+            value_with_derivative!(at: x, of: by_sign_bit),
+        );
+        check1(
+            "scaled_by_bits",
+            scaled_by_bits,
+            x,
+            value_with_gradient!(at: x, of: scaled_by_bits),
+            value_with_derivative!(at: x, of: scaled_by_bits),
+        );
+    }
+}

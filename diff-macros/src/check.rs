@@ -166,6 +166,12 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
             }
         }
     }
+    for at in float_rebuilt_from_bits(func, act) {
+        add(syn::Error::new_spanned(
+            at,
+            "a float rebuilt from the bits of a value that carries a derivative (`f64::from_bits` of `x.to_bits()`) would lose its derivative, which is not zero: compute it with float operations (`x * 2f64.powi(e)`), register this function's derivative with #[derivative(of = ..)], or wrap the result in no_derivative(..) if its derivative should be zero",
+        ));
+    }
     // A `&mut` parameter left out of `wrt` has no slot for the derivative of what the
     // body writes into it.
     let yields = &func.region(func.entry()).yields;
@@ -180,6 +186,54 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
         }
     }
     errors.len() == before
+}
+
+/// The conversions of a float to its bits, and back.
+const TO_BITS: &[&str] = &["to_bits", "to_le_bytes", "to_be_bytes", "to_ne_bytes"];
+const FROM_BITS: &[&str] = &[
+    "from_bits",
+    "from_le_bytes",
+    "from_be_bytes",
+    "from_ne_bytes",
+];
+
+/// Where the body rebuilds a float the result needs from bits (`f64::from_bits(..)`),
+/// when it also takes the bits of a value that carries a derivative (`x.to_bits()`).
+/// The bits are integers, which carry nothing, so the round trip would cut a derivative
+/// that is not zero (`ldexp` written on the exponent's bits is `x * 2^e`).
+fn float_rebuilt_from_bits(func: &Function, act: &Activity) -> Vec<proc_macro2::TokenStream> {
+    let named = |callee: &Callee, names: &[&str]| match callee {
+        Callee::Method { method, .. } => names.iter().any(|n| method == n),
+        Callee::Path(p) => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| names.iter().any(|n| s.ident == n)),
+        _ => false,
+    };
+    let stmts = || func.regions.iter().flat_map(|r| r.stmts.iter());
+    let bits_of_varied = stmts().any(|s| match &s.inst {
+        Inst::Call(callee, args) => {
+            named(callee, TO_BITS) && args.first().is_some_and(|a| act.varied.contains(a))
+        }
+        _ => false,
+    });
+    if !bits_of_varied {
+        return Vec::new();
+    }
+    stmts()
+        .filter_map(|s| match &s.inst {
+            Inst::Call(callee, _)
+                if named(callee, FROM_BITS) && s.results.iter().any(|r| act.useful.contains(r)) =>
+            {
+                Some(match callee {
+                    Callee::Path(p) => quote::ToTokens::to_token_stream(p),
+                    _ => quote::quote_spanned!(s.span=> from_bits),
+                })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Where `v` is a range (`a..b`, carrying nothing) built of values that carry a

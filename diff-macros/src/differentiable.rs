@@ -868,13 +868,15 @@ fn place(
     let vis = &func.vis;
     // In a module of its own name (`mod loss;` holding `pub fn loss`), which shadows the
     // carrier where the module is glob re-exported (`pub use loss::*;`): the companions
-    // are found through the module too, and the carrier is visible in the crate only,
-    // so that rustc does not warn that the module hides a public re-export.
+    // are found through the module too, and the carrier is visible in that module only,
+    // so that rustc does not warn that the module hides a public re-export, and a
+    // re-export by name (`pub use loss::{loss, ..};`) brings the function alone, not a
+    // type named like the module beside it.
     let own_module = !matches!(func.vis, syn::Visibility::Inherited)
         && crate::source::own_module(name.span()).is_some_and(|m| *name == m);
     let (carrier_vis, forwarders) = if own_module {
         (
-            quote!(pub(crate)),
+            quote!(pub(super)),
             signatures.module_forwarders(output_tangent),
         )
     } else {

@@ -389,6 +389,14 @@ fn names_user_types(func: &Function, twins: &[(String, Twin)]) -> bool {
             Inst::Const(t) => tokens(t),
             Inst::Opaque(o) => tokens(&o.tokens),
             Inst::Call(Callee::Path(p), _) | Inst::CallMut(Callee::Path(p), _, _) => {
+                // (A function named in capitals, `Jn(0, x)`, is not a type.)
+                let mut p = p.clone();
+                let function = p.path.segments.last().is_some_and(|f| {
+                    crate::source::is_given_a_derivative(f.ident.span(), &f.ident.to_string())
+                });
+                if function {
+                    p.path.segments.pop();
+                }
                 tokens(&quote!(#p))
             }
             Inst::Struct(p, _) => tokens(&quote!(#p)),
@@ -452,12 +460,17 @@ fn numeric_tokens(ts: &proc_macro2::TokenStream) -> bool {
 /// `Self::f`, `m::Spring::energy`, a trait's `Cubic::force`), whose dual companion is
 /// beside its first-order ones (`Spring::__vjp_dual_energy`).
 fn not_a_function(p: &syn::ExprPath, generics: &[String]) -> Option<&'static str> {
+    let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+    // A type's or a variant's name, not a function's named in capitals (`Jn(0, x)`).
+    let function = segments
+        .last()
+        .filter(|f| crate::source::is_given_a_derivative(f.ident.span(), &f.ident.to_string()));
     let upper = |s: &syn::PathSegment| {
         s.ident
             .to_string()
             .starts_with(|c: char| c.is_ascii_uppercase())
+            && !function.is_some_and(|f| std::ptr::eq(*f, s))
     };
-    let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
     let associated = match &segments[..] {
         [.., ty, f] => {
             upper(ty)

@@ -1309,6 +1309,13 @@ pub fn has_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
     all[0].plain_functions.iter().any(|n| n == name) && !given_a_derivative(&all, name)
 }
 
+/// Whether the crate's sources (read from where `span` is) mark a function named `name`
+/// #[differentiable] or register a derivative of one: a call `Jn(0, x)` is of that
+/// function, whatever its name looks like, not a tuple struct's constructor.
+pub fn is_given_a_derivative(span: proc_macro2::Span, name: &str) -> bool {
+    written_at(span).is_some_and(|w| given_a_derivative(&read(&w), name))
+}
+
 /// Whether any of the files `all` marks a function named `name` #[differentiable] or
 /// registers a derivative of one.
 fn given_a_derivative(all: &[std::rc::Rc<Types>], name: &str) -> bool {
