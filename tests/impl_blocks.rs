@@ -426,3 +426,58 @@ fn methods_calling_each_other_back() {
         assert_close(d, g, 1e-12, "forward");
     }
 }
+
+/// Methods named like an iterator's adapters (a filter's `filter`, a map's `map`), taking
+/// a slice rather than a closure: calls of the struct's methods, in bodies and in
+/// operators' closures.
+mod methods_named_like_adapters {
+    use super::*;
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct Gain {
+        pub k: f64,
+    }
+
+    impl Gain {
+        #[differentiable]
+        pub fn filter(&self, x: &[f64]) -> Vec<f64> {
+            x.iter().map(|v| v * self.k).collect()
+        }
+
+        #[differentiable]
+        pub fn map(&self, x: f64) -> f64 {
+            self.k * x * x
+        }
+    }
+
+    #[differentiable]
+    fn loss(g: &Gain, x: &[f64], target: &[f64]) -> f64 {
+        let y = g.filter(x);
+        let mut s = 0.0;
+        for (a, b) in y.iter().zip(target) {
+            s += (a - b) * (a - b);
+        }
+        s + g.map(x[0])
+    }
+
+    #[test]
+    fn in_bodies_and_closures() {
+        let x = vec![1.0, 2.0];
+        let t = vec![0.5, 0.0];
+        let gain = Gain { k: 2.0 };
+        let (v, g) = value_with_gradient!(at: &x, of: |p: &[f64]| loss(&gain, p, &t));
+        assert_eq!(v, loss(&gain, &x, &t));
+        // 2 k (k x - t) for each element, and 2 k x[0] from `map`.
+        assert_close(
+            g[0],
+            2.0 * 2.0 * (2.0 - 0.5) + 2.0 * 2.0 * 1.0,
+            1e-12,
+            "d/dx0",
+        );
+        assert_close(g[1], 2.0 * 2.0 * 4.0, 1e-12, "d/dx1");
+        let j = jacobian!(at: &x, of: |s: &[f64]| gain.filter(s));
+        assert_eq!(j, vec![vec![2.0, 0.0], vec![0.0, 2.0]]);
+        let d = first_derivative!(at: 1.5, of: |u: f64| gain.map(u));
+        assert_close(d, fd(|u| gain.map(u), 1.5), 1e-7, "d map");
+    }
+}

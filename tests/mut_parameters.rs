@@ -543,3 +543,45 @@ fn mut_parameters_passed_where_shared_references_are_taken() {
         }
     }
 }
+
+/// CppAD's `det_of_minor` keeps its row and column lists in `&mut Vec<usize>` passed down
+/// its recursion: integers written through `&mut`, which carry no derivative whatever
+/// the differentiated values around them.
+#[differentiable]
+fn picked_squares(a: &[f64], n: usize, idx: &mut Vec<usize>) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let k = idx[n - 1];
+    idx[n - 1] = k + 1;
+    a[k] * a[k] * a[k] + picked_squares(a, n - 1, idx)
+}
+
+#[test]
+fn integers_written_through_mut_down_a_recursion() {
+    let a = vec![1.0, 2.0, 3.0];
+    let run = |p: &[f64]| {
+        let mut idx = vec![0, 1, 2];
+        let v = picked_squares(p, 3, &mut idx);
+        assert_eq!(idx, vec![1, 2, 3]);
+        v
+    };
+    let (v, g) = value_with_gradient!(at: &a, of: |p: &[f64]| {
+        let mut idx = vec![0, 1, 2];
+        picked_squares(p, 3, &mut idx)
+    });
+    assert_eq!(v, run(&a));
+    for i in 0..3 {
+        assert_close(g[i], 3.0 * a[i] * a[i], 1e-12, "d/da");
+    }
+    let h = hessian!(at: a.clone(), of: |p: Vec<f64>| {
+        let mut idx = vec![0, 1, 2];
+        picked_squares(&p, 3, &mut idx)
+    });
+    for (i, row) in h.iter().enumerate() {
+        for (j, hij) in row.iter().enumerate() {
+            let want = if i == j { 6.0 * a[i] } else { 0.0 };
+            assert_close(*hij, want, 1e-12, "d2/da2");
+        }
+    }
+}

@@ -241,3 +241,49 @@ fn an_optional_constant_field() {
         assert_eq!(second_derivative!(at: 3.0, of: |x| d.scaled(x)), 8.0 * k);
     }
 }
+
+/// A `#[no_derivative]` integer field given to a differentiable function's integer
+/// parameter (CppAD's matrix with its size): an integer, whatever the receiver carries.
+mod integer_field_as_an_argument {
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn first_n(a: &[f64], n: usize) -> f64 {
+        a[..n].iter().map(|v| v * v).sum()
+    }
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Matrix {
+        data: Vec<f64>,
+        #[no_derivative]
+        n: usize,
+    }
+
+    impl Matrix {
+        #[differentiable]
+        fn leading(&self) -> f64 {
+            first_n(&self.data, self.n)
+        }
+    }
+
+    #[test]
+    fn passed_on() {
+        let m = Matrix {
+            data: vec![1.0, 2.0, 3.0],
+            n: 2,
+        };
+        let (v, g): (f64, MatrixTangent) =
+            value_with_gradient!(at: m.clone(), of: |m: Matrix| m.leading());
+        assert_eq!(v, m.leading());
+        assert_eq!(g.data, vec![2.0, 4.0, 0.0]);
+        let h = hessian!(at: m.data.clone(), of: |d: Vec<f64>| Matrix { data: d, n: 2 }.leading());
+        assert_eq!(
+            h,
+            vec![
+                vec![2.0, 0.0, 0.0],
+                vec![0.0, 2.0, 0.0],
+                vec![0.0, 0.0, 0.0]
+            ]
+        );
+    }
+}

@@ -100,7 +100,11 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                             Inst::Call(Callee::Method { method, .. }, _)
                                 if crate::lower::iterators::is_chain_method(method)))
                     };
-                    if crate::lower::iterators::is_chain_method(method) {
+                    let users = crate::lower::iterators::is_users_adapter_named(
+                        method,
+                        args.len().saturating_sub(1),
+                    );
+                    if crate::lower::iterators::is_chain_method(method) && !users {
                         if args.first().is_some_and(of_a_chain) {
                             continue;
                         }

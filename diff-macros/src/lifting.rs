@@ -1841,6 +1841,11 @@ impl<'a> Lifting<'a> {
             }
             Inst::CallMut(callee, args, mutated) if lifted => {
                 for i in mutated.iter() {
+                    // (Integers written through `&mut` stay as they are: `idx: &mut
+                    // Vec<usize>`.)
+                    if self.act.integers.contains(&args[*i]) {
+                        continue;
+                    }
                     let known = self.floaty(args[*i], 0) || self.twin_of(args[*i]).is_some();
                     if !self.is_lifted(args[*i]) && !known {
                         self.refuse("a `&mut` argument whose type is not known to be built of floats, beside a value that carries a derivative");

@@ -383,6 +383,8 @@ fn closure(
         arrays_by_value: Vec::new(),
         array_elements: Vec::new(),
         integers: (0..ins.len()).filter(|i| !kept.contains(i)).collect(),
+        discrete: Vec::new(),
+        discrete_fields: Vec::new(),
         structs: struct_params,
         operators: Vec::new(),
         struct_fields: Vec::new(),

@@ -57,6 +57,10 @@ pub struct Body<'a> {
     pub array_elements: Vec<usize>,
     /// The parameters whose type is a primitive integer taken by value.
     pub integers: Vec<usize>,
+    /// The parameters whose type holds only integers and booleans (`&mut Vec<usize>`).
+    pub discrete: Vec<usize>,
+    /// The fields of parameters' structs of such types: `(parameter, field)`.
+    pub discrete_fields: Vec<(usize, String)>,
     /// The result type, when the function has one.
     pub output: Option<syn::Type>,
     /// The parameters whose type is a struct of the crate (its definition read), with
@@ -134,6 +138,23 @@ impl<'a> Body<'a> {
                     let decl = sig.params[*i].decl.to_string();
                     decl.split_once(':')
                         .is_some_and(|(_, ty)| crate::ir::INTEGER_TYPES.contains(&ty.trim()))
+                })
+                .collect(),
+            discrete: (0..sig.params.len())
+                .filter(|i| {
+                    sig.declared_type(*i)
+                        .is_some_and(|t| crate::ir::holds_only_integers(&t))
+                })
+                .collect(),
+            discrete_fields: sig
+                .param_fields
+                .iter()
+                .enumerate()
+                .flat_map(|(i, fields)| {
+                    fields
+                        .iter()
+                        .filter(|(_, ty)| crate::ir::holds_only_integers(ty))
+                        .map(move |(f, _)| (i, f.clone()))
                 })
                 .collect(),
             structs: (0..sig.params.len())
@@ -425,6 +446,8 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
     lowered.func.arrays_by_value = body.arrays_by_value;
     lowered.func.array_elements = body.array_elements;
     lowered.func.integers = body.integers;
+    lowered.func.discrete = body.discrete;
+    lowered.func.discrete_fields = body.discrete_fields;
     lowered.func.generic_scalar = !body.scalars.is_empty();
     lowered.func.checks_float_arithmetic = body.checks_float_arithmetic;
     lowered.func.no_arithmetic_of_its_own = body.no_arithmetic_of_its_own;

@@ -1,5 +1,5 @@
 //! Which values are surely integers: an integer literal, an integer parameter taken by
-//! value, arithmetic on integers, a local integer a call updates through `&mut`, and the
+//! value (or one holding only integers and booleans, `idx: &mut Vec<usize>`), arithmetic on integers, a local integer a call updates through `&mut`, and the
 //! joins and loop-carried values of those. An integer carries no derivative, whatever it
 //! depends on (`let mut n = 0; step(x, &mut n); y * n as f64`), so activity analysis
 //! never makes one active.
@@ -28,8 +28,35 @@ fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut B
     for stmt in &func.region(r).stmts {
         let results: Vec<Value> = match &stmt.inst {
             Inst::Const(t) if integer_literal(t) => stmt.results.clone(),
-            Inst::Param(i) if func.integers.contains(i) => stmt.results.clone(),
+            Inst::Param(i) if func.integers.contains(i) || func.discrete.contains(i) => {
+                stmt.results.clone()
+            }
             Inst::Binary(_, a, b) if known.contains(a) && known.contains(b) => stmt.results.clone(),
+            // A parameter's field of integers (`self.n`).
+            Inst::Field(base, syn::Member::Named(m))
+                if func
+                    .discrete_fields
+                    .iter()
+                    .any(|(i, f)| func.is_param(*base, *i) && m == f) =>
+            {
+                stmt.results.clone()
+            }
+            // A collection or tuple of integers (`vec![0, 1, 2]`).
+            Inst::Array(elems, _) | Inst::Tuple(elems)
+                if !elems.is_empty() && elems.iter().all(|e| known.contains(e)) =>
+            {
+                stmt.results.clone()
+            }
+            // An element of a collection of integers, and the collection with one written;
+            // what a reference to integers points to, and a reference to them.
+            Inst::Index(base, _) | Inst::Load(base) | Inst::Ref(base, _)
+                if known.contains(base) =>
+            {
+                stmt.results.clone()
+            }
+            Inst::SetIndex(base, _, v) if known.contains(base) && known.contains(v) => {
+                stmt.results.clone()
+            }
             // The call's value, then each local it updates, of the type it had.
             Inst::CallMut(_, args, mutated) => mutated
                 .iter()

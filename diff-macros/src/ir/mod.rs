@@ -435,6 +435,36 @@ pub const INTEGER_TYPES: &[&str] = &[
     "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
 ];
 
+/// Whether `ty` holds only integers and booleans: one of them, or a reference, slice,
+/// array, `Vec` or tuple of such (`&mut Vec<usize>`, `[bool; 4]`, `(usize, i32)`).
+pub fn holds_only_integers(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => holds_only_integers(&r.elem),
+        syn::Type::Paren(p) => holds_only_integers(&p.elem),
+        syn::Type::Slice(s) => holds_only_integers(&s.elem),
+        syn::Type::Array(a) => holds_only_integers(&a.elem),
+        syn::Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(holds_only_integers),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            match &last.arguments {
+                syn::PathArguments::None => {
+                    p.path.segments.len() == 1
+                        && (INTEGER_TYPES.contains(&name.as_str()) || name == "bool")
+                }
+                syn::PathArguments::AngleBracketed(a) if name == "Vec" => {
+                    matches!(&a.args.iter().collect::<Vec<_>>()[..],
+                        [syn::GenericArgument::Type(t)] if holds_only_integers(t))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// The value of `v` when it is an integer literal (`1`, `2usize`).
 pub fn integer_literal(func: &Function, v: Value) -> Option<i64> {
     match func.def_inst(v) {
@@ -527,6 +557,13 @@ pub struct Function {
     pub array_elements: Vec<usize>,
     /// The parameters whose type is a primitive integer taken by value (`n: usize`).
     pub integers: Vec<usize>,
+    /// The parameters whose type holds only integers and booleans, by reference or in
+    /// collections (`idx: &mut Vec<usize>`, `mask: &[bool]`): never a derivative, what a
+    /// call writes into them included.
+    pub discrete: Vec<usize>,
+    /// The fields of parameters' structs whose type holds only integers and booleans
+    /// (`#[no_derivative] n: usize` of `&self`): `(parameter, field)`.
+    pub discrete_fields: Vec<(usize, String)>,
     /// Whether the function is generic over its float type (`T: Float`): its companions
     /// also run on dual numbers (second order), where a reduction loop's seed is not a
     /// float to scale by (`fused_loops.rs`).

@@ -304,6 +304,24 @@ pub(crate) const CHAIN_METHODS: &[&str] = &[
     "skip_while",
 ];
 
+/// Whether a call of `method` with `args` arguments besides the receiver, kept as a call
+/// (a closure argument keeps an adapter's call as written), is of the crate's own method
+/// named like an adapter (`Biquad::filter(&self, x: &[f64]) -> Vec<f64>`), not of an
+/// iterator's: the crate defines such a method, taking arguments, whose result may carry
+/// a derivative.
+pub(crate) fn is_users_adapter_named(method: &syn::Ident, args: usize) -> bool {
+    args > 0 && is_chain_method(method) && crate::source::defines_carrying_method(method, args)
+}
+
+/// Whether `m` calls the crate's method named like an adapter
+/// ([`is_users_adapter_named`]): `g.filter(x)` of `Biquad::filter(&self, x: &[f64])`, given
+/// no closure, on a value no adapter made.
+pub(crate) fn is_users_method_call(m: &syn::ExprMethodCall) -> bool {
+    is_users_adapter_named(&m.method, m.args.len())
+        && !m.args.iter().any(|a| matches!(peeled(a), Expr::Closure(_)))
+        && !matches!(peeled(&m.receiver), Expr::MethodCall(_))
+}
+
 /// Whether `method` is one of [`CHAIN_METHODS`] (an iterator or an adapter of one).
 pub(crate) fn is_chain_method(method: &syn::Ident) -> bool {
     CHAIN_METHODS.iter().any(|m| method == m)
@@ -473,6 +491,9 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
         if let Expr::MethodCall(m) = cur {
             let args: Vec<Expr> = m.args.iter().cloned().collect();
             let name = m.method.to_string();
+            if is_users_method_call(m) {
+                break;
+            }
             let adapter = match (name.as_str(), args.len()) {
                 ("rev", 0) | ("skip", 1) | ("take", 1) | ("step_by", 1) => {
                     Some(Adapter::Index(m.method.clone(), args))
@@ -1352,7 +1373,7 @@ impl Chain {
 /// that each element's derivative is visible); `None` when the receiver is an iterator
 /// chain (`xs.iter().map(f)`, lazy) or `f` is neither a closure of one argument nor a path.
 pub(crate) fn array_map(m: &syn::ExprMethodCall) -> Option<Expr> {
-    if m.method != "map" || m.args.len() != 1 {
+    if m.method != "map" || m.args.len() != 1 || is_users_method_call(m) {
         return None;
     }
     if let Expr::MethodCall(inner) = &*m.receiver {

@@ -46,11 +46,12 @@ impl Lowerer {
             "cycle",
         ];
         match self.func.def_inst(v) {
-            Some(Inst::Call(crate::ir::Callee::Method { method, .. }, _)) => {
+            Some(Inst::Call(crate::ir::Callee::Method { method, .. }, args)) => {
                 super::iterators::CHAIN_METHODS
                     .iter()
                     .chain(OTHER_ADAPTERS)
                     .any(|a| method == a)
+                    && !super::iterators::is_users_adapter_named(method, args.len() - 1)
             }
             Some(Inst::Opaque(o)) => o.what == "range",
             _ => false,
