@@ -1326,3 +1326,42 @@ fn iterators_walked_by_next() {
         }
     }
 }
+
+/// A fold over indices with an accumulator that carries the derivative (puruspe's
+/// rising factorial), also over reversed and stepped ranges.
+mod fold_over_indices {
+    use super::*;
+
+    #[differentiable]
+    fn rising(z: f64, k: usize, l: usize) -> f64 {
+        (k..k + l).fold(1f64, |acc, i| acc * (z + i as f64))
+    }
+
+    #[differentiable]
+    fn alternating(z: f64, n: usize) -> f64 {
+        (0..n)
+            .rev()
+            .step_by(2)
+            .fold(0.0, |acc: f64, i: usize| acc * z + (i as f64) * z.sin())
+    }
+
+    #[test]
+    fn against_formulas_and_differences() {
+        let z = 1.3;
+        // z (z + 1) (z + 2): 3z^2 + 6z + 2, second derivative 6z + 6.
+        let (v, d) = value_with_gradient!(at: z, of: |t: f64| rising(t, 0, 3));
+        assert_eq!(v, rising(z, 0, 3));
+        assert!((d - (3.0 * z * z + 6.0 * z + 2.0)).abs() < 1e-12);
+        let (v, d) = value_with_derivative!(at: z, of: |t: f64| rising(t, 0, 3));
+        assert_eq!(v, rising(z, 0, 3));
+        assert!((d - (3.0 * z * z + 6.0 * z + 2.0)).abs() < 1e-12);
+        let dd = second_derivative!(at: z, of: |t: f64| rising(t, 0, 3));
+        assert!((dd - (6.0 * z + 6.0)).abs() < 1e-12);
+        let (v, d) = value_with_gradient!(at: z, of: |t: f64| alternating(t, 7));
+        assert_eq!(v, alternating(z, 7));
+        let want = common::fd(|t| alternating(t, 7), z);
+        assert!((d - want).abs() < 1e-6 * (1.0 + want.abs()), "{d} {want}");
+        let (_, f) = value_with_derivative!(at: z, of: |t: f64| alternating(t, 7));
+        assert!((f - d).abs() < 1e-12);
+    }
+}

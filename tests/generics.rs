@@ -403,3 +403,48 @@ mod generic_callee_then_a_method {
         assert_close(d, g, 1e-12, "forward");
     }
 }
+
+/// A parameter of a generic type iterated as it is (puruspe's `polynomial` taking
+/// `coefficients: I` with `I: IntoIterator<Item = f64>`): folded by a loop over its
+/// items, never indexed, and given to the dual companion as it is.
+mod iterated_generic_parameter {
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn polynomial<I>(x: f64, coefficients: I) -> f64
+    where
+        I: IntoIterator<Item = f64>,
+    {
+        coefficients
+            .into_iter()
+            .fold(0.0, |acc, coeff| acc * x + coeff)
+    }
+
+    #[differentiable]
+    fn quadratic(x: f64) -> f64 {
+        polynomial(x, [1.0, 2.0, 3.0])
+    }
+
+    #[differentiable]
+    fn cubic(x: f64) -> f64 {
+        polynomial(x, vec![2.0, 0.0, -1.0, 4.0]) * x.sin()
+    }
+
+    #[test]
+    fn both_modes_and_second_order() {
+        let x = 1.7;
+        let (v, d) = value_with_gradient!(at: x, of: quadratic);
+        assert_eq!(v, quadratic(x));
+        assert!((d - (2.0 * x + 2.0)).abs() < 1e-12);
+        let (v, d) = value_with_derivative!(at: x, of: quadratic);
+        assert_eq!(v, quadratic(x));
+        assert!((d - (2.0 * x + 2.0)).abs() < 1e-12);
+        assert!((second_derivative!(at: x, of: quadratic) - 2.0).abs() < 1e-12);
+        let p = 2.0 * x.powi(3) - x + 4.0;
+        let dp = 6.0 * x * x - 1.0;
+        let want = dp * x.sin() + p * x.cos();
+        assert!((gradient!(at: x, of: cubic) - want).abs() < 1e-12);
+        let want2 = 12.0 * x * x.sin() + 2.0 * dp * x.cos() - p * x.sin();
+        assert!((second_derivative!(at: x, of: cubic) - want2).abs() < 1e-10);
+    }
+}

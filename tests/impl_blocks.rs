@@ -481,3 +481,42 @@ mod methods_named_like_adapters {
         assert_close(d, fd(|u| gain.map(u), 1.5), 1e-7, "d map");
     }
 }
+
+/// A method named like a local variable of a function it calls (CppAD's `det` and the
+/// `det` its helper computes): the local is not a call back to the method.
+mod method_named_like_a_local_of_its_callee {
+    use super::*;
+
+    #[allow(clippy::let_and_return)]
+    #[differentiable]
+    fn helper(a: &[f64]) -> f64 {
+        let det = a[0] * a[3] - a[1] * a[2];
+        det
+    }
+
+    #[derive(Differentiable, Clone, Debug)]
+    struct M2 {
+        data: Vec<f64>,
+    }
+
+    impl M2 {
+        #[differentiable]
+        fn det(&self) -> f64 {
+            helper(&self.data)
+        }
+    }
+
+    #[differentiable]
+    fn total(data: Vec<f64>) -> f64 {
+        let m = M2 { data };
+        m.det()
+    }
+
+    #[test]
+    fn differentiated() {
+        let x = vec![1.0, 2.0, 3.0, 4.0];
+        let (v, g) = value_with_gradient!(at: x.clone(), of: total);
+        assert_eq!(v, -2.0);
+        assert_eq!(g, vec![4.0, -3.0, -2.0, 1.0]);
+    }
+}

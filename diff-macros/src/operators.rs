@@ -384,6 +384,7 @@ fn closure(
         array_elements: Vec::new(),
         integers: (0..ins.len()).filter(|i| !kept.contains(i)).collect(),
         discrete: Vec::new(),
+        iterables: Vec::new(),
         discrete_fields: Vec::new(),
         structs: struct_params,
         operators: Vec::new(),

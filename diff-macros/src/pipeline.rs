@@ -59,6 +59,10 @@ pub struct Body<'a> {
     pub integers: Vec<usize>,
     /// The parameters whose type holds only integers and booleans (`&mut Vec<usize>`).
     pub discrete: Vec<usize>,
+    /// The names of the parameters of a generic or `impl Trait` type that is not a
+    /// scalar (`coefficients: I` with `I: IntoIterator<Item = f64>`): iterated as they
+    /// are, never indexed.
+    pub iterables: Vec<String>,
     /// The fields of parameters' structs of such types: `(parameter, field)`.
     pub discrete_fields: Vec<(usize, String)>,
     /// The result type, when the function has one.
@@ -138,6 +142,29 @@ impl<'a> Body<'a> {
                     let decl = sig.params[*i].decl.to_string();
                     decl.split_once(':')
                         .is_some_and(|(_, ty)| crate::ir::INTEGER_TYPES.contains(&ty.trim()))
+                })
+                .collect(),
+            iterables: sig
+                .params
+                .iter()
+                .filter(|p| {
+                    p.declared_type().is_some_and(|t| match t {
+                        syn::Type::ImplTrait(_) => true,
+                        syn::Type::Path(tp) => tp.path.get_ident().is_some_and(|i| {
+                            sig.generics.type_params().any(|g| g.ident == *i)
+                                && !sig
+                                    .roles
+                                    .scalars
+                                    .iter()
+                                    .chain(&sig.roles.differentiable)
+                                    .any(|s| i == s)
+                        }),
+                        _ => false,
+                    })
+                })
+                .filter_map(|p| match &p.pat {
+                    syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                    _ => None,
                 })
                 .collect(),
             discrete: (0..sig.params.len())
@@ -438,6 +465,7 @@ pub fn analyze(name: &str, body: Body<'_>, errors: &mut Errors) -> Option<Analyz
             elements: &body.struct_elements,
             trait_methods: &body.trait_methods,
             returns: &body.returns,
+            iterables: &body.iterables,
             output: body.output.as_ref(),
             arrays: &body.arrays,
         },

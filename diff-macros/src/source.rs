@@ -421,6 +421,10 @@ struct Types {
     /// Free functions marked #[differentiable] generic over their scalars only (`fn
     /// square<T: Float>(x: T)`): the name and the number of type parameters.
     scalar_generic_fns: Vec<(String, usize)>,
+    /// Marked free functions with parameters of a generic type that is not a scalar, or
+    /// of an `impl Trait` type (`coefficients: I`, `I: IntoIterator<Item = f64>`), and
+    /// those parameters' positions.
+    iterable_params: Vec<(String, Vec<usize>)>,
     /// The module the file is (`m` for `m.rs` and `m/mod.rs`; `None` for a crate root).
     file_module: Option<String>,
     /// Public free functions directly in a module of their own name (`mod sphere;`
@@ -680,12 +684,33 @@ impl<'a> syn::visit::Visit<'a> for Types {
         }
         self.with_derivatives.extend(registrations(&i.attrs));
         self.calls
-            .push((name.clone(), Mentioned::in_block(&i.block)));
+            .push((name.clone(), Mentioned::in_fn(&i.sig, &i.block)));
         if marked(&i.attrs, "differentiable") {
             let g = crate::parse::types::generics(&i.sig.generics);
             let consts = i.sig.generics.const_params().next().is_some();
             if !g.all.is_empty() && g.scalars.len() == g.all.len() && !consts {
                 self.scalar_generic_fns.push((name.clone(), g.all.len()));
+            }
+            let iterables: Vec<usize> = i
+                .sig
+                .inputs
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| match a {
+                    syn::FnArg::Typed(t) => match &*t.ty {
+                        syn::Type::ImplTrait(_) => true,
+                        syn::Type::Path(p) => p.path.get_ident().is_some_and(|id| {
+                            g.all.iter().any(|n| id == n)
+                                && !g.scalars.iter().chain(&g.differentiable).any(|n| id == n)
+                        }),
+                        _ => false,
+                    },
+                    syn::FnArg::Receiver(_) => false,
+                })
+                .map(|(k, _)| k)
+                .collect();
+            if !iterables.is_empty() {
+                self.iterable_params.push((name.clone(), iterables));
             }
             if let Some(out) = left_out_by_wrt(&i.attrs, &i.sig) {
                 self.left_out.push((name.clone(), out));
@@ -700,7 +725,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
         self.method_result(&i.sig);
         self.with_derivatives.extend(registrations(&i.attrs));
         self.calls
-            .push((i.sig.ident.to_string(), Mentioned::in_block(&i.block)));
+            .push((i.sig.ident.to_string(), Mentioned::in_fn(&i.sig, &i.block)));
         syn::visit::visit_impl_item_fn(self, i);
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
@@ -1012,21 +1037,42 @@ fn operand_names(i: &syn::ItemImpl) -> impl Iterator<Item = String> + '_ {
         })
 }
 
-/// The last names of the paths a body mentions.
-struct Mentioned(Vec<String>);
+/// The last names of the paths a function's body mentions, but for its local variables
+/// and parameters (a local `det` is not the method `det`) unless called by that name.
+#[derive(Default)]
+struct Mentioned {
+    names: Vec<String>,
+    /// The names patterns bind.
+    bound: Vec<String>,
+    /// The names called (`f(..)`).
+    called: Vec<String>,
+}
 
 impl Mentioned {
-    /// The names `block` mentions.
-    fn in_block(block: &syn::Block) -> Vec<String> {
-        let mut m = Mentioned(Vec::new());
+    /// The names the function of signature `sig` and body `block` mentions.
+    fn in_fn(sig: &syn::Signature, block: &syn::Block) -> Vec<String> {
+        let mut m = Mentioned::default();
+        for input in &sig.inputs {
+            if let syn::FnArg::Typed(t) = input {
+                syn::visit::Visit::visit_pat(&mut m, &t.pat);
+            }
+        }
         syn::visit::Visit::visit_block(&mut m, block);
-        m.0
+        let Mentioned {
+            names,
+            bound,
+            called,
+        } = m;
+        names
+            .into_iter()
+            .filter(|n| !bound.contains(n) || called.contains(n))
+            .collect()
     }
 
     fn add(&mut self, name: &syn::Ident) {
         let name = name.to_string();
-        if !self.0.contains(&name) {
-            self.0.push(name);
+        if !self.names.contains(&name) {
+            self.names.push(name);
         }
     }
 }
@@ -1041,6 +1087,18 @@ impl<'a> syn::visit::Visit<'a> for Mentioned {
     fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
         self.add(&m.method);
         syn::visit::visit_expr_method_call(self, m);
+    }
+    fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+        self.bound.push(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+    fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*c.func {
+            if let Some(last) = p.path.segments.last() {
+                self.called.push(last.ident.to_string());
+            }
+        }
+        syn::visit::visit_expr_call(self, c);
     }
 }
 
@@ -1376,6 +1434,21 @@ pub fn scalar_generic_arity(span: proc_macro2::Span, name: &str) -> Option<usize
         .filter(|(n, _)| n == name)
         .count();
     (found.next().is_none() && defined == 1).then_some(k)
+}
+
+/// The positions of the parameters of the marked free function `name` whose type is a
+/// generic one that is not a scalar, or `impl Trait` ([`Types::iterable_params`]): a
+/// dual companion takes those as they are, so a call passes them unconverted.
+pub fn iterable_params(span: proc_macro2::Span, name: &str) -> Vec<usize> {
+    let Some(w) = written_at(span) else {
+        return Vec::new();
+    };
+    read(&w)
+        .iter()
+        .flat_map(|t| t.iterable_params.iter())
+        .find(|(n, _)| n == name)
+        .map(|(_, ks)| ks.clone())
+        .unwrap_or_default()
 }
 
 /// Whether the crate's source (where `method` is written) registers a derivative for a

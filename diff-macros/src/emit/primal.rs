@@ -678,14 +678,21 @@ impl<'a> Emitter<'a> {
                 // The library's own rules (`::diff::__private::vec_repeat`) are generic.
                 let library = crate::ir::is_library_path(&p);
                 if (active || through_dual) && self.dual && !library {
-                    // A dual companion's parameters take what `LiftTo` converts to.
+                    // A dual companion's parameters take what `LiftTo` converts to (and a
+                    // parameter of a generic type, `coefficients: I`, is given as it is).
+                    let as_they_are = p
+                        .path
+                        .segments
+                        .last()
+                        .map(|f| crate::source::iterable_params(stmt.span, &f.ident.to_string()))
+                        .unwrap_or_default();
                     let kind = names::Kind::VjpDual;
                     lift_generic_arguments(&mut p.path);
                     p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
                     // (`None` is given as it is: of no type of its own, it takes the
                     // parameter's.)
-                    let argv = argv.iter().zip(args).map(|(a, v)| {
-                        if self.is_none_literal(*v) {
+                    let argv = argv.iter().zip(args).enumerate().map(|(k, (a, v))| {
+                        if self.is_none_literal(*v) || as_they_are.contains(&k) {
                             a.clone()
                         } else {
                             lift_to(a)

@@ -213,7 +213,12 @@ impl Lowerer {
                 .is_some_and(|v| self.is_iterator(v)),
             _ => false,
         };
-        if let Some(chain) = self.chain(&f.expr).filter(|_| !holds_iterator) {
+        // (A parameter of a generic type is iterated as it is, never indexed.)
+        let of_iterable = self.roots_in_iterable(&f.expr);
+        if let Some(chain) = self
+            .chain(&f.expr)
+            .filter(|_| !holds_iterator && !of_iterable)
+        {
             if self.is_collection(&f.expr) {
                 return match chain.for_loop(f) {
                     syn::Expr::ForLoop(l) => self.lower_for(&l),
@@ -341,6 +346,25 @@ impl Lowerer {
 
     /// Whether a chain's base is a local variable or a field of one (a collection to
     /// index), rather than an iterator such as a range bound to a name.
+    /// Whether the chain `e` starts at a parameter of a generic type iterated as it is
+    /// (`coefficients.into_iter()`, `Lowerer::iterables`).
+    fn roots_in_iterable(&self, e: &syn::Expr) -> bool {
+        let mut cur = e;
+        loop {
+            match cur {
+                syn::Expr::MethodCall(m) => cur = &m.receiver,
+                syn::Expr::Paren(p) => cur = &p.expr,
+                syn::Expr::Path(p) => {
+                    return p
+                        .path
+                        .get_ident()
+                        .is_some_and(|i| self.iterables.iter().any(|n| i == n))
+                }
+                _ => return false,
+            }
+        }
+    }
+
     fn is_collection(&self, e: &syn::Expr) -> bool {
         let mut cur = e;
         loop {

@@ -1442,6 +1442,11 @@ impl Lowerer {
                 syn::parse_quote_spanned!(m.span()=> ::diff::__private::num_cast::<#to, _>(#x));
             return self.lower_expr(&call);
         }
+        if let Some(e) =
+            super::iterators::fold_by_loop(m, |name| self.iterables.iter().any(|i| name == i))
+        {
+            return self.lower_expr(&e);
+        }
         if matches!(
             m.method.to_string().as_str(),
             "sum" | "product" | "fold" | "collect"

@@ -691,6 +691,47 @@ fn holds_reference(t: &syn::ExprTuple) -> bool {
 
 /// `f(acc, item)` for a folding function: a closure of two arguments or a path; `None`
 /// for a closure of another arity.
+/// `(a..b).fold(init, f)` (also through `.rev()`, `.skip(k)`, `.take(k)`,
+/// `.step_by(k)`), or a fold of a parameter of a generic type iterated as it is
+/// (`coefficients.into_iter().fold(..)` with `coefficients: I`, `iterable(name)`): a
+/// `for` loop over the items updating the accumulator, which carries the derivative
+/// (puruspe's `(k..k + l).fold(1.0, |acc, i| acc * (z + i as f64))`). A range is a chain
+/// of its own only when mapped to values ([`parse_chain`]), and such a parameter cannot
+/// be indexed as a chain's collection is.
+pub(crate) fn fold_by_loop(
+    m: &syn::ExprMethodCall,
+    iterable: impl Fn(&syn::Ident) -> bool,
+) -> Option<Expr> {
+    if m.method != "fold" || m.args.len() != 2 {
+        return None;
+    }
+    let mut cur = peeled(&m.receiver);
+    let mut through_iter = false;
+    while let Expr::MethodCall(r) = cur {
+        match (r.method.to_string().as_str(), r.args.len()) {
+            ("rev", 0) | ("skip", 1) | ("take", 1) | ("step_by", 1) => {}
+            ("into_iter", 0) | ("iter", 0) | ("copied", 0) | ("cloned", 0) => through_iter = true,
+            _ => return None,
+        }
+        cur = peeled(&r.receiver);
+    }
+    let of_iterable = matches!(cur, Expr::Path(p) if p.path.get_ident().is_some_and(&iterable));
+    if !(matches!(cur, Expr::Range(_)) && !through_iter || of_iterable) {
+        return None;
+    }
+    let acc: syn::Ident = parse_quote!(__diff_acc);
+    let index: syn::Ident = parse_quote!(__diff_index);
+    let step = fold_step(func(&m.args[1])?, &acc, &parse_quote!(#index))?;
+    let (indices, init) = (&m.receiver, &m.args[0]);
+    Some(parse_quote!({
+        let mut #acc = #init;
+        for #index in #indices {
+            #acc = #step;
+        }
+        #acc
+    }))
+}
+
 fn fold_step(f: Func, acc: &syn::Ident, item: &Expr) -> Option<Expr> {
     match f {
         Func::Closure(c) if c.inputs.len() == 2 => {

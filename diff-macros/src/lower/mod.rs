@@ -61,6 +61,9 @@ pub struct Structs<'a> {
     pub output: Option<&'a syn::Type>,
     /// The parameters that are arrays (`[T; N]`, `&[T; N]`).
     pub arrays: &'a [usize],
+    /// The names of the parameters of a generic type that is not a scalar, or of an
+    /// `impl Trait` type (`coefficients: I`, `I: IntoIterator<Item = f64>`).
+    pub iterables: &'a [String],
 }
 
 /// Lowers `body` with the given parameter patterns (the receiver, if any, first as `self`).
@@ -91,6 +94,7 @@ pub fn lower_body(
         returns,
         output,
         arrays,
+        iterables,
     } = structs;
     // (Invisible groups are gone already: `expand` and the operators' argument parser
     // take them out, `parse/ungroup.rs`.)
@@ -107,6 +111,7 @@ pub fn lower_body(
     cx.trait_methods = trait_methods.to_vec();
     cx.returns = returns.to_vec();
     cx.func.arrays = arrays.to_vec();
+    cx.iterables = iterables.to_vec();
     for (i, pat) in params.iter().enumerate() {
         // (A closure's parameter is typed in its pattern, `p: &[f64]`.)
         if let Some(name) = pat_name(pat) {
@@ -208,6 +213,9 @@ pub(crate) struct Lowerer {
     scalar_params: Vec<String>,
     /// Parameters taken by reference.
     pub(crate) ref_params: Vec<String>,
+    /// Parameters of a generic or `impl Trait` type that is not a scalar: iterated as
+    /// they are (`Structs::iterables`).
+    pub(crate) iterables: Vec<String>,
     /// Set when the statements lowered last exit early (`return`, `break`, `continue`):
     /// what follows them in their sequence is unreachable.
     pub(crate) diverged: bool,
@@ -280,6 +288,7 @@ impl Lowerer {
             items: Vec::new(),
             scalar_params: Vec::new(),
             ref_params: Vec::new(),
+            iterables: Vec::new(),
             diverged: false,
             loops: Vec::new(),
             exit_ok: true,
