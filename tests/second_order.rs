@@ -2756,3 +2756,77 @@ mod functions_named_in_capitals {
         );
     }
 }
+
+/// A collection of structs left out with `wrt`, cloned and stepped in place through
+/// `&mut` (an n-body state): converted to dual numbers for the step, under second
+/// order as under first; and a plain struct holding a struct with operators of its own,
+/// read only.
+mod plain_collections_and_structs_given_on {
+    use super::*;
+    use std::ops::Sub;
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct Body {
+        pub pos: [f64; 2],
+        pub vel: [f64; 2],
+    }
+
+    #[differentiable]
+    pub fn step(bodies: &mut Vec<Body>, dt: f64) {
+        for i in 0..bodies.len() {
+            for c in 0..2 {
+                bodies[i].pos[c] += dt * bodies[i].vel[c];
+            }
+        }
+    }
+
+    #[differentiable(wrt = (dt))]
+    pub fn twice(dt: f64, init: &Vec<Body>) -> f64 {
+        let mut bodies = init.clone();
+        step(&mut bodies, dt);
+        step(&mut bodies, dt);
+        bodies[0].pos[0] * bodies[0].pos[0]
+    }
+
+    #[derive(Differentiable, Clone, Copy, Debug)]
+    pub struct V2 {
+        pub x: f64,
+        pub y: f64,
+    }
+
+    impl Sub for V2 {
+        type Output = V2;
+        #[differentiable]
+        fn sub(self, o: V2) -> V2 {
+            V2 {
+                x: self.x - o.x,
+                y: self.y - o.y,
+            }
+        }
+    }
+
+    #[differentiable]
+    fn through_vector(c: f64, o: &V2) -> f64 {
+        let d = o.x - c;
+        d * d * d
+    }
+
+    #[test]
+    fn second_derivatives() {
+        let init = vec![Body {
+            pos: [1.0, 0.0],
+            vel: [2.0, 0.0],
+        }];
+        // (1 + 4 dt)^2: first 8 (1 + 4 dt), second 32.
+        let (v, d1, d2) = value_with_second_derivative!(at: 0.1, of: |t: f64| twice(t, &init));
+        assert_eq!(v, twice(0.1, &init));
+        assert_close(d1, 8.0 * 1.4, 1e-12);
+        assert_close(d2, 32.0, 1e-12);
+        let o = V2 { x: 1.0, y: 0.0 };
+        assert_close(
+            second_derivative!(at: 0.5, of: |c: f64| through_vector(c, &o)),
+            3.0,
+            1e-12,
+        );
+    }
+}

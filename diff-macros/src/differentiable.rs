@@ -506,6 +506,20 @@ pub(crate) fn twins_in(
     }
     let mut found = std::collections::BTreeSet::new();
     names(tokens, seen, &mut found);
+    // And the structs the fields of those hold, twins or not (`ray.origin` of a plain
+    // `Ray` holding a `Vec3` with operators of its own).
+    let mut queue: Vec<String> = found.iter().cloned().collect();
+    while let Some(n) = queue.pop() {
+        for (_, ty) in seen.struct_fields(&n).unwrap_or_default() {
+            let mut inner = std::collections::BTreeSet::new();
+            names(quote::quote!(#ty), seen, &mut inner);
+            for i in inner {
+                if found.insert(i.clone()) {
+                    queue.push(i);
+                }
+            }
+        }
+    }
     let named = found
         .into_iter()
         .filter_map(|n| Some((n.clone(), seen.twin(&n)?)))

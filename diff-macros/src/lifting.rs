@@ -1846,7 +1846,9 @@ impl<'a> Lifting<'a> {
                     if self.act.integers.contains(&args[*i]) {
                         continue;
                     }
-                    let known = self.floaty(args[*i], 0) || self.twin_of(args[*i]).is_some();
+                    let known = self.floaty(args[*i], 0)
+                        || self.twin_of(args[*i]).is_some()
+                        || self.element_struct(args[*i], 0).is_some();
                     if !self.is_lifted(args[*i]) && !known {
                         self.refuse("a `&mut` argument whose type is not known to be built of floats, beside a value that carries a derivative");
                     }

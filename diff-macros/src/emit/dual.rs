@@ -413,27 +413,32 @@ impl<'a> DualSig<'a> {
     /// For each parameter, the struct with a twin it holds (`s: S`, `s: &S`, `s: &mut
     /// S`), when it is taken dual.
     pub fn param_structs(&self) -> Vec<Option<String>> {
-        self.twin_in_params(Some)
+        self.twin_in_params(false, Some)
     }
 
-    /// For each parameter, the struct with a twin its elements are, when it is taken
-    /// dual as a collection of them (`ps: &[S]`, `Vec<S>`, `&[S; N]`).
+    /// For each parameter, the struct with a twin its elements are (`ps: &[S]`, `Vec<S>`,
+    /// `&[S; N]`), whether it is taken dual or as it is (a collection a body clones and
+    /// gives to a function as `&mut` is converted to the twins then).
     pub fn param_elements(&self) -> Vec<Option<String>> {
-        self.twin_in_params(|ty| match ty {
+        self.twin_in_params(true, |ty| match ty {
             syn::Type::Slice(s) => Some(*s.elem),
             other => crate::parse::types::element_type(&other).cloned(),
         })
     }
 
-    /// For each parameter taken dual, the struct with a twin that `part` of its type
-    /// (behind references) names.
-    fn twin_in_params(&self, part: impl Fn(syn::Type) -> Option<syn::Type>) -> Vec<Option<String>> {
+    /// For each parameter taken dual (or as it is too, `as_is`), the struct with a twin
+    /// that `part` of its type (behind references) names.
+    fn twin_in_params(
+        &self,
+        as_is: bool,
+        part: impl Fn(syn::Type) -> Option<syn::Type>,
+    ) -> Vec<Option<String>> {
         self.sig
             .params
             .iter()
             .zip(&self.taken)
             .map(|(p, t)| {
-                if matches!(t, Taken::AsIs | Taken::Any) {
+                if matches!(t, Taken::Any) || matches!(t, Taken::AsIs) && !as_is {
                     return None;
                 }
                 let mut ty = p.declared_type()?;
