@@ -10,9 +10,21 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
     let mut add = |e: syn::Error| errors.push(e);
     // The closures given as parameters already refused: one error for each.
     let mut given = Vec::new();
+    // The values of expressions refused: what is computed from them is not refused
+    // again (`df(v)` after `let df = differential!(..)`).
+    let mut refused = std::collections::BTreeSet::new();
     for region in &func.regions {
         for stmt in &region.stmts {
             let active = stmt.results.iter().any(|v| act.is_active(*v));
+            if let Inst::Opaque(o) = &stmt.inst {
+                if active && o.uses.iter().any(|u| refused.contains(u)) {
+                    refused.extend(stmt.results.iter().copied());
+                    continue;
+                }
+                if active {
+                    refused.extend(stmt.results.iter().copied());
+                }
+            }
             match &stmt.inst {
                 Inst::Opaque(o)
                     if active
@@ -30,7 +42,8 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                 Inst::Opaque(o)
                     if active
                         && (o.what.starts_with(crate::lower::iterators::UNDIFFERENTIATED_CHAIN)
-                            || o.what.starts_with(crate::lower::opaque::SECOND_ORDER_OPERATOR)) =>
+                            || o.what.starts_with(crate::lower::opaque::SECOND_ORDER_OPERATOR)
+                            || o.what.starts_with(crate::lower::opaque::CLOSURE_OPERATOR)) =>
                 {
                     add(syn::Error::new(
                         stmt.span,
@@ -135,6 +148,21 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
                     {
                         add(syn::Error::new(method_span, unmarked_in_trait(&tr, &method, impl_marks)));
                     }
+                }
+                // A struct literal of a type its definition does not make Differentiable,
+                // holding a value that carries a derivative (`Contract { strike, .. }`).
+                Inst::Struct(p, fields)
+                    if fields.iter().any(|(_, v)| act.is_active(*v))
+                        && stmt.results.iter().any(|r| act.useful.contains(r))
+                        && p.segments.last().is_some_and(|s| {
+                            crate::source::differentiable_type(s.ident.span(), &s.ident.to_string())
+                                == Some(false)
+                        }) =>
+                {
+                    let name = p.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                    add(syn::Error::new_spanned(p, format!(
+                        "`{name}` is not Differentiable, so a value of it cannot carry the derivative of the fields it is built from: add #[derive(Differentiable)] to `struct {name}` (with #[no_derivative] on fields that carry none), or wrap the fields' values in no_derivative(..) if their derivative should be zero"
+                    )));
                 }
                 Inst::Ref(_, Borrow::Mut) if active => add(syn::Error::new(
                     stmt.span,

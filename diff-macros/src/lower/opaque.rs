@@ -378,20 +378,35 @@ impl Lowerer {
 }
 
 /// How [`second_order_operator`] begins what it calls the code, by which `check.rs`
-/// knows it carries its own advice.
+/// knows it carries its own advice (for a closure operator too).
 pub(crate) const SECOND_ORDER_OPERATOR: &str = "second-order operator";
 
 /// For a second-order operator (`second_derivative!(at: x, of: f)`), what to call it in a
-/// diagnostic: differentiating it would need a third derivative.
+/// diagnostic: differentiating it would need a third derivative. For an operator whose
+/// result is a closure (`differential!`, `pullback!`), what to write instead.
 fn second_order_operator(e: &syn::Expr) -> Option<String> {
     let syn::Expr::Macro(m) = e else {
         return None;
     };
     let op = m.mac.path.segments.last()?.ident.to_string();
+    if CLOSURE_OPERATORS.contains(&op.as_str()) {
+        return Some(format!("{CLOSURE_OPERATOR} `{op}!`, whose result is a closure, which a derivative cannot be taken through; in a #[differentiable] body write the derivative along a direction with `first_derivative!(at: 0.0, of: |t| f(x + t * v))` (or `value_with_derivative!`), or a gradient with `gradient!`"));
+    }
     crate::operators::SECOND_ORDER.contains(&op.as_str()).then(|| {
         format!("{SECOND_ORDER_OPERATOR} `{op}!`, whose derivative would be a third derivative, which is not supported; write the derivative of what it computes by hand, or take it by finite differences")
     })
 }
+
+/// How [`second_order_operator`] begins what it calls an operator returning a closure.
+pub(crate) const CLOSURE_OPERATOR: &str = "operator";
+
+/// The operators returning a closure, which a body cannot be differentiated through.
+const CLOSURE_OPERATORS: &[&str] = &[
+    "differential",
+    "value_with_differential",
+    "pullback",
+    "value_with_pullback",
+];
 
 fn what(e: &syn::Expr) -> &'static str {
     match e {
