@@ -772,6 +772,7 @@ pub(crate) fn companions(
             Some(&func.sig.ident),
             &local,
         ),
+        registered_methods: crate::requirements::registered_methods(&analyzed.func, &analyzed.act),
     };
     if let Some(mut c) = constant_sig {
         // The same body, with the receiver left out of what is differentiated.
@@ -845,6 +846,10 @@ pub(crate) fn companions(
 #[derive(Default)]
 struct Needs {
     callees: Vec<syn::Path>,
+    /// The methods called with a derivative whose derivative is only registered
+    /// (`#[derivative(of = f64::error)]`, first order only): second order of the function
+    /// is then a compile error at the operator naming them.
+    registered_methods: Vec<syn::Ident>,
 }
 
 /// Puts the companion items where the function's callers find them (the lookup rule of
@@ -897,8 +902,11 @@ fn place(
         (quote!(pub), TokenStream::new())
     };
     let carrier = quote!(#m::#name);
-    let needed = [Need::Reverse, Need::Forward, Need::Second]
+    let mut needed = [Need::Reverse, Need::Forward, Need::Second]
         .map(|need| crate::requirements::all_of(&needs.callees, need));
+    let (second, missing) =
+        crate::requirements::registered_only_methods(&m, &needs.registered_methods, &needed[2]);
+    needed[2] = second;
     let requirements = crate::requirements::implementation(&carrier, needed);
     quote! {
         #[doc(hidden)]
@@ -911,6 +919,7 @@ fn place(
             #carrier_vis struct #name {}
             #siblings
             #forwarders
+            #missing
         }
         #[doc(hidden)]
         #[allow(unused_imports)]

@@ -83,6 +83,56 @@ pub fn callees(
     out
 }
 
+/// The methods `func` calls on values that carry a derivative whose derivative is
+/// registered and which the crate marks nowhere (`source::registered_only`): a
+/// registration gives first order only.
+pub fn registered_methods(func: &Function, act: &Activity) -> Vec<Ident> {
+    let mut out: Vec<Ident> = Vec::new();
+    for stmt in func.regions.iter().flat_map(|r| r.stmts.iter()) {
+        let (Inst::Call(Callee::Method { method, user, .. }, _)
+        | Inst::CallMut(Callee::Method { method, user, .. }, ..)) = &stmt.inst
+        else {
+            continue;
+        };
+        let active = stmt.results.iter().any(|v| act.is_active(*v));
+        if active
+            && !crate::lifting::calls_rule(method, *user)
+            && crate::source::registered_only(method)
+            && !out.contains(method)
+        {
+            out.push(method.clone());
+        }
+    }
+    out
+}
+
+/// Second order's requirements `second` with, for each of `methods` (see
+/// [`registered_methods`]), a missing mode naming it, and the items that define those
+/// (in the hidden module `m` of the function's carrier).
+pub fn registered_only_methods(
+    m: &Ident,
+    methods: &[Ident],
+    second: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let mut items = TokenStream::new();
+    let mut needs = second.clone();
+    for method in methods {
+        let leaf = format_ident!("__DiffSecondOrderOf_{}", method);
+        let gate = format_ident!("__DiffRegisteredFirstOrderOnly_{}", method);
+        let message = format!(
+            "second order needs the derivative of the method `{method}` on dual numbers, but its derivative is registered (#[derivative(of = ..)]), which gives first order only; write `{method}` as a #[differentiable] function (or generic over `T: Float`) to take second derivatives through it"
+        );
+        items.extend(missing(
+            &leaf,
+            &gate,
+            &message,
+            "second order of a function calling it",
+        ));
+        needs = quote!((#m::#leaf, #needs));
+    }
+    (needs, items)
+}
+
 /// Whether a call of `name` builds a tuple struct (`Pair(a, b)`), whose constructor's
 /// companions `#[derive(Differentiable)]` gives and which needs nothing: a type the crate
 /// defines, or, defined elsewhere, a name in `UpperCamelCase`, which Rust's naming
