@@ -2830,3 +2830,66 @@ mod plain_collections_and_structs_given_on {
         );
     }
 }
+
+/// A trait's provided method called on a struct of the point (a model built from the
+/// hessian's input): declined when it runs, naming what to write, rather than a build
+/// that fails; defined in the implementation, it is followed.
+mod provided_trait_methods_on_structs_of_the_point {
+    use super::*;
+
+    pub trait ProvidedKernel {
+        #[differentiable]
+        fn k(&self, a: f64, b: f64) -> f64;
+
+        #[differentiable]
+        fn diag(&self, a: f64) -> f64 {
+            self.k(a, a)
+        }
+    }
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct ProvidedLin {
+        pub v: f64,
+    }
+
+    impl ProvidedKernel for ProvidedLin {
+        #[differentiable]
+        fn k(&self, a: f64, b: f64) -> f64 {
+            self.v * self.v * a * b
+        }
+    }
+
+    #[derive(Differentiable, Clone, Debug)]
+    pub struct OverriddenQuad {
+        pub v: f64,
+    }
+
+    impl ProvidedKernel for OverriddenQuad {
+        #[differentiable]
+        fn k(&self, a: f64, b: f64) -> f64 {
+            self.v * self.v * a * b
+        }
+
+        #[differentiable]
+        fn diag(&self, a: f64) -> f64 {
+            self.k(a, a)
+        }
+    }
+
+    #[test]
+    fn declined_then_followed() {
+        // v^2 x^2 at x = 1: second derivative in v is 2.
+        assert_declined(
+            || {
+                let h =
+                    hessian!(at: vec![3.0], of: |c: Vec<f64>| ProvidedLin { v: c[0] }.diag(1.0));
+                h[0][0]
+            },
+            "diag",
+        );
+        let h = hessian!(at: vec![3.0], of: |c: Vec<f64>| OverriddenQuad { v: c[0] }.diag(1.0));
+        assert_close(h[0][0], 2.0, 1e-12);
+        let g = gradient!(at: vec![3.0], of: |c: Vec<f64>| ProvidedLin { v: c[0] }.diag(2.0));
+        assert_close(g[0], 2.0 * 3.0 * 4.0, 1e-12);
+    }
+}

@@ -199,6 +199,17 @@ fn called_by_trait_path_on_a_local_value() {
     assert_close(dx, 6.0 * a * x + 1.0, 1e-12, "d/dx");
     let dx_forward = first_derivative!(at: x, of: |x| fit(a, x));
     assert_close(dx_forward, 6.0 * a * x + 1.0, 1e-12, "forward d/dx");
+    // Second order builds (the method called by the trait's path goes to the struct's
+    // dual twin) and declines where it runs into the provided method, naming it.
+    let declined = std::panic::catch_unwind(|| second_derivative!(at: x, of: |x| fit(a, x)));
+    let message = declined
+        .expect_err("declined")
+        .downcast::<String>()
+        .unwrap();
+    assert!(
+        message.contains("`doubled` is provided by its trait"),
+        "{message}"
+    );
 }
 
 /// A value built in the body and passed to a function generic over the trait: the

@@ -804,6 +804,7 @@ pub(crate) fn companions(
             context,
             &func.vis,
             &output_tangent,
+            true,
         ));
     }
     let trait_twin = self_ty
@@ -1237,6 +1238,7 @@ fn declarations(
         context,
         &vis,
         &output_tangent,
+        false,
     ));
     if let Some(constant) = fn_sig.with_constant_receiver() {
         items.extend(Signatures::of(&constant, &vis).declarations(&output_tangent));
@@ -1253,11 +1255,12 @@ fn twin_receiver_declared(
     context: Context<'_>,
     vis: &syn::Visibility,
     output_tangent: &TokenStream,
+    provided: bool,
 ) -> TokenStream {
     let generic = !fn_sig.trait_scalars.is_empty() || context.outer().is_some_and(has_type_params);
     match crate::twin::trait_twin_receiver(sig, !fn_sig.wrt().contains(&0), generic) {
         Some(scalar) => {
-            Signatures::of(fn_sig, vis).twin_receiver_declaration(output_tangent, scalar)
+            Signatures::of(fn_sig, vis).twin_receiver_declaration(output_tangent, scalar, provided)
         }
         None => TokenStream::new(),
     }

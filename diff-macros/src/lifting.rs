@@ -801,8 +801,14 @@ impl<'a> Lifting<'a> {
                 {
                     recv = *a;
                 }
+                // (`S::get(&s)`, or `Trait::get(&s)` of a trait `S` implements: a path
+                // through no other struct's name.)
                 let ty = &p.path.segments[0].ident;
-                if self.struct_name(recv, 0).is_none_or(|n| ty != &n) {
+                let other_struct = self.twins.iter().any(|(n, _)| ty == n);
+                if self
+                    .struct_name(recv, 0)
+                    .is_none_or(|n| ty != &n && other_struct)
+                {
                     return None;
                 }
                 p.path.segments[1].ident.clone()

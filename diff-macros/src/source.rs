@@ -353,6 +353,11 @@ struct Types {
     other_types: Vec<String>,
     /// Traits, each with its methods and whether it marks them `#[differentiable]`.
     traits: Vec<(String, Vec<(String, bool)>)>,
+    /// The methods traits provide (with a body) that have a companion taking the
+    /// receiver as its struct's twin (`twin::trait_twin_receiver`): `(trait, method)`.
+    provided_on_twins: Vec<(String, String)>,
+    /// The traits implemented for types of the file: `(type, trait)`.
+    trait_impls: Vec<(String, String)>,
     /// The methods traits mark #[differentiable] that take `&self` or `self`: they have
     /// companions taking the receiver as a constant (`FnSig::with_constant_receiver`).
     constant_receivers: Vec<String>,
@@ -644,6 +649,20 @@ impl<'a> syn::visit::Visit<'a> for Types {
             })
             .collect();
         self.traits.push((i.ident.to_string(), methods));
+        let generic = i.generics.type_params().next().is_some();
+        for item in &i.items {
+            if let syn::TraitItem::Fn(f) = item {
+                let self_left_out = left_out_by_wrt(&f.attrs, &f.sig)
+                    .is_some_and(|out| out.iter().any(|(k, _)| *k == 0));
+                if f.default.is_some()
+                    && crate::differentiable::trait_differentiates(i, f)
+                    && crate::twin::trait_twin_receiver(&f.sig, self_left_out, generic).is_some()
+                {
+                    self.provided_on_twins
+                        .push((i.ident.to_string(), f.sig.ident.to_string()));
+                }
+            }
+        }
         self.constant_receivers
             .extend(i.items.iter().filter_map(|item| match item {
                 syn::TraitItem::Fn(f)
@@ -798,6 +817,11 @@ impl<'a> syn::visit::Visit<'a> for Types {
                 _ => None,
             };
             let generic = crate::differentiable::trait_generic(i);
+            if let (Some(ty), Some((_, tr, _))) = (&ty, &i.trait_) {
+                if let Some(last) = tr.segments.last() {
+                    self.trait_impls.push((ty.clone(), last.ident.to_string()));
+                }
+            }
             for item in &i.items {
                 if let syn::ImplItem::Fn(f) = item {
                     if marked(&f.attrs, "differentiable") {
@@ -1750,6 +1774,22 @@ impl Seen {
                     }
                     TwinFn::Function { returns_it } => {
                         twin.functions.push((f.clone(), *returns_it))
+                    }
+                }
+            }
+        }
+        // The methods the traits it implements provide, which the traits declare taking
+        // its twin (their default stops, saying why), unless its implementation
+        // defines them.
+        for t in all.iter() {
+            for (_, tr) in t.trait_impls.iter().filter(|(ty, _)| ty == name) {
+                let provided = all
+                    .iter()
+                    .flat_map(|u| &u.provided_on_twins)
+                    .filter(|(p, _)| p == tr);
+                for (_, m) in provided {
+                    if !twin.methods.contains(m) {
+                        twin.methods.push(m.clone());
                     }
                 }
             }

@@ -575,6 +575,7 @@ impl<'a> Signatures<'a> {
         &self,
         output_tangent: &TokenStream,
         scalar: &str,
+        provided: bool,
     ) -> TokenStream {
         let s = format_ident!("{}", scalar);
         let mut sig = self.sig.clone();
@@ -585,7 +586,12 @@ impl<'a> Signatures<'a> {
         ));
         let ds = DualSig::of_declared_twin_receiver(&sig, scalar);
         let header = ds.header(self.vis, names::twin_receiver(&sig.ident), output_tangent);
-        let body = ds.stop("its receiver's type has no dual twin (derive Differentiable and Clone for the struct), or its implementation for it does not define this");
+        let why = if provided {
+            format!("`{0}` is provided by its trait, and a trait's provided method is not followed on a struct's dual twin yet: define `{0}` in the struct's implementation of the trait (the trait's body, marked #[differentiable])", sig.ident)
+        } else {
+            "its receiver's type has no dual twin (derive Differentiable and Clone for the struct), or its implementation for it does not define this".to_string()
+        };
+        let body = ds.stop(&why);
         quote! { #header #body }
     }
 
