@@ -2811,6 +2811,17 @@ mod plain_collections_and_structs_given_on {
         d * d * d
     }
 
+    /// Not Differentiable: a constant holding a struct with operators of its own.
+    pub struct RayOfV2 {
+        pub origin: V2,
+    }
+
+    #[differentiable]
+    fn through_ray(c: f64, ray: &RayOfV2) -> f64 {
+        let d = ray.origin.x - c;
+        d * d * d
+    }
+
     #[test]
     fn second_derivatives() {
         let init = vec![Body {
@@ -2828,6 +2839,11 @@ mod plain_collections_and_structs_given_on {
             3.0,
             1e-12,
         );
+        let ray = RayOfV2 { origin: o };
+        let (v, d1, d2) = value_with_second_derivative!(at: 0.5, of: |c: f64| through_ray(c, &ray));
+        assert_eq!(v, through_ray(0.5, &ray));
+        assert_close(d1, -0.75, 1e-12);
+        assert_close(d2, 3.0, 1e-12);
     }
 }
 

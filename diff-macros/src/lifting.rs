@@ -1345,12 +1345,23 @@ impl<'a> Lifting<'a> {
             Inst::Neg(a) | Inst::Index(a, _) => f(*a),
             Inst::Field(a, m) => {
                 let name = quote!(#m).to_string();
+                // (`p.origin.x`: the path through a field of a parameter held plain.)
+                let nested = match self.func.def_inst(*a) {
+                    Some(Inst::Field(b, outer)) => Some((*b, format!("{}.{name}", quote!(#outer)))),
+                    _ => None,
+                };
                 f(*a)
                     || self
                         .param_fields
                         .iter()
                         .enumerate()
                         .any(|(i, fields)| self.func.is_param(*a, i) && fields.contains(&name))
+                    || nested.is_some_and(|(b, path)| {
+                        self.param_fields
+                            .iter()
+                            .enumerate()
+                            .any(|(i, fields)| self.func.is_param(b, i) && fields.contains(&path))
+                    })
                     || self.twin_of(*a).is_some_and(|t| holds_floats(t, m))
             }
             Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),

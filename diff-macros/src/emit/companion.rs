@@ -360,7 +360,8 @@ impl Companions<'_> {
         let receiver = sig.has_receiver() && !ds.is_twin_receiver();
         let (constant, wrt): (Vec<usize>, Vec<usize>) =
             sig.wrt().into_iter().partition(|i| receiver && *i == 0);
-        // The float fields of the parameters held plain (not the twins').
+        // The float fields of the parameters held plain (not the twins'), and those of
+        // their fields of a struct with a twin (`origin.x` of a `Ray` holding a `Vec3`).
         let param_fields: Vec<Vec<String>> = sig
             .param_fields
             .iter()
@@ -369,8 +370,17 @@ impl Companions<'_> {
                 Some(_) => Vec::new(),
                 None => fields
                     .iter()
-                    .filter(|(_, ty)| crate::emit::dual::is_floats(ty, scalar))
-                    .map(|(name, _)| name.clone())
+                    .flat_map(|(name, ty)| {
+                        if crate::emit::dual::is_floats(ty, scalar) {
+                            return vec![name.clone()];
+                        }
+                        let inner = crate::differentiable::type_name(ty);
+                        sig.twins
+                            .iter()
+                            .filter(|(n, _)| inner.as_ref() == Some(n))
+                            .flat_map(|(_, t)| t.floats.iter().map(|f| format!("{name}.{f}")))
+                            .collect()
+                    })
                     .collect(),
             })
             .collect();
