@@ -430,6 +430,35 @@ mod iterated_generic_parameter {
         polynomial(x, vec![2.0, 0.0, -1.0, 4.0]) * x.sin()
     }
 
+    #[differentiable]
+    fn horner<I: IntoIterator<Item = f64>>(x: f64, coefficients: I) -> f64 {
+        let mut acc = 0.0;
+        for c in coefficients {
+            acc = acc * x + c;
+        }
+        acc
+    }
+
+    #[differentiable]
+    fn weighted(x: f64, ws: impl IntoIterator<Item = f64>) -> f64 {
+        ws.into_iter().fold(0.0, |s, w| s + w * x.sin())
+    }
+
+    #[differentiable]
+    fn both(x: f64) -> f64 {
+        horner(x, [1.0, 2.0, 3.0]) + weighted(x, vec![1.0, 2.0])
+    }
+
+    #[test]
+    fn looped_over_and_impl_trait() {
+        let x = 2.0f64;
+        let (v, d) = value_with_gradient!(at: x, of: both);
+        assert_eq!(v, both(x));
+        assert!((d - (2.0 * x + 2.0 + 3.0 * x.cos())).abs() < 1e-12);
+        let dd = second_derivative!(at: x, of: both);
+        assert!((dd - (2.0 - 3.0 * x.sin())).abs() < 1e-12);
+    }
+
     #[test]
     fn both_modes_and_second_order() {
         let x = 1.7;
