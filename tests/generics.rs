@@ -445,8 +445,13 @@ mod iterated_generic_parameter {
     }
 
     #[differentiable]
+    fn mapped_sum<I: IntoIterator<Item = f64>>(x: f64, ws: I) -> f64 {
+        ws.into_iter().map(|w| w * x * x).sum::<f64>()
+    }
+
+    #[differentiable]
     fn both(x: f64) -> f64 {
-        horner(x, [1.0, 2.0, 3.0]) + weighted(x, vec![1.0, 2.0])
+        horner(x, [1.0, 2.0, 3.0]) + weighted(x, vec![1.0, 2.0]) + mapped_sum(x, [0.5, 1.5])
     }
 
     #[test]
@@ -454,9 +459,12 @@ mod iterated_generic_parameter {
         let x = 2.0f64;
         let (v, d) = value_with_gradient!(at: x, of: both);
         assert_eq!(v, both(x));
-        assert!((d - (2.0 * x + 2.0 + 3.0 * x.cos())).abs() < 1e-12);
+        assert!((d - (2.0 * x + 2.0 + 3.0 * x.cos() + 4.0 * x)).abs() < 1e-12);
         let dd = second_derivative!(at: x, of: both);
-        assert!((dd - (2.0 - 3.0 * x.sin())).abs() < 1e-12);
+        assert!((dd - (2.0 - 3.0 * x.sin() + 4.0)).abs() < 1e-12);
+        let (v, d) = value_with_derivative!(at: x, of: both);
+        assert_eq!(v, both(x));
+        assert!((d - (2.0 * x + 2.0 + 3.0 * x.cos() + 4.0 * x)).abs() < 1e-12);
     }
 
     #[test]

@@ -692,8 +692,9 @@ fn holds_reference(t: &syn::ExprTuple) -> bool {
 /// `f(acc, item)` for a folding function: a closure of two arguments or a path; `None`
 /// for a closure of another arity.
 /// `(a..b).fold(init, f)` (also through `.rev()`, `.skip(k)`, `.take(k)`,
-/// `.step_by(k)`), or a fold of a parameter of a generic type iterated as it is
-/// (`coefficients.into_iter().fold(..)` with `coefficients: I`, `iterable(name)`): a
+/// `.step_by(k)`), or a fold, or a typed sum or product, of a parameter of a generic type
+/// iterated as it is, through maps (`coefficients.into_iter().fold(..)`,
+/// `ws.into_iter().map(|w| w * x).sum::<f64>()` with `ws: I`, `iterable(name)`): a
 /// `for` loop over the items updating the accumulator, which carries the derivative
 /// (puruspe's `(k..k + l).fold(1.0, |acc, i| acc * (z + i as f64))`). A range is a chain
 /// of its own only when mapped to values ([`parse_chain`]), and such a parameter cannot
@@ -702,30 +703,80 @@ pub(crate) fn fold_by_loop(
     m: &syn::ExprMethodCall,
     iterable: impl Fn(&syn::Ident) -> bool,
 ) -> Option<Expr> {
-    if m.method != "fold" || m.args.len() != 2 {
-        return None;
-    }
+    let reduction = match (m.method.to_string().as_str(), m.args.len()) {
+        ("fold", 2) | ("sum", 0) | ("product", 0) => m.method.to_string(),
+        _ => return None,
+    };
     let mut cur = peeled(&m.receiver);
     let mut through_iter = false;
+    // The maps of the items (`.map(|w| w * x)`), outermost first.
+    let mut maps = Vec::new();
+    // Where the loop's iterator ends: inside the maps, which are outermost (an adapter
+    // after a map would be left out of the loop).
+    let mut items = &*m.receiver;
+    let mut adapted = false;
     while let Expr::MethodCall(r) = cur {
         match (r.method.to_string().as_str(), r.args.len()) {
-            ("rev", 0) | ("skip", 1) | ("take", 1) | ("step_by", 1) => {}
-            ("into_iter", 0) | ("iter", 0) | ("copied", 0) | ("cloned", 0) => through_iter = true,
+            ("map", 1) if !adapted => {
+                maps.push(func(&r.args[0])?);
+                items = &r.receiver;
+            }
+            ("rev", 0) | ("skip", 1) | ("take", 1) | ("step_by", 1) if maps.is_empty() => {
+                adapted = true
+            }
+            ("into_iter", 0) | ("iter", 0) | ("copied", 0) | ("cloned", 0) if maps.is_empty() => {
+                adapted = true;
+                through_iter = true
+            }
+            ("into_iter", 0) | ("copied", 0) => {
+                adapted = true;
+                through_iter = true
+            }
             _ => return None,
         }
         cur = peeled(&r.receiver);
     }
     let of_iterable = matches!(cur, Expr::Path(p) if p.path.get_ident().is_some_and(&iterable));
-    if !(matches!(cur, Expr::Range(_)) && !through_iter || of_iterable) {
+    let of_range = matches!(cur, Expr::Range(_)) && !through_iter && maps.is_empty();
+    if !(of_range && reduction == "fold" || of_iterable) {
         return None;
     }
     let acc: syn::Ident = parse_quote!(__diff_acc);
     let index: syn::Ident = parse_quote!(__diff_index);
-    let step = fold_step(func(&m.args[1])?, &acc, &parse_quote!(#index))?;
-    let (indices, init) = (&m.receiver, &m.args[0]);
+    let item = maps
+        .iter()
+        .rev()
+        .fold(parse_quote!(#index), |item: Expr, f| apply(f, item));
+    let (init, step): (Expr, Expr) = match reduction.as_str() {
+        "fold" => (
+            m.args[0].clone(),
+            fold_step(func(&m.args[1])?, &acc, &item)?,
+        ),
+        // The sum's type from its turbofish (`.sum::<f64>()`, also given from a typed
+        // `let` or the function's result): without it, not rewritten.
+        sum => {
+            let Some(syn::GenericArgument::Type(t)) = m.turbofish.as_ref()?.args.first() else {
+                return None;
+            };
+            if sum == "sum" {
+                let float = matches!(t, syn::Type::Path(p)
+                    if p.qself.is_none() && (p.path.is_ident("f64") || p.path.is_ident("f32")));
+                let minus = float.then(|| quote::quote!(-));
+                (
+                    parse_quote!(#minus <#t as ::diff::__private::num_traits::Zero>::zero()),
+                    parse_quote!(#acc + #item),
+                )
+            } else {
+                (
+                    parse_quote!(<#t as ::diff::__private::num_traits::One>::one()),
+                    parse_quote!(#acc * #item),
+                )
+            }
+        }
+    };
     Some(parse_quote!({
         let mut #acc = #init;
-        for #index in #indices {
+        for #index in #items {
             #acc = #step;
         }
         #acc
