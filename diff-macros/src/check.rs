@@ -16,13 +16,11 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
     for region in &func.regions {
         for stmt in &region.stmts {
             let active = stmt.results.iter().any(|v| act.is_active(*v));
-            if let Inst::Opaque(o) = &stmt.inst {
-                if active && o.uses.iter().any(|u| refused.contains(u)) {
-                    refused.extend(stmt.results.iter().copied());
+            if let (Inst::Opaque(o), true) = (&stmt.inst, active) {
+                let after_a_refusal = o.uses.iter().any(|u| refused.contains(u));
+                refused.extend(stmt.results.iter().copied());
+                if after_a_refusal {
                     continue;
-                }
-                if active {
-                    refused.extend(stmt.results.iter().copied());
                 }
             }
             match &stmt.inst {

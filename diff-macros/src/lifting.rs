@@ -535,6 +535,13 @@ pub fn calls_rule(method: &Ident, user: bool) -> bool {
     is_rule(method) && !user
 }
 
+/// Whether a call of `method` goes to a registered derivative (`#[derivative(of =
+/// f64::error)]`, `source::registered_only`), which gives first order only: no dual
+/// companion.
+pub fn calls_registration(method: &Ident, user: bool) -> bool {
+    !calls_rule(method, user) && crate::source::registered_only(method)
+}
+
 impl<'a> Lifting<'a> {
     /// Records why there is no dual companion (the first reason), naming the user's
     /// code it is about when the compiler gives its text.
@@ -1345,23 +1352,22 @@ impl<'a> Lifting<'a> {
             Inst::Neg(a) | Inst::Index(a, _) => f(*a),
             Inst::Field(a, m) => {
                 let name = quote!(#m).to_string();
-                // (`p.origin.x`: the path through a field of a parameter held plain.)
+                // A float field of a parameter held plain, also through a field of it of a
+                // struct with a twin (`p.origin.x`, listed as `origin.x`).
+                let of_param = |base: Value, path: &str| {
+                    self.param_fields.iter().enumerate().any(|(i, fields)| {
+                        self.func.is_param(base, i) && fields.iter().any(|f| f == path)
+                    })
+                };
                 let nested = match self.func.def_inst(*a) {
-                    Some(Inst::Field(b, outer)) => Some((*b, format!("{}.{name}", quote!(#outer)))),
-                    _ => None,
+                    Some(Inst::Field(b, outer)) => {
+                        of_param(*b, &format!("{}.{name}", quote!(#outer)))
+                    }
+                    _ => false,
                 };
                 f(*a)
-                    || self
-                        .param_fields
-                        .iter()
-                        .enumerate()
-                        .any(|(i, fields)| self.func.is_param(*a, i) && fields.contains(&name))
-                    || nested.is_some_and(|(b, path)| {
-                        self.param_fields
-                            .iter()
-                            .enumerate()
-                            .any(|(i, fields)| self.func.is_param(b, i) && fields.contains(&path))
-                    })
+                    || of_param(*a, &name)
+                    || nested
                     || self.twin_of(*a).is_some_and(|t| holds_floats(t, m))
             }
             Inst::Tuple(vs) | Inst::Array(vs, _) => vs.iter().all(|w| f(*w)),
@@ -1733,7 +1739,7 @@ impl<'a> Lifting<'a> {
         if let Inst::Call(Callee::Method { method, user, .. }, _)
         | Inst::CallMut(Callee::Method { method, user, .. }, _, _) = &stmt.inst
         {
-            if lifted && !calls_rule(method, *user) && crate::source::registered_only(method) {
+            if lifted && calls_registration(method, *user) {
                 let why = format!("a call of the method `{method}`, whose derivative is registered (#[derivative(of = ..)] gives first order only)");
                 self.refuse(why);
             }

@@ -148,19 +148,8 @@ impl<'a> Body<'a> {
                 .params
                 .iter()
                 .filter(|p| {
-                    p.declared_type().is_some_and(|t| match t {
-                        syn::Type::ImplTrait(_) => true,
-                        syn::Type::Path(tp) => tp.path.get_ident().is_some_and(|i| {
-                            sig.generics.type_params().any(|g| g.ident == *i)
-                                && !sig
-                                    .roles
-                                    .scalars
-                                    .iter()
-                                    .chain(&sig.roles.differentiable)
-                                    .any(|s| i == s)
-                        }),
-                        _ => false,
-                    })
+                    p.declared_type()
+                        .is_some_and(|t| crate::parse::types::iterated_as_it_is(&t, &sig.roles))
                 })
                 .filter_map(|p| match &p.pat {
                     syn::Pat::Ident(i) => Some(i.ident.to_string()),
@@ -170,7 +159,7 @@ impl<'a> Body<'a> {
             discrete: (0..sig.params.len())
                 .filter(|i| {
                     sig.declared_type(*i)
-                        .is_some_and(|t| crate::ir::holds_only_integers(&t))
+                        .is_some_and(|t| crate::parse::types::only_discrete(&t))
                 })
                 .collect(),
             discrete_fields: sig
@@ -180,7 +169,7 @@ impl<'a> Body<'a> {
                 .flat_map(|(i, fields)| {
                     fields
                         .iter()
-                        .filter(|(_, ty)| crate::ir::holds_only_integers(ty))
+                        .filter(|(_, ty)| crate::parse::types::only_discrete(ty))
                         .map(move |(f, _)| (i, f.clone()))
                 })
                 .collect(),

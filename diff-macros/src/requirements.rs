@@ -84,7 +84,7 @@ pub fn callees(
 }
 
 /// The methods `func` calls on values that carry a derivative whose derivative is
-/// registered and which the crate marks nowhere (`source::registered_only`): a
+/// registered and which the crate marks nowhere (`lifting::calls_registration`): a
 /// registration gives first order only.
 pub fn registered_methods(func: &Function, act: &Activity) -> Vec<Ident> {
     let mut out: Vec<Ident> = Vec::new();
@@ -95,11 +95,7 @@ pub fn registered_methods(func: &Function, act: &Activity) -> Vec<Ident> {
             continue;
         };
         let active = stmt.results.iter().any(|v| act.is_active(*v));
-        if active
-            && !crate::lifting::calls_rule(method, *user)
-            && crate::source::registered_only(method)
-            && !out.contains(method)
-        {
+        if active && crate::lifting::calls_registration(method, *user) && !out.contains(method) {
             out.push(method.clone());
         }
     }

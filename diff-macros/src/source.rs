@@ -716,14 +716,7 @@ impl<'a> syn::visit::Visit<'a> for Types {
                 .iter()
                 .enumerate()
                 .filter(|(_, a)| match a {
-                    syn::FnArg::Typed(t) => match &*t.ty {
-                        syn::Type::ImplTrait(_) => true,
-                        syn::Type::Path(p) => p.path.get_ident().is_some_and(|id| {
-                            g.all.iter().any(|n| id == n)
-                                && !g.scalars.iter().chain(&g.differentiable).any(|n| id == n)
-                        }),
-                        _ => false,
-                    },
+                    syn::FnArg::Typed(t) => crate::parse::types::iterated_as_it_is(&t.ty, &g),
                     syn::FnArg::Receiver(_) => false,
                 })
                 .map(|(k, _)| k)

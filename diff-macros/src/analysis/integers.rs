@@ -1,6 +1,8 @@
 //! Which values are surely integers: an integer literal, an integer parameter taken by
-//! value (or one holding only integers and booleans, `idx: &mut Vec<usize>`), arithmetic on integers, a local integer a call updates through `&mut`, and the
-//! joins and loop-carried values of those. An integer carries no derivative, whatever it
+//! value (or one holding only integers and booleans, `idx: &mut Vec<usize>`, and a
+//! parameter's integer field), arithmetic on integers, collections of them and their
+//! elements, a local integer a call updates through `&mut`, and the joins and
+//! loop-carried values of those. An integer carries no derivative, whatever it
 //! depends on (`let mut n = 0; step(x, &mut n); y * n as f64`), so activity analysis
 //! never makes one active.
 use crate::ir::{Function, Inst, RegionId, Value};

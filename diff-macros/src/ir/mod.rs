@@ -435,36 +435,6 @@ pub const INTEGER_TYPES: &[&str] = &[
     "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
 ];
 
-/// Whether `ty` holds only integers and booleans: one of them, or a reference, slice,
-/// array, `Vec` or tuple of such (`&mut Vec<usize>`, `[bool; 4]`, `(usize, i32)`).
-pub fn holds_only_integers(ty: &syn::Type) -> bool {
-    match ty {
-        syn::Type::Reference(r) => holds_only_integers(&r.elem),
-        syn::Type::Paren(p) => holds_only_integers(&p.elem),
-        syn::Type::Slice(s) => holds_only_integers(&s.elem),
-        syn::Type::Array(a) => holds_only_integers(&a.elem),
-        syn::Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(holds_only_integers),
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else {
-                return false;
-            };
-            let name = last.ident.to_string();
-            match &last.arguments {
-                syn::PathArguments::None => {
-                    p.path.segments.len() == 1
-                        && (INTEGER_TYPES.contains(&name.as_str()) || name == "bool")
-                }
-                syn::PathArguments::AngleBracketed(a) if name == "Vec" => {
-                    matches!(&a.args.iter().collect::<Vec<_>>()[..],
-                        [syn::GenericArgument::Type(t)] if holds_only_integers(t))
-                }
-                _ => false,
-            }
-        }
-        _ => false,
-    }
-}
-
 /// The value of `v` when it is an integer literal (`1`, `2usize`).
 pub fn integer_literal(func: &Function, v: Value) -> Option<i64> {
     match func.def_inst(v) {

@@ -344,10 +344,8 @@ impl Lowerer {
         out.map(|_| has_stop)
     }
 
-    /// Whether a chain's base is a local variable or a field of one (a collection to
-    /// index), rather than an iterator such as a range bound to a name.
     /// Whether the chain `e` starts at a parameter of a generic type iterated as it is
-    /// (`coefficients.into_iter()`, `Lowerer::iterables`).
+    /// (`coefficients.into_iter()`, [`Lowerer::is_iterable`]).
     fn roots_in_iterable(&self, e: &syn::Expr) -> bool {
         let mut cur = e;
         loop {
@@ -355,16 +353,21 @@ impl Lowerer {
                 syn::Expr::MethodCall(m) => cur = &m.receiver,
                 syn::Expr::Paren(p) => cur = &p.expr,
                 syn::Expr::Path(p) => {
-                    return p
-                        .path
-                        .get_ident()
-                        .is_some_and(|i| self.iterables.iter().any(|n| i == n))
+                    return p.path.get_ident().is_some_and(|i| self.is_iterable(i))
                 }
                 _ => return false,
             }
         }
     }
 
+    /// Whether `name` is a parameter of a generic or `impl Trait` type iterated as it is
+    /// (`Structs::iterables`).
+    pub(crate) fn is_iterable(&self, name: &syn::Ident) -> bool {
+        self.iterables.iter().any(|n| name == n)
+    }
+
+    /// Whether a chain's base is a local variable or a field of one (a collection to
+    /// index), rather than an iterator such as a range bound to a name.
     fn is_collection(&self, e: &syn::Expr) -> bool {
         let mut cur = e;
         loop {

@@ -1442,9 +1442,7 @@ impl Lowerer {
                 syn::parse_quote_spanned!(m.span()=> ::diff::__private::num_cast::<#to, _>(#x));
             return self.lower_expr(&call);
         }
-        if let Some(e) =
-            super::iterators::fold_by_loop(m, |name| self.iterables.iter().any(|i| name == i))
-        {
+        if let Some(e) = super::iterators::fold_by_loop(m, |name| self.is_iterable(name)) {
             return self.lower_expr(&e);
         }
         if matches!(

@@ -689,8 +689,6 @@ fn holds_reference(t: &syn::ExprTuple) -> bool {
     })
 }
 
-/// `f(acc, item)` for a folding function: a closure of two arguments or a path; `None`
-/// for a closure of another arity.
 /// `(a..b).fold(init, f)` (also through `.rev()`, `.skip(k)`, `.take(k)`,
 /// `.step_by(k)`), or a fold, or a typed sum or product, of a parameter of a generic type
 /// iterated as it is, through maps (`coefficients.into_iter().fold(..)`,
@@ -783,6 +781,8 @@ pub(crate) fn fold_by_loop(
     }))
 }
 
+/// `f(acc, item)` for a folding function: a closure of two arguments or a path; `None`
+/// for a closure of another arity.
 fn fold_step(f: Func, acc: &syn::Ident, item: &Expr) -> Option<Expr> {
     match f {
         Func::Closure(c) if c.inputs.len() == 2 => {

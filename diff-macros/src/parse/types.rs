@@ -79,19 +79,55 @@ pub fn tangent(ty: &Type, g: &Generics) -> Option<TokenStream> {
 /// Whether `ty` is a `Vec`, array or `Option` of integers or `bool`s (a permutation, a
 /// ranking): Differentiable, its tangent built of `NoTangent`.
 fn holds_discrete(ty: &Type) -> bool {
+    element_of_collection(ty).is_some_and(|e| is_discrete(e) || holds_discrete(e))
+}
+
+/// The element type of an array, `Vec` or `Option`.
+fn element_of_collection(ty: &Type) -> Option<&Type> {
     match ty {
-        Type::Array(a) => is_discrete(&a.elem) || holds_discrete(&a.elem),
+        Type::Array(a) => Some(&a.elem),
         Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else {
-                return false;
-            };
+            let last = p.path.segments.last()?;
             let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-                return false;
+                return None;
             };
-            (last.ident == "Vec" || last.ident == "Option")
-                && matches!(args.args.first(), Some(syn::GenericArgument::Type(t))
-                    if is_discrete(t) || holds_discrete(t))
+            match args.args.first() {
+                Some(syn::GenericArgument::Type(t))
+                    if last.ident == "Vec" || last.ident == "Option" =>
+                {
+                    Some(t)
+                }
+                _ => None,
+            }
         }
+        _ => None,
+    }
+}
+
+/// Whether `ty` holds only integers and `bool`s, also behind references and in slices
+/// and tuples (`idx: &mut Vec<usize>`, `&[(usize, bool)]`): a value of it never carries
+/// a derivative, nor does what a call writes into it.
+pub fn only_discrete(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => only_discrete(&r.elem),
+        Type::Paren(p) => only_discrete(&p.elem),
+        Type::Slice(s) => only_discrete(&s.elem),
+        Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(only_discrete),
+        t => is_discrete(t) || element_of_collection(t).is_some_and(only_discrete),
+    }
+}
+
+/// Whether a parameter of type `ty` is iterated as it is, never indexed: of a type
+/// parameter of the function's (`g`) that is neither a scalar nor bounded by
+/// `Differentiable` (`coefficients: I` with `I: IntoIterator<Item = f64>`), or of an
+/// `impl Trait` type.
+pub fn iterated_as_it_is(ty: &Type, g: &Generics) -> bool {
+    match ty {
+        Type::ImplTrait(_) => true,
+        Type::Path(p) => p.path.get_ident().is_some_and(|id| {
+            g.all.iter().any(|n| id == n)
+                && !g.scalars.iter().chain(&g.differentiable).any(|n| id == n)
+        }),
         _ => false,
     }
 }
