@@ -2909,3 +2909,60 @@ mod provided_trait_methods_on_structs_of_the_point {
         assert_close(g[0], 2.0 * 3.0 * 4.0, 1e-12);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Integers found through iterators (an index from `enumerate().max_by`, `position`, the
+// items of a loop over `enumerate`) stay integers at second order, as at first.
+
+#[differentiable]
+fn weighted_largest(x: &[f64]) -> f64 {
+    let (i, v) = x
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.partial_cmp(b.1).unwrap())
+        .unwrap();
+    v * v * (i as f64 + 1.0)
+}
+
+#[differentiable]
+fn square_of_first_above(x: &[f64]) -> f64 {
+    match x.iter().position(|&v| v > 1.0) {
+        Some(k) => x[k] * x[k] * (k as f64 + 1.0),
+        None => 0.0,
+    }
+}
+
+#[differentiable]
+fn indexed_cubes(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut last = 0;
+    for (i, v) in x.iter().enumerate() {
+        s += v * v * v * (i as f64);
+        last = i;
+    }
+    s * (last as f64)
+}
+
+#[test]
+fn integers_through_iterators() {
+    let x = vec![1.0, 3.0, 2.0];
+    // The largest is x[1]: f = 2 x1².
+    assert_eq!(weighted_largest(&x), 18.0);
+    let (v, g) = value_with_gradient!(at: x.clone(), of: |x| weighted_largest(&x));
+    assert_eq!((v, g), (18.0, vec![0.0, 12.0, 0.0]));
+    let h = hessian!(at: x.clone(), of: |x| weighted_largest(&x));
+    assert_matrix(&h, &[vec![0.0; 3], vec![0.0, 4.0, 0.0], vec![0.0; 3]], 1e-12);
+
+    // The first above 1 is x[1]: f = 2 x1².
+    let x = vec![0.5, 2.0, 3.0];
+    assert_eq!(square_of_first_above(&x), 8.0);
+    let h = hessian!(at: x.clone(), of: |x| square_of_first_above(&x));
+    assert_matrix(&h, &[vec![0.0; 3], vec![0.0, 4.0, 0.0], vec![0.0; 3]], 1e-12);
+
+    // f = 2 (x1³ + 2 x2³): H = diag(0, 12 x1, 24 x2).
+    let (v, g) = value_with_gradient!(at: x.clone(), of: |x| indexed_cubes(&x));
+    assert_eq!(v, indexed_cubes(&x));
+    assert_matrix(&[g], &[vec![0.0, 6.0 * 4.0, 12.0 * 9.0]], 1e-12);
+    let h = hessian!(at: x.clone(), of: |x| indexed_cubes(&x));
+    assert_matrix(&h, &[vec![0.0; 3], vec![0.0, 24.0, 0.0], vec![0.0, 0.0, 72.0]], 1e-12);
+}

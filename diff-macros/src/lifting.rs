@@ -1264,6 +1264,7 @@ impl<'a> Lifting<'a> {
                 what: "conversion to dual numbers".into(),
                 macro_name: None,
                 inactive: true,
+                discrete: false,
             }),
             span,
         };
@@ -1312,6 +1313,7 @@ impl<'a> Lifting<'a> {
                 what: "value of a dual number".into(),
                 macro_name: None,
                 inactive: true,
+                discrete: false,
             }),
             span,
         });
@@ -1796,6 +1798,7 @@ impl<'a> Lifting<'a> {
                     what: "call".into(),
                     macro_name: None,
                     inactive: false,
+                    discrete: false,
                 });
                 return;
             }
@@ -1818,6 +1821,7 @@ impl<'a> Lifting<'a> {
                         what: "struct at dual numbers".into(),
                         macro_name: None,
                         inactive: true,
+                        discrete: false,
                     }),
                     span,
                 });

@@ -5,7 +5,7 @@
 //! loop-carried values of those. An integer carries no derivative, whatever it
 //! depends on (`let mut n = 0; step(x, &mut n); y * n as f64`), so activity analysis
 //! never makes one active.
-use crate::ir::{Function, Inst, RegionId, Value};
+use crate::ir::{Callee, Function, Inst, RegionId, Value};
 use std::collections::BTreeSet;
 
 /// The values of `func` that are surely integers.
@@ -29,7 +29,28 @@ pub fn integers(func: &Function) -> BTreeSet<Value> {
 fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut BTreeSet<Value>) {
     for stmt in &func.region(r).stmts {
         let results: Vec<Value> = match &stmt.inst {
-            Inst::Const(t) if integer_literal(t) => stmt.results.clone(),
+            Inst::Const(t) if integer_literal(t) || holds_no_float(t) => stmt.results.clone(),
+            // A comparison, an integer cast, a range of integers.
+            Inst::Opaque(o)
+                if o.discrete
+                    || (o.what == "range" && o.uses.iter().all(|u| known.contains(u))) =>
+            {
+                stmt.results.clone()
+            }
+            // What an iterator of integers yields, an element of a tuple of integers, an
+            // integer method's result; the length of any collection.
+            Inst::Call(callee, args)
+                if keeps_integers(callee) && args.iter().all(|a| known.contains(a)) =>
+            {
+                stmt.results.clone()
+            }
+            Inst::Call(Callee::Method { method, .. }, args)
+                if method != "div_euclid"
+                    && crate::ir::is_inactive_method(method, args.len().saturating_sub(1)) =>
+            {
+                stmt.results.clone()
+            }
+            Inst::Field(base, _) if known.contains(base) => stmt.results.clone(),
             Inst::Param(i) if func.integers.contains(i) || func.discrete.contains(i) => {
                 stmt.results.clone()
             }
@@ -59,15 +80,28 @@ fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut B
             Inst::SetIndex(base, _, v) if known.contains(base) && known.contains(v) => {
                 stmt.results.clone()
             }
-            // The call's value, then each local it updates, of the type it had.
-            Inst::CallMut(_, args, mutated) => mutated
-                .iter()
-                .zip(stmt.results.iter().skip(1))
-                .filter(|(i, _)| args.get(**i).is_some_and(|a| known.contains(a)))
-                .map(|(_, r)| *r)
-                .collect(),
+            // The call's value (an iterator of integers' next item), then each local it
+            // updates, of the type it had.
+            Inst::CallMut(callee, args, mutated) => {
+                let next = keeps_integers(callee) && args.iter().all(|a| known.contains(a));
+                let value = stmt.results.first().filter(|_| next).copied();
+                let locals = mutated
+                    .iter()
+                    .zip(stmt.results.iter().skip(1))
+                    .filter(|(i, _)| args.get(**i).is_some_and(|a| known.contains(a)))
+                    .map(|(_, r)| *r);
+                value.into_iter().chain(locals).collect()
+            }
             Inst::If { .. } | Inst::Match { .. } => {
                 let branches = stmt.inst.branches().unwrap_or_default();
+                // The bindings of a pattern matched against integers.
+                if let Inst::Match { scrutinee, arms } = &stmt.inst {
+                    if known.contains(scrutinee) {
+                        for arm in arms {
+                            known.extend(func.region(arm.region).params.iter().copied());
+                        }
+                    }
+                }
                 for b in &branches {
                     region(func, *b, assumed, known);
                 }
@@ -85,7 +119,9 @@ fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut B
                     .map(|(_, v)| *v)
                     .collect()
             }
-            Inst::For { init, body, .. } => {
+            Inst::For {
+                iter, init, body, ..
+            } => {
                 let body_region = func.region(*body);
                 let carried: Vec<(usize, Value)> = body_region
                     .params
@@ -103,6 +139,10 @@ fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut B
                     .map(|(k, p)| (k, *p))
                     .collect();
                 known.extend(carried.iter().map(|(_, p)| *p));
+                // The items of an iterator of integers.
+                if known.contains(iter) {
+                    known.extend(body_region.params.iter().skip(init.len()).copied());
+                }
                 region(func, *body, assumed, known);
                 carried
                     .iter()
@@ -118,4 +158,78 @@ fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut B
 /// Whether constant tokens are an integer literal (`0`, `1usize`; not `1f64`).
 pub(crate) fn integer_literal(t: &proc_macro2::TokenStream) -> bool {
     syn::parse2::<syn::LitInt>(t.clone()).is_ok_and(|l| !l.suffix().starts_with('f'))
+}
+
+/// Whether constant tokens hold no float: `true`, `false`, `None`.
+fn holds_no_float(t: &proc_macro2::TokenStream) -> bool {
+    let Ok(e) = syn::parse2::<syn::Expr>(t.clone()) else {
+        return false;
+    };
+    match e {
+        syn::Expr::Lit(l) => matches!(l.lit, syn::Lit::Bool(_)),
+        syn::Expr::Path(p) => {
+            p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "None")
+        }
+        _ => false,
+    }
+}
+
+/// Whether a call given only integers returns only integers: an iterator adapter or
+/// the next item of an iterator, a method of integers, an `Option`'s payload, the
+/// library's `some`.
+fn keeps_integers(callee: &Callee) -> bool {
+    const KEEPING: &[&str] = &[
+        "enumerate",
+        "rev",
+        "skip",
+        "take",
+        "step_by",
+        "zip",
+        "chain",
+        "iter",
+        "into_iter",
+        "copied",
+        "cloned",
+        "clone",
+        "next",
+        "next_back",
+        "nth",
+        "last",
+        "unwrap",
+        "expect",
+        "unwrap_or",
+        "min",
+        "max",
+        "pow",
+        "abs",
+        "rem_euclid",
+        "saturating_sub",
+        "saturating_add",
+        "wrapping_add",
+        "wrapping_sub",
+        "wrapping_mul",
+        "signum",
+        "some",
+    ];
+    let name = match callee {
+        // (Of the standard library's, the iterator traits', an integer type's, or the
+        // library's own: a function of the crate may be named `max`.)
+        Callee::Path(p) => p
+            .path
+            .segments
+            .last()
+            .filter(|_| {
+                p.path.segments.len() > 1
+                    && p.path.segments.first().is_some_and(|s| {
+                        ["core", "std", "diff", "Iterator", "IntoIterator", "Option"]
+                            .iter()
+                            .chain(crate::ir::INTEGER_TYPES)
+                            .any(|k| s.ident == k)
+                    })
+            })
+            .map(|s| &s.ident),
+        Callee::Method { method, user, .. } => (!*user).then_some(method),
+        Callee::OnTwin { .. } => None,
+    };
+    name.is_some_and(|n| KEEPING.iter().any(|k| n == k))
 }

@@ -428,6 +428,9 @@ pub struct Opaque {
     pub macro_name: Option<String>,
     /// Whether the result can never carry a derivative (an integer cast, a comparison).
     pub inactive: bool,
+    /// Whether the result holds only integers and booleans, whatever it reads (an
+    /// integer cast, a comparison, `!`).
+    pub discrete: bool,
 }
 
 /// The primitive integer types.

@@ -288,6 +288,7 @@ impl Lowerer {
                     what: "statement refused above".to_string(),
                     macro_name: None,
                     inactive: true,
+                    discrete: false,
                 });
                 let v = self.emit(placeholder, name.span(), Some(name.to_string()));
                 self.bind(name.to_string(), v);

@@ -421,6 +421,7 @@ impl Lowerer {
             // (One of floats made of values carrying a derivative, given to a function,
             // is refused: a `Range<f64>` has no tangent to carry it, `check.rs`.)
             inactive: true,
+            discrete: false,
         };
         Ok(self.emit(Inst::Opaque(o), r.span(), None))
     }
@@ -841,6 +842,7 @@ impl Lowerer {
             what: "compound assignment".into(),
             macro_name: None,
             inactive: false,
+            discrete: false,
         };
         let v = self.emit(Inst::Opaque(o), b.span(), Some(place.display_name()));
         self.write_place(&place, v);

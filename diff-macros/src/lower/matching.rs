@@ -445,6 +445,7 @@ impl Lowerer {
             what: "guard".into(),
             macro_name: None,
             inactive: true,
+            discrete: false,
         }
     }
 }

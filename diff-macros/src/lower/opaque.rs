@@ -39,6 +39,7 @@ impl Lowerer {
                     _ => None,
                 },
                 inactive: inactive || never_active(e),
+                discrete: discrete(e),
             }),
             e.span(),
             None,
@@ -459,6 +460,15 @@ fn format_captures(s: &str) -> Vec<String> {
 /// and logical operators (booleans), `!`.
 fn never_active(e: &syn::Expr) -> bool {
     match e {
+        syn::Expr::MethodCall(m) => crate::ir::is_inactive_method(&m.method, m.args.len()),
+        _ => discrete(e),
+    }
+}
+
+/// Expressions whose value holds only integers and booleans: casts to integers,
+/// comparisons, `!`.
+fn discrete(e: &syn::Expr) -> bool {
+    match e {
         syn::Expr::Cast(c) => {
             matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| {
                 let s = i.to_string();
@@ -477,7 +487,6 @@ fn never_active(e: &syn::Expr) -> bool {
                 | syn::BinOp::Or(_)
         ),
         syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
-        syn::Expr::MethodCall(m) => crate::ir::is_inactive_method(&m.method, m.args.len()),
         _ => false,
     }
 }
