@@ -92,3 +92,31 @@ fn format_strings_naming_locals_inline() {
     assert_eq!(gradient!(at: 2.0, of: logged), 12.0);
     assert_eq!(second_derivative!(at: 2.0, of: logged), 12.0);
 }
+
+// ---------------------------------------------------------------------------------------
+// `f64::powi(10.0, e)` with another trait's `powi` in scope (special's `Primitive`): the
+// literal keeps the type the path names.
+
+pub trait OwnPowi {
+    fn powi(self, e: i32) -> Self;
+}
+
+impl OwnPowi for f64 {
+    fn powi(self, e: i32) -> Self {
+        f64::powi(self, e)
+    }
+}
+
+#[differentiable]
+fn tolerance_scaled(x: f64) -> f64 {
+    let e = -3;
+    let acu = if e > -30 { f64::powi(10.0, e) } else { 1e-30 };
+    x * x * acu
+}
+
+#[test]
+fn a_typed_path_call_of_a_literal() {
+    let (v, d) = value_with_derivative!(at: 2.0, of: tolerance_scaled);
+    assert_eq!(v, tolerance_scaled(2.0));
+    assert_close(d, 4.0 * 1e-3, 1e-15, "d/dx x² 10⁻³");
+}

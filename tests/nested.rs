@@ -550,3 +550,22 @@ mod third_order_of_a_generic_callee {
         assert_close(f3, fd3, 1e-5, "finite differences of the second derivative");
     }
 }
+
+// A nested operator given a reference to a body's `Vec` for a slice parameter.
+#[differentiable]
+fn sum_sin_sq(x: &[f64]) -> f64 {
+    x.iter().map(|v| v.sin().powi(2)).sum()
+}
+
+#[test]
+fn nested_value_with_gradient_at_a_reference() {
+    let x = vec![0.3, -1.1, 2.2];
+    let (v, g) = value_with_gradient!(
+        at: x.clone(),
+        of: |p: Vec<f64>| value_with_gradient!(at: &p, of: sum_sin_sq).0
+    );
+    assert_eq!(v, sum_sin_sq(&x));
+    for (gi, xi) in g.iter().zip(&x) {
+        assert_close(*gi, (2.0 * xi).sin(), 1e-14, "d/dx sin² x");
+    }
+}

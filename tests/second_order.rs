@@ -2951,18 +2951,30 @@ fn integers_through_iterators() {
     let (v, g) = value_with_gradient!(at: x.clone(), of: |x| weighted_largest(&x));
     assert_eq!((v, g), (18.0, vec![0.0, 12.0, 0.0]));
     let h = hessian!(at: x.clone(), of: |x| weighted_largest(&x));
-    assert_matrix(&h, &[vec![0.0; 3], vec![0.0, 4.0, 0.0], vec![0.0; 3]], 1e-12);
+    assert_matrix(
+        &h,
+        &[vec![0.0; 3], vec![0.0, 4.0, 0.0], vec![0.0; 3]],
+        1e-12,
+    );
 
     // The first above 1 is x[1]: f = 2 x1².
     let x = vec![0.5, 2.0, 3.0];
     assert_eq!(square_of_first_above(&x), 8.0);
     let h = hessian!(at: x.clone(), of: |x| square_of_first_above(&x));
-    assert_matrix(&h, &[vec![0.0; 3], vec![0.0, 4.0, 0.0], vec![0.0; 3]], 1e-12);
+    assert_matrix(
+        &h,
+        &[vec![0.0; 3], vec![0.0, 4.0, 0.0], vec![0.0; 3]],
+        1e-12,
+    );
 
     // f = 2 (x1³ + 2 x2³): H = diag(0, 12 x1, 24 x2).
     let (v, g) = value_with_gradient!(at: x.clone(), of: |x| indexed_cubes(&x));
     assert_eq!(v, indexed_cubes(&x));
     assert_matrix(&[g], &[vec![0.0, 6.0 * 4.0, 12.0 * 9.0]], 1e-12);
     let h = hessian!(at: x.clone(), of: |x| indexed_cubes(&x));
-    assert_matrix(&h, &[vec![0.0; 3], vec![0.0, 24.0, 0.0], vec![0.0, 0.0, 72.0]], 1e-12);
+    assert_matrix(
+        &h,
+        &[vec![0.0; 3], vec![0.0, 24.0, 0.0], vec![0.0, 0.0, 72.0]],
+        1e-12,
+    );
 }

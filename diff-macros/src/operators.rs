@@ -844,7 +844,15 @@ pub(crate) fn nested_value_with(m: &syn::Macro) -> Option<syn::Result<syn::Expr>
     } else {
         quote!((#(#points),*))
     };
-    let copies = points.iter().map(|p| quote!(#p.clone()));
+    // (A point given by reference is given as it is: a copy of the reference.)
+    let given: Vec<&syn::Expr> = match at {
+        syn::Expr::Tuple(t) if t.elems.len() >= 2 => t.elems.iter().collect(),
+        _ => vec![at],
+    };
+    let copies = points.iter().zip(given).map(|(p, e)| match e {
+        syn::Expr::Reference(_) => quote!(#p),
+        _ => quote!(#p.clone()),
+    });
     let value = match of {
         syn::Expr::Closure(_) => quote!({ let __diff_f = #of; __diff_f(#(#copies),*) }),
         _ => quote!(#of(#(#copies),*)),

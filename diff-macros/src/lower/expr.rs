@@ -1074,6 +1074,15 @@ impl Lowerer {
             let tokens = quote::quote!(<#ty as ::diff::__private::num_traits::#tr>::#m());
             return Ok(self.emit(Inst::Const(tokens), c.span(), None));
         }
+        let mut args = args;
+        if type_prefix {
+            // `f64::powi(10.0, e)` is `10.0f64.powi(e)`: a literal receiver keeps the
+            // type the path gives it (another trait's `powi` may be in scope).
+            let ty = segs[segs.len() - 2].ident.to_string();
+            if let Some(typed) = self.literal_typed(args[0], &ty) {
+                args[0] = self.emit(Inst::Const(typed), c.span(), None);
+            }
+        }
         let callee = if type_prefix {
             let turbofish = match &last.arguments {
                 syn::PathArguments::AngleBracketed(a) => Some(a.clone()),
@@ -1089,6 +1098,22 @@ impl Lowerer {
             Callee::Path(func.clone())
         };
         Ok(self.emit_call(callee, args, muts, c.span()))
+    }
+
+    /// The float literal `v` is, without a suffix, suffixed with the float type `ty`
+    /// (`10.0` as `10.0f64`).
+    fn literal_typed(&self, v: Value, ty: &str) -> Option<proc_macro2::TokenStream> {
+        if ty != "f64" && ty != "f32" {
+            return None;
+        }
+        let Some(Inst::Const(t)) = self.func.def_inst(v) else {
+            return None;
+        };
+        let lit = syn::parse2::<syn::LitFloat>(t.clone()).ok()?;
+        lit.suffix().is_empty().then(|| {
+            syn::LitFloat::new(&format!("{}{ty}", lit.base10_digits()), lit.span())
+                .into_token_stream()
+        })
     }
 
     /// Lowers call arguments. A `&mut` borrow of a place of the body (`&mut x`, `&mut t.0`,
