@@ -620,9 +620,45 @@ fn reduce_closure_skip(x: &[f64], y: &[f64]) -> f64 {
         .expect("not empty")
 }
 
+#[differentiable]
+fn zip_of_a_zip(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.iter().zip(x.iter().skip(1)))
+        .map(|(a, (b, c))| a * b * c)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn zip_of_two_zips(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.iter().zip(x.iter().rev()).zip(y.iter().skip(2)))
+        .map(|(a, ((b, c), d))| a * b + c * d)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn zip_with_windows(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.windows(2))
+        .map(|(a, w)| a * (w[1] - w[0]))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn zip_with_chunks(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.chunks(2))
+        .map(|(a, c)| a * c.iter().sum::<f64>())
+        .sum::<f64>()
+}
+
 #[test]
 fn chains_compute_what_std_computes() {
     check_against_std!(
+        zip_of_a_zip,
+        zip_of_two_zips,
+        zip_with_windows,
+        zip_with_chunks,
         chunks_exact_products,
         chunks_exact_enumerate,
         reduce_max_rev,

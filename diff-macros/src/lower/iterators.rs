@@ -10,7 +10,9 @@ enum Adapter {
     /// An adapter of the index iterator (`rev`, `skip(k)`, `take(k)`, `step_by(k)`).
     Index(syn::Ident, Vec<Expr>),
     Enumerate,
-    Zip(Box<Base>),
+    /// `zip(ys)`, or `zip(ys.iter().zip(zs)..)` with the zips of its argument (whose
+    /// items pair `ys[i]` with `zs[i]`, then with the next).
+    Zip(Box<Base>, Vec<Base>),
     Copied,
     Map(Func),
     /// `filter(p)`: only the items `p(&item)` keeps.
@@ -250,6 +252,50 @@ fn zipped(e: &Expr) -> Option<Base> {
         }
     }
     base(e)
+}
+
+/// The argument of a `zip`: a collection, or one zipped with others
+/// (`ys.iter().zip(zs)`), none of them a range.
+fn zipped_chain(e: &Expr) -> Option<(Base, Vec<Base>)> {
+    match e {
+        Expr::MethodCall(m) if m.method == "zip" && m.args.len() == 1 => {
+            let (b, mut inner) = zipped_chain(&m.receiver)?;
+            let z = zipped(&m.args[0])?;
+            if b.range || z.range {
+                return None;
+            }
+            inner.push(z);
+            Some((b, inner))
+        }
+        _ => Some((zipped(e)?, Vec::new())),
+    }
+}
+
+/// The length of the pairs of `len` items with those of the zipped `b`.
+fn zipped_len(len: Expr, b: &Base) -> Expr {
+    let ys = &b.expr;
+    if b.cycled {
+        return parse_quote!(if #ys.is_empty() { 0 } else { #len });
+    }
+    let n = items(b);
+    parse_quote!(#len.min(#n))
+}
+
+/// The number of items of a collection that is not a range: its elements after the
+/// offset, or its windows or chunks.
+fn items(b: &Base) -> Expr {
+    let xs = &b.expr;
+    match &b.window {
+        Some((kind, k)) if kind == "windows" => {
+            parse_quote!((#xs.len() + 1).saturating_sub(#k))
+        }
+        Some((kind, k)) if kind == "chunks_exact" => parse_quote!(#xs.len() / (#k)),
+        Some((_, k)) => parse_quote!(#xs.len().div_ceil(#k)),
+        None => match &b.offset {
+            Some(k) => parse_quote!(#xs.len().saturating_sub(#k)),
+            None => parse_quote!(#xs.len()),
+        },
+    }
 }
 
 /// `ys.iter().cycle()`: the collection, repeated.
@@ -500,7 +546,10 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
                 }
                 ("enumerate", 0) => Some(Adapter::Enumerate),
                 ("copied", 0) | ("cloned", 0) => Some(Adapter::Copied),
-                ("zip", 1) => Some(Adapter::Zip(Box::new(zipped(&args[0])?))),
+                ("zip", 1) => {
+                    let (b, inner) = zipped_chain(&args[0])?;
+                    Some(Adapter::Zip(Box::new(b), inner))
+                }
                 ("map", 1) => Some(Adapter::Map(func(&args[0])?)),
                 ("filter", 1) => Some(Adapter::Filter(func(&args[0])?)),
                 ("take_while", 1) => Some(Adapter::TakeWhile(func(&args[0])?)),
@@ -536,7 +585,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
     // zipped with nothing (whose items are indexed from 0).
     if base.range
         && (!adapters.iter().any(|a| matches!(a, Adapter::Map(_)))
-            || adapters.iter().any(|a| matches!(a, Adapter::Zip(_))))
+            || adapters.iter().any(|a| matches!(a, Adapter::Zip(..))))
     {
         return None;
     }
@@ -589,7 +638,7 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
         .iter()
         .take_while(|a| matches!(a, Adapter::Index(m, _) if m == "skip"))
         .count();
-    if let Some(last_zip) = adapters.iter().rposition(|a| matches!(a, Adapter::Zip(_))) {
+    if let Some(last_zip) = adapters.iter().rposition(|a| matches!(a, Adapter::Zip(..))) {
         let renumbers = |a: &Adapter| matches!(a, Adapter::Index(m, _) if m != "take");
         if adapters[leading..last_zip].iter().any(renumbers) {
             return None;
@@ -875,9 +924,9 @@ impl Chain {
     /// `ys: &[f64]`) as iterated by reference: their items are `&ys[i]`, as `ys.into_iter()`
     /// yields references.
     pub(crate) fn mark_references(&mut self, is_reference: impl Fn(&str) -> bool) {
-        let zips = self.adapters.iter_mut().filter_map(|a| match a {
-            Adapter::Zip(b) => Some(&mut **b),
-            _ => None,
+        let zips = self.adapters.iter_mut().flat_map(|a| match a {
+            Adapter::Zip(b, inner) => std::iter::once(&mut **b).chain(inner.iter_mut()).collect(),
+            _ => Vec::new(),
         });
         for b in std::iter::once(&mut self.base).chain(zips) {
             if b.by_ref || b.range || b.window.is_some() {
@@ -906,19 +955,11 @@ impl Chain {
     fn parts_binding(&self, bind: bool) -> (syn::Pat, Expr, Expr, Vec<Guard>) {
         let i: syn::Ident = parse_quote!(__diff_i);
         let p: syn::Ident = parse_quote!(__diff_p);
-        let xs = &self.base.expr;
         // (A range of indices has no length to take: its root is replaced below.)
-        let mut len: Expr = match &self.base.window {
-            _ if self.base.range => parse_quote!(0),
-            Some((kind, k)) if kind == "windows" => {
-                parse_quote!((#xs.len() + 1).saturating_sub(#k))
-            }
-            Some((kind, k)) if kind == "chunks_exact" => parse_quote!(#xs.len() / (#k)),
-            Some((_, k)) => parse_quote!(#xs.len().div_ceil(#k)),
-            None => match &self.base.offset {
-                Some(k) => parse_quote!(#xs.len().saturating_sub(#k)),
-                None => parse_quote!(#xs.len()),
-            },
+        let mut len: Expr = if self.base.range {
+            parse_quote!(0)
+        } else {
+            items(&self.base)
         };
         let mut item = element(&self.base, &i);
         let mut index: Expr = parse_quote!((0..#len));
@@ -941,7 +982,7 @@ impl Chain {
                     item = parse_quote!((#p, #item));
                     pat = parse_quote!((#p, #pat));
                 }
-                Adapter::Zip(b) if b.range => {
+                Adapter::Zip(b, _) if b.range => {
                     // A range of numbers zipped (`xs.iter().zip(1..)`): its `i`-th item is
                     // `start + i`, and it ends the pairs where it ends.
                     let Expr::Range(r) = peeled(&b.expr) else {
@@ -960,14 +1001,14 @@ impl Chain {
                     }
                     item = parse_quote!((#item, (#start) + #i));
                 }
-                Adapter::Zip(b) => {
-                    let ys = &b.expr;
-                    len = match &b.offset {
-                        _ if b.cycled => parse_quote!(if #ys.is_empty() { 0 } else { #len }),
-                        Some(k) => parse_quote!(#len.min(#ys.len().saturating_sub(#k))),
-                        None => parse_quote!(#len.min(#ys.len())),
-                    };
-                    let e = element(b, &i);
+                Adapter::Zip(b, inner) => {
+                    len = zipped_len(len, b);
+                    let mut e = element(b, &i);
+                    for z in inner {
+                        len = zipped_len(len, z);
+                        let next = element(z, &i);
+                        e = parse_quote!((#e, #next));
+                    }
                     item = parse_quote!((#item, #e));
                 }
                 Adapter::Copied => {
