@@ -601,3 +601,35 @@ fn a_trait_implemented_for_f64() {
         "forward",
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// A trait implemented for f64 whose method calls itself on another float (`special`'s
+// digamma recursion, `(x + 1.0).digamma()`).
+
+pub trait Digamma: Sized {
+    #[differentiable]
+    fn digamma_approx(self) -> Self;
+}
+
+impl Digamma for f64 {
+    #[differentiable]
+    fn digamma_approx(self) -> Self {
+        let p = self;
+        if p <= 8.0 {
+            return (p + 1.0).digamma_approx() - p.recip();
+        }
+        p.ln() - 0.5 / p
+    }
+}
+
+#[test]
+fn a_float_method_calling_itself_on_another_float() {
+    let x = 3.5f64;
+    let (v, d) = value_with_derivative!(at: x, of: |t: f64| t.digamma_approx());
+    assert_eq!(v, x.digamma_approx());
+    let h = 1e-6;
+    let fd = ((x + h).digamma_approx() - (x - h).digamma_approx()) / (2.0 * h);
+    assert!((d - fd).abs() < 1e-7, "{d} vs {fd}");
+    let g = gradient!(at: x, of: |t: f64| t.digamma_approx());
+    assert!((g - d).abs() < 1e-14, "{g} vs {d}");
+}

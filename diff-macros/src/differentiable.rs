@@ -627,6 +627,10 @@ pub(crate) fn companions(
     // The source around the function, read once for the questions below.
     let seen = crate::source::seen(&func.sig.ident);
     let receiver = sig.has_receiver();
+    sig.float_self = receiver
+        && self_ty
+            .and_then(|o| type_name(o.ty))
+            .is_some_and(|n| n == "f64" || n == "f32");
     let types: Vec<Option<String>> = (0..sig.params.len())
         .map(|i| match (i, receiver) {
             (0, true) => self_ty.and_then(|o| type_name(o.ty)),
@@ -721,7 +725,14 @@ pub(crate) fn companions(
     // `'static` for a free function): its type parameters must be `'static` too.
     let own = sig.ident.to_string();
     let recursive = calls(&analyzed.func).any(|(c, args)| {
-        crate::emit::primal::is_call_of(&analyzed.func, c, args, &own, sig.has_receiver())
+        crate::emit::primal::is_call_of(
+            &analyzed.func,
+            c,
+            args,
+            &own,
+            sig.has_receiver(),
+            sig.float_self,
+        )
     });
     // A function called back by one it calls (mutual recursion) boxes the linear maps it
     // returns (`Recursion::mutual`).

@@ -40,6 +40,8 @@ pub struct Recursion {
     pub name: String,
     /// Whether it has a receiver (then `x.name(..)` may call it).
     pub method: bool,
+    /// Whether the receiver is a float ([`crate::parse::signature::FnSig::float_self`]).
+    pub float_self: bool,
     /// `Box<dyn FnOnce(..) -> ..>` of the companion being emitted.
     pub boxed: TokenStream,
     /// Whether a function it calls calls it back: then the linear map it returns is
@@ -54,6 +56,7 @@ impl Recursion {
         Recursion {
             name: sig.ident.to_string(),
             method: sig.has_receiver(),
+            float_self: sig.float_self,
             boxed,
             mutual: sig.mutual,
         }
@@ -764,7 +767,7 @@ impl<'a> Emitter<'a> {
             let boxed = self
                 .recursion
                 .as_ref()
-                .filter(|r| is_call_of(self.func, callee, args, &r.name, r.method))
+                .filter(|r| is_call_of(self.func, callee, args, &r.name, r.method, r.float_self))
                 .map(|r| {
                     let ty = &r.boxed;
                     quote! { let #h: #ty = ::std::boxed::Box::new(#h); }
@@ -985,6 +988,7 @@ pub fn is_call_of(
     args: &[Value],
     name: &str,
     method: bool,
+    float_self: bool,
 ) -> bool {
     match callee {
         Callee::Path(p) => {
@@ -994,9 +998,12 @@ pub fn is_call_of(
         }
         // Only a method calls itself by method-call syntax (`v.concat()` in a free `fn
         // concat` is another function), and only on `self`: `self.inner.energy(x)` in
-        // `fn energy` is the same method of another type (a wrapper delegating).
+        // `fn energy` is the same method of another type (a wrapper delegating). A
+        // method of a float calls itself on any float (`(x + 1.0).digamma()`).
         Callee::Method { method: m, .. } | Callee::OnTwin { method: m, .. } => {
-            method && m == name && args.first().is_some_and(|r| func.is_param(*r, 0))
+            method
+                && m == name
+                && (float_self || args.first().is_some_and(|r| func.is_param(*r, 0)))
         }
     }
 }

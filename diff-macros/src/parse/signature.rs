@@ -72,6 +72,9 @@ pub struct FnSig {
     /// The companions taking the receiver as a constant (`__vjp_const_m`,
     /// [`FnSig::with_constant_receiver`]).
     pub constant_receiver: bool,
+    /// Whether the receiver is a float (`impl Digamma for f64`): a method call of the
+    /// function's name on any float of the body (`(x + 1.0).digamma()`) calls itself.
+    pub float_self: bool,
     /// The crate's structs with type parameters, as its source shows them: the dual
     /// companion cannot call a method of one held plain with dual arguments.
     pub generic_structs: Vec<String>,
@@ -204,6 +207,7 @@ impl FnSig {
             twins: Vec::new(),
             self_twin: None,
             constant_receiver: false,
+            float_self: false,
             generic_structs: Vec::new(),
             dual_generic_structs: Vec::new(),
             trait_scalars: Vec::new(),
