@@ -986,3 +986,33 @@ mod geometry_as_kurbo_writes_it {
         assert_close(d, 27.0 * 0.25, 1e-12, "constants of the struct");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// In a crate with arithmetic of its own, a count carried beside a float (a fold's `(acc,
+// n)` accumulator) is an integer: its arithmetic is integer arithmetic, also at second
+// order.
+
+#[differentiable]
+fn mean_of_squares(xs: &[f64]) -> f64 {
+    let (s, n) = xs.iter().fold((0.0, 0usize), |(acc, n): (f64, usize), v| {
+        (acc + v * v, n + 1)
+    });
+    s / (n - 0) as f64
+}
+
+#[test]
+fn a_count_beside_a_float_in_a_fold() {
+    let x = vec![1.0, 2.0, 3.0];
+    let (v, g) = value_with_gradient!(at: &x, of: mean_of_squares);
+    assert_eq!(v, mean_of_squares(&x));
+    for (gi, xi) in g.iter().zip(&x) {
+        assert_close(*gi, 2.0 * xi / 3.0, 1e-14, "d/dx mean of squares");
+    }
+    let h = hessian!(at: &x, of: mean_of_squares);
+    for (i, row) in h.iter().enumerate() {
+        for (j, hij) in row.iter().enumerate() {
+            let want = if i == j { 2.0 / 3.0 } else { 0.0 };
+            assert_close(*hij, want, 1e-14, "hessian of the mean of squares");
+        }
+    }
+}

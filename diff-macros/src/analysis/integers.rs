@@ -13,20 +13,53 @@ pub fn integers(func: &Function) -> BTreeSet<Value> {
     // Loop-carried values are taken for integers until their loop's body yields one that
     // is not: start from every value and drop, until nothing changes (the greatest
     // fixed point).
-    let mut assumed: BTreeSet<Value> = (0..func.values.len() as u32).map(Value).collect();
+    let mut assumed = Known {
+        whole: (0..func.values.len() as u32).map(Value).collect(),
+        elements: BTreeSet::new(),
+    };
     loop {
-        let mut known = BTreeSet::new();
+        let mut known = Known::default();
         region(func, func.entry(), &assumed, &mut known);
         if known == assumed {
-            return known;
+            return known.whole;
         }
         assumed = known;
     }
 }
 
+/// What is known to be integers: whole values, and elements of tuples (`(acc, n)`, a
+/// fold's accumulator of a float and a count).
+#[derive(Default, PartialEq)]
+struct Known {
+    whole: BTreeSet<Value>,
+    elements: BTreeSet<(Value, usize)>,
+}
+
+impl Known {
+    fn contains(&self, v: &Value) -> bool {
+        self.whole.contains(v)
+    }
+
+    /// Whether element `k` of the tuple `v` is an integer.
+    fn element(&self, v: Value, k: usize) -> bool {
+        self.whole.contains(&v) || self.elements.contains(&(v, k))
+    }
+
+    /// The elements of `v` known to be integers (not those of a whole).
+    fn elements_of(&self, v: Value) -> Vec<usize> {
+        self.elements
+            .range((v, 0)..=(v, usize::MAX))
+            .map(|(_, k)| *k)
+            .collect()
+    }
+
+    fn extend(&mut self, vs: impl IntoIterator<Item = Value>) {
+        self.whole.extend(vs);
+    }
+}
 /// Adds the integers `r` defines to `known`; `assumed` answers for values a loop carries
 /// back (its body's yields, not yet known where the loop starts).
-fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut BTreeSet<Value>) {
+fn region(func: &Function, r: RegionId, assumed: &Known, known: &mut Known) {
     for stmt in &func.region(r).stmts {
         let results: Vec<Value> = match &stmt.inst {
             Inst::Const(t) if integer_literal(t) || holds_no_float(t) => stmt.results.clone(),
@@ -70,6 +103,27 @@ fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut B
             {
                 stmt.results.clone()
             }
+            // A tuple with integers among its elements (`(acc + v, n + 1)`).
+            Inst::Tuple(elems) => {
+                for (k, e) in elems.iter().enumerate() {
+                    if known.contains(e) {
+                        known.elements.insert((stmt.results[0], k));
+                    }
+                }
+                Vec::new()
+            }
+            Inst::Field(base, syn::Member::Unnamed(k))
+                if known.element(*base, k.index as usize) =>
+            {
+                stmt.results.clone()
+            }
+            // A reference to a tuple, and what it points to, have its integers.
+            Inst::Load(base) | Inst::Ref(base, _) if !known.contains(base) => {
+                for k in known.elements_of(*base) {
+                    known.elements.insert((stmt.results[0], k));
+                }
+                Vec::new()
+            }
             // An element of a collection of integers, and the collection with one written;
             // what a reference to integers points to, and a reference to them.
             Inst::Index(base, _) | Inst::Load(base) | Inst::Ref(base, _)
@@ -105,17 +159,21 @@ fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut B
                 for b in &branches {
                     region(func, *b, assumed, known);
                 }
+                let yields = |k: usize| branches.iter().map(move |b| func.region(*b).yields.get(k));
+                for (k, res) in stmt.results.iter().enumerate() {
+                    let Some(Some(first)) = yields(k).next() else {
+                        continue;
+                    };
+                    for e in known.elements_of(*first) {
+                        if yields(k).all(|y| y.is_some_and(|y| known.element(*y, e))) {
+                            known.elements.insert((*res, e));
+                        }
+                    }
+                }
                 stmt.results
                     .iter()
                     .enumerate()
-                    .filter(|(k, _)| {
-                        branches.iter().all(|b| {
-                            func.region(*b)
-                                .yields
-                                .get(*k)
-                                .is_some_and(|y| known.contains(y))
-                        })
-                    })
+                    .filter(|(k, _)| yields(*k).all(|y| y.is_some_and(|y| known.contains(y))))
                     .map(|(_, v)| *v)
                     .collect()
             }
@@ -139,11 +197,29 @@ fn region(func: &Function, r: RegionId, assumed: &BTreeSet<Value>, known: &mut B
                     .map(|(k, p)| (k, *p))
                     .collect();
                 known.extend(carried.iter().map(|(_, p)| *p));
+                // The integer elements of a carried tuple (a fold's `(acc, n)`).
+                let mut elements = Vec::new();
+                for (k, p) in body_region.params.iter().take(init.len()).enumerate() {
+                    let Some(y) = body_region.yields.get(k) else {
+                        continue;
+                    };
+                    for e in known.elements_of(init[k]) {
+                        if assumed.element(*p, e) && assumed.element(*y, e) {
+                            elements.push((k, e));
+                            known.elements.insert((*p, e));
+                        }
+                    }
+                }
                 // The items of an iterator of integers.
                 if known.contains(iter) {
                     known.extend(body_region.params.iter().skip(init.len()).copied());
                 }
                 region(func, *body, assumed, known);
+                for (k, e) in elements {
+                    if let Some(r) = stmt.results.get(k) {
+                        known.elements.insert((*r, e));
+                    }
+                }
                 carried
                     .iter()
                     .filter_map(|(k, _)| stmt.results.get(*k).copied())
