@@ -997,7 +997,7 @@ fn mean_of_squares(xs: &[f64]) -> f64 {
     let (s, n) = xs.iter().fold((0.0, 0usize), |(acc, n): (f64, usize), v| {
         (acc + v * v, n + 1)
     });
-    s / (n - 0) as f64
+    s / (n - usize::from(xs.is_empty())) as f64
 }
 
 #[test]
