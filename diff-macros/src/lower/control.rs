@@ -139,6 +139,14 @@ impl Lowerer {
             let lp: syn::ExprLoop = syn::parse_quote_spanned! {w.span()=> loop { match #e { #pat => #body, _ => break } } };
             return self.lower_loop(&lp);
         }
+        if super::expr::has_let_chain(&w.cond) {
+            // `while let P = e && c { body }` (edition 2024) is `loop { if let P = e && c
+            // { body } else { break } }`.
+            let (cond, body) = (&w.cond, &w.body);
+            let lp: syn::ExprLoop =
+                syn::parse_quote_spanned! {w.span()=> loop { if #cond #body else { break } } };
+            return self.lower_loop(&lp);
+        }
         if let Some(l) = &w.label {
             return Err(super::expr::unsupported(l, "a labelled loop"));
         }

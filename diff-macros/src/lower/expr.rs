@@ -2201,15 +2201,50 @@ fn is_constructor(name: &str) -> bool {
         )
 }
 
-/// `if let P = e { a } else { b }` is `match e { P => { a } _ => { b } }`.
+/// `if let P = e { a } else { b }` is `match e { P => { a } _ => { b } }`; a chain of
+/// conditions with `let`s among them (`if let Some(v) = o && v > 0.0 { a } else { b }`,
+/// edition 2024) is one `match` or `if` per condition, each with the `else`.
 pub(crate) fn desugar_if_let(i: &syn::ExprIf) -> Option<Expr> {
-    let Expr::Let(l) = &*i.cond else { return None };
-    let (pat, scrutinee, then) = (&l.pat, &l.expr, &i.then_branch);
+    let mut conditions = Vec::new();
+    chained(&i.cond, &mut conditions);
+    if !conditions.iter().any(|c| matches!(c, Expr::Let(_))) {
+        return None;
+    }
     let els: Expr = match &i.else_branch {
         Some((_, e)) => (**e).clone(),
         None => syn::parse_quote!({}),
     };
-    Some(syn::parse_quote!(match #scrutinee { #pat => #then, _ => #els }))
+    let then = &i.then_branch;
+    let mut out: Expr = syn::parse_quote!(#then);
+    for c in conditions.into_iter().rev() {
+        out = match c {
+            Expr::Let(l) => {
+                let (pat, scrutinee) = (&l.pat, &l.expr);
+                syn::parse_quote!(match #scrutinee { #pat => #out, _ => #els })
+            }
+            c => syn::parse_quote!(if #c { #out } else { #els }),
+        };
+    }
+    Some(out)
+}
+
+/// Whether the condition `e` is a chain with a `let` in it (`let Some(v) = o && v > 0.0`).
+pub(crate) fn has_let_chain(e: &Expr) -> bool {
+    let mut conditions = Vec::new();
+    chained(e, &mut conditions);
+    conditions.len() > 1 && conditions.iter().any(|c| matches!(c, Expr::Let(_)))
+}
+
+/// The conditions of `a && b && ..`, in order (a `let` chain's).
+fn chained<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+            chained(&b.left, out);
+            chained(&b.right, out);
+        }
+        Expr::Paren(p) if matches!(&*p.expr, Expr::Let(_)) => out.push(&p.expr),
+        _ => out.push(e),
+    }
 }
 
 impl Lowerer {

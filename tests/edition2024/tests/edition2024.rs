@@ -273,3 +273,74 @@ fn nested_operators_reading_the_body_in_edition_2024() {
     close(gs.k, fd(|k| by_hand(0.5, 2.0, k, 0.7), 1.5), 1e-6);
     close(gx, fd(|x| by_hand(0.5, 2.0, 1.5, x), 0.7), 1e-6);
 }
+
+// ---------------------------------------------------------------------------------------
+// Let chains (edition 2024): `if let .. && ..`, `while let .. && ..`, in both modes and at
+// second order.
+
+#[differentiable]
+fn let_chain(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if let Some(&next) = x.get(i + 1)
+            && next > x[i]
+        {
+            s += next * x[i];
+        } else if let Some(&prev) = x.get(i.wrapping_sub(1))
+            && let true = prev > 0.0
+            && i % 2 == 0
+        {
+            s += prev * x[i] * x[i];
+        } else {
+            s += x[i].sin();
+        }
+    }
+    s
+}
+
+#[differentiable]
+fn while_let_chain(x: &[f64]) -> f64 {
+    let mut stack = x.to_vec();
+    let mut s = 0.0;
+    while let Some(v) = stack.pop()
+        && v > 0.5
+    {
+        s += v * v;
+    }
+    s
+}
+
+#[test]
+fn let_chains() {
+    let x = vec![1.0, 2.0, 0.5, 0.25, 3.0];
+    let (v, g) = value_with_gradient!(at: &x, of: let_chain);
+    assert_eq!(v, let_chain(&x));
+    for k in 0..x.len() {
+        let at = |t: f64| {
+            let mut y = x.clone();
+            y[k] = t;
+            let_chain(&y)
+        };
+        close(g[k], fd(at, x[k]), 1e-6);
+    }
+    let d = first_derivative!(at: 0.0, of: |t: f64| {
+        let y: Vec<f64> = x.iter().map(|v| v + t).collect();
+        let_chain(&y)
+    });
+    close(d, g.iter().sum(), 1e-12);
+    let h = hessian!(at: &x, of: let_chain);
+    let h4 = fd(
+        |t: f64| {
+            let mut y = x.clone();
+            y[4] = t;
+            gradient!(at: &y, of: let_chain)[4]
+        },
+        x[4],
+    );
+    close(h[4][4], h4, 1e-5);
+
+    // Popped from the back: 3 (kept), 0.25 (stops).
+    let (v, g) = value_with_gradient!(at: &x, of: while_let_chain);
+    assert_eq!(v, 9.0);
+    assert_eq!(g, vec![0.0, 0.0, 0.0, 0.0, 6.0]);
+}
