@@ -532,3 +532,52 @@ fn question_mark_on_options() {
         assert_vec_close(&grad, &fd_grad(g, &x), 1e-6, "return None in a loop");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// `let mut prev: Option<f64> = None;` carried through a loop keeps its declared type: a
+// method called on its payload (`(x - p).powi(2)`) needs it.
+
+#[differentiable]
+fn total_variation(xs: &[f64]) -> f64 {
+    let mut e = 0.0;
+    let mut prev: Option<f64> = None;
+    for &x in xs {
+        if let Some(p) = prev {
+            e += (x - p).powi(2);
+        }
+        prev = Some(x);
+    }
+    e
+}
+
+#[differentiable]
+fn closest_pair(xs: &[f64]) -> f64 {
+    let mut best: Option<(f64, f64)> = None;
+    for i in 1..xs.len() {
+        let d = (xs[i] - xs[i - 1]).abs();
+        best = match best {
+            Some((bd, bv)) if bd <= d => Some((bd, bv)),
+            _ => Some((d, xs[i] * xs[i - 1])),
+        };
+    }
+    best.map(|(_, v)| v).unwrap_or(0.0)
+}
+
+#[test]
+fn declared_options_carried_through_loops() {
+    let xs = vec![1.0, 3.0, 2.0];
+    let (v, g) = value_with_gradient!(at: &xs, of: total_variation);
+    assert_eq!((v, g), (total_variation(&xs), vec![-4.0, 6.0, -2.0]));
+    let h = hessian!(at: &xs, of: total_variation);
+    assert_eq!(
+        h,
+        vec![
+            vec![2.0, -2.0, 0.0],
+            vec![-2.0, 4.0, -2.0],
+            vec![0.0, -2.0, 2.0]
+        ]
+    );
+    // The closest neighbours are 3 and 2: v = x1 x2.
+    let (v, g) = value_with_gradient!(at: &xs, of: closest_pair);
+    assert_eq!((v, g), (closest_pair(&xs), vec![0.0, 2.0, 3.0]));
+}

@@ -411,6 +411,30 @@ fn names_user_types(func: &Function, twins: &[(String, Twin)]) -> bool {
 
 /// Whether constant tokens are a number, a float constant (`f64::EPSILON`,
 /// `std::f64::consts::PI`), a typed literal, or an array of them: no user type.
+/// Whether constant tokens are a value given a type built of floats by its `let`
+/// (`{ let __diff_typed: Option<f64> = None; __diff_typed }`, `lower/expr.rs`).
+fn declared_of_floats(ts: &proc_macro2::TokenStream) -> bool {
+    let Ok(block) = syn::parse2::<syn::Block>(ts.clone()) else {
+        return false;
+    };
+    let Some(syn::Stmt::Local(syn::Local {
+        pat: syn::Pat::Type(t),
+        ..
+    })) = block.stmts.first()
+    else {
+        return false;
+    };
+    fn of_floats(ts: proc_macro2::TokenStream) -> bool {
+        ts.into_iter().all(|tt| match tt {
+            TokenTree::Ident(i) => ["f64", "f32", "Option"].iter().any(|n| i == n),
+            TokenTree::Group(g) => of_floats(g.stream()),
+            TokenTree::Punct(_) => true,
+            TokenTree::Literal(_) => false,
+        })
+    }
+    of_floats(quote::ToTokens::to_token_stream(&*t.ty))
+}
+
 fn numeric_tokens(ts: &proc_macro2::TokenStream) -> bool {
     // `()`, the value of a statement.
     if ts.to_string().replace(' ', "") == "()" {
@@ -1342,7 +1366,7 @@ impl<'a> Lifting<'a> {
         };
         let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
         match &stmt.inst {
-            Inst::Const(t) => numeric_tokens(t),
+            Inst::Const(t) => numeric_tokens(t) || declared_of_floats(t),
             // The referent's value (`*&t.0`).
             Inst::Deref(a) | Inst::Load(a) => match func.def_inst(*a) {
                 Some(Inst::Ref(b, _)) => f(*b),

@@ -2341,7 +2341,11 @@ fn typed_literal(local: &syn::Local, init: &Expr) -> Option<proc_macro2::TokenSt
         return None;
     };
     let ty = &t.ty;
-    is_literal(init).then(|| quote::quote!({ let __diff_typed: #ty = #init; __diff_typed }))
+    // (Also `None`: `let mut prev: Option<f64> = None;`, whose payload a method is later
+    // called on.)
+    let none = matches!(peel(init), Expr::Path(p) if p.path.is_ident("None"));
+    (is_literal(init) || none)
+        .then(|| quote::quote!({ let __diff_typed: #ty = #init; __diff_typed }))
 }
 
 /// A literal, or a negated one.
