@@ -581,3 +581,37 @@ fn declared_options_carried_through_loops() {
     let (v, g) = value_with_gradient!(at: &xs, of: closest_pair);
     assert_eq!((v, g), (closest_pair(&xs), vec![0.0, 2.0, 3.0]));
 }
+
+// `match z { Some(z) => .. *z .. }` with `z` an item of a slice of `Option`s: the binding
+// is a reference to the payload, as Rust's default binding mode makes it.
+#[differentiable]
+fn sum_present(k: f64, zs: &[Option<f64>]) -> f64 {
+    let mut total = 0.0;
+    for z in zs {
+        match z {
+            Some(z) => total += k * k * *z,
+            None => total += 0.0,
+        }
+        if let Some(w) = z {
+            total += w.powi(2) * k;
+        }
+    }
+    total
+}
+
+#[test]
+fn options_matched_through_a_reference() {
+    let zs = vec![Some(1.0), None, Some(2.5)];
+    // f = 3.5 k² + 7.25 k.
+    let k = 2.0;
+    let (v, d) = value_with_derivative!(at: k, of: |k: f64| sum_present(k, &zs));
+    assert_eq!(v, sum_present(k, &zs));
+    assert_close(d, 7.0 * k + 7.25, 1e-14, "d/dk");
+    assert_eq!(gradient!(at: k, of: |k: f64| sum_present(k, &zs)), d);
+    assert_close(
+        second_derivative!(at: k, of: |k: f64| sum_present(k, &zs)),
+        7.0,
+        1e-14,
+        "d²/dk²",
+    );
+}

@@ -229,6 +229,8 @@ macro_rules! lift_to {
         // Records of floats (`&[(f64, f64)]`, observations as pairs or triples).
         lift_to_collections!([] ($s, $s) => (Dual<$s>, Dual<$s>));
         lift_to_collections!([] ($s, $s, $s) => (Dual<$s>, Dual<$s>, Dual<$s>));
+        // Optional observations (`&[Option<f64>]`, missing measurements).
+        lift_to_collections!([] Option<$s> => Option<Dual<$s>>);
     )*};
 }
 lift_to!(f32, f64);

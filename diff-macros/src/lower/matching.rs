@@ -322,7 +322,12 @@ impl Lowerer {
             let o = syn::Ident::new(OPTION, m.match_token.span);
             // `match &o { Some(p) => .. }` binds `p` to a reference to the payload: a
             // reference to a copy of it, as `o` stays where it is.
-            let payload: syn::Expr = if by_shared_reference(&m.expr) {
+            // (So does `match z` with `z` a reference, an item of `for z in zs`.)
+            let deref =
+                matches!(&*m.expr, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)));
+            let payload: syn::Expr = if by_shared_reference(&m.expr)
+                || (!deref && !of_reference && self.is_reference(scrutinee))
+            {
                 syn::parse_quote!(&#o.clone().unwrap())
             } else if let Some(item) = &item {
                 let given = super::iterators::referenced_like(item, syn::parse_quote!(__diff_item));
