@@ -652,9 +652,52 @@ fn zip_with_chunks(x: &[f64], y: &[f64]) -> f64 {
         .sum::<f64>()
 }
 
+#[differentiable]
+fn step_by_then_zip(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .step_by(2)
+        .zip(y.iter())
+        .map(|(a, b)| a * a * b)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn rev_then_zip_then_enumerate(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .rev()
+        .zip(y.iter().skip(1))
+        .enumerate()
+        .map(|(k, (a, b))| a * b * (k as f64 + 1.0) + a * a)
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn skip_step_by_zip_take(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .skip(1)
+        .step_by(2)
+        .zip(y.windows(2))
+        .take(1)
+        .map(|(a, w)| a * (w[0] + w[1]))
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn x_step_by_zipped_with_itself(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in x.iter().step_by(2).zip(x.iter().rev()) {
+        s += a * b;
+    }
+    s
+}
+
 #[test]
 fn chains_compute_what_std_computes() {
     check_against_std!(
+        step_by_then_zip,
+        rev_then_zip_then_enumerate,
+        skip_step_by_zip_take,
+        x_step_by_zipped_with_itself,
         zip_of_a_zip,
         zip_of_two_zips,
         zip_with_windows,

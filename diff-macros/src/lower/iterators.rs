@@ -639,9 +639,17 @@ pub(crate) fn parse_chain(e: &Expr) -> Option<Chain> {
         .take_while(|a| matches!(a, Adapter::Index(m, _) if m == "skip"))
         .count();
     if let Some(last_zip) = adapters.iter().rposition(|a| matches!(a, Adapter::Zip(..))) {
+        // (After a renumbering, a zipped collection is read at the item's position: not
+        // a range of numbers or a cycle, whose items the position does not count.)
         let renumbers = |a: &Adapter| matches!(a, Adapter::Index(m, _) if m != "take");
-        if adapters[leading..last_zip].iter().any(renumbers) {
-            return None;
+        if let Some(first) = adapters[leading..].iter().position(renumbers) {
+            let later_zips = adapters[leading + first..=last_zip].iter();
+            if later_zips
+                .into_iter()
+                .any(|a| matches!(a, Adapter::Zip(b, _) if b.range || b.cycled))
+            {
+                return None;
+            }
         }
         if leading > 0 {
             if base.offset.is_some() || base.range || base.window.is_some() {
@@ -967,9 +975,32 @@ impl Chain {
         // `enumerate` (`(p1, (p0, i))` after two).
         let mut pat: syn::Pat = parse_quote!(#i);
         let mut guards = Vec::new();
+        // Once an adapter renumbers the items (`rev`, `skip`, `step_by`), a zipped
+        // collection is read at the item's position, counted by an `enumerate` of the
+        // index iterator shortened to the zipped collection's items.
+        let mut renumbered = false;
         for a in &self.adapters {
             match a {
-                Adapter::Index(m, args) => index = parse_quote!(#index.#m(#(#args),*)),
+                Adapter::Index(m, args) => {
+                    renumbered |= m != "take";
+                    index = parse_quote!(#index.#m(#(#args),*));
+                }
+                Adapter::Zip(b, inner) if renumbered && !b.range && !b.cycled => {
+                    let at = quote::format_ident!("{}{}", p, pat_depth(&pat));
+                    let mut n = items(b);
+                    let mut e = element(b, &at);
+                    for z in inner {
+                        n = zipped_len(n, z);
+                        let next = element(z, &at);
+                        e = parse_quote!((#e, #next));
+                    }
+                    index = parse_quote!(#index.take(#n).enumerate());
+                    pat = parse_quote!((#at, #pat));
+                    item = parse_quote!((#item, #e));
+                }
+                Adapter::Zip(..) if renumbered => {
+                    unreachable!("a renumbered zip of a range or a cycle is not a chain")
+                }
                 Adapter::Enumerate if guards.iter().any(Guard::drops_items) => {
                     let count = quote::format_ident!("__diff_count{}", guards.len());
                     let at = quote::format_ident!("__diff_at{}", guards.len());
