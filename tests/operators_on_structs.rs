@@ -1016,3 +1016,40 @@ fn a_count_beside_a_float_in_a_fold() {
         }
     }
 }
+
+// An associated constant of a float type (`Self::SHIFT`) is a float: at second order,
+// in a crate with arithmetic of its own, it meets dual numbers as a constant.
+#[derive(Differentiable, Clone, Debug)]
+pub struct Shifted {
+    pub c: Vec<f64>,
+}
+
+impl Shifted {
+    const SHIFT: f64 = 0.5;
+
+    #[differentiable]
+    pub fn eval(&self, t: f64) -> f64 {
+        self.c
+            .iter()
+            .rev()
+            .fold(0.0, |acc, c| acc * (t - Self::SHIFT) + c)
+    }
+}
+
+#[test]
+fn associated_float_constants_at_second_order() {
+    // p(t) = 1 + 2 (t - 0.5) + 3 (t - 0.5)².
+    let p = Shifted {
+        c: vec![1.0, 2.0, 3.0],
+    };
+    let t = 1.0;
+    let (v, d) = value_with_derivative!(at: t, of: |t: f64| p.eval(t));
+    assert_eq!(v, p.eval(t));
+    assert_close(d, 2.0 + 6.0 * (t - 0.5), 1e-14, "p'");
+    assert_close(
+        second_derivative!(at: t, of: |t: f64| p.eval(t)),
+        6.0,
+        1e-14,
+        "p''",
+    );
+}

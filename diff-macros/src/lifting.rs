@@ -411,6 +411,20 @@ fn names_user_types(func: &Function, twins: &[(String, Twin)]) -> bool {
 
 /// Whether constant tokens are a number, a float constant (`f64::EPSILON`,
 /// `std::f64::consts::PI`), a typed literal, or an array of them: no user type.
+/// Whether constant tokens name an associated constant of a float type (`Self::SHIFT`,
+/// `Poly::SHIFT` with `const SHIFT: f64`, as the crate's source shows).
+fn float_constant(ts: &proc_macro2::TokenStream) -> bool {
+    let Ok(p) = syn::parse2::<syn::ExprPath>(ts.clone()) else {
+        return false;
+    };
+    let segments = &p.path.segments;
+    p.qself.is_none()
+        && segments.len() == 2
+        && segments
+            .last()
+            .is_some_and(|c| crate::source::float_constant(c.ident.span(), &c.ident.to_string()))
+}
+
 /// Whether constant tokens are a value given a type built of floats by its `let`
 /// (`{ let __diff_typed: Option<f64> = None; __diff_typed }`, `lower/expr.rs`).
 fn declared_of_floats(ts: &proc_macro2::TokenStream) -> bool {
@@ -1366,7 +1380,7 @@ impl<'a> Lifting<'a> {
         };
         let k = stmt.results.iter().position(|r| *r == v).unwrap_or(0);
         match &stmt.inst {
-            Inst::Const(t) => numeric_tokens(t) || declared_of_floats(t),
+            Inst::Const(t) => numeric_tokens(t) || declared_of_floats(t) || float_constant(t),
             // The referent's value (`*&t.0`).
             Inst::Deref(a) | Inst::Load(a) => match func.def_inst(*a) {
                 Some(Inst::Ref(b, _)) => f(*b),

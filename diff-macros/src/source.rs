@@ -1415,6 +1415,21 @@ pub fn returns_no_derivative(span: proc_macro2::Span, name: &str) -> bool {
     defined.peek().is_some() && defined.all(|(_, inert)| *inert) && !given_a_derivative(&all, name)
 }
 
+/// Whether `name` is an associated constant of a float type, as every associated item of
+/// that name of the crate's inherent `impl` blocks says (`const SHIFT: f64 = 0.5;`):
+/// `Self::SHIFT` and `Poly::SHIFT` are floats.
+pub fn float_constant(span: proc_macro2::Span, name: &str) -> bool {
+    let Some(all) = written_at(span).map(|w| read(&w)) else {
+        return false;
+    };
+    let mut defined = all
+        .iter()
+        .flat_map(|t| t.returns.iter())
+        .filter(|(owner, item, _)| !owner.is_empty() && item == name)
+        .peekable();
+    defined.peek().is_some() && defined.all(|(_, _, ty)| ty == "f64" || ty == "f32")
+}
+
 /// Whether the method `method` called on a value of the type `ty` has no derivative, as
 /// far as the crate's source shows: an inherent `impl` of `ty` defines it without
 /// `#[differentiable]`, none defines it with, and nothing registers a derivative for a
