@@ -1,8 +1,11 @@
 //! Which values are surely integers: an integer literal, an integer parameter taken by
 //! value (or one holding only integers and booleans, `idx: &mut Vec<usize>`, and a
 //! parameter's integer field), arithmetic on integers, collections of them and their
-//! elements, a local integer a call updates through `&mut`, and the joins and
-//! loop-carried values of those. An integer carries no derivative, whatever it
+//! elements, a local integer a call updates through `&mut`, comparisons and integer
+//! casts, booleans and `None`, ranges of integers and what iterators over them yield
+//! (`enumerate`, `zip`, `next`, `unwrap`, a `match` arm's bindings, a loop's items), the
+//! integer elements of a tuple (a fold's `(acc, n)`), and the joins and loop-carried
+//! values of those. An integer carries no derivative, whatever it
 //! depends on (`let mut n = 0; step(x, &mut n); y * n as f64`), so activity analysis
 //! never makes one active.
 use crate::ir::{Callee, Function, Inst, RegionId, Value};
