@@ -627,13 +627,14 @@ pub(crate) fn companions(
     // The source around the function, read once for the questions below.
     let seen = crate::source::seen(&func.sig.ident);
     let receiver = sig.has_receiver();
+    let self_name = self_ty.and_then(|o| type_name(o.ty));
     sig.float_self = receiver
-        && self_ty
-            .and_then(|o| type_name(o.ty))
+        && self_name
+            .as_deref()
             .is_some_and(|n| n == "f64" || n == "f32");
     let types: Vec<Option<String>> = (0..sig.params.len())
         .map(|i| match (i, receiver) {
-            (0, true) => self_ty.and_then(|o| type_name(o.ty)),
+            (0, true) => self_name.clone(),
             _ => sig.declared_type(i).as_ref().and_then(type_name),
         })
         .collect();
@@ -682,7 +683,6 @@ pub(crate) fn companions(
     let trait_methods = seen.as_ref().map(|s| s.trait_methods()).unwrap_or_default();
     let mut body = Body::of(&sig, &func.block);
     if let Some(seen) = &seen {
-        let self_name = self_ty.and_then(|o| type_name(o.ty));
         let declared: Vec<Option<syn::Type>> = (0..sig.params.len())
             .map(|i| sig.declared_type(i))
             .collect();

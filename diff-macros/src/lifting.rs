@@ -409,8 +409,6 @@ fn names_user_types(func: &Function, twins: &[(String, Twin)]) -> bool {
         })
 }
 
-/// Whether constant tokens are a number, a float constant (`f64::EPSILON`,
-/// `std::f64::consts::PI`), a typed literal, or an array of them: no user type.
 /// Whether constant tokens name an associated constant of a float type (`Self::SHIFT`,
 /// `Poly::SHIFT` with `const SHIFT: f64`, as the crate's source shows).
 fn float_constant(ts: &proc_macro2::TokenStream) -> bool {
@@ -449,6 +447,8 @@ fn declared_of_floats(ts: &proc_macro2::TokenStream) -> bool {
     of_floats(quote::ToTokens::to_token_stream(&*t.ty))
 }
 
+/// Whether constant tokens are a number, a float constant (`f64::EPSILON`,
+/// `std::f64::consts::PI`), a typed literal, or an array of them: no user type.
 fn numeric_tokens(ts: &proc_macro2::TokenStream) -> bool {
     // `()`, the value of a statement.
     if ts.to_string().replace(' ', "") == "()" {

@@ -60,6 +60,7 @@ impl Known {
         self.whole.extend(vs);
     }
 }
+
 /// Adds the integers `r` defines to `known`; `assumed` answers for values a loop carries
 /// back (its body's yields, not yet known where the loop starts).
 fn region(func: &Function, r: RegionId, assumed: &Known, known: &mut Known) {
@@ -73,8 +74,8 @@ fn region(func: &Function, r: RegionId, assumed: &Known, known: &mut Known) {
             {
                 stmt.results.clone()
             }
-            // What an iterator of integers yields, an element of a tuple of integers, an
-            // integer method's result; the length of any collection.
+            // What an iterator of integers yields, an integer method's result; the length of
+            // any collection.
             Inst::Call(callee, args)
                 if keeps_integers(callee) && args.iter().all(|a| known.contains(a)) =>
             {
@@ -86,7 +87,6 @@ fn region(func: &Function, r: RegionId, assumed: &Known, known: &mut Known) {
             {
                 stmt.results.clone()
             }
-            Inst::Field(base, _) if known.contains(base) => stmt.results.clone(),
             Inst::Param(i) if func.integers.contains(i) || func.discrete.contains(i) => {
                 stmt.results.clone()
             }
@@ -115,8 +115,10 @@ fn region(func: &Function, r: RegionId, assumed: &Known, known: &mut Known) {
                 }
                 Vec::new()
             }
-            Inst::Field(base, syn::Member::Unnamed(k))
-                if known.element(*base, k.index as usize) =>
+            // A field of integers, or an integer element of a tuple.
+            Inst::Field(base, member)
+                if known.contains(base)
+                    || matches!(member, syn::Member::Unnamed(k) if known.element(*base, k.index as usize)) =>
             {
                 stmt.results.clone()
             }

@@ -281,6 +281,18 @@ fn zipped_len(len: Expr, b: &Base) -> Expr {
     parse_quote!(#len.min(#n))
 }
 
+/// The item at `at` of the zipped `b` and the collections zipped with it (`inner`), and
+/// the number of pairs, from `len` those of `b`.
+fn zipped_item(mut len: Expr, b: &Base, inner: &[Base], at: &syn::Ident) -> (Expr, Expr) {
+    let mut item = element(b, at);
+    for z in inner {
+        len = zipped_len(len, z);
+        let next = element(z, at);
+        item = parse_quote!((#item, #next));
+    }
+    (len, item)
+}
+
 /// The number of items of a collection that is not a range: its elements after the
 /// offset, or its windows or chunks.
 fn items(b: &Base) -> Expr {
@@ -987,13 +999,7 @@ impl Chain {
                 }
                 Adapter::Zip(b, inner) if renumbered && !b.range && !b.cycled => {
                     let at = quote::format_ident!("{}{}", p, pat_depth(&pat));
-                    let mut n = items(b);
-                    let mut e = element(b, &at);
-                    for z in inner {
-                        n = zipped_len(n, z);
-                        let next = element(z, &at);
-                        e = parse_quote!((#e, #next));
-                    }
+                    let (n, e) = zipped_item(items(b), b, inner, &at);
                     index = parse_quote!(#index.take(#n).enumerate());
                     pat = parse_quote!((#at, #pat));
                     item = parse_quote!((#item, #e));
@@ -1033,13 +1039,8 @@ impl Chain {
                     item = parse_quote!((#item, (#start) + #i));
                 }
                 Adapter::Zip(b, inner) => {
-                    len = zipped_len(len, b);
-                    let mut e = element(b, &i);
-                    for z in inner {
-                        len = zipped_len(len, z);
-                        let next = element(z, &i);
-                        e = parse_quote!((#e, #next));
-                    }
+                    let (n, e) = zipped_item(zipped_len(len, b), b, inner, &i);
+                    len = n;
                     item = parse_quote!((#item, #e));
                 }
                 Adapter::Copied => {
