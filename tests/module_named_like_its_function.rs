@@ -160,3 +160,68 @@ fn reexported_by_name() {
     let dd = second_derivative!(at: x, of: gamma);
     assert!((dd - (2.0 * x.cos() - x * x.sin())).abs() < 1e-12);
 }
+
+/// A function in a module of its own name, re-exported by name one level down (`pub use
+/// kepler::{kepler, eccentric};` in `orbits`), then imported by name elsewhere or called
+/// by path: the call names the companions where the function is defined.
+mod orbits {
+    pub mod kepler {
+        use diff::prelude::*;
+
+        /// The eccentric anomaly `E` solving Kepler's equation `E - e sin E = M`.
+        #[differentiable]
+        pub fn kepler(m: f64, e: f64) -> f64 {
+            let mut ea = m;
+            for _ in 0..30 {
+                ea -= (ea - e * ea.sin() - m) / (1.0 - e * ea.cos());
+            }
+            ea
+        }
+
+        #[differentiable]
+        pub fn eccentric(m: f64, e: f64) -> f64 {
+            kepler(m, e) * 2.0
+        }
+    }
+    pub use kepler::{eccentric, kepler};
+}
+
+#[deny(unused_imports)]
+mod uses_orbits {
+    use super::orbits::kepler;
+    use super::orbits::kepler as renamed;
+    use diff::prelude::*;
+
+    #[differentiable]
+    fn twice(m: f64, e: f64) -> f64 {
+        kepler(m, e) + super::orbits::kepler(m, e)
+    }
+
+    #[test]
+    fn reexported_by_name_one_level_down() {
+        let (m, e) = (1.1, 0.35);
+        let ea = kepler(m, e);
+        assert!((ea - e * ea.sin() - m).abs() < 1e-14);
+        // dE/dM = 1 / (1 - e cos E), dE/de = sin E / (1 - e cos E).
+        let q = 1.0 - e * ea.cos();
+        let (v, (dm, de)) = value_with_gradient!(at: (m, e), of: kepler);
+        assert_eq!(v, ea);
+        assert!((dm - 1.0 / q).abs() < 1e-12 && (de - ea.sin() / q).abs() < 1e-12);
+        let (dm2, de2) = gradient!(at: (m, e), of: super::orbits::kepler);
+        assert_eq!((dm2, de2), (dm, de));
+        let (dm3, de3) = gradient!(at: (m, e), of: twice);
+        assert!((dm3 - 2.0 * dm).abs() < 1e-12 && (de3 - 2.0 * de).abs() < 1e-12);
+        let (dm4, de4) = gradient!(at: (m, e), of: super::orbits::eccentric);
+        assert!((dm4 - 2.0 * dm).abs() < 1e-12 && (de4 - 2.0 * de).abs() < 1e-12);
+        // Only in a closure, through a renamed import.
+        let d = first_derivative!(at: e, of: |t: f64| renamed(m, t));
+        assert!((d - de).abs() < 1e-12);
+        // Second order against differences of the first derivative.
+        let h = 1e-5;
+        let fd = (gradient!(at: (m, e + h), of: kepler).1
+            - gradient!(at: (m, e - h), of: kepler).1)
+            / (2.0 * h);
+        let d2 = second_derivative!(at: e, of: |t: f64| kepler(m, t));
+        assert!((d2 - fd).abs() < 1e-6, "{d2} {fd}");
+    }
+}

@@ -491,3 +491,23 @@ mod containers {
         assert_eq!(d, 1.0 + 4.0 + 0.5);
     }
 }
+
+/// A closure's parameter typed with a struct the crate does not make Differentiable, or
+/// an enum, is left out as a function's is: `at: (x, &cfg)` differentiates `x` alone.
+#[test]
+fn closure_parameters_of_types_that_are_not_differentiable() {
+    let cfg = Config {
+        steps: 4,
+        damped: true,
+        name: "long name".into(),
+    };
+    let x = 0.3;
+    let expected = fd(|x| iterate(x, &cfg), x);
+    let (v, g) = value_with_gradient!(at: (x, &cfg), of: |t: f64, c: &Config| iterate(t, c));
+    assert_eq!(v, iterate(x, &cfg));
+    assert_close(g, expected, 1e-6, "reverse");
+    let g = gradient!(at: (x, &cfg), of: iterate);
+    assert_close(g, expected, 1e-6, "the function itself");
+    let g = gradient!(at: (0.4, Act::Tanh), of: |t: f64, a: Act| activate(t, a) * t);
+    assert_close(g, fd(|t| activate(t, Act::Tanh) * t, 0.4), 1e-6, "an enum");
+}

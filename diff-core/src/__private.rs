@@ -91,6 +91,11 @@ pub fn tadd<T: VectorSpace>(a: Option<T>, b: Option<T>) -> Option<T> {
 }
 
 /// The unit seed of a scalar result, or the unit tangent of a scalar input.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a scalar: `gradient!` and `value_with_gradient!` need a function whose result is an `f64` or `f32`, and `first_derivative!` one whose input and result are",
+    label = "this is a `{Self}`, not an `f64` or `f32`",
+    note = "for a result that is a `Vec`, an array or a struct, take `jacobian!(at: x, of: f)`, or `pullback!(at: x, of: f)` and apply the pullback to a direction"
+)]
 pub trait Unit {
     /// One, of the type of `self`.
     fn unit(&self) -> Self;

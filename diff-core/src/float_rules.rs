@@ -63,9 +63,12 @@ macro_rules! float_rules {
             (__vjp_acos, __jvp_acos) acos(x) -> y = x.acos(),
                 d = -((Self::one() - x) * (Self::one() + x)).sqrt().recip() => (d);
             (__vjp_atan, __jvp_atan) atan(x) -> y = x.atan(), d = (Self::one() + x * x).recip() => (d);
-            /// At the origin, where `atan2` is not differentiable, the partials are NaN.
-            (__vjp_atan2, __jvp_atan2) atan2(a, b) -> y = a.atan2(b), r = (a * a + b * b).recip(),
-                da = b * r, db = -a * r => (da, db);
+            /// The partials `b / (a² + b²)` and `-a / (a² + b²)`, with the square root
+            /// of `a² + b²` taken by `hypot` so that neither squares under- or overflow
+            /// (at `a = b = 1e-170` they are 5e169, not infinite). At the origin, where
+            /// `atan2` is not differentiable, the partials are NaN.
+            (__vjp_atan2, __jvp_atan2) atan2(a, b) -> y = a.atan2(b), r = a.hypot(b).recip(),
+                da = b * r * r, db = -a * r * r => (da, db);
 
             // ---- hyperbolic ----
             (__vjp_sinh, __jvp_sinh) sinh(x) -> y = x.sinh(), d = x.cosh() => (d);
@@ -165,9 +168,10 @@ macro_rules! float_rules {
             (__vjp_mul, __jvp_mul) mul(a, b) -> y = a * b, da = b, db = a => (da, db);
             (__vjp_div, __jvp_div) div(a, b) -> y = a / b, r = b.recip(), db = -y * r => (r, db);
             (__vjp_neg, __jvp_neg) neg(x) -> y = -x => (-Self::one());
-            /// `a % b = a - (a / b).trunc() * b`: partials `1` and `-(a / b).trunc()` (the
-            /// derivative jumps where `a / b` is an integer).
-            (__vjp_rem, __jvp_rem) rem(a, b) -> y = a % b, db = -(a / b).trunc()
+            /// `a % b = a - q b` with `q` the integer `(a - a % b) / b`: partials `1` and
+            /// `-q` (the derivative jumps where `a / b` is an integer). `q` is not
+            /// `(a / b).trunc()`: `1.0 / 0.1` rounds to 10 while `1.0 % 0.1` is `1 - 9 * 0.1`.
+            (__vjp_rem, __jvp_rem) rem(a, b) -> y = a % b, db = -((a - y) / b).round()
                 => (Self::one(), db);
         }
     };

@@ -41,14 +41,15 @@ where
     -(x * y / b)
 }
 
-/// `-(x * trunc(a / b))`: the divisor's part of `a % b`.
+/// `-(x * q)`, `q` the integer quotient of `a % b` (`(a - a % b) / b`, not the rounded
+/// `(a / b).trunc()`): the divisor's part of `a % b`.
 #[inline(always)]
 pub fn neg_quotient<T, B>(x: T, a: B, b: B) -> T
 where
     T: Mul<B, Output = T> + Neg<Output = T>,
     B: num_traits::Float,
 {
-    -(x * (a / b).trunc())
+    -(x * ((a - a % b) / b).round())
 }
 
 /// The operand of an `as` cast to a float type: a float, whose tangent converts like the
@@ -137,6 +138,10 @@ mod tests {
         assert_eq!(neg_ratio(1.0, 3.0, 2.0), -1.5);
         // a % b with a = 7, b = 2: d/db = -trunc(3.5).
         assert_eq!(neg_quotient(1.0, 7.0, 2.0), -3.0);
+        // 1.0 / 0.1 rounds to 10, but 1.0 % 0.1 = 1 - 9 * 0.1 (0.0999...): d/db = -9.
+        assert_eq!(1.0 / 0.1, 10.0);
+        assert_eq!(neg_quotient(1.0, 1.0, 0.1), -9.0);
+        assert_eq!(neg_quotient(1.0, -1.0, 0.1), 9.0);
         assert_eq!(cast_tangent::<f64, f32>(Some(1.5), &0.0), Some(1.5));
         assert_eq!(cast_tangent::<f64, usize>(Some(crate::NoTangent), &3), None);
         assert_eq!(cast_back(1.5f64, &0.0f32), 1.5f32);

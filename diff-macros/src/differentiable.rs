@@ -252,6 +252,21 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
     }
 }
 
+/// The type a closure's parameter declared `ty` (`&Config`, `Mode`) is left out of the
+/// derivative as, as [`leave_out_by_definition`] leaves out a function's: one the
+/// crate's source defines without making it Differentiable, or a type of the standard
+/// library with no tangent space; `None` for any other.
+pub(crate) fn not_differentiable(ty: &syn::Type) -> Option<syn::Type> {
+    let element = element_type(ty);
+    let name = type_name(element)?;
+    let span = syn::spanned::Spanned::span(element);
+    let out = match crate::source::differentiable_type(span, &name) {
+        Some(defined) => !defined,
+        None => STD_NOT_DIFFERENTIABLE.contains(&name.as_str()),
+    };
+    out.then(|| element.clone())
+}
+
 /// Types of the standard library with no tangent space, left out of the derivative like
 /// the crate's own such types (the companions check that they are not Differentiable).
 const STD_NOT_DIFFERENTIABLE: &[&str] = &[

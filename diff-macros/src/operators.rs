@@ -7,6 +7,7 @@ use crate::analysis::activity::Activity;
 use crate::emit::companion::{body_parts, body_parts_with, zero_later};
 use crate::emit::names::{self, ident, Kind, Mode};
 use crate::errors::Errors;
+use crate::ir::{Callee, Inst};
 use crate::lifting;
 use crate::linear_map::LinearMaps;
 use crate::pipeline::{self, Body};
@@ -222,10 +223,24 @@ fn requirement(p: &syn::ExprPath, need: Need) -> TokenStream {
 /// The checks of what the functions a closure calls need for mode `need`.
 fn closure_requirements(analyzed: &pipeline::Analyzed, need: Need) -> TokenStream {
     let local = requirements::local_names(&analyzed.items);
-    requirements::callees(&analyzed.func, &analyzed.act, None, &local)
-        .iter()
-        .map(|c| requirements::check(c, need, c.span()))
-        .collect()
+    let mut checks: TokenStream =
+        requirements::callees(&analyzed.func, &analyzed.act, None, &local)
+            .iter()
+            .map(|c| requirements::check(c, need, c.span()))
+            .collect();
+    // A function imported by name that the lookup rule reads through its `use` is
+    // called by another path: the import is used all the same.
+    let mut mentioned: Vec<String> = Vec::new();
+    for stmt in analyzed.func.regions.iter().flat_map(|r| r.stmts.iter()) {
+        if let Inst::Call(Callee::Path(p), _) | Inst::CallMut(Callee::Path(p), ..) = &stmt.inst {
+            let mention = names::mention_import(&p.path);
+            if !mention.is_empty() && !mentioned.contains(&mention.to_string()) {
+                mentioned.push(mention.to_string());
+                checks.extend(mention);
+            }
+        }
+    }
+    checks
 }
 
 /// Binds the inputs, calls `call` (evaluating to `(value, linear map)` in the user's
@@ -329,9 +344,18 @@ fn closure(
     let ins = &ins[..];
     let pats: Vec<syn::Pat> = c.inputs.iter().cloned().collect();
     // The inputs differentiated with respect to: not those typed as integers
-    // (`|x: f64, n: usize|`), left out as a function's are.
+    // (`|x: f64, n: usize|`), nor those of a type the crate defines without making it
+    // Differentiable (`|x: f64, cfg: &Config|`), left out as a function's are.
+    let integer = |i: &usize| matches!(&pats[*i], syn::Pat::Type(t) if is_integer_type(&t.ty));
+    let not_differentiable: Vec<(usize, syn::Type)> = (0..pats.len())
+        .filter_map(|i| match &pats[i] {
+            syn::Pat::Type(t) => crate::differentiable::not_differentiable(&t.ty).map(|ty| (i, ty)),
+            _ => None,
+        })
+        .collect();
+    let integers: Vec<usize> = (0..pats.len()).filter(integer).collect();
     let kept: Vec<usize> = (0..pats.len())
-        .filter(|i| !matches!(&pats[*i], syn::Pat::Type(t) if is_integer_type(&t.ty)))
+        .filter(|i| !integers.contains(i) && !not_differentiable.iter().any(|(k, _)| k == i))
         .collect();
     // The closure's body as a function's: its block itself (`|x| -> f64 { .. }`),
     // whose `return`s then leave the body.
@@ -382,7 +406,7 @@ fn closure(
         arrays: Vec::new(),
         arrays_by_value: Vec::new(),
         array_elements: Vec::new(),
-        integers: (0..ins.len()).filter(|i| !kept.contains(i)).collect(),
+        integers,
         discrete: Vec::new(),
         iterables: Vec::new(),
         discrete_fields: Vec::new(),
@@ -502,7 +526,12 @@ fn closure(
         (None, Mode::Vjp) => Need::Reverse,
         (None, Mode::Jvp) => Need::Forward,
     };
-    let checks = closure_requirements(&analyzed, need);
+    let mut checks = closure_requirements(&analyzed, need);
+    // Left out because the crate defines its type without making it Differentiable:
+    // checked, as a function's parameter is.
+    for (_, ty) in &not_differentiable {
+        checks.extend(quote! { ::diff::__private::left_out_of_the_derivative::<#ty, _>(); });
+    }
     let rt = quote!(::diff::__private);
     // The inputs' zeros: in reverse mode built only if the adjoint lacks their shape, in
     // forward mode naming the tangent types.

@@ -1899,6 +1899,65 @@ pub fn own_module_import(ident: &syn::Ident) -> OwnModuleImport {
     }
 }
 
+/// The path to where a function named through modules of this crate is defined, when
+/// the module before its name re-exports it by name (`m::kepler` where `m` holds `mod
+/// kepler;` and `pub use kepler::kepler;`: `m::kepler::kepler`), followed through a
+/// few such re-exports; `None` when there is none to follow. A function in a module of
+/// its own name re-exported by name brings no companions along (the module shadows its
+/// carrier, and the items beside it stay in the module), so a call names them where
+/// the function is defined. Only for a function in a module of its own name; re-exports
+/// through `super::` or another crate are not followed.
+pub fn defining_path(span: proc_macro2::Span, path: &[String]) -> Option<Vec<String>> {
+    let all = written_at(span).map(|w| read(&w))?;
+    if !in_own_module(&all, path.last()?) {
+        return None;
+    }
+    let mut path = path.to_vec();
+    let mut followed = false;
+    for _ in 0..4 {
+        let [.., module, name] = &path[..] else {
+            break;
+        };
+        let reexport = all.iter().find_map(|t| {
+            t.imports.iter().find_map(|(m, n, from)| {
+                let here = m.last().or(if m.is_empty() {
+                    t.file_module.as_ref()
+                } else {
+                    None
+                });
+                (here == Some(module)
+                    && n == name
+                    && from.rsplit("::").next() == Some(name.as_str()))
+                .then_some(from)
+            })
+        });
+        let Some(from) = reexport else {
+            break;
+        };
+        let from: Vec<String> = from.split("::").map(str::to_string).collect();
+        let next: Vec<String> = match from.first().map(String::as_str) {
+            Some("crate") => from,
+            Some("self") => path[..path.len() - 1]
+                .iter()
+                .chain(&from[1..])
+                .cloned()
+                .collect(),
+            Some(first) if is_module_in(&all, first) => path[..path.len() - 1]
+                .iter()
+                .chain(&from)
+                .cloned()
+                .collect(),
+            _ => break,
+        };
+        if next == path {
+            break;
+        }
+        path = next;
+        followed = true;
+    }
+    followed.then_some(path)
+}
+
 /// Whether a call by `path`, through another crate whose source is at hand (`xlib::f`,
 /// `xlib::m::f`), finds the function's companions through its carrier: when the path goes
 /// through modules of that crate only and the function is not in a module of its own

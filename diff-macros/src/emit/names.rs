@@ -249,7 +249,9 @@ pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Pat
 fn lookup(path: &syn::Path, qualified: bool) -> (syn::Path, bool) {
     use crate::source::OwnModuleImport;
     let [segment] = path.segments.iter().collect::<Vec<_>>()[..] else {
-        return (path.clone(), names_carrier(path, qualified));
+        let path = defining_path(path).unwrap_or_else(|| path.clone());
+        let carrier = names_carrier(&path, qualified);
+        return (path, carrier);
     };
     if path.leading_colon.is_some() {
         return (path.clone(), names_carrier(path, qualified));
@@ -265,6 +267,9 @@ fn lookup(path: &syn::Path, qualified: bool) -> (syn::Path, bool) {
                     .map(|s| syn::PathSegment::from(syn::Ident::new(s, span)))
                     .collect(),
             };
+            if let Some(defined) = defining_path(&imported) {
+                imported = defined;
+            }
             if let Some(last) = imported.segments.last_mut() {
                 last.arguments = segment.arguments.clone();
             }
@@ -274,6 +279,36 @@ fn lookup(path: &syn::Path, qualified: bool) -> (syn::Path, bool) {
         OwnModuleImport::ByGlob => (path.clone(), false),
         OwnModuleImport::No => (path.clone(), names_carrier(path, qualified)),
     }
+}
+
+/// `path` (`m::f`, through modules of this crate) to where `f` is defined, when it is
+/// in a module of its own name re-exported by name ([`crate::source::defining_path`]),
+/// the last segment's generic arguments kept.
+fn defining_path(path: &syn::Path) -> Option<syn::Path> {
+    let n = path.segments.len();
+    if n < 2
+        || path.leading_colon.is_some()
+        || path
+            .segments
+            .iter()
+            .take(n - 1)
+            .any(|s| !s.arguments.is_none())
+    {
+        return None;
+    }
+    let last = path.segments.last()?;
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let defined = crate::source::defining_path(last.ident.span(), &names)?;
+    let span = last.ident.span();
+    let mut segments: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> = defined
+        .iter()
+        .map(|s| syn::PathSegment::from(syn::Ident::new(s, span)))
+        .collect();
+    segments.last_mut()?.arguments = last.arguments.clone();
+    Some(syn::Path {
+        leading_colon: None,
+        segments,
+    })
 }
 
 /// A statement that uses the name `path` is, when [`lookup`] reads it as another path:

@@ -60,6 +60,26 @@ fn hypot_at_origin_is_zero_and_atan2_is_nan() {
 }
 
 #[test]
+fn atan2_partials_of_tiny_and_huge_arguments_are_finite() {
+    // d/da atan2(a, b) = b / (a^2 + b^2): at a = b = 1e-170 the squares underflow, but
+    // the partials are 1 / (2e-170) = 5e169.
+    for (a, b, da, db) in [
+        (1e-170, 1e-170, 5e169, -5e169),
+        (3e-170, -4e-170, -4e169 / 2.5, -3e169 / 2.5),
+        (1e170, 1e170, 5e-171, -5e-171),
+    ] {
+        let (ga, gb) = a.__vjp_atan2(b).1(1.0);
+        let rel = |x: f64, y: f64| ((x - y) / y).abs();
+        assert!(
+            rel(ga.unwrap(), da) < 1e-14 && rel(gb.unwrap(), db) < 1e-14,
+            "{a} {b}"
+        );
+        let t = a.__jvp_atan2(b).1((Some(1.0), Some(0.0))).unwrap();
+        assert!(rel(t, da) < 1e-14, "{a} {b}: {t}");
+    }
+}
+
+#[test]
 fn powers_at_zero() {
     // d/dx x^0 = 0 even at 0; d/de 0^e = 0 (JAX's convention).
     assert_eq!(0.0.__vjp_powf(0.0).1(1.0), (Some(0.0), Some(0.0)));
