@@ -2,10 +2,9 @@
 //!
 //! Every registered derivative is wrong by a distinctive factor.
 //!
-//! The registrations and the generic callers carry `T: Float + InnerProduct` rather than
-//! `T: Float` alone: the companions of the derived mode call `dot_opt`, which needs
-//! `InnerProduct`, and `Float` does not imply it (bugs-registration.md, "generic
-//! registration needs InnerProduct").
+//! Some registrations and generic callers carry `T: Float + InnerProduct`, as users wrote
+//! them when the derived modes needed it; those below the second-order section carry
+//! `T: Float` alone (the companions ask for `diff::Real`, which the scalars are).
 #![allow(clippy::assign_op_pattern)]
 #[macro_use]
 mod common;
@@ -100,4 +99,68 @@ fn generic_jvp_registration_in_both_modes() {
     assert_close!(gradient!(at: x, of: uses_g::<f64>), expect);
     assert_close!(gradient!(at: x, of: g), 10.0 * x.cos());
     assert_close!(first_derivative!(at: x, of: g::<f64>), 10.0 * x.cos());
+}
+
+// ---------------------------------------------------------------------------------------
+// Second order through a mode derived from a registration generic over its scalar: the
+// pairing that derives it is taken in the scalar type (on dual numbers, not `f64`).
+
+fn weighted<T: Float>(a: T, b: T) -> T {
+    a * b.exp()
+}
+
+/// Forward mode only, two inputs: the reverse mode is derived, one differential each.
+#[derivative(of = weighted, jvp)]
+fn weighted_jvp<T: Float>(a: T, b: T) -> (T, impl FnOnce((T, T)) -> T) {
+    let e = b.exp();
+    (a * e, move |(da, db)| da * e + db * a * e)
+}
+
+fn cubed_exp<T: Float>(x: T) -> T {
+    x * x * x * x.exp()
+}
+
+/// Reverse mode only: forward mode is derived (`dx -> <pullback(1), dx>`).
+#[derivative(of = cubed_exp)]
+fn cubed_exp_vjp<T: Float>(x: T) -> (T, impl FnOnce(T) -> T) {
+    let e = x.exp();
+    (x * x * x * e, move |dy| {
+        dy * (T::from(3.0).unwrap() * x * x + x * x * x) * e
+    })
+}
+
+#[differentiable]
+fn through_weighted(x: f64, y: f64) -> f64 {
+    weighted(y, x)
+}
+
+#[differentiable]
+fn through_cubed_exp(x: f64) -> f64 {
+    cubed_exp(x) * 2.0
+}
+
+#[test]
+fn second_order_through_derived_modes() {
+    let (x, y) = (0.7f64, -0.4f64);
+    let e = x.exp();
+    // weighted(y, x) = y e^x: hessian in (x, y) is [[y e^x, e^x], [e^x, 0]].
+    let h = hessian!(at: (x, y), of: through_weighted);
+    let want = [[y * e, e], [e, 0.0]];
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!((h[i][j] - want[i][j]).abs() < 1e-12, "{h:?}");
+        }
+    }
+    let d2 = second_derivative!(at: x, of: |t| weighted(y, t));
+    assert!((d2 - y * e).abs() < 1e-12, "{d2}");
+    // 2 x^3 e^x: second derivative 2 e^x (x^3 + 6 x^2 + 6 x).
+    let want = 2.0 * e * (x * x * x + 6.0 * x * x + 6.0 * x);
+    let d2 = second_derivative!(at: x, of: through_cubed_exp);
+    assert!((d2 - want).abs() < 1e-12, "{d2} {want}");
+    // Forward over the derived forward mode.
+    let d2 = first_derivative!(at: x, of: |t| first_derivative!(at: t, of: through_cubed_exp));
+    assert!((d2 - want).abs() < 1e-12, "{d2} {want}");
+    // Forward over reverse.
+    let d2 = first_derivative!(at: x, of: |t| gradient!(at: t, of: through_cubed_exp));
+    assert!((d2 - want).abs() < 1e-12, "{d2} {want}");
 }

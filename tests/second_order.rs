@@ -2978,3 +2978,30 @@ fn integers_through_iterators() {
         1e-12,
     );
 }
+
+#[differentiable]
+fn power_of_both(y: f64, z: f64) -> f64 {
+    y.powf(z)
+}
+
+/// `y^z` at `z == 0`: the partial in `y` is zero there, but its derivative in `z` is
+/// `1 / y` (cratesport: libm's tgamma at 0.5 lost it).
+#[test]
+fn powf_mixed_partial_at_a_zero_exponent() {
+    let (y, z) = (2.5f64, 0.0f64);
+    let h = hessian!(at: (y, z), of: power_of_both);
+    let want = [[0.0, 1.0 / y], [1.0 / y, y.ln() * y.ln()]];
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!((h[i][j] - want[i][j]).abs() < 1e-12, "{h:?}");
+        }
+    }
+    // g(x) = (2 + x)^(x - 0.5) at x = 0.5, where the exponent is zero: against the
+    // formula g'' = g ((ln b + e / b)^2 + 2 / b - e / b^2), b = 2 + x, e = x - 0.5.
+    let x = 0.5f64;
+    let (b, e) = (2.0 + x, x - 0.5);
+    let g = b.powf(e);
+    let want = g * ((b.ln() + e / b).powi(2) + 2.0 / b - e / (b * b));
+    let d2 = second_derivative!(at: x, of: |x: f64| (2.0 + x).powf(x - 0.5));
+    assert!((d2 - want).abs() < 1e-12, "{d2} {want}");
+}

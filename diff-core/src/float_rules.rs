@@ -109,9 +109,15 @@ macro_rules! float_rules {
                     cast::<Self, _>(n) * y / x // n == i32::MIN
                 } => (d);
             /// As in JAX: for `e == 0` the partial in `x` is zero (also at `x == 0`), and at
-            /// `x == 0` the partial in `e` is zero.
+            /// `x == 0` the partial in `e` is zero. The partial in `x` is `e * x^(e-1)` also
+            /// at `e == 0` away from the origin (zero, as a value), so that on dual numbers
+            /// its own derivative in `e`, `1 / x`, is kept (second order).
             (__vjp_powf, __jvp_powf) powf(x, e) -> y = x.powf(e),
-                dx = if e == Self::zero() { Self::zero() } else { e * x.powf(e - Self::one()) },
+                dx = if e == Self::zero() && x == Self::zero() {
+                    Self::zero()
+                } else {
+                    e * x.powf(e - Self::one())
+                },
                 de = if x == Self::zero() { Self::zero() } else { y * x.ln() } => (dx, de);
             (__vjp_recip, __jvp_recip) recip(x) -> y = x.recip(), d = -y * y => (d);
             /// At the origin, where `hypot` is not differentiable, the partials are zero (the

@@ -73,3 +73,104 @@ mod tests {
         let _ = vec![1.0].dot(&vec![1.0, 2.0]);
     }
 }
+
+/// The inner product of two tangents as a scalar of type `S`: the tangents' own scalar
+/// (`f64`, `f32`, or a dual number at second order), where [`InnerProduct`] gives an
+/// `f64`. A mode derived from a registration generic over its scalar
+/// (`dx -> <pullback(1), dx>`) pairs with it, so that on dual numbers the pairing keeps
+/// its derivative.
+pub trait DotIn<S> {
+    /// `<self, other>` in `S`.
+    fn dot_in(&self, other: &Self) -> S;
+}
+
+impl DotIn<f64> for f64 {
+    #[inline(always)]
+    fn dot_in(&self, other: &Self) -> f64 {
+        self * other
+    }
+}
+
+impl DotIn<f32> for f32 {
+    #[inline(always)]
+    fn dot_in(&self, other: &Self) -> f32 {
+        self * other
+    }
+}
+
+impl<T: num_traits::Float> DotIn<crate::Dual<T>> for crate::Dual<T> {
+    #[inline(always)]
+    fn dot_in(&self, other: &Self) -> crate::Dual<T> {
+        *self * *other
+    }
+}
+
+impl<S: num_traits::Zero, T: DotIn<S>, const N: usize> DotIn<S> for [T; N] {
+    #[inline]
+    fn dot_in(&self, other: &Self) -> S {
+        self.iter()
+            .zip(other)
+            .fold(S::zero(), |s, (a, b)| s + a.dot_in(b))
+    }
+}
+
+impl<S: num_traits::Zero, T: DotIn<S>> DotIn<S> for Vec<T> {
+    /// As [`InnerProduct`] for `Vec`: an empty side is zero.
+    ///
+    /// # Panics
+    /// If both sides are non-empty and their lengths differ.
+    #[inline]
+    fn dot_in(&self, other: &Self) -> S {
+        if self.is_empty() || other.is_empty() {
+            return S::zero();
+        }
+        check_lengths("inner product", self.len(), other.len());
+        self.iter()
+            .zip(other)
+            .fold(S::zero(), |s, (a, b)| s + a.dot_in(b))
+    }
+}
+
+impl<S: num_traits::Zero, T: DotIn<S>> DotIn<S> for Option<T> {
+    #[inline]
+    fn dot_in(&self, other: &Self) -> S {
+        match (self, other) {
+            (Some(a), Some(b)) => a.dot_in(b),
+            _ => S::zero(),
+        }
+    }
+}
+
+impl<S: num_traits::Zero> DotIn<S> for () {
+    #[inline(always)]
+    fn dot_in(&self, _other: &Self) -> S {
+        S::zero()
+    }
+}
+
+impl<S: num_traits::Zero> DotIn<S> for crate::discrete::NoTangent {
+    #[inline(always)]
+    fn dot_in(&self, _other: &Self) -> S {
+        S::zero()
+    }
+}
+
+macro_rules! tuple_dot_in {
+    ($(($($T:ident $i:tt),+))*) => {$(
+        impl<S: num_traits::Zero, $($T: DotIn<S>),+> DotIn<S> for ($($T,)+) {
+            #[inline]
+            fn dot_in(&self, other: &Self) -> S {
+                S::zero() $(+ self.$i.dot_in(&other.$i))+
+            }
+        }
+    )*};
+}
+
+tuple_dot_in! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+}

@@ -40,6 +40,6 @@ pub mod __private;
 pub use differentiable::Differentiable;
 pub use discrete::NoTangent;
 pub use dual::Dual;
-pub use inner_product::InnerProduct;
+pub use inner_product::{DotIn, InnerProduct};
 pub use real::{no_derivative, Real};
 pub use vector_space::VectorSpace;

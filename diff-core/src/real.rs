@@ -1,18 +1,23 @@
 //! [`Real`], the scalar trait, and [`no_derivative`].
 
-use crate::{Differentiable, InnerProduct, VectorSpace};
+use crate::{Differentiable, DotIn, InnerProduct, VectorSpace};
 
 /// Scalars: `f32`, `f64` (and any later dual number).
 ///
 /// Implemented for every type that is a [`num_traits::Float`], its own tangent, a
-/// [`VectorSpace`] and an [`InnerProduct`]; it is never implemented by hand.
+/// [`VectorSpace`], an [`InnerProduct`] and its own [`DotIn`]; it is never implemented by
+/// hand.
 pub trait Real:
-    num_traits::Float + Differentiable<TangentVector = Self> + VectorSpace + InnerProduct
+    num_traits::Float + Differentiable<TangentVector = Self> + VectorSpace + InnerProduct + DotIn<Self>
 {
 }
 
 impl<T> Real for T where
-    T: num_traits::Float + Differentiable<TangentVector = T> + VectorSpace + InnerProduct
+    T: num_traits::Float
+        + Differentiable<TangentVector = T>
+        + VectorSpace
+        + InnerProduct
+        + DotIn<T>
 {
 }
 

@@ -557,7 +557,9 @@ pub fn registered_differential<D, T, F: FnOnce(D) -> T>(differential: F) -> F {
     differential
 }
 
-/// The inner product of two optional tangents (`None` is zero).
+/// The inner product of two optional tangents (`None` is zero), as `f64`: a mode derived
+/// from a registration written for `f64` or `f32`, whose tangents may be the user's
+/// structs' (which pair as [`InnerProduct`](crate::InnerProduct) only).
 #[inline(always)]
 pub fn dot_opt<T: crate::InnerProduct>(a: &Option<T>, b: &Option<T>) -> f64 {
     match (a, b) {
@@ -573,6 +575,20 @@ pub fn from_f64<T: num_traits::NumCast>(x: f64) -> T {
         Some(t) => t,
         None => panic!("diff: {x} is not representable in the result's scalar type"),
     }
+}
+
+/// The inner product of two tangents in their own scalar type (`f64`, `f32`, or a dual
+/// number at second order): a mode derived from a registration generic over its scalar,
+/// so that on dual numbers the pairing keeps its derivative.
+#[inline(always)]
+pub fn dot_in<S, T: crate::DotIn<S>>(a: &T, b: &T) -> S {
+    a.dot_in(b)
+}
+
+/// The sum of scalars (zero for none): the terms of a derived differential.
+#[inline(always)]
+pub fn scalar_sum<S: num_traits::Zero, const N: usize>(terms: [S; N]) -> S {
+    terms.into_iter().fold(S::zero(), |s, t| s + t)
 }
 
 // ---- `hessian!`: forward over reverse, with dual numbers ----

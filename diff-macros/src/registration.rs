@@ -851,14 +851,16 @@ impl Reg<'_> {
         }
     }
 
-    /// For a scalar result, the differential `dx -> <pullback(1), dx>`.
+    /// For a scalar result, the differential `dx -> <pullback(1), dx>`, the pairing in the
+    /// scalar type itself (`DotIn`), so that on dual numbers (second order) it keeps its
+    /// derivative.
     fn jvp_from_vjp(&self, g: &Group) -> Companion {
         let rt = quote!(::diff::__private);
         let n = self.sig.params.len();
         let (gs, ds) = (locals("g", n), locals("d", n));
         let terms = self.sig.wrt().into_iter().map(|i| {
             let (g, d) = (&gs[i], &ds[i]);
-            quote!(#rt::dot_opt(&#g, &#d))
+            self.pairing(&g.to_token_stream(), &d.to_token_stream())
         });
         let vjp = g.path(&Kind::Vjp.long(self.name()));
         let args = g.registered_args();
@@ -875,11 +877,24 @@ impl Reg<'_> {
                 let #unit = #rt::Unit::unit(&#value);
                 (#value, move |(#(#ds,)*)| {
                     let (#(#gs,)*) = #pullback(#unit);
-                    let #sum: f64 = 0.0 #(+ #terms)*;
-                    ::core::option::Option::Some(#rt::from_f64(#sum))
+                    let #sum = #rt::scalar_sum([#(#terms),*]);
+                    ::core::option::Option::Some(#sum)
                 })
             },
         )
+    }
+
+    /// The pairing `<a, b>` of two optional tangents that derives a mode, as the result's
+    /// scalar: in that scalar itself for a registration generic over it (on dual numbers
+    /// at second order it keeps its derivative), through `f64` for one written for a float
+    /// type (whose tangents may be structs pairing as `InnerProduct` only).
+    fn pairing(&self, a: &TokenStream, b: &TokenStream) -> TokenStream {
+        let rt = quote!(::diff::__private);
+        if self.sig.roles.scalars.is_empty() {
+            quote!(#rt::from_f64(#rt::dot_opt(&#a, &#b)))
+        } else {
+            quote!(#rt::dot_in(&#a, &#b))
+        }
     }
 
     /// For scalar inputs, the pullback `dy -> (<differential(e_i), dy>)_i`, one
@@ -909,11 +924,12 @@ impl Reg<'_> {
                     quote!(::core::default::Default::default())
                 }
             });
+            let pairing = self.pairing(&d.to_token_stream(), &dy.to_token_stream());
             quote!({
                 let (_, #differential) = #jvp(#(#args),*);
                 let #d = #differential((#(#dirs,)*));
                 let #dy = ::core::option::Option::Some(::core::clone::Clone::clone(&#seed));
-                ::core::option::Option::Some(#rt::from_f64(#rt::dot_opt(&#d, &#dy)))
+                ::core::option::Option::Some(#pairing)
             })
         });
         self.slot_companion(
