@@ -3005,3 +3005,31 @@ fn powf_mixed_partial_at_a_zero_exponent() {
     let d2 = second_derivative!(at: x, of: |x: f64| (2.0 + x).powf(x - 0.5));
     assert!((d2 - want).abs() < 1e-12, "{d2} {want}");
 }
+
+/// A closure calling a float method of two arguments with a captured `f64` (newuser9):
+/// the capture is converted to a dual number like a literal would be.
+#[test]
+fn float_methods_of_a_captured_value_in_a_closure() {
+    let (b, t) = (2.3f64, 1.4f64);
+    let d2 = second_derivative!(at: t, of: |s| s.powf(b));
+    assert!((d2 - b * (b - 1.0) * t.powf(b - 2.0)).abs() < 1e-12, "{d2}");
+    // b^s: ln(b)^2 b^s.
+    let d2 = second_derivative!(at: t, of: |s| b.powf(s));
+    assert!((d2 - b.ln().powi(2) * b.powf(t)).abs() < 1e-12, "{d2}");
+    // atan2(s, b): d/ds = b / (s^2 + b^2), d2 = -2 s b / (s^2 + b^2)^2.
+    let q = t * t + b * b;
+    let d2 = second_derivative!(at: t, of: |s| s.atan2(b));
+    assert!((d2 + 2.0 * t * b / (q * q)).abs() < 1e-12, "{d2}");
+    // hypot(s, b): d2 = b^2 / (s^2 + b^2)^(3/2).
+    let d2 = second_derivative!(at: t, of: |s| s.hypot(b));
+    assert!((d2 - b * b / q.powf(1.5)).abs() < 1e-12, "{d2}");
+    // max(s, b) * s with s < b: b s, second derivative 0; with s > b: s^2, 2.
+    let d2 = second_derivative!(at: t, of: |s| s.max(b) * s);
+    assert_eq!(d2, 0.0);
+    let d2 = second_derivative!(at: 3.0, of: |s| s.max(b) * s);
+    assert_eq!(d2, 2.0);
+    // An integer exponent stays one.
+    let n = 3;
+    let d2 = second_derivative!(at: t, of: |s: f64| s.powi(n) * b);
+    assert!((d2 - 6.0 * t * b).abs() < 1e-12, "{d2}");
+}

@@ -1021,8 +1021,45 @@ fn scaled_by_bits(x: f64) -> f64 {
     half * x * x
 }
 
+/// libm's `expm1` style: the bits kept in a `let` and read to branch, a constant built
+/// from a literal's bits (cratesport: refused before, though no derivative is lost).
+#[differentiable]
+fn doubled_above_one(x: f64) -> f64 {
+    let ui = x.to_bits();
+    let hx = ((ui >> 32) & 0x7fff_ffff) as u32;
+    let two = f64::from_bits(0x4000_0000_0000_0000);
+    if hx >= 0x3ff0_0000 {
+        return x * two;
+    }
+    x
+}
+
+/// `frexp` style: the exponent read from the bits scales the value, a piecewise constant
+/// factor `2^-e` (the derivative is that factor).
+#[differentiable]
+fn mantissa_scaled(x: f64) -> f64 {
+    let e = (((x.to_bits() >> 52) & 0x7ff) as i32) - 1023;
+    x * 2f64.powi(-e)
+}
+
 #[test]
 fn bits_of_a_float_that_carries_a_derivative() {
+    for x in [0.7, 1.5, -3.0] {
+        check1(
+            "doubled_above_one",
+            doubled_above_one,
+            x,
+            value_with_gradient!(at: x, of: doubled_above_one),
+            value_with_derivative!(at: x, of: doubled_above_one),
+        );
+        check1(
+            "mantissa_scaled",
+            mantissa_scaled,
+            x,
+            value_with_gradient!(at: x, of: mantissa_scaled),
+            value_with_derivative!(at: x, of: mantissa_scaled),
+        );
+    }
     for x in [-1.3, 0.8] {
         check1(
             "by_sign_bit",

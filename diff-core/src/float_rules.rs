@@ -206,6 +206,13 @@ macro_rules! names {
         /// and needs no copy kept in sync (a package cannot include files of another one
         /// once they are published separately).
         pub const METHODS: &[&str] = &[$(stringify!($name)),*];
+
+        /// The number of float parameters of each operation in the table, the receiver
+        /// included (`("powf", 2)`, `("powi", 1)`): diff-macros converts a constant given
+        /// for one of them to a dual number at second order, and leaves the others
+        /// (`powi`'s `i32`) as they are.
+        pub const FLOAT_PARAMETERS: &[(&str, usize)] =
+            &[$((stringify!($name), 1 $(+ (stringify!($p).len() * 0 + 1))*)),*];
     };
 }
 

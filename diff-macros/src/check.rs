@@ -196,10 +196,14 @@ pub fn check(func: &Function, act: &Activity, errors: &mut Errors) -> bool {
             }
         }
     }
-    for at in float_rebuilt_from_bits(func, act) {
+    for (at, through) in float_rebuilt_from_bits(func, act) {
+        let how = match through {
+            None => "`f64::from_bits` of bits computed from it".to_string(),
+            Some(f) => format!("`{f}` given `x.to_bits()`, which carries no derivative"),
+        };
         add(syn::Error::new_spanned(
             at,
-            "a float rebuilt from the bits of a value that carries a derivative (`f64::from_bits` of `x.to_bits()`) would lose its derivative, which is not zero: compute it with float operations (`x * 2f64.powi(e)`), register this function's derivative with #[derivative(of = ..)], or wrap the result in no_derivative(..) if its derivative should be zero",
+            format!("a float rebuilt from the bits of a value that carries a derivative ({how}) would lose its derivative, which is not zero: compute it with float operations (`x * 2f64.powi(e)`), register this function's derivative with #[derivative(of = ..)], or wrap the result in no_derivative(..) if its derivative should be zero"),
         ));
     }
     // A `&mut` parameter left out of `wrt` has no slot for the derivative of what the
@@ -227,11 +231,17 @@ const FROM_BITS: &[&str] = &[
     "from_ne_bytes",
 ];
 
-/// Where the body rebuilds a float the result needs from bits (`f64::from_bits(..)`),
-/// when it also takes the bits of a value that carries a derivative (`x.to_bits()`).
-/// The bits are integers, which carry nothing, so the round trip would cut a derivative
-/// that is not zero (`ldexp` written on the exponent's bits is `x * 2^e`).
-fn float_rebuilt_from_bits(func: &Function, act: &Activity) -> Vec<proc_macro2::TokenStream> {
+/// Where the body rebuilds a float the result needs from bits that come from a value that
+/// carries a derivative: `f64::from_bits(..)` of integers computed from it (`x.to_bits()`,
+/// or a helper's `get_high_word(x)`), or a call of a function without a derivative given
+/// `x.to_bits()` (`from_u64(x.to_bits())`) whose result the derivative needs. The bits are
+/// integers, which carry nothing, so the round trip would cut a derivative that is not
+/// zero (`ldexp` written on the exponent's bits is `x * 2^e`). Bits only compared, or a
+/// float built from a literal's bits, are not refused.
+fn float_rebuilt_from_bits(
+    func: &Function,
+    act: &Activity,
+) -> Vec<(proc_macro2::TokenStream, Option<String>)> {
     let named = |callee: &Callee, names: &[&str]| match callee {
         Callee::Method { method, .. } => names.iter().any(|n| method == n),
         Callee::Path(p) => p
@@ -241,29 +251,62 @@ fn float_rebuilt_from_bits(func: &Function, act: &Activity) -> Vec<proc_macro2::
             .is_some_and(|s| names.iter().any(|n| s.ident == n)),
         _ => false,
     };
-    let stmts = || func.regions.iter().flat_map(|r| r.stmts.iter());
-    let bits_of_varied = stmts().any(|s| match &s.inst {
-        Inst::Call(callee, args) => {
-            named(callee, TO_BITS) && args.first().is_some_and(|a| act.varied.contains(a))
-        }
-        _ => false,
-    });
-    if !bits_of_varied {
-        return Vec::new();
-    }
-    stmts()
+    let bits_of_varied = |v: &crate::ir::Value| {
+        matches!(func.def_inst(*v), Some(Inst::Call(callee, args))
+            if named(callee, TO_BITS) && args.first().is_some_and(|a| act.varied.contains(a)))
+    };
+    let at = |s: &crate::ir::Stmt, callee: &Callee| match callee {
+        Callee::Path(p) => quote::ToTokens::to_token_stream(p),
+        Callee::Method { method, .. } => quote::quote_spanned!(s.span=> #method),
+        _ => quote::quote_spanned!(s.span=> from_bits),
+    };
+    func.regions
+        .iter()
+        .flat_map(|r| r.stmts.iter())
+        .filter(|s| s.results.iter().any(|r| act.useful.contains(r)))
         .filter_map(|s| match &s.inst {
-            Inst::Call(callee, _)
-                if named(callee, FROM_BITS) && s.results.iter().any(|r| act.useful.contains(r)) =>
+            Inst::Call(callee, args) if named(callee, FROM_BITS) => args
+                .iter()
+                .any(|a| depends_on(func, *a, &|v| act.varied.contains(v)))
+                .then(|| (at(s, callee), None)),
+            // (A function of the crate: a method or a rule of std given the bits, such as
+            // `2f64.powi(e)` of the exponent's bits, is piecewise constant as written.)
+            Inst::Call(callee @ Callee::Path(p), args)
+                if !named(callee, TO_BITS)
+                    && !crate::ir::is_library_path(p)
+                    && !s.results.iter().any(|r| act.varied.contains(r)) =>
             {
-                Some(match callee {
-                    Callee::Path(p) => quote::ToTokens::to_token_stream(p),
-                    _ => quote::quote_spanned!(s.span=> from_bits),
-                })
+                let name = p.path.segments.last().map(|f| f.ident.to_string());
+                args.iter()
+                    .any(|a| depends_on(func, *a, &bits_of_varied))
+                    .then(|| (at(s, callee), name))
             }
             _ => None,
         })
         .collect()
+}
+
+/// Whether `v`, or a value it is computed from (through the instructions that define
+/// them, in the same function), satisfies `hit`.
+fn depends_on(
+    func: &Function,
+    v: crate::ir::Value,
+    hit: &dyn Fn(&crate::ir::Value) -> bool,
+) -> bool {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack = vec![v];
+    while let Some(w) = stack.pop() {
+        if !seen.insert(w) || seen.len() > 4096 {
+            continue;
+        }
+        if hit(&w) {
+            return true;
+        }
+        if let Some(def) = func.def(w) {
+            stack.extend(def.inst.operands());
+        }
+    }
+    false
 }
 
 /// Where `v` is a range (`a..b`, carrying nothing) built of values that carry a

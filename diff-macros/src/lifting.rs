@@ -246,7 +246,9 @@ enum OpaqueKind {
 
 fn opaque_kind(o: &Opaque) -> OpaqueKind {
     match o.what.as_str() {
-        "comparison or logical operator" | "`!` operator" => OpaqueKind::Comparison,
+        "comparison or logical operator" | "`!` operator" | "bitwise operator" => {
+            OpaqueKind::Comparison
+        }
         "array expression" => OpaqueKind::Collection,
         "macro call" => match o.macro_name.as_deref() {
             Some("vec") => OpaqueKind::Collection,
@@ -565,6 +567,15 @@ fn holds_floats(t: &Twin, m: &syn::Member) -> bool {
 pub fn is_rule(method: &Ident) -> bool {
     diff_core::float_rules::METHODS.iter().any(|m| method == m)
         || GENERIC_RULES.iter().any(|m| method == m)
+}
+
+/// The number of float parameters of the float method `method` of diff-std's rule table,
+/// the receiver included (`diff_core::float_rules::FLOAT_PARAMETERS`); 1 for another.
+fn float_parameters(method: &Ident) -> usize {
+    diff_core::float_rules::FLOAT_PARAMETERS
+        .iter()
+        .find(|(m, _)| method == m)
+        .map_or(1, |(_, n)| *n)
 }
 
 /// Whether a call of `method` goes to the library's rule: named as one, and not a
@@ -1895,11 +1906,17 @@ impl<'a> Lifting<'a> {
                 }
             }
             // A method's dual companion converts its arguments itself (`LiftTo`).
+            // A constant given for a float parameter (a captured `b` in `s.powf(b)`, a
+            // `const` of the crate) converts too; one for another (`powi`'s `i32`) not.
             Inst::Call(Callee::Method { method, user, .. }, args)
                 if lifted && calls_rule(method, *user) =>
             {
-                for a in args.iter_mut() {
-                    if !self.kept_constant(*a) {
+                let floats = float_parameters(method);
+                for (k, a) in args.iter_mut().enumerate() {
+                    let constant_float = k < floats
+                        && !self.integer_literal(*a)
+                        && matches!(self.func.def_inst(*a), Some(Inst::Const(_)));
+                    if !self.kept_constant(*a) || constant_float {
                         self.convert_float(out, before, a, span);
                     }
                 }

@@ -418,10 +418,30 @@ fn what(e: &syn::Expr) -> &'static str {
         syn::Expr::Struct(_) => "struct literal",
         syn::Expr::Closure(_) => "closure",
         syn::Expr::Call(_) => "call of a closure",
+        syn::Expr::Binary(b) if bitwise(&b.op) => "bitwise operator",
         syn::Expr::Binary(_) => "comparison or logical operator",
         syn::Expr::Unary(_) => "`!` operator",
         _ => "expression",
     }
+}
+
+/// Whether `op` is a bitwise operator (`&`, `|`, `^`, `<<`, `>>`, and their assignments),
+/// on integers.
+fn bitwise(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        BitAnd(_)
+            | BitOr(_)
+            | BitXor(_)
+            | Shl(_)
+            | Shr(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | BitXorAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
 }
 
 /// The names a format string captures: `{name}` and `{name:spec}` (not `{{`, `{0}`, `{}`).
@@ -475,6 +495,8 @@ fn discrete(e: &syn::Expr) -> bool {
                 crate::ir::INTEGER_TYPES.contains(&s.as_str()) || s == "bool" || s == "char"
             }))
         }
+        // (A bitwise operator's operands are integers or `bool`s: Rust has none on floats.)
+        syn::Expr::Binary(b) if bitwise(&b.op) => true,
         syn::Expr::Binary(b) => matches!(
             b.op,
             syn::BinOp::Eq(_)
