@@ -1365,3 +1365,35 @@ mod fold_over_indices {
         assert!((f - d).abs() < 1e-12);
     }
 }
+
+/// libm's j0 (`pzero`): a reference to one of two constant tables, declared first and
+/// assigned in the branches. The borrows stay `'static` (not copies dropped with their
+/// branch).
+mod borrowed_tables {
+    use diff::prelude::*;
+
+    const PR8: [f64; 3] = [1.0, 2.0, 3.0];
+    const PR2: [f64; 3] = [4.0, 5.0, 6.0];
+
+    #[differentiable]
+    fn pz(x: f64) -> f64 {
+        let p: &[f64; 3];
+        if x > 2.0 {
+            p = &PR8;
+        } else {
+            p = &PR2;
+        }
+        p[0] + x * (p[1] + x * p[2])
+    }
+
+    #[test]
+    fn a_reference_to_a_table_assigned_in_branches() {
+        for (x, t) in [(3.0, PR8), (1.5, PR2)] {
+            let (v, g) = value_with_gradient!(at: x, of: pz);
+            assert_eq!(v, pz(x));
+            assert_eq!(g, t[1] + 2.0 * x * t[2]);
+            assert_eq!(first_derivative!(at: x, of: pz), g);
+            assert_eq!(second_derivative!(at: x, of: pz), 2.0 * t[2]);
+        }
+    }
+}

@@ -222,6 +222,24 @@ impl Lowerer {
                     if self.is_captured(p) {
                         return Ok(self.emit(Inst::Const(quote::quote!(&#p)), span, None));
                     }
+                    // A borrow of a constant (named in capitals, not a variable of the
+                    // body: `p = &PR8;`, libm's j0) stays one expression, which Rust
+                    // promotes to a `'static` borrow: a copy in a local would be dropped
+                    // at the end of its branch.
+                    let local = p.qself.is_none()
+                        && p.path
+                            .get_ident()
+                            .is_some_and(|id| self.lookup(&id.to_string()).is_some());
+                    let table = p.path.segments.last().is_some_and(|s| {
+                        let name = s.ident.to_string();
+                        name.len() > 1
+                            && name
+                                .chars()
+                                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                    });
+                    if !local && table {
+                        return Ok(self.emit(Inst::Const(quote::quote!(&#p)), span, None));
+                    }
                 }
                 let v = self.lower_expr(&r.expr)?;
                 Ok(self.emit(
