@@ -1057,7 +1057,7 @@ impl Reg<'_> {
         let forwarders = forwarders.iter().map(|c| g.item(c, vis));
         // Second order (emit/dual.rs): a registered derivative is first order only.
         let dual = DualSig::of(&self.sig);
-        let why = format!("its derivative is registered (#[derivative(of = {name})]), which gives first order only; differentiate the body of `{name}` with #[differentiable] instead, or make the caller generic over `T: Float`");
+        let why = format!("its derivative is registered (#[derivative(of = {name})]), written for a float type, which gives first order only; write the registration generic over its scalar (`fn {user}<T: Float>(..)`), which runs on dual numbers as it is, or differentiate the body of `{name}` with #[differentiable] instead", user = self.user_fn());
         let dual_item = |vis: &syn::Visibility, name: Ident| {
             let header = dual.header(vis, name, &self.output_tangent);
             let body = dual.stop(&why);
