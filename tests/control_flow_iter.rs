@@ -1375,6 +1375,7 @@ mod borrowed_tables {
     const PR8: [f64; 3] = [1.0, 2.0, 3.0];
     const PR2: [f64; 3] = [4.0, 5.0, 6.0];
 
+    #[allow(clippy::needless_late_init)] // as libm writes it
     #[differentiable]
     fn pz(x: f64) -> f64 {
         let p: &[f64; 3];

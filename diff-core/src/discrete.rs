@@ -65,6 +65,13 @@ impl InnerProduct for NoTangent {
     }
 }
 
+impl<S: num_traits::Zero> crate::DotIn<S> for NoTangent {
+    #[inline(always)]
+    fn dot_in(&self, _other: &Self) -> S {
+        S::zero()
+    }
+}
+
 impl Neg for NoTangent {
     type Output = NoTangent;
     #[inline(always)]

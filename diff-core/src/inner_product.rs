@@ -1,4 +1,4 @@
-//! [`InnerProduct`] for scalars, arrays and `Vec` (tuples are in `tuples.rs`).
+//! [`InnerProduct`] and [`DotIn`] for scalars, arrays and `Vec` (tuples are in `tuples.rs`).
 
 use crate::vector_space::check_lengths;
 
@@ -46,31 +46,6 @@ impl<T: InnerProduct> InnerProduct for Vec<T> {
         }
         check_lengths("inner product", self.len(), other.len());
         self.iter().zip(other).map(|(a, b)| a.dot(b)).sum()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scalars() {
-        assert_eq!(2.0f64.dot(&3.0), 6.0);
-        assert_eq!(2.0f32.dot(&-3.0), -6.0);
-    }
-
-    #[test]
-    fn arrays_and_vecs() {
-        assert_eq!([1.0, 2.0].dot(&[3.0, 4.0]), 11.0);
-        assert_eq!(vec![1.0, 2.0].dot(&vec![3.0, 4.0]), 11.0);
-        assert_eq!(vec![1.0, 2.0].dot(&Vec::new()), 0.0);
-        assert_eq!(vec![[1.0f32], [2.0]].dot(&vec![[3.0], [4.0]]), 11.0);
-    }
-
-    #[test]
-    #[should_panic(expected = "inner product of tangent vectors of different lengths")]
-    fn vec_length_mismatch() {
-        let _ = vec![1.0].dot(&vec![1.0, 2.0]);
     }
 }
 
@@ -141,36 +116,27 @@ impl<S: num_traits::Zero, T: DotIn<S>> DotIn<S> for Option<T> {
     }
 }
 
-impl<S: num_traits::Zero> DotIn<S> for () {
-    #[inline(always)]
-    fn dot_in(&self, _other: &Self) -> S {
-        S::zero()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scalars() {
+        assert_eq!(2.0f64.dot(&3.0), 6.0);
+        assert_eq!(2.0f32.dot(&-3.0), -6.0);
     }
-}
 
-impl<S: num_traits::Zero> DotIn<S> for crate::discrete::NoTangent {
-    #[inline(always)]
-    fn dot_in(&self, _other: &Self) -> S {
-        S::zero()
+    #[test]
+    fn arrays_and_vecs() {
+        assert_eq!([1.0, 2.0].dot(&[3.0, 4.0]), 11.0);
+        assert_eq!(vec![1.0, 2.0].dot(&vec![3.0, 4.0]), 11.0);
+        assert_eq!(vec![1.0, 2.0].dot(&Vec::new()), 0.0);
+        assert_eq!(vec![[1.0f32], [2.0]].dot(&vec![[3.0], [4.0]]), 11.0);
     }
-}
 
-macro_rules! tuple_dot_in {
-    ($(($($T:ident $i:tt),+))*) => {$(
-        impl<S: num_traits::Zero, $($T: DotIn<S>),+> DotIn<S> for ($($T,)+) {
-            #[inline]
-            fn dot_in(&self, other: &Self) -> S {
-                S::zero() $(+ self.$i.dot_in(&other.$i))+
-            }
-        }
-    )*};
-}
-
-tuple_dot_in! {
-    (A 0)
-    (A 0, B 1)
-    (A 0, B 1, C 2)
-    (A 0, B 1, C 2, D 3)
-    (A 0, B 1, C 2, D 3, E 4)
-    (A 0, B 1, C 2, D 3, E 4, F 5)
+    #[test]
+    #[should_panic(expected = "inner product of tangent vectors of different lengths")]
+    fn vec_length_mismatch() {
+        let _ = vec![1.0].dot(&vec![1.0, 2.0]);
+    }
 }

@@ -1,7 +1,7 @@
 //! [`VectorSpace`], [`Differentiable`] and [`InnerProduct`] for `()` and tuples of up to six
 //! elements. A tuple's tangent is the tuple of its elements' tangents.
 
-use crate::{Differentiable, InnerProduct, VectorSpace};
+use crate::{Differentiable, DotIn, InnerProduct, VectorSpace};
 
 impl VectorSpace for () {
     #[inline(always)]
@@ -24,6 +24,13 @@ impl InnerProduct for () {
     #[inline(always)]
     fn dot(&self, _other: &Self) -> f64 {
         0.0
+    }
+}
+
+impl<S: num_traits::Zero> DotIn<S> for () {
+    #[inline(always)]
+    fn dot_in(&self, _other: &Self) -> S {
+        S::zero()
     }
 }
 
@@ -60,6 +67,13 @@ macro_rules! tuple_impls {
             #[inline]
             fn dot(&self, other: &Self) -> f64 {
                 0.0 $(+ self.$i.dot(&other.$i))+
+            }
+        }
+
+        impl<S: num_traits::Zero, $($T: DotIn<S>),+> DotIn<S> for ($($T,)+) {
+            #[inline]
+            fn dot_in(&self, other: &Self) -> S {
+                S::zero() $(+ self.$i.dot_in(&other.$i))+
             }
         }
     )*};
