@@ -3033,3 +3033,31 @@ fn float_methods_of_a_captured_value_in_a_closure() {
     let d2 = second_derivative!(at: t, of: |s: f64| s.powi(n) * b);
     assert!((d2 - 6.0 * t * b).abs() < 1e-12, "{d2}");
 }
+
+/// libm's table macro: `i!(TABLE, i)` is `*TABLE.get(i).unwrap()`.
+macro_rules! table_entry {
+    ($array:expr, $index:expr) => {
+        *$array.get($index).unwrap()
+    };
+}
+
+const POLY: [f64; 3] = [1.0, 0.0, 1.0];
+
+#[differentiable]
+fn horner_through_a_macro(x: f64) -> f64 {
+    let mut num: f64 = 0.0;
+    for i in (0..3).rev() {
+        num = num * x + table_entry!(POLY, i);
+    }
+    num
+}
+
+/// In a crate with arithmetic of its own (`impl Add for ..`), a macro's value of unknown
+/// type in arithmetic with a dual number is declined, and the reason names the macro
+/// (it named the variable the statement assigns).
+#[test]
+#[should_panic(expected = "one whose type is not known to be a float (`table_entry!(..)`)")]
+fn a_macro_value_in_arithmetic_is_named_when_declined() {
+    assert_eq!(first_derivative!(at: 0.5, of: horner_through_a_macro), 1.0);
+    let _ = second_derivative!(at: 0.5, of: horner_through_a_macro);
+}

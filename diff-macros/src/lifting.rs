@@ -1889,7 +1889,26 @@ impl<'a> Lifting<'a> {
                 let unknowns = [unknown(*a), unknown(*b)];
                 for (v, unknown) in [*a, *b].into_iter().zip(unknowns) {
                     if unknown && !self.in_closure && !only_floats {
-                        self.refuse("arithmetic between a value that carries a derivative and one whose type is not known to be a float");
+                        // Shown with the operand of unknown type (`i!(SNUM, i)` in
+                        // `num * x + i!(SNUM, i)`), not the whole statement.
+                        let why = "arithmetic between a value that carries a derivative and one whose type is not known to be a float";
+                        match self.func.def(v) {
+                            Some(Stmt {
+                                inst: Inst::Opaque(o),
+                                ..
+                            }) if o.macro_name.is_some() => {
+                                let name = o.macro_name.clone().unwrap_or_default();
+                                let statement = self.at.take();
+                                self.refuse(format!("{why} (`{name}!(..)`)"));
+                                self.at = statement;
+                            }
+                            def => {
+                                let operand = def.map(|s| s.span).or(self.at);
+                                let statement = std::mem::replace(&mut self.at, operand);
+                                self.refuse(why);
+                                self.at = statement;
+                            }
+                        }
                     }
                     if self.twin_of(v).is_some() {
                         self.refuse(
