@@ -17,8 +17,8 @@ use core::ops::{Add, Div, Mul, Neg, Rem, Sub};
 
 use num_traits::{Float, FloatConst};
 
-use crate::float_rules::cast;
 use crate::float_rules::NotCaptured;
+use crate::float_rules::{cast, rem_quotient};
 use crate::Dual;
 
 /// `Σ eps_i · partial_i`, where a zero `eps_i` contributes nothing against a partial that

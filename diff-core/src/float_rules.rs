@@ -174,10 +174,9 @@ macro_rules! float_rules {
             (__vjp_mul, __jvp_mul) mul(a, b) -> y = a * b, da = b, db = a => (da, db);
             (__vjp_div, __jvp_div) div(a, b) -> y = a / b, r = b.recip(), db = -y * r => (r, db);
             (__vjp_neg, __jvp_neg) neg(x) -> y = -x => (-Self::one());
-            /// `a % b = a - q b` with `q` the integer `(a - a % b) / b`: partials `1` and
-            /// `-q` (the derivative jumps where `a / b` is an integer). `q` is not
-            /// `(a / b).trunc()`: `1.0 / 0.1` rounds to 10 while `1.0 % 0.1` is `1 - 9 * 0.1`.
-            (__vjp_rem, __jvp_rem) rem(a, b) -> y = a % b, db = -((a - y) / b).round()
+            /// `a % b = a - q b` with `q` the integer quotient ([`rem_quotient`]): partials
+            /// `1` and `-q` (the derivative jumps where `a / b` is an integer).
+            (__vjp_rem, __jvp_rem) rem(a, b) -> y = a % b, db = -rem_quotient(a, y, b)
                 => (Self::one(), db);
         }
     };
@@ -230,6 +229,15 @@ pub struct NotCaptured;
 pub fn cast<T: Float, N: num_traits::ToPrimitive>(n: N) -> T {
     <T as num_traits::NumCast>::from(n)
         .expect("diff: a constant not representable in the float type")
+}
+
+/// The integer quotient `q` of `a % b = a - q b`, from the remainder `rem = a % b`:
+/// `(a - rem) / b`, rounded to the integer it is. Not `(a / b).trunc()`: `1.0 / 0.1`
+/// rounds to 10 while `1.0 % 0.1` is `1 - 9 * 0.1`. (The divisor's partial of `%` is
+/// `-q`, here and in diff-macros' inline partials.)
+#[inline(always)]
+pub fn rem_quotient<T: Float>(a: T, rem: T, b: T) -> T {
+    ((a - rem) / b).round()
 }
 
 /// Compile-time string equality, for the method-name check.

@@ -80,12 +80,16 @@ impl<T: num_traits::Float> DotIn<crate::Dual<T>> for crate::Dual<T> {
     }
 }
 
+/// The sum of the element-wise [`DotIn`] of two slices of one length.
+#[inline]
+fn dot_in_elements<S: num_traits::Zero, T: DotIn<S>>(a: &[T], b: &[T]) -> S {
+    a.iter().zip(b).fold(S::zero(), |s, (a, b)| s + a.dot_in(b))
+}
+
 impl<S: num_traits::Zero, T: DotIn<S>, const N: usize> DotIn<S> for [T; N] {
     #[inline]
     fn dot_in(&self, other: &Self) -> S {
-        self.iter()
-            .zip(other)
-            .fold(S::zero(), |s, (a, b)| s + a.dot_in(b))
+        dot_in_elements(self, other)
     }
 }
 
@@ -100,9 +104,7 @@ impl<S: num_traits::Zero, T: DotIn<S>> DotIn<S> for Vec<T> {
             return S::zero();
         }
         check_lengths("inner product", self.len(), other.len());
-        self.iter()
-            .zip(other)
-            .fold(S::zero(), |s, (a, b)| s + a.dot_in(b))
+        dot_in_elements(self, other)
     }
 }
 

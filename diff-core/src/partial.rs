@@ -5,6 +5,7 @@
 //!
 //! They are generic functions rather than operator expressions, so rustc need not know a
 //! tangent's type where generated code calls them.
+use crate::float_rules::rem_quotient;
 use crate::VectorSpace;
 use core::ops::{Div, Mul, Neg};
 
@@ -41,15 +42,15 @@ where
     -(x * y / b)
 }
 
-/// `-(x * q)`, `q` the integer quotient of `a % b` (`(a - a % b) / b`, not the rounded
-/// `(a / b).trunc()`): the divisor's part of `a % b`.
+/// `-(x * q)`, `q` the integer quotient of `a % b` ([`rem_quotient`]): the divisor's
+/// part of `a % b`.
 #[inline(always)]
 pub fn neg_quotient<T, B>(x: T, a: B, b: B) -> T
 where
     T: Mul<B, Output = T> + Neg<Output = T>,
     B: num_traits::Float,
 {
-    -(x * ((a - a % b) / b).round())
+    -(x * rem_quotient(a, a % b, b))
 }
 
 /// The operand of an `as` cast to a float type: a float, whose tangent converts like the

@@ -233,38 +233,39 @@ fn leave_out_by_definition(sig: &mut FnSig, func: &syn::ImplItemFn, self_ty: Opt
         let Some(name) = type_name(ty) else {
             continue;
         };
-        match crate::source::differentiable_type(func.sig.ident.span(), &name) {
-            Some(false) => {
+        match left_out_type(func.sig.ident.span(), &name) {
+            Some(true) => {
                 sig.leave_out(i);
                 sig.not_differentiable.push(checked);
             }
             // Differentiable: kept even if no derivative flows from it, as callers
             // (which cannot see the body) expect.
-            Some(true) => sig.params[i].asked = false,
-            // A type of the standard library that is not Differentiable (`Duration`, a
-            // `HashMap`), which the crate's source does not define.
-            None if STD_NOT_DIFFERENTIABLE.contains(&name.as_str()) => {
-                sig.leave_out(i);
-                sig.not_differentiable.push(checked);
-            }
+            Some(false) => sig.params[i].asked = false,
             None => {}
         }
     }
 }
 
+/// Whether the type named `name` is left out of the derivative by its definition:
+/// `Some(true)` for one the crate's source defines without making it Differentiable, or
+/// a type of the standard library with no tangent space (`Duration`, a `HashMap`), which
+/// the source does not define; `Some(false)` for one it makes Differentiable; `None` when
+/// the source does not say.
+fn left_out_type(span: proc_macro2::Span, name: &str) -> Option<bool> {
+    match crate::source::differentiable_type(span, name) {
+        Some(differentiable) => Some(!differentiable),
+        None => STD_NOT_DIFFERENTIABLE.contains(&name).then_some(true),
+    }
+}
+
 /// The type a closure's parameter declared `ty` (`&Config`, `Mode`) is left out of the
-/// derivative as, as [`leave_out_by_definition`] leaves out a function's: one the
-/// crate's source defines without making it Differentiable, or a type of the standard
-/// library with no tangent space; `None` for any other.
+/// derivative as, as [`leave_out_by_definition`] leaves out a function's; `None` for
+/// any other.
 pub(crate) fn not_differentiable(ty: &syn::Type) -> Option<syn::Type> {
     let element = element_type(ty);
     let name = type_name(element)?;
     let span = syn::spanned::Spanned::span(element);
-    let out = match crate::source::differentiable_type(span, &name) {
-        Some(defined) => !defined,
-        None => STD_NOT_DIFFERENTIABLE.contains(&name.as_str()),
-    };
-    out.then(|| element.clone())
+    (left_out_type(span, &name) == Some(true)).then(|| element.clone())
 }
 
 /// Types of the standard library with no tangent space, left out of the derivative like

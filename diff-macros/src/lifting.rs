@@ -1891,24 +1891,19 @@ impl<'a> Lifting<'a> {
                     if unknown && !self.in_closure && !only_floats {
                         // Shown with the operand of unknown type (`i!(SNUM, i)` in
                         // `num * x + i!(SNUM, i)`), not the whole statement.
+                        // (A macro's span is its name alone: the call is written out.)
                         let why = "arithmetic between a value that carries a derivative and one whose type is not known to be a float";
-                        match self.func.def(v) {
-                            Some(Stmt {
-                                inst: Inst::Opaque(o),
-                                ..
-                            }) if o.macro_name.is_some() => {
-                                let name = o.macro_name.clone().unwrap_or_default();
-                                let statement = self.at.take();
-                                self.refuse(format!("{why} (`{name}!(..)`)"));
-                                self.at = statement;
+                        let def = self.func.def(v);
+                        let (why, operand) = match def.map(|s| &s.inst) {
+                            Some(Inst::Opaque(o)) if o.macro_name.is_some() => {
+                                let name = o.macro_name.as_deref().unwrap_or_default();
+                                (format!("{why} (`{name}!(..)`)"), None)
                             }
-                            def => {
-                                let operand = def.map(|s| s.span).or(self.at);
-                                let statement = std::mem::replace(&mut self.at, operand);
-                                self.refuse(why);
-                                self.at = statement;
-                            }
-                        }
+                            _ => (why.to_string(), def.map(|s| s.span).or(self.at)),
+                        };
+                        let statement = std::mem::replace(&mut self.at, operand);
+                        self.refuse(why);
+                        self.at = statement;
                     }
                     if self.twin_of(v).is_some() {
                         self.refuse(

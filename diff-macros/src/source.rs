@@ -1935,19 +1935,20 @@ pub fn defining_path(span: proc_macro2::Span, path: &[String]) -> Option<Vec<Str
             break;
         };
         let from: Vec<String> = from.split("::").map(str::to_string).collect();
-        let next: Vec<String> = match from.first().map(String::as_str) {
-            Some("crate") => from,
-            Some("self") => path[..path.len() - 1]
-                .iter()
-                .chain(&from[1..])
-                .cloned()
-                .collect(),
-            Some(first) if is_module_in(&all, first) => path[..path.len() - 1]
-                .iter()
-                .chain(&from)
-                .cloned()
-                .collect(),
+        // From the crate's root, or from the module re-exporting (after `self`).
+        let relative = match from.first().map(String::as_str) {
+            Some("crate") => None,
+            Some("self") => Some(1),
+            Some(first) if is_module_in(&all, first) => Some(0),
             _ => break,
+        };
+        let next: Vec<String> = match relative {
+            None => from,
+            Some(k) => path[..path.len() - 1]
+                .iter()
+                .chain(&from[k..])
+                .cloned()
+                .collect(),
         };
         if next == path {
             break;
