@@ -155,7 +155,12 @@ fn second_order_through_derived_modes() {
     assert!((d2 - y * e).abs() < 1e-12, "{d2}");
     // 2 x^3 e^x: second derivative 2 e^x (x^3 + 6 x^2 + 6 x).
     let want = 2.0 * e * (x * x * x + 6.0 * x * x + 6.0 * x);
-    let d2 = second_derivative!(at: x, of: through_cubed_exp);
+    let (v, d1, d2) = value_with_second_derivative!(at: x, of: through_cubed_exp);
+    assert_eq!(v, through_cubed_exp(x));
+    assert!(
+        (d1 - 2.0 * e * (x * x * x + 3.0 * x * x)).abs() < 1e-12,
+        "{d1}"
+    );
     assert!((d2 - want).abs() < 1e-12, "{d2} {want}");
     // Forward over the derived forward mode.
     let d2 = first_derivative!(at: x, of: |t| first_derivative!(at: t, of: through_cubed_exp));

@@ -3002,7 +3002,9 @@ fn powf_mixed_partial_at_a_zero_exponent() {
     let (b, e) = (2.0 + x, x - 0.5);
     let g = b.powf(e);
     let want = g * ((b.ln() + e / b).powi(2) + 2.0 / b - e / (b * b));
-    let d2 = second_derivative!(at: x, of: |x: f64| (2.0 + x).powf(x - 0.5));
+    let (v, d1, d2) = value_with_second_derivative!(at: x, of: |x: f64| (2.0 + x).powf(x - 0.5));
+    assert_eq!(v, g);
+    assert!((d1 - g * (b.ln() + e / b)).abs() < 1e-12, "{d1}");
     assert!((d2 - want).abs() < 1e-12, "{d2} {want}");
 }
 
