@@ -135,3 +135,23 @@ fn called_by_path_in_a_body_forward_and_second_order() {
         close(row, &want);
     }
 }
+
+/// The gradient of another crate's objective through its trait, at `p`, for any type
+/// implementing it (data only: the receiver carries no derivative).
+fn objective_gradient<O: diff_objectives_fixture::Objective>(o: &O, p: &Vec<f64>) -> Vec<f64> {
+    gradient!(at: p, of: |q: &[f64]| o.value(q))
+}
+
+#[test]
+fn a_trait_method_of_another_crate_on_a_receiver_that_is_data() {
+    use diff_objectives_fixture::{Objective, Weighted};
+    let o = Weighted { k: 3.0 };
+    let p = vec![2.0, -1.0];
+    // d/dp k * |p|^2 = 2 k p.
+    let g = gradient!(at: &p, of: |q: &[f64]| o.value(q));
+    close(&g, &[12.0, -6.0]);
+    close(&objective_gradient(&o, &p), &[12.0, -6.0]);
+    let (v, g) = value_with_gradient!(at: &p, of: |q: &[f64]| o.value(q));
+    assert_eq!(v, o.value(&p));
+    close(&g, &[12.0, -6.0]);
+}

@@ -6,7 +6,8 @@
 #![allow(
     clippy::assign_op_pattern,
     clippy::explicit_auto_deref,
-    clippy::needless_borrow
+    clippy::needless_borrow,
+    clippy::neg_cmp_op_on_partial_ord
 )]
 mod common;
 use common::{assert_close, check_value_and_gradient2, check_value_and_slope, fd};
@@ -583,5 +584,90 @@ fn integers_written_through_mut_down_a_recursion() {
             let want = if i == j { 6.0 * a[i] } else { 0.0 };
             assert_close(*hij, want, 1e-12, "d2/da2");
         }
+    }
+}
+
+/// Orders two `&mut` parameters by swapping them as they are (`swap(a, b)`, not
+/// `swap(&mut *a, &mut *b)`).
+#[differentiable]
+fn order(a: &mut f64, b: &mut f64) {
+    if *a > *b {
+        std::mem::swap(a, b);
+    }
+}
+
+#[differentiable]
+fn ordered_weighted(x: f64, y: f64) -> f64 {
+    let (mut p, mut q) = (x, y);
+    order(&mut p, &mut q);
+    p + 10.0 * q
+}
+
+/// Halves `x` in place and returns it.
+#[differentiable]
+fn halve(x: &mut f64) -> f64 {
+    *x *= 0.5;
+    *x
+}
+
+/// Halves until at most 1, the call changing `x` in the loop's condition.
+#[differentiable]
+fn halve_below_one(x0: f64) -> f64 {
+    let mut x = x0;
+    while halve(&mut x) > 1.0 {}
+    x
+}
+
+/// The same with the call on the left of `&&` and of `||`, and in an `if`.
+#[differentiable]
+fn halve_at_most(x0: f64, limit: usize) -> f64 {
+    let mut x = x0;
+    let mut k = 0;
+    while halve(&mut x) > 1.0 && k < limit {
+        k += 1;
+    }
+    if halve(&mut x) < 0.1 || x > 100.0 {
+        x = 3.0 * x;
+    }
+    if !(halve(&mut x) >= 0.0) {
+        x = 0.0;
+    }
+    x
+}
+
+#[test]
+fn changes_in_conditions_and_swaps_of_mut_parameters() {
+    // Ordered: (min, max); the gradient follows the swap.
+    let ordered = |x: f64, y: f64| x.min(y) + 10.0 * x.max(y);
+    for (x, y, g) in [(2.0, 1.0, (10.0, 1.0)), (1.0, 2.0, (1.0, 10.0))] {
+        let (v, d) = value_with_gradient!(at: (x, y), of: ordered_weighted);
+        assert_close(v, ordered(x, y), 1e-12, "ordered value");
+        assert_close(d.0, g.0, 1e-12, "d/dx");
+        assert_close(d.1, g.1, 1e-12, "d/dy");
+    }
+    // 10 halved four times is 0.625: the derivative is 1/16.
+    check_value_and_slope(
+        "halve_below_one",
+        halve_below_one,
+        10.0,
+        value_with_gradient!(at: 10.0, of: halve_below_one),
+    );
+    assert_close(
+        gradient!(at: 10.0, of: halve_below_one),
+        0.0625,
+        1e-12,
+        "1/16",
+    );
+    assert_close(
+        first_derivative!(at: 10.0, of: halve_below_one),
+        0.0625,
+        1e-12,
+        "forward",
+    );
+    for (x0, limit) in [(10.0, 9), (10.0, 2), (0.3, 5), (1000.0, 1)] {
+        let f = |x: f64| halve_at_most(x, limit);
+        let (v, d) = value_with_gradient!(at: x0, of: |x: f64| halve_at_most(x, limit));
+        assert_close(v, f(x0), 1e-12, "halve_at_most value");
+        assert_close(d, fd(f, x0), 1e-6, "halve_at_most derivative");
     }
 }

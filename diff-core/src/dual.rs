@@ -294,10 +294,12 @@ impl<T: Float> ToPrimitive for Dual<T> {
         to_i64 -> i64, to_i128 -> i128, to_usize -> usize, to_u8 -> u8, to_u16 -> u16,
         to_u32 -> u32, to_u64 -> u64, to_u128 -> u128);
     #[inline(always)]
+    #[track_caller]
     fn to_f32(&self) -> Option<f32> {
         self.without_derivative().re.to_f32()
     }
     #[inline(always)]
+    #[track_caller]
     fn to_f64(&self) -> Option<f64> {
         self.without_derivative().re.to_f64()
     }
@@ -321,9 +323,10 @@ pub(crate) fn values_only<R>(f: impl FnOnce() -> R) -> R {
 impl<T: Float> Dual<T> {
     /// `self`, when its dual part is zero (see `ToPrimitive for Dual`).
     #[inline(always)]
+    #[track_caller]
     fn without_derivative(&self) -> &Self {
         if !self.eps.is_zero() && !VALUES_ONLY.with(core::cell::Cell::get) {
-            panic!("diff: second order (hessian!, second_derivative!, a nested operator) converts a value carrying a derivative to a plain float here (`x.to_f64()`, `T::from(x)`, `NumCast::from(x)` in a function generic over its float), which would lose the derivative; keep the value in `T` (drop the conversion) for second order");
+            panic!("diff: second order (hessian!, second_derivative!, a nested operator) converts a value carrying a derivative to a plain float (`x.to_f64()`, `T::from(x)`, `NumCast::from(x)` in a function generic over its float), which would lose the derivative; keep the value in `T` (drop the conversion) for second order (where: the location this panic gives, or with RUST_BACKTRACE=1 the first frame outside diff and num-traits)");
         }
         self
     }

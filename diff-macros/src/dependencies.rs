@@ -13,17 +13,25 @@ use std::path::{Path, PathBuf};
 /// package `my-lib`, or the name a `package = ..` rename gives), when it is a path
 /// dependency of the crate being compiled.
 pub fn source_folder(krate: &str) -> Option<PathBuf> {
-    thread_local! {
-        static FOUND: std::cell::RefCell<Option<Vec<(String, PathBuf)>>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    FOUND.with(|found| {
-        let mut found = found.borrow_mut();
-        let all = found.get_or_insert_with(path_dependencies);
+    with_dependencies(|all| {
         all.iter()
             .find(|(name, _)| name == krate)
             .map(|(_, dir)| dir.join("src"))
     })
+}
+
+/// The `src` folders of every path dependency of the crate being compiled (the
+/// package's own library among them).
+pub fn source_folders() -> Vec<PathBuf> {
+    with_dependencies(|all| all.iter().map(|(_, dir)| dir.join("src")).collect())
+}
+
+fn with_dependencies<R>(f: impl FnOnce(&[(String, PathBuf)]) -> R) -> R {
+    thread_local! {
+        static FOUND: std::cell::RefCell<Option<Vec<(String, PathBuf)>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    FOUND.with(|found| f(found.borrow_mut().get_or_insert_with(path_dependencies)))
 }
 
 /// Every path dependency of the crate being compiled: its name in code and its folder.

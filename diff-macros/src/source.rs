@@ -238,7 +238,11 @@ fn crate_types(files: Vec<std::path::PathBuf>) -> Vec<(std::path::PathBuf, std::
 /// What the library of the dependency named `krate` defines, when its source is at hand
 /// (`dependencies.rs`).
 fn dependency_types(krate: &str) -> Option<Vec<std::rc::Rc<Types>>> {
-    let src = crate::dependencies::source_folder(krate)?;
+    folder_types(crate::dependencies::source_folder(krate)?)
+}
+
+/// What the library whose `src` folder is `src` defines.
+fn folder_types(src: std::path::PathBuf) -> Option<Vec<std::rc::Rc<Types>>> {
     // Its files are listed once per run (the types, once per set: `crate_types`).
     type Listed = std::collections::HashMap<std::path::PathBuf, Vec<std::path::PathBuf>>;
     thread_local! {
@@ -1666,11 +1670,21 @@ impl Seen {
     /// The methods a trait of the crate marks #[differentiable] that take `&self` or
     /// `self` (`value` of `trait Objective { #[differentiable] fn value(&self, x: f64)
     /// -> f64; }`): they have companions taking the receiver as a constant.
+    ///
+    /// Those of the path dependencies' traits too (the package's own library's, for its
+    /// binaries, tests and examples): a method of their traits is called on a receiver
+    /// carrying no derivative as in their crate.
     pub fn trait_methods(&self) -> Vec<String> {
+        let dependencies = crate::dependencies::source_folders()
+            .into_iter()
+            .filter_map(folder_types)
+            .flatten();
         let mut out: Vec<String> = self
             .all
             .iter()
-            .flat_map(|t| t.constant_receivers.iter().cloned())
+            .cloned()
+            .chain(dependencies)
+            .flat_map(|t| t.constant_receivers.clone())
             .collect();
         out.sort();
         out.dedup();

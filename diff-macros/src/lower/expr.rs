@@ -490,6 +490,9 @@ impl Lowerer {
             if compound {
                 return self.lower_opaque_compound(b);
             }
+            if self.changes_variables(&Expr::Binary(b.clone())) {
+                return self.lower_changing_condition(b);
+            }
             // Comparisons, logic and bit operations: no derivative, kept verbatim.
             return Ok(self.opaque(&Expr::Binary(b.clone())));
         };
@@ -903,8 +906,78 @@ impl Lowerer {
                 let v = self.lower_expr(&u.expr)?;
                 Ok(self.emit(Inst::Deref(v), u.span(), None))
             }
+            syn::UnOp::Not(_) if self.changes_variables(&u.expr) => {
+                // (`while step(&mut x) > tol`: `!(..)` of the loop's exit.)
+                let v = self.lower_expr(&u.expr)?;
+                Ok(self.kept_operator(quote::quote!(!), None, v, None, u.span()))
+            }
             _ => Ok(self.opaque(&Expr::Unary(u.clone()))),
         }
+    }
+
+    /// Whether `e` changes a variable of the function (`f(&mut x)`, `v.push(..)`).
+    fn changes_variables(&self, e: &Expr) -> bool {
+        let mut found = super::opaque::Changes::default();
+        syn::visit::Visit::visit_expr(&mut found, e);
+        found.changed.iter().any(|(id, ..)| {
+            let name = id.to_string();
+            !found.own.contains(&name) && self.lookup(&name).is_some()
+        })
+    }
+
+    /// A comparison or logical operator whose operands change variables
+    /// (`step(&mut x) > tol`): the operands lowered in Rust's order (the right side of
+    /// `&&` and `||` only where Rust evaluates it: `a && b` is `if a { b } else { false
+    /// }`), the operator kept as written on their values.
+    fn lower_changing_condition(&mut self, b: &syn::ExprBinary) -> syn::Result<Value> {
+        let (left, right) = (&b.left, &b.right);
+        match b.op {
+            syn::BinOp::And(_) => self.lower_expr(
+                &syn::parse_quote_spanned!(b.span()=> if #left { #right } else { false }),
+            ),
+            syn::BinOp::Or(_) => self.lower_expr(
+                &syn::parse_quote_spanned!(b.span()=> if #left { true } else { #right }),
+            ),
+            _ => {
+                let l = self.lower_expr(left)?;
+                let r = self.lower_expr(right)?;
+                let op = &b.op;
+                Ok(self.kept_operator(quote::quote!(#op), Some(l), r, Some(left.span()), b.span()))
+            }
+        }
+    }
+
+    /// `l op r` (or `op r`) of lowered values, kept as written: a comparison or `!`,
+    /// whose result carries no derivative.
+    fn kept_operator(
+        &mut self,
+        op: proc_macro2::TokenStream,
+        l: Option<Value>,
+        r: Value,
+        left_span: Option<proc_macro2::Span>,
+        span: proc_macro2::Span,
+    ) -> Value {
+        let ph =
+            |i: usize, at: proc_macro2::Span| proc_macro2::Ident::new(&super::placeholder(i), at);
+        let (tokens, uses) = match (l, left_span) {
+            (Some(l), Some(at)) => {
+                let (a, b) = (ph(0, at), ph(1, span));
+                (quote::quote!((#a #op #b)), vec![l, r])
+            }
+            _ => {
+                let a = ph(0, span);
+                (quote::quote!((#op #a)), vec![r])
+            }
+        };
+        let o = crate::ir::Opaque {
+            tokens,
+            uses,
+            what: "comparison or logical operator".into(),
+            macro_name: None,
+            inactive: true,
+            discrete: true,
+        };
+        self.emit(Inst::Opaque(o), span, None)
     }
 
     fn lower_assign(&mut self, a: &syn::ExprAssign) -> syn::Result<Value> {
@@ -2528,7 +2601,7 @@ fn float_conversion(local: &syn::Local, init: &Expr) -> Option<Expr> {
 
 /// `std::mem::swap(&mut a, &mut b)`, `std::mem::replace(&mut a, v)` and
 /// `std::mem::take(&mut a)` (also through `core::mem` or an imported `mem`) on places of
-/// the body, as the reads and writes they are: `{ let t = a; a = b; b = t; }`,
+/// the body or the referents of `&mut` variables (`swap(a, b)`), as the reads and writes they are: `{ let t = a; a = b; b = t; }`,
 /// `{ let new = v; let old = a; a = new; old }`, `{ let old = a; a = default; old }`.
 /// `None` for other calls, and for places whose index is computed by a call (it would be
 /// evaluated twice).
@@ -2538,10 +2611,13 @@ fn mem_swap_or_replace(c: &syn::ExprCall, func: &syn::ExprPath) -> Option<Expr> 
         [.., "mem", op] if func.qself.is_none() => op.to_owned(),
         _ => return None,
     };
+    // (A variable given as it is holds a `&mut`, which `mem`'s functions take: a
+    // `&mut` parameter, `swap(a, b)`; its place is `*a`.)
     let place = |e: &Expr| match peel(e) {
         Expr::Reference(r) if r.mutability.is_some() && simple_place(&r.expr) => {
             Some((*r.expr).clone())
         }
+        Expr::Path(p) if p.path.get_ident().is_some() => Some(syn::parse_quote!(*#p)),
         _ => None,
     };
     let args: Vec<&Expr> = c.args.iter().collect();

@@ -8,3 +8,6 @@ pub use sphere::*;
 
 pub mod loss;
 pub use loss::huber;
+
+pub mod objective;
+pub use objective::{Objective, Weighted};
