@@ -155,3 +155,46 @@ fn a_trait_method_of_another_crate_on_a_receiver_that_is_data() {
     assert_eq!(v, o.value(&p));
     close(&g, &[12.0, -6.0]);
 }
+
+/// Calls functions re-exported by name out of private modules of their own names.
+#[differentiable]
+fn special_mix(x: f64) -> f64 {
+    use diff_objectives_fixture::special::{erf, softplus};
+    erf(x) + diff_objectives_fixture::special::softplus(x) * softplus(x)
+}
+
+#[test]
+fn functions_re_exported_by_name_out_of_private_modules_of_their_names() {
+    use diff_objectives_fixture::softplus_squared;
+    use diff_objectives_fixture::special::{erf, erf_softplus, softplus};
+    let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let fd = |f: &dyn Fn(f64) -> f64, x: f64| (f(x + 1e-6) - f(x - 1e-6)) / 2e-6;
+    for x in [-1.3, 0.4, 2.0] {
+        // softplus' = sigmoid, softplus'' = sigmoid (1 - sigmoid).
+        let (v, d) = value_with_gradient!(at: x, of: softplus);
+        assert_eq!(v, softplus(x));
+        close(&[d], &[sigmoid(x)]);
+        close(&[first_derivative!(at: x, of: softplus)], &[sigmoid(x)]);
+        let s2 = second_derivative!(at: x, of: softplus);
+        close(&[s2], &[sigmoid(x) * (1.0 - sigmoid(x))]);
+        // Through a path, and from bodies of this crate, of the module and of the root.
+        close(
+            &[gradient!(at: x, of: diff_objectives_fixture::special::erf)],
+            &[fd(&erf, x)],
+        );
+        let (v, d) = value_with_gradient!(at: x, of: special_mix);
+        assert_eq!(v, special_mix(x));
+        assert!(
+            (d - fd(&special_mix, x)).abs() < 1e-6,
+            "{d} {}",
+            fd(&special_mix, x)
+        );
+        let d = gradient!(at: x, of: erf_softplus);
+        assert!((d - fd(&erf_softplus, x)).abs() < 1e-6);
+        let d = gradient!(at: x, of: softplus_squared);
+        close(&[d], &[2.0 * softplus(x) * sigmoid(x)]);
+        let h = second_derivative!(at: x, of: softplus_squared);
+        let sg = sigmoid(x);
+        close(&[h], &[2.0 * sg * sg + 2.0 * softplus(x) * sg * (1.0 - sg)]);
+    }
+}

@@ -671,3 +671,31 @@ fn changes_in_conditions_and_swaps_of_mut_parameters() {
         assert_close(d, fd(f, x0), 1e-6, "halve_at_most derivative");
     }
 }
+
+/// A change on the right of `&&`, which runs only where the left holds.
+#[differentiable]
+fn short_circuit(x: f64) -> f64 {
+    let mut y = x;
+    if x < 0.0 && {
+        y *= 3.0;
+        true
+    } {
+        y += 1.0;
+    }
+    y
+}
+
+#[test]
+fn a_change_on_the_right_of_and_runs_where_rust_runs_it() {
+    for (x, slope) in [(-2.0, 3.0), (2.0, 1.0)] {
+        let (v, d) = value_with_gradient!(at: x, of: short_circuit);
+        assert_eq!(v, short_circuit(x));
+        assert_close(d, slope, 1e-12, "short_circuit");
+        assert_close(
+            first_derivative!(at: x, of: short_circuit),
+            slope,
+            1e-12,
+            "forward",
+        );
+    }
+}

@@ -538,3 +538,37 @@ fn elements_of_collections_of_arrays_given_for_slices() {
     let g = gradient!(at: xs.clone(), of: owned_rows_of_arrays);
     assert_eq!(g, vec![[2.0, 1.5], [-0.5, 3.0]]);
 }
+
+/// A slice copied with `to_owned()` (a `Vec`, as `to_vec()` gives), and a closure bound in
+/// the body with an untyped parameter, called twice.
+#[differentiable]
+fn owned_and_squared(x: &[f64]) -> f64 {
+    let a = x.to_owned();
+    let sq = |t| t * t;
+    sq(a[0]) * x[1] + sq(a[1] - a[0])
+}
+
+#[test]
+fn to_owned_of_a_slice_and_an_untyped_closure() {
+    let x = vec![1.5, -0.5];
+    // f = a^2 b + (b - a)^2.
+    let (a, b) = (x[0], x[1]);
+    let expected = [2.0 * a * b - 2.0 * (b - a), a * a + 2.0 * (b - a)];
+    let (v, g) = value_with_gradient!(at: &x, of: owned_and_squared);
+    assert_eq!(v, owned_and_squared(&x));
+    for (g, e) in g.iter().zip(expected) {
+        assert!((g - e).abs() < 1e-12, "{g} vs {e}");
+    }
+    let df = differential!(at: &x, of: owned_and_squared);
+    let forward = df(vec![1.0, 0.5]);
+    let e = expected[0] + 0.5 * expected[1];
+    assert!((forward - e).abs() < 1e-12, "forward {forward} vs {e}");
+    // Second order: the Hessian [[2b + 2, 2a - 2], [2a - 2, 2]].
+    let h = hessian!(at: &x, of: owned_and_squared);
+    let want = [[2.0 * b + 2.0, 2.0 * a - 2.0], [2.0 * a - 2.0, 2.0]];
+    for i in 0..2 {
+        for k in 0..2 {
+            assert!((h[i][k] - want[i][k]).abs() < 1e-12, "{h:?}");
+        }
+    }
+}

@@ -421,7 +421,7 @@ pub trait CloneRules: Differentiable + Clone {
 }
 impl<T: Differentiable + Clone> CloneRules for T {}
 
-/// Derivative rules of `to_vec()` on slices (the identity on tangents).
+/// Derivative rules of `to_vec()` and `to_owned()` on slices (the identity on tangents).
 #[allow(clippy::type_complexity)]
 pub trait ToVecRules<T: Differentiable + Clone> {
     /// Reverse mode of `xs.to_vec()`.
@@ -438,6 +438,26 @@ pub trait ToVecRules<T: Differentiable + Clone> {
         Vec<T>,
         impl FnOnce((Option<Vec<T::TangentVector>>,)) -> Option<Vec<T::TangentVector>> + use<Self, T>,
     );
+    /// Reverse mode of `xs.to_owned()` on a slice, which is `xs.to_vec()`.
+    #[inline(always)]
+    fn __vjp_to_owned(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce(Vec<T::TangentVector>) -> (Option<Vec<T::TangentVector>>,) + use<Self, T>,
+    ) {
+        self.__vjp_to_vec()
+    }
+    /// Forward mode of `xs.to_owned()` on a slice.
+    #[inline(always)]
+    fn __jvp_to_owned(
+        &self,
+    ) -> (
+        Vec<T>,
+        impl FnOnce((Option<Vec<T::TangentVector>>,)) -> Option<Vec<T::TangentVector>> + use<Self, T>,
+    ) {
+        self.__jvp_to_vec()
+    }
 }
 #[allow(clippy::type_complexity)]
 impl<T: Differentiable + Clone> ToVecRules<T> for [T] {

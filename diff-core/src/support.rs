@@ -652,3 +652,17 @@ impl<T: Clone> SaveValue<T> for &Saving<'_, T> {
         self.0.clone()
     }
 }
+
+/// The key of a function's carrier where no path reaches the carrier: a public function
+/// in a module of its own name, re-exported by name out of that module (`mod erf; pub
+/// use self::erf::erf;`), whose carrier the module shadows there. `H` hashes the
+/// function's crate and name; its carrier implements [`Carrier`] for the key, which
+/// trait selection finds from anywhere (`<<Key<H> as Carrier<_>>::Target>::__vjp`).
+pub struct Key<const H: u64>;
+
+/// Maps a [`Key`] to the carrier it keys, `L` being the carrier itself (so that the
+/// carrier's crate may implement it: see [`Key`]).
+pub trait Carrier<L> {
+    /// The carrier.
+    type Target;
+}

@@ -20,6 +20,18 @@ pub fn source_folder(krate: &str) -> Option<PathBuf> {
     })
 }
 
+/// The name of the library of the dependency named `krate` in code (its `[lib] name`, or
+/// its package's name with `_` for `-`), which a `package = ..` rename does not change:
+/// the crate's own name as its sources are compiled (`CARGO_CRATE_NAME`).
+pub fn library_name(krate: &str) -> Option<String> {
+    let dir = with_dependencies(|all| {
+        all.iter()
+            .find(|(name, _)| name == krate)
+            .map(|(_, dir)| dir.clone())
+    })?;
+    own_library(&std::fs::read_to_string(dir.join("Cargo.toml")).ok()?)
+}
+
 /// The `src` folders of every path dependency of the crate being compiled (the
 /// package's own library among them).
 pub fn source_folders() -> Vec<PathBuf> {

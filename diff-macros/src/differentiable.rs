@@ -921,13 +921,38 @@ fn place(
     // type named like the module beside it.
     let own_module = !matches!(func.vis, syn::Visibility::Inherited)
         && crate::source::own_module(name.span()).is_some_and(|m| *name == m);
-    let (carrier_vis, forwarders) = if own_module {
+    // There a public carrier under another name holds the companions, found from
+    // anywhere by its key (diff-core `Key`: `names::companion_expr`), and the carrier
+    // named like the function is an alias of it.
+    let (carrier_def, forwarders, keyed) = if own_module {
+        let keyed = quote::format_ident!("__diff_carrier_{}", syn::ext::IdentExt::unraw(name));
+        let krate = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
+        let key = proc_macro2::Literal::u64_unsuffixed(crate::emit::names::carrier_key(
+            &krate,
+            &syn::ext::IdentExt::unraw(name).to_string(),
+        ));
         (
-            quote!(pub(super)),
+            quote! {
+                /// The carrier of the companions of the function of the same name.
+                pub struct #keyed {}
+                pub(super) type #name = #keyed;
+            },
             signatures.module_forwarders(output_tangent),
+            quote! {
+                impl ::diff::__private::Carrier<#m::#keyed> for ::diff::__private::Key<#key> {
+                    type Target = #m::#keyed;
+                }
+            },
         )
     } else {
-        (quote!(pub), TokenStream::new())
+        (
+            quote! {
+                /// The carrier of the companions of the function of the same name.
+                pub struct #name {}
+            },
+            TokenStream::new(),
+            TokenStream::new(),
+        )
     };
     let carrier = quote!(#m::#name);
     let mut needed = [Need::Reverse, Need::Forward, Need::Second]
@@ -938,13 +963,11 @@ fn place(
     let requirements = crate::requirements::implementation(&carrier, needed);
     quote! {
         #[doc(hidden)]
-        #[allow(non_snake_case, non_camel_case_types)]
+        #[allow(non_snake_case, non_camel_case_types, dead_code)]
         mod #m {
             #[allow(unused_imports)]
             use super::*;
-            /// The carrier of the companions of the function of the same name.
-            #[allow(dead_code)]
-            #carrier_vis struct #name {}
+            #carrier_def
             #siblings
             #forwarders
             #missing
@@ -955,6 +978,7 @@ fn place(
         impl #carrier {
             #items
         }
+        #keyed
         #requirements
     }
 }

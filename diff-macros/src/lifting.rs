@@ -1835,8 +1835,7 @@ impl<'a> Lifting<'a> {
         if let Inst::Call(Callee::Path(p), args) = &stmt.inst {
             let library = crate::ir::is_library_path(p);
             if lifted && !library && !self.act.is_active(stmt.results[0]) {
-                let mut companion = p.clone();
-                companion.path = names::companion_path(&p.path, p.qself.is_some(), Kind::VjpDual);
+                let companion = names::companion_expr(p, Kind::VjpDual);
                 let phs = (0..args.len()).map(|i| {
                     let ph = Ident::new(&placeholder(i), Span::call_site());
                     quote!(::diff::__private::LiftTo::lift_to(#ph))

@@ -195,13 +195,12 @@ fn method_as_closure(p: &syn::ExprPath, arity: usize) -> syn::ExprClosure {
 }
 
 fn path(op: Op, ins: &[syn::Expr], p: &syn::ExprPath) -> TokenStream {
-    let mut companion = p.clone();
     let kind = if op.mode() == Mode::Vjp {
         Kind::Pullback
     } else {
         Kind::Differential
     };
-    companion.path = names::companion_path(&p.path, p.qself.is_some(), kind);
+    let companion = names::companion_expr(p, kind);
     let args: Vec<Ident> = (0..ins.len())
         .map(|i| ident(&format!("__input{i}")))
         .collect();
@@ -778,9 +777,7 @@ fn on_duals(of: &syn::Expr) -> syn::Expr {
 fn dual_path(of: &syn::Expr) -> Option<syn::ExprPath> {
     match on_duals(of) {
         syn::Expr::Path(p) if !is_scalar_method(&p) => {
-            let mut companion = p.clone();
-            companion.path = names::companion_path(&p.path, p.qself.is_some(), Kind::VjpDual);
-            Some(companion)
+            Some(names::companion_expr(&p, Kind::VjpDual))
         }
         _ => None,
     }

@@ -1973,6 +1973,31 @@ pub fn defining_path(span: proc_macro2::Span, path: &[String]) -> Option<Vec<Str
     followed.then_some(path)
 }
 
+/// The crate of the function a call names by `path` (read through imports), when the
+/// call reaches its companions only through the function's key (diff-core `Key`): a
+/// public function in a module of its own name, named through another crate whose source
+/// is at hand (`xlib::erf`, the crate's library name), or through modules of this crate
+/// that re-export it by name ([`defining_path`]; this crate's name). Outside its module,
+/// such a function's carrier is shadowed by the module, and the items beside it are in
+/// the module, which may be private (`mod erf; pub use self::erf::erf;`, libm's layout).
+pub fn keyed_crate(span: proc_macro2::Span, path: &[String]) -> Option<String> {
+    let [first, .., last] = path else {
+        return None;
+    };
+    let all = written_at(span).map(|w| read(&w))?;
+    let local = ["crate", "self", "super"].contains(&first.as_str())
+        || is_module_in(&all, first)
+        || all.iter().any(|t| t.defined.contains(first));
+    if !local {
+        let dependency = dependency_types(first)?;
+        return in_own_module(&dependency, last)
+            .then(|| crate::dependencies::library_name(first))
+            .flatten();
+    }
+    defining_path(span, path)?;
+    std::env::var("CARGO_CRATE_NAME").ok()
+}
+
 /// Whether a call by `path`, through another crate whose source is at hand (`xlib::f`,
 /// `xlib::m::f`), finds the function's companions through its carrier: when the path goes
 /// through modules of that crate only and the function is not in a module of its own

@@ -1,5 +1,5 @@
 //! A variable of the function changed inside code the macro keeps as written (a closure
-//! given to a method it does not differentiate through, a guard, the right of `&&`):
+//! given to a method it does not differentiate through, a guard):
 //! refused at the change, since the derivatives would not follow it. A closure bound
 //! with `let` and called is inlined, and may change what it captures.
 use diff::prelude::*;
@@ -35,18 +35,6 @@ fn guarded(x: f64) -> f64 {
         }
         t => t * 2.0 + c,
     }
-}
-
-#[differentiable]
-fn short_circuit(x: f64) -> f64 {
-    let mut y = x;
-    if x < 0.0 && {
-        y *= 3.0;
-        true
-    } {
-        y += 1.0;
-    }
-    y
 }
 
 #[differentiable]

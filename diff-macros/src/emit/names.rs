@@ -238,6 +238,62 @@ pub fn companion_path(path: &syn::Path, qualified: bool, kind: Kind) -> syn::Pat
     path
 }
 
+/// [`companion_path`] of a call's callee `p`, or, where the callee's companions are
+/// reached only through its key ([`crate::source::keyed_crate`]: a function in a
+/// module of its own name re-exported by name), `<<Key<H> as Carrier<_>>::Target>::__vjp`.
+pub fn companion_expr(p: &syn::ExprPath, kind: Kind) -> syn::ExprPath {
+    if p.qself.is_none() {
+        if let Some(keyed) = keyed_companion(&p.path, kind) {
+            return keyed;
+        }
+    }
+    let mut companion = p.clone();
+    companion.path = companion_path(&p.path, p.qself.is_some(), kind);
+    companion
+}
+
+/// The companion `kind` of the function `path` names through its key, when it has one
+/// (see [`companion_expr`]).
+fn keyed_companion(path: &syn::Path, kind: Kind) -> Option<syn::ExprPath> {
+    let full = match &path.segments.iter().collect::<Vec<_>>()[..] {
+        [segment] if path.leading_colon.is_none() => {
+            match crate::source::own_module_import(&segment.ident) {
+                crate::source::OwnModuleImport::ByName(full) => full,
+                _ => return None,
+            }
+        }
+        _ if path.leading_colon.is_none() => path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::"),
+        _ => return None,
+    };
+    let segments: Vec<String> = full.split("::").map(str::to_string).collect();
+    let last = path.segments.last()?;
+    let krate = crate::source::keyed_crate(last.ident.span(), &segments)?;
+    // (The function's own name, not the one a `use .. as` gives it.)
+    let name = segments.last()?.trim_start_matches("r#");
+    let key = proc_macro2::Literal::u64_unsuffixed(carrier_key(&krate, name));
+    let short = kind.short();
+    let args = &last.arguments;
+    Some(syn::parse_quote_spanned! {last.ident.span()=>
+        <<::diff::__private::Key<#key> as ::diff::__private::Carrier<_>>::Target>::#short #args
+    })
+}
+
+/// The key of the carrier of the function `name` of the crate `krate` (diff-core `Key`):
+/// the FNV-1a hash of `krate::name`, which the function's crate and its callers compute
+/// alike.
+pub fn carrier_key(krate: &str, name: &str) -> u64 {
+    format!("{krate}::{name}")
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+}
+
 /// The path a call by `path` names the function by, and whether it finds the companions
 /// through the carrier ([`names_carrier`]). A name alone is read through the `use` that
 /// imported it by name when the function is in a module of its own name (`use

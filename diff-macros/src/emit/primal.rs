@@ -691,7 +691,7 @@ impl<'a> Emitter<'a> {
                         .unwrap_or_default();
                     let kind = names::Kind::VjpDual;
                     lift_generic_arguments(&mut p.path);
-                    p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
+                    p = names::companion_expr(&p, kind);
                     // (`None` is given as it is: of no type of its own, it takes the
                     // parameter's.)
                     let argv = argv.iter().zip(args).enumerate().map(|(k, (a, v))| {
@@ -705,7 +705,7 @@ impl<'a> Emitter<'a> {
                 } else {
                     if active {
                         let kind = names::Kind::of(self.mode);
-                        p.path = names::companion_path(&p.path, p.qself.is_some(), kind);
+                        p = names::companion_expr(&p, kind);
                     }
                     quote_spanned! {stmt.span=> #p(#(#argv),*) }
                 }

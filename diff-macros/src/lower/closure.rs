@@ -31,6 +31,13 @@ struct Captured {
     binding: super::env::Var,
 }
 
+impl LocalClosure {
+    /// The value the closure is bound to (none for one called where it is written).
+    pub(crate) fn value(&self) -> Option<Value> {
+        self.value
+    }
+}
+
 impl Lowerer {
     /// Remembers `let name = closure;`, bound to `value`.
     pub(crate) fn record_closure(

@@ -163,7 +163,13 @@ impl Lowerer {
                 Ok(())
             }
             Stmt::Item(item) => {
-                self.items.push(item.clone());
+                // (In the companions a call may name the function another way than the
+                // `use` brought it: through its key, `names::companion_expr`.)
+                let mut item = item.clone();
+                if let syn::Item::Use(u) = &mut item {
+                    u.attrs.push(syn::parse_quote!(#[allow(unused_imports)]));
+                }
+                self.items.push(item);
                 Ok(())
             }
             Stmt::Expr(Expr::Macro(m), _) => {

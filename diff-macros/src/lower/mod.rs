@@ -335,12 +335,36 @@ impl Lowerer {
 
     fn finish(mut self, errors: &mut Errors) -> Option<Lowered> {
         exits::drop_unread_placeholders(&mut self.func);
+        self.drop_unread_closures();
         let ok = self.errors.is_empty();
         errors.append(self.errors);
         ok.then_some(Lowered {
             func: self.func,
             items: self.items,
         })
+    }
+
+    /// Drops the bindings of closures bound in the body whose every call was inlined
+    /// (`let sq = |t| t * t; sq(x)`): nothing reads them, and a closure never called
+    /// leaves its parameters' types open (`|t| t * t` does not compile alone).
+    fn drop_unread_closures(&mut self) {
+        let unread: Vec<Value> = self
+            .closures
+            .iter()
+            .filter_map(|c| c.value())
+            .filter(|v| self.func.uses(*v) == 0)
+            .collect();
+        if unread.is_empty() {
+            return;
+        }
+        for region in &mut self.func.regions {
+            region.stmts.retain(|s| {
+                !(matches!(s.inst, Inst::Opaque(_))
+                    && s.results.len() == 1
+                    && unread.contains(&s.results[0]))
+            });
+        }
+        self.func.reindex();
     }
 
     /// Appends a one-result statement to the current region.

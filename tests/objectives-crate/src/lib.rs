@@ -11,3 +11,13 @@ pub use loss::huber;
 
 pub mod objective;
 pub use objective::{Objective, Weighted};
+
+pub mod special;
+
+/// A function of the crate's root calling one re-exported by name out of a private module
+/// of its own name.
+#[diff::differentiable]
+pub fn softplus_squared(x: f64) -> f64 {
+    let s = special::softplus(x);
+    s * s
+}
