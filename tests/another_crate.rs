@@ -198,3 +198,40 @@ fn functions_re_exported_by_name_out_of_private_modules_of_their_names() {
         close(&[h], &[2.0 * sg * sg + 2.0 * softplus(x) * sg * (1.0 - sg)]);
     }
 }
+
+/// The same log-density, written in this crate with the other crate's struct.
+#[differentiable]
+fn normal_ln_pdf_here(mean: f64, std_dev: f64) -> f64 {
+    let n = diff_objectives_fixture::dist::Normal::new_unchecked(mean, std_dev);
+    n.ln_pdf(2.0)
+}
+
+#[test]
+fn structs_of_modules_and_traits_of_other_files_at_first_and_second_order() {
+    use diff_objectives_fixture::{normal_ln_pdf_at_2, poisson_ln_pmf_at_3};
+    // d/dm = (2 - m) / s^2, d2/dm2 = -1 / s^2; d/ds = (2 - m)^2 / s^3 - 1 / s.
+    let (m, s) = (1.0, 0.5);
+    let expected = [
+        (2.0 - m) / (s * s),
+        (2.0 - m) * (2.0 - m) / (s * s * s) - 1.0 / s,
+    ];
+    let (v, (dm, ds)) = value_with_gradient!(at: (m, s), of: normal_ln_pdf_at_2);
+    assert_eq!(v, normal_ln_pdf_at_2(m, s));
+    close(&[dm, ds], &expected);
+    let (v, (dm, ds)) = value_with_gradient!(at: (m, s), of: normal_ln_pdf_here);
+    assert_eq!(v, normal_ln_pdf_here(m, s));
+    close(&[dm, ds], &expected);
+    let h = second_derivative!(at: m, of: |t| normal_ln_pdf_at_2(t, 0.5));
+    close(&[h], &[-1.0 / (s * s)]);
+    let h = second_derivative!(at: m, of: |t| normal_ln_pdf_here(t, 0.5));
+    close(&[h], &[-1.0 / (s * s)]);
+    // d/dl (-l + 3 ln l) = -1 + 3 / l; second: -3 / l^2.
+    let l = 2.0;
+    let (v, d) = value_with_gradient!(at: l, of: poisson_ln_pmf_at_3);
+    assert_eq!(v, poisson_ln_pmf_at_3(l));
+    close(&[d], &[-1.0 + 3.0 / l]);
+    close(
+        &[second_derivative!(at: l, of: poisson_ln_pmf_at_3)],
+        &[-3.0 / (l * l)],
+    );
+}

@@ -292,8 +292,8 @@ pub(crate) fn is_std_not_differentiable(name: &str) -> bool {
     STD_NOT_DIFFERENTIABLE.contains(&name)
 }
 
-/// The trait that `impl Trait for Type` implements, when its definition is in the same
-/// file (read from the source, see [`crate::source`]) and does not mark `method`
+/// The trait that `impl Trait for Type` implements, when its definition is in the
+/// crate's source ([`crate::source::trait_marks`]) and does not mark `method`
 /// `#[differentiable]`: the method's companions cannot be items of the trait's `impl`.
 fn unmarked_trait(trait_path: Option<&syn::Path>, method: &syn::Ident) -> Option<syn::Ident> {
     let name = &trait_path?.segments.last()?.ident;
@@ -1086,7 +1086,17 @@ fn expand_impl(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             continue;
         }
         let mut own_errors = Errors::default();
-        let c = self::companions(args, func, context, owner, &mut own_errors);
+        // (In an inherent `impl`, public as the trait's method is wherever the trait is.)
+        let public;
+        let func_as_inherent = if unmarked {
+            let mut f = func.clone();
+            f.vis = syn::parse_quote!(pub);
+            public = f;
+            &public
+        } else {
+            &*func
+        };
+        let c = self::companions(args, func_as_inherent, context, owner, &mut own_errors);
         if implicit && !own_errors.is_empty() {
             marked -= 1;
             skipped.push(Skipped {

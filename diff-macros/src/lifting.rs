@@ -825,9 +825,19 @@ impl<'a> Lifting<'a> {
                     .find(|(_, t)| t.returned_by.iter().any(|g| f == g))
                     .map(|(name, _)| name.clone())
             }
-            // `S::new(..)` returning the struct.
-            Inst::Call(Callee::Path(p), _) if p.qself.is_none() && p.path.segments.len() == 2 => {
-                let (ty, f) = (&p.path.segments[0].ident, &p.path.segments[1].ident);
+            // `S::new(..)` returning the struct, also through modules (`dist::S::new`).
+            Inst::Call(Callee::Path(p), _)
+                if p.qself.is_none()
+                    && p.path.segments.len() >= 2
+                    && p.path
+                        .segments
+                        .iter()
+                        .rev()
+                        .skip(1)
+                        .all(|s| s.arguments.is_none()) =>
+            {
+                let n = p.path.segments.len();
+                let (ty, f) = (&p.path.segments[n - 2].ident, &p.path.segments[n - 1].ident);
                 let (name, twin) = self.twins.iter().find(|(n, _)| ty == n)?;
                 let returns_it = twin.functions.iter().any(|(g, r)| f == g && *r);
                 returns_it.then(|| name.clone())
@@ -882,8 +892,37 @@ impl<'a> Lifting<'a> {
             return None;
         }
         let written = self.struct_name(recv, 0)?;
-        let ty = Ident::new(&written, method.span());
+        let ty = self
+            .written_path(recv, 0)
+            .unwrap_or_else(|| Ident::new(&written, method.span()).into());
         Some((Callee::OnTwin { ty, method }, recv))
+    }
+
+    /// The path of the struct of `v` as the body writes it where that is through
+    /// modules (`dist::S { .. }`, `dist::S::new(..)`: `dist::S`); `None` for a name
+    /// alone, or where it is not seen.
+    fn written_path(&self, v: Value, depth: usize) -> Option<syn::Path> {
+        if depth > 48 {
+            return None;
+        }
+        if let Some(w) = self.same_type(v) {
+            return self.written_path(w, depth + 1);
+        }
+        let mut path = match self.func.def_inst(v)? {
+            Inst::Struct(p, _) => p.clone(),
+            Inst::Call(Callee::Path(p), _) if p.qself.is_none() => {
+                let mut path = p.path.clone();
+                path.segments.pop();
+                path.segments.pop_punct();
+                path
+            }
+            _ => return None,
+        };
+        if path.segments.len() < 2 || path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return None;
+        }
+        path.segments.last_mut()?.arguments = syn::PathArguments::None;
+        Some(path)
     }
 
     /// The twin of the tuple struct a call by `p` constructs (`P(x, y)`, `Self(x, y)`),
@@ -1991,7 +2030,21 @@ impl<'a> Lifting<'a> {
                 let twin = self
                     .twin_of(stmt.results[0])
                     .expect("refused without a twin");
-                if let Some(last) = path.segments.last_mut() {
+                if path.segments.len() > 1 {
+                    // Through its alias (`twin::aliases`).
+                    let mut written = path.clone();
+                    if let Some(last) = written.segments.last_mut() {
+                        last.arguments = syn::PathArguments::None;
+                    }
+                    let span = path
+                        .segments
+                        .last()
+                        .map_or_else(Span::call_site, |l| l.ident.span());
+                    *path = crate::twin::ident(&twin.name, span).into();
+                    if !out.twin_paths.contains(&written) {
+                        out.twin_paths.push(written);
+                    }
+                } else if let Some(last) = path.segments.last_mut() {
                     last.ident = crate::twin::ident(&twin.name, last.ident.span());
                 }
                 for (m, v) in fields.iter_mut() {

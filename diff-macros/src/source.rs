@@ -63,14 +63,24 @@ pub fn enclosing(ident: &syn::Ident) -> Enclosing {
 }
 
 /// Whether the trait named `name` marks its method `method` `#[differentiable]`, when
-/// the trait is defined in the file where `span` is (`None` otherwise).
+/// the trait is defined in the file where `span` is, or else in the rest of the crate's
+/// sources where every trait of that name with that method says the same (`None`
+/// otherwise).
 pub fn trait_marks(span: proc_macro2::Span, name: &str, method: &str) -> Option<bool> {
-    let file = &read(&written_at(span)?)[0];
-    let (_, methods) = file.traits.iter().find(|(t, _)| t == name)?;
-    methods
-        .iter()
-        .find(|(m, _)| m == method)
-        .map(|(_, marked)| *marked)
+    let all = read(&written_at(span)?);
+    let marks = |t: &Types| {
+        let (_, methods) = t.traits.iter().find(|(t, _)| t == name)?;
+        methods
+            .iter()
+            .find(|(m, _)| m == method)
+            .map(|(_, marked)| *marked)
+    };
+    if let Some(here) = marks(&all[0]) {
+        return Some(here);
+    }
+    let mut elsewhere = all[1..].iter().filter_map(|t| marks(t));
+    let first = elsewhere.next()?;
+    elsewhere.all(|m| m == first).then_some(first)
 }
 
 /// Whether the type named `name` (a struct, enum or union of the crate being compiled)
@@ -376,6 +386,10 @@ struct Types {
     /// name, and whether it is a method with a companion for the type's dual twin
     /// (`twin::takes_twin`), or else (no receiver) whether it returns the type.
     twin_methods: Vec<(String, String, TwinFn)>,
+    /// Methods of marked `impl Trait for T` blocks taking a receiver the struct's twin can
+    /// be: `(type, method, trait, whether it returns the type)`; those the trait does not
+    /// mark are the type's own and have a twin companion.
+    marked_block_methods: Vec<(String, String, String, bool)>,
     /// Types implementing an arithmetic operator (`impl Add for V`, `impl Mul<V> for
     /// f64`).
     arithmetic: Vec<String>,
@@ -835,6 +849,20 @@ impl<'a> syn::visit::Visit<'a> for Types {
                     if let (true, true, Some(ty)) = (block_marked, differentiated, &ty) {
                         self.inherent_methods
                             .push((ty.clone(), f.sig.ident.to_string(), true));
+                        // Where the trait does not mark it, its inherent companions
+                        // include one taking the struct's twin (`Seen::twin_at`).
+                        let trait_name = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last());
+                        if let (Some(tr), Some(true)) =
+                            (trait_name, f.sig.receiver().map(crate::twin::takes_twin))
+                        {
+                            let returns_it = returned_name(&f.sig, ty).as_ref() == Some(ty);
+                            self.marked_block_methods.push((
+                                ty.clone(),
+                                f.sig.ident.to_string(),
+                                tr.ident.to_string(),
+                                returns_it,
+                            ));
+                        }
                     }
                     // A method marked in an implementation of a trait marking it has a
                     // companion taking the struct's twin (the trait declares it,
@@ -1570,9 +1598,19 @@ pub fn updates_receiver(
 /// that name a derivative: its dual companion (emit/dual.rs) is beside its first-order
 /// ones, `ty::__vjp_dual_f`.
 pub fn marked_associated(span: proc_macro2::Span, ty: Option<&str>, f: &str) -> bool {
-    let Some(all) = written_at(span).map(|w| read(&w)) else {
+    let Some(mut all) = written_at(span).map(|w| read(&w)) else {
         return false;
     };
+    // A type the crate does not define: the path dependencies' (see `Seen::twin`).
+    if let Some(ty) = ty.filter(|ty| !all.iter().any(|t| t.defined.iter().any(|n| n == ty))) {
+        all.extend(
+            crate::dependencies::source_folders()
+                .into_iter()
+                .filter_map(folder_types)
+                .filter(|d| d.iter().any(|t| t.defined.iter().any(|n| n == ty)))
+                .flatten(),
+        );
+    }
     let inherent = all.iter().any(|t| {
         t.inherent_methods
             .iter()
@@ -1744,8 +1782,23 @@ impl Seen {
     /// made it, and every arithmetic implemented with it is #[differentiable], taking it
     /// by value (second order calls it on the twin; otherwise a value of the type the
     /// macro cannot see as one, a call's result, could meet dual numbers).
+    ///
+    /// A struct the crate does not define is looked for in its path dependencies (the
+    /// package's own library for its tests, examples and binaries), where exactly one
+    /// defines a type of that name: `use mylib::dist::Normal;` in a test.
     pub fn twin(&self, name: &str) -> Option<crate::twin::Twin> {
-        self.twin_at(name, 0)
+        let defined_here = self.all.iter().any(|t| t.defined.iter().any(|n| n == name));
+        if defined_here {
+            return self.twin_at(name, 0);
+        }
+        let mut defining = crate::dependencies::source_folders()
+            .into_iter()
+            .filter_map(folder_types)
+            .filter(|all| all.iter().any(|t| t.defined.iter().any(|n| n == name)));
+        match (defining.next(), defining.next()) {
+            (Some(all), None) => Seen { all, module: None }.twin_at(name, 0),
+            _ => None,
+        }
     }
 
     /// [`Seen::twin`] of a struct a field names (`pos: Vec2`), as the derive and the
@@ -1797,6 +1850,24 @@ impl Seen {
                     TwinFn::Function { returns_it } => {
                         twin.functions.push((f.clone(), *returns_it))
                     }
+                }
+            }
+        }
+        for (_, f, tr, returns_it) in all
+            .iter()
+            .flat_map(|t| &t.marked_block_methods)
+            .filter(|(ty, ..)| ty == name)
+        {
+            let marks = |t: &Types| {
+                let (_, methods) = t.traits.iter().find(|(n, _)| n == tr)?;
+                methods.iter().find(|(m, _)| m == f).map(|(_, k)| *k)
+            };
+            let unmarked = all.iter().filter_map(|t| marks(t)).all(|k| !k)
+                && all.iter().any(|t| marks(t).is_some());
+            if unmarked && !twin.methods.contains(f) {
+                twin.methods.push(f.clone());
+                if *returns_it {
+                    twin.methods_returning_it.push(f.clone());
                 }
             }
         }

@@ -66,24 +66,35 @@ fn struct_of(twin: &Ident) -> Option<Ident> {
     Some(Ident::new(s, twin.span()))
 }
 
-/// For each struct a dual body builds by its name alone (`S { a: x, .. }`, rewritten to
+/// For each struct a dual body builds (`S { a: x, .. }` or `m::S { .. }`, rewritten to
 /// its twin `__DiffDualS { .. }`): the twin's name as a local alias reached through the
-/// struct's name in scope, `type __DiffDualS = <S as Lift<f64>>::Lifted;`, so the twin
-/// needs no import of its own where `S` is imported by name.
+/// struct's name or path as written, `type __DiffDualS = <S as Lift<f64>>::Lifted;`, so
+/// the twin needs no import of its own where `S` is imported or re-exported by name.
 pub fn aliases(func: &crate::ir::Function, scalar: &Ident) -> proc_macro2::TokenStream {
-    let mut names: Vec<(Ident, Ident)> = Vec::new();
+    // Those built through a path of modules, by that path (`Function::twin_paths`).
+    let written: Vec<(Ident, proc_macro2::TokenStream)> = func
+        .twin_paths
+        .iter()
+        .filter_map(|p| {
+            let s = &p.segments.last()?.ident;
+            Some((ident(&s.to_string(), s.span()), quote::quote!(#p)))
+        })
+        .collect();
+    let mut names: Vec<(Ident, proc_macro2::TokenStream)> = Vec::new();
     for stmt in func.regions.iter().flat_map(|r| r.stmts.iter()) {
         if let crate::ir::Inst::Struct(path, _) = &stmt.inst {
             let Some(twin) = path.get_ident() else {
                 continue;
             };
-            if let Some(s) = struct_of(twin).filter(|_| !names.iter().any(|(t, _)| t == twin)) {
-                names.push((twin.clone(), s));
+            let known = names.iter().chain(&written).any(|(t, _)| t == twin);
+            if let Some(s) = struct_of(twin).filter(|_| !known) {
+                names.push((twin.clone(), quote::quote!(#s)));
             }
         }
     }
     names
         .iter()
+        .chain(&written)
         .map(|(twin, s)| {
             quote::quote! {
                 #[allow(non_camel_case_types)]

@@ -40,7 +40,7 @@ impl Inst {
                 format!("method {method}({})", list(args))
             }
             Inst::Call(Callee::OnTwin { ty, method }, args) => {
-                format!("method {ty}::{method} on a twin ({})", list(args))
+                format!("method {}::{method} on a twin ({})", tokens(ty), list(args))
             }
             Inst::Tuple(vs) => format!("tuple ({})", list(vs)),
             Inst::CallMut(_, args, m) => format!("call_mut ({}) mutating {m:?}", list(args)),

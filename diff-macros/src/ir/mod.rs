@@ -107,8 +107,8 @@ pub enum Callee {
     /// companion (`lifting.rs`): the method's companion for a twin receiver,
     /// `Type::__vjp_dual_self_method(&args[0], ..)`, `ty` the struct as the body names it.
     OnTwin {
-        /// The struct (`S`, `Self`).
-        ty: syn::Ident,
+        /// The struct (`S`, `Self`, `dist::S`).
+        ty: syn::Path,
         /// The method name.
         method: syn::Ident,
     },
@@ -558,6 +558,11 @@ pub struct Function {
     /// each has a dual twin (its operators all differentiable, `source::Seen::twin`),
     /// since its fields are `f64`s, which cannot hold dual numbers.
     pub operator_structs: Vec<String>,
+    /// The structs a dual companion builds through a path of modules (`dist::P { .. }`,
+    /// rewritten to their twins' names alone, `__DiffDualP { .. }`), as written: their
+    /// twins are named through local aliases of the paths (`twin::aliases`), since a
+    /// re-export of `P` by name does not bring its twin.
+    pub twin_paths: Vec<syn::Path>,
     /// Where each value is defined: the region and the statement's index in it, indexed
     /// by value (`None` for region parameters).
     defs: Vec<Option<(RegionId, usize)>>,

@@ -21,3 +21,21 @@ pub fn softplus_squared(x: f64) -> f64 {
     let s = special::softplus(x);
     s * s
 }
+
+pub mod dist;
+
+/// The log-density of 2 under a normal distribution built through its module's path.
+#[diff::differentiable]
+pub fn normal_ln_pdf_at_2(mean: f64, std_dev: f64) -> f64 {
+    let n = dist::Normal::new_unchecked(mean, std_dev);
+    n.ln_pdf(2.0)
+}
+
+/// The log-probability of 3 under a Poisson distribution, through a trait the crate
+/// declares in another file without marking it.
+#[diff::differentiable]
+pub fn poisson_ln_pmf_at_3(lambda: f64) -> f64 {
+    use dist::Discrete;
+    let p = dist::Poisson { lambda };
+    p.ln_pmf(3.0)
+}
