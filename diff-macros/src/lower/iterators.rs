@@ -423,6 +423,9 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
         if let Some(message) = numbered_anew(&name, &after) {
             return Some(message);
         }
+        if let Some(message) = zip_of_adapted(m) {
+            return Some(message);
+        }
         after.push(name.clone());
         let selection = SELECTIONS.contains(&name.as_str());
         let found = name == "find" || name == "last";
@@ -455,6 +458,25 @@ pub(crate) fn undifferentiated_chain(e: &Expr) -> Option<String> {
         e = &m.receiver;
     }
     None
+}
+
+/// The diagnostic for `.zip(ys)` where `ys` is an iterator adapted otherwise than by
+/// `iter`, `into_iter`, `copied`, `cloned` or `zip` (`x.iter().step_by(2)`,
+/// `y.iter().map(f)`), which the lowering does not read element by element.
+fn zip_of_adapted(m: &syn::ExprMethodCall) -> Option<String> {
+    if m.method != "zip" {
+        return None;
+    }
+    let Some(Expr::MethodCall(arg)) = m.args.first().map(super::expr::peel) else {
+        return None;
+    };
+    let adapter = arg.method.to_string();
+    if ["iter", "into_iter", "copied", "cloned", "zip"].contains(&adapter.as_str()) {
+        return None;
+    }
+    Some(format!(
+        "{UNDIFFERENTIATED_CHAIN} `.zip(..)` of an iterator adapted by `.{adapter}(..)`, which is not differentiated: zip a collection (`ys`, `&ys[a..b]`, `ys.iter()`) and adapt the pairs after the zip, or write the pairs by index (`(0..n).map(|k| xs[k] * ys[2 * k])`), or a `for` loop"
+    ))
 }
 
 /// For the adapter `name` of a chain followed by the adapters `after` (nearest last), the
