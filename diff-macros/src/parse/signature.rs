@@ -499,7 +499,14 @@ impl FnSig {
     /// The result's tangent, or an error at the signature when it has none.
     pub fn output_tangent(&self, span: Span) -> syn::Result<TokenStream> {
         self.output_tangent.clone().ok_or_else(|| {
-            syn::Error::new(span, "a #[differentiable] function must return a Differentiable value (f64, f32, a Float type, a tuple, array or Vec of them, or a type deriving Differentiable)")
+            let result = syn::parse2::<syn::Type>(self.output.clone()).is_ok_and(|t| {
+                matches!(t, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result"))
+            });
+            let instead = match result {
+                true => ": a `Result` has no tangent; return the value (and panic on the error, or check the arguments before the call) or an `Option` of it, and keep a checked constructor beside it without the attribute",
+                false => "",
+            };
+            syn::Error::new(span, format!("a #[differentiable] function must return a Differentiable value (f64, f32, a Float type, a tuple, array, Vec or Option of them, or a type deriving Differentiable){instead}"))
         })
     }
 }
