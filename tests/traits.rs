@@ -633,3 +633,77 @@ fn a_float_method_calling_itself_on_another_float() {
     let g = gradient!(at: x, of: |t: f64| t.digamma_approx());
     assert!((g - d).abs() < 1e-14, "{g} vs {d}");
 }
+
+/// A right-hand side, as ode_solvers writes one: the derivative written into `dy`.
+#[allow(clippy::ptr_arg)]
+pub trait SystemV {
+    #[differentiable]
+    fn system(&self, x: f64, y: &Vec<f64>, dy: &mut Vec<f64>);
+}
+
+/// A damped spring.
+#[derive(Differentiable, Clone, Debug)]
+pub struct Damped {
+    k: f64,
+    c: f64,
+}
+
+#[allow(clippy::ptr_arg)]
+impl SystemV for Damped {
+    #[differentiable]
+    fn system(&self, _x: f64, y: &Vec<f64>, dy: &mut Vec<f64>) {
+        dy[0] = y[1];
+        dy[1] = -self.k * y[0] - self.c * y[1];
+    }
+}
+
+/// An Euler stepper generic over its system, which is not a float.
+#[derive(Differentiable, Clone)]
+pub struct Euler<S: SystemV> {
+    f: S,
+    y: Vec<f64>,
+    h: f64,
+}
+
+impl<S: SystemV + Differentiable + Clone> Euler<S> {
+    /// One step, calling the system on the stepper's field.
+    #[differentiable]
+    fn step(&self) -> Vec<f64> {
+        let mut k = vec![0.0; 2];
+        self.f.system(0.0, &self.y, &mut k);
+        vec![self.y[0] + self.h * k[0], self.y[1] + self.h * k[1]]
+    }
+}
+
+#[differentiable]
+fn euler_loss(k: f64, c: f64) -> f64 {
+    let e = Euler {
+        f: Damped { k, c },
+        y: vec![1.0, 0.5],
+        h: 0.1,
+    };
+    let y = e.step();
+    y[1] * y[1]
+}
+
+#[test]
+fn a_method_of_a_field_of_a_generic_struct_with_a_mut_output() {
+    // y1 = 0.5 + 0.1 (-k - 0.5 c): d/dk = -0.2 y1, d/dc = -0.1 y1.
+    let (k, c) = (4.0, 0.3);
+    let y1 = 0.5 + 0.1 * (-k - 0.5 * c);
+    let (v, (dk, dc)) = value_with_gradient!(at: (k, c), of: euler_loss);
+    assert_eq!(v, euler_loss(k, c));
+    assert!(
+        (dk + 0.2 * y1).abs() < 1e-12 && (dc + 0.1 * y1).abs() < 1e-12,
+        "{dk} {dc}"
+    );
+}
+
+#[test]
+#[should_panic(
+    expected = "second order (hessian!, second_derivative!) of `euler_loss` is not available"
+)]
+fn second_order_of_a_struct_generic_over_a_system_declines() {
+    // (`Euler<S>` is generic over a type of the user's, not over floats.)
+    let _ = second_derivative!(at: 4.0, of: |k: f64| euler_loss(k, 0.3));
+}

@@ -271,7 +271,7 @@ fn generic_lift(input: &DeriveInput) -> TokenStream {
     let [GenericParam::Type(t)] = &params[..] else {
         return TokenStream::new();
     };
-    if input.generics.where_clause.is_some() {
+    if input.generics.where_clause.is_some() || !crate::twin::float_like_param(t) {
         return TokenStream::new();
     }
     let (name, param) = (&input.ident, &t.ident);

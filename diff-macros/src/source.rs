@@ -760,7 +760,9 @@ impl<'a> syn::visit::Visit<'a> for Types {
     }
     fn visit_item_struct(&mut self, i: &'a syn::ItemStruct) {
         let derives = self.definition(&i.ident, &i.attrs);
-        if i.generics.type_params().next().is_some() {
+        // (Generic over its floats only where its parameters may be floats.)
+        let float_params = i.generics.type_params().all(crate::twin::float_like_param);
+        if i.generics.type_params().next().is_some() && float_params {
             self.generic_structs.push(i.ident.to_string());
             if derives
                 && derives_trait(&i.attrs, "Clone")

@@ -347,6 +347,60 @@ pub fn trait_twin_receiver(
         .then_some(scalar)
 }
 
+/// Whether a struct's type parameter may stand for a float (`T`, `T: Float + Debug`):
+/// bounded by numeric and common traits only. A struct generic over such parameters is
+/// taken at dual numbers by second order (derive's `generic_lift`, `lifting.rs`); one
+/// bound by another trait (`S: System`) stands for a type of the user's, which dual
+/// numbers would not implement.
+pub fn float_like_param(t: &syn::TypeParam) -> bool {
+    const NUMERIC: &[&str] = &[
+        "Float",
+        "Real",
+        "Copy",
+        "Clone",
+        "Debug",
+        "Display",
+        "Default",
+        "Differentiable",
+        "PartialOrd",
+        "PartialEq",
+        "FromPrimitive",
+        "ToPrimitive",
+        "NumCast",
+        "Num",
+        "NumAssign",
+        "NumAssignOps",
+        "NumOps",
+        "Sum",
+        "Product",
+        "Zero",
+        "One",
+        "Signed",
+        "FloatConst",
+        "Send",
+        "Sync",
+        "Sized",
+        "Add",
+        "Sub",
+        "Mul",
+        "Div",
+        "Neg",
+        "Rem",
+        "AddAssign",
+        "SubAssign",
+        "MulAssign",
+        "DivAssign",
+    ];
+    t.bounds.iter().all(|b| match b {
+        syn::TypeParamBound::Trait(tr) => tr
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| NUMERIC.contains(&s.ident.to_string().as_str())),
+        _ => true,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -650,10 +650,16 @@ impl<'a> Emitter<'a> {
         if !mutated.is_empty() {
             // The other arguments are read before the mutated locals are moved into place
             // (`p.scale(p.b)`).
+            // (A method's receiver is borrowed, as the call would: a field of a type that
+            // is not `Copy`, `self.f.system(..)`, cannot be moved out of `&self`.)
+            let method = matches!(callee, Callee::Method { .. });
             for (i, a) in argv.iter_mut().enumerate() {
                 if !mutated.contains(&i) && self.is_place(args[i]) {
                     let t = names::ident(&format!("arg_{}_{i}", stmt.results[0].0));
-                    lets.extend(quote! { let #t = #a; });
+                    match method && i == 0 {
+                        true => lets.extend(quote! { let #t = &#a; }),
+                        false => lets.extend(quote! { let #t = #a; }),
+                    }
                     *a = quote!(#t);
                 }
             }
