@@ -13,10 +13,15 @@ use std::path::{Path, PathBuf};
 /// package `my-lib`, or the name a `package = ..` rename gives), when it is a path
 /// dependency of the crate being compiled.
 pub fn source_folder(krate: &str) -> Option<PathBuf> {
+    package_folder(krate).map(|dir| dir.join("src"))
+}
+
+/// The package folder of the path dependency named `krate` in code.
+fn package_folder(krate: &str) -> Option<PathBuf> {
     with_dependencies(|all| {
         all.iter()
             .find(|(name, _)| name == krate)
-            .map(|(_, dir)| dir.join("src"))
+            .map(|(_, dir)| dir.clone())
     })
 }
 
@@ -24,11 +29,7 @@ pub fn source_folder(krate: &str) -> Option<PathBuf> {
 /// its package's name with `_` for `-`), which a `package = ..` rename does not change:
 /// the crate's own name as its sources are compiled (`CARGO_CRATE_NAME`).
 pub fn library_name(krate: &str) -> Option<String> {
-    let dir = with_dependencies(|all| {
-        all.iter()
-            .find(|(name, _)| name == krate)
-            .map(|(_, dir)| dir.clone())
-    })?;
+    let dir = package_folder(krate)?;
     own_library(&std::fs::read_to_string(dir.join("Cargo.toml")).ok()?)
 }
 

@@ -67,20 +67,35 @@ pub fn enclosing(ident: &syn::Ident) -> Enclosing {
 /// sources where every trait of that name with that method says the same (`None`
 /// otherwise).
 pub fn trait_marks(span: proc_macro2::Span, name: &str, method: &str) -> Option<bool> {
-    let all = read(&written_at(span)?);
-    let marks = |t: &Types| {
-        let (_, methods) = t.traits.iter().find(|(t, _)| t == name)?;
-        methods
-            .iter()
-            .find(|(m, _)| m == method)
-            .map(|(_, marked)| *marked)
-    };
-    if let Some(here) = marks(&all[0]) {
+    marks_in(&read(&written_at(span)?), name, method)
+}
+
+/// [`trait_marks`] in `all` (the first file's trait first, then the others').
+fn marks_in(all: &[std::rc::Rc<Types>], name: &str, method: &str) -> Option<bool> {
+    if let Some(here) = all.first()?.marks(name, method) {
         return Some(here);
     }
-    let mut elsewhere = all[1..].iter().filter_map(|t| marks(t));
-    let first = elsewhere.next()?;
-    elsewhere.all(|m| m == first).then_some(first)
+    agreed_marks(&all[1..], name, method)
+}
+
+/// Whether the traits named `name` in `all` mark `method`, where every one with that
+/// method says the same (`None` where none has it or they differ).
+fn agreed_marks(all: &[std::rc::Rc<Types>], name: &str, method: &str) -> Option<bool> {
+    let mut found = all.iter().filter_map(|t| t.marks(name, method));
+    let first = found.next()?;
+    found.all(|m| m == first).then_some(first)
+}
+
+/// Whether a file of `all` defines a type named `name`.
+fn defines(all: &[std::rc::Rc<Types>], name: &str) -> bool {
+    all.iter().any(|t| t.defined.iter().any(|n| n == name))
+}
+
+/// What each path dependency's library defines (the package's own library among them).
+fn dependencies_types() -> impl Iterator<Item = Vec<std::rc::Rc<Types>>> {
+    crate::dependencies::source_folders()
+        .into_iter()
+        .filter_map(folder_types)
 }
 
 /// Whether the type named `name` (a struct, enum or union of the crate being compiled)
@@ -464,6 +479,18 @@ struct Types {
     /// Type aliases without parameters, with their types as text (`type Matrix =
     /// Vec<Vec<f64>>;`: `("Matrix", "Vec < Vec < f64 > >")`).
     aliases: Vec<(String, String)>,
+}
+
+impl Types {
+    /// Whether the file's trait named `name` marks its method `method`
+    /// `#[differentiable]` (`None` where the file has no such trait and method).
+    fn marks(&self, name: &str, method: &str) -> Option<bool> {
+        let (_, methods) = self.traits.iter().find(|(t, _)| t == name)?;
+        methods
+            .iter()
+            .find(|(m, _)| m == method)
+            .map(|(_, marked)| *marked)
+    }
 }
 
 /// The last segment of the type a signature returns, `Self` as `owner`.
@@ -1604,14 +1631,8 @@ pub fn marked_associated(span: proc_macro2::Span, ty: Option<&str>, f: &str) -> 
         return false;
     };
     // A type the crate does not define: the path dependencies' (see `Seen::twin`).
-    if let Some(ty) = ty.filter(|ty| !all.iter().any(|t| t.defined.iter().any(|n| n == ty))) {
-        all.extend(
-            crate::dependencies::source_folders()
-                .into_iter()
-                .filter_map(folder_types)
-                .filter(|d| d.iter().any(|t| t.defined.iter().any(|n| n == ty)))
-                .flatten(),
-        );
+    if let Some(ty) = ty.filter(|ty| !defines(&all, ty)) {
+        all.extend(dependencies_types().filter(|d| defines(d, ty)).flatten());
     }
     let inherent = all.iter().any(|t| {
         t.inherent_methods
@@ -1715,10 +1736,7 @@ impl Seen {
     /// binaries, tests and examples): a method of their traits is called on a receiver
     /// carrying no derivative as in their crate.
     pub fn trait_methods(&self) -> Vec<String> {
-        let dependencies = crate::dependencies::source_folders()
-            .into_iter()
-            .filter_map(folder_types)
-            .flatten();
+        let dependencies = dependencies_types().flatten();
         let mut out: Vec<String> = self
             .all
             .iter()
@@ -1789,14 +1807,10 @@ impl Seen {
     /// package's own library for its tests, examples and binaries), where exactly one
     /// defines a type of that name: `use mylib::dist::Normal;` in a test.
     pub fn twin(&self, name: &str) -> Option<crate::twin::Twin> {
-        let defined_here = self.all.iter().any(|t| t.defined.iter().any(|n| n == name));
-        if defined_here {
+        if defines(&self.all, name) {
             return self.twin_at(name, 0);
         }
-        let mut defining = crate::dependencies::source_folders()
-            .into_iter()
-            .filter_map(folder_types)
-            .filter(|all| all.iter().any(|t| t.defined.iter().any(|n| n == name)));
+        let mut defining = dependencies_types().filter(|all| defines(all, name));
         match (defining.next(), defining.next()) {
             (Some(all), None) => Seen { all, module: None }.twin_at(name, 0),
             _ => None,
@@ -1860,12 +1874,7 @@ impl Seen {
             .flat_map(|t| &t.marked_block_methods)
             .filter(|(ty, ..)| ty == name)
         {
-            let marks = |t: &Types| {
-                let (_, methods) = t.traits.iter().find(|(n, _)| n == tr)?;
-                methods.iter().find(|(m, _)| m == f).map(|(_, k)| *k)
-            };
-            let unmarked = all.iter().filter_map(|t| marks(t)).all(|k| !k)
-                && all.iter().any(|t| marks(t).is_some());
+            let unmarked = agreed_marks(all, tr, f) == Some(false);
             if unmarked && !twin.methods.contains(f) {
                 twin.methods.push(f.clone());
                 if *returns_it {
@@ -2058,9 +2067,7 @@ pub fn keyed_crate(span: proc_macro2::Span, path: &[String]) -> Option<String> {
         return None;
     };
     let all = written_at(span).map(|w| read(&w))?;
-    let local = ["crate", "self", "super"].contains(&first.as_str())
-        || is_module_in(&all, first)
-        || all.iter().any(|t| t.defined.contains(first));
+    let local = ["crate", "self", "super"].contains(&first.as_str()) || names_local(&all, first);
     if !local {
         let dependency = dependency_types(first)?;
         return in_own_module(&dependency, last)
@@ -2089,7 +2096,7 @@ pub fn through_dependency_names_carrier(path: &syn::Path) -> Option<bool> {
     // (Asked of every path: the file is read only for a dependency's name.)
     let dependency = dependency_types(&from)?;
     let all = written_at(first.span()).map(|w| read(&w))?;
-    if is_module_in(&all, &from) || all.iter().any(|t| t.defined.contains(&from)) {
+    if names_local(&all, &from) {
         return None;
     }
     let through_modules = path
@@ -2108,6 +2115,12 @@ pub fn through_dependency_names_carrier(path: &syn::Path) -> Option<bool> {
         return None;
     }
     Some(through_modules && !in_own_module(&dependency, &last))
+}
+
+/// Whether a path's first segment `first` names a module or type of this crate (not a
+/// dependency).
+fn names_local(all: &[std::rc::Rc<Types>], first: &str) -> bool {
+    is_module_in(all, first) || defines(all, first)
 }
 
 fn first_segment(path: &str) -> &str {

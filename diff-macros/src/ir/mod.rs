@@ -687,6 +687,27 @@ impl Function {
             .sum()
     }
 
+    /// Removes the one-result statements `droppable` accepts whose result nothing reads.
+    pub fn drop_unread(&mut self, droppable: impl Fn(&Stmt) -> bool) {
+        let unread: Vec<Value> = self
+            .regions
+            .iter()
+            .flat_map(|r| &r.stmts)
+            .filter(|s| s.results.len() == 1 && droppable(s))
+            .map(|s| s.results[0])
+            .filter(|v| self.uses(*v) == 0)
+            .collect();
+        if unread.is_empty() {
+            return;
+        }
+        for region in &mut self.regions {
+            region
+                .stmts
+                .retain(|s| !(s.results.len() == 1 && unread.contains(&s.results[0])));
+        }
+        self.reindex();
+    }
+
     /// A new empty region.
     pub fn new_region(&mut self) -> RegionId {
         self.regions.push(Region::default());

@@ -31,30 +31,13 @@ const RETURN: u32 = 1;
 /// be a `Default::default()` whose type nothing infers.
 pub(crate) fn drop_unread_placeholders(func: &mut crate::ir::Function) {
     use crate::ir::{segment_names, Callee, Inst};
-    let placeholder = |inst: &Inst| match inst {
+    func.drop_unread(|s| match &s.inst {
         Inst::Call(Callee::Path(p), args) => {
             let names = segment_names(&p.path);
             args.is_empty() && names.ends_with(&["Default".to_string(), "default".to_string()])
         }
         _ => false,
-    };
-    let unread: Vec<crate::ir::Value> = func
-        .regions
-        .iter()
-        .flat_map(|r| &r.stmts)
-        .filter(|s| placeholder(&s.inst))
-        .map(|s| s.results[0])
-        .filter(|v| func.uses(*v) == 0)
-        .collect();
-    if unread.is_empty() {
-        return;
-    }
-    for region in &mut func.regions {
-        region
-            .stmts
-            .retain(|s| !(placeholder(&s.inst) && unread.contains(&s.results[0])));
-    }
-    func.reindex();
+    });
 }
 
 /// Rewrites a body's exits; `None` when there is nothing to rewrite. `output`: the

@@ -923,12 +923,7 @@ impl Lowerer {
 
     /// Whether `e` changes a variable of the function (`f(&mut x)`, `v.push(..)`).
     fn changes_variables(&self, e: &Expr) -> bool {
-        let mut found = super::opaque::Changes::default();
-        syn::visit::Visit::visit_expr(&mut found, e);
-        found.changed.iter().any(|(id, ..)| {
-            let name = id.to_string();
-            !found.own.contains(&name) && self.lookup(&name).is_some()
-        })
+        self.outer_change(e).is_some()
     }
 
     /// A comparison or logical operator whose operands change variables
@@ -2607,8 +2602,9 @@ fn float_conversion(local: &syn::Local, init: &Expr) -> Option<Expr> {
 
 /// `std::mem::swap(&mut a, &mut b)`, `std::mem::replace(&mut a, v)` and
 /// `std::mem::take(&mut a)` (also through `core::mem` or an imported `mem`) on places of
-/// the body or the referents of `&mut` variables (`swap(a, b)`), as the reads and writes they are: `{ let t = a; a = b; b = t; }`,
-/// `{ let new = v; let old = a; a = new; old }`, `{ let old = a; a = default; old }`.
+/// the body or the referents of `&mut` variables (`swap(a, b)`), as the reads and writes
+/// they are: `{ let t = a; a = b; b = t; }`, `{ let new = v; let old = a; a = new; old }`,
+/// `{ let old = a; a = default; old }`.
 /// `None` for other calls, and for places whose index is computed by a call (it would be
 /// evaluated twice).
 fn mem_swap_or_replace(c: &syn::ExprCall, func: &syn::ExprPath) -> Option<Expr> {

@@ -348,23 +348,9 @@ impl Lowerer {
     /// (`let sq = |t| t * t; sq(x)`): nothing reads them, and a closure never called
     /// leaves its parameters' types open (`|t| t * t` does not compile alone).
     fn drop_unread_closures(&mut self) {
-        let unread: Vec<Value> = self
-            .closures
-            .iter()
-            .filter_map(|c| c.value())
-            .filter(|v| self.func.uses(*v) == 0)
-            .collect();
-        if unread.is_empty() {
-            return;
-        }
-        for region in &mut self.func.regions {
-            region.stmts.retain(|s| {
-                !(matches!(s.inst, Inst::Opaque(_))
-                    && s.results.len() == 1
-                    && unread.contains(&s.results[0]))
-            });
-        }
-        self.func.reindex();
+        let closures: Vec<Value> = self.closures.iter().filter_map(|c| c.value()).collect();
+        self.func
+            .drop_unread(|s| matches!(s.inst, Inst::Opaque(_)) && closures.contains(&s.results[0]));
     }
 
     /// Appends a one-result statement to the current region.

@@ -269,13 +269,8 @@ impl Lowerer {
     /// change. Names the code binds itself (a closure's parameters, its `let`s) are its
     /// own.
     pub(crate) fn refuse_changes_inside(&mut self, e: &syn::Expr, what: &str) {
-        let mut found = Changes::default();
-        syn::visit::Visit::visit_expr(&mut found, e);
-        let outer = found.changed.iter().find(|(id, ..)| {
-            let name = id.to_string();
-            !found.own.contains(&name) && self.lookup(&name).is_some()
-        });
-        let message = match outer {
+        let outer = self.outer_change(e);
+        let message = match &outer {
             Some((id, _, true)) => format!(
                 "this `move` closure changes its own copy of `{id}`, not the variable, which the macro does not differentiate; remove `move` to change `{id}` itself (or, for a closure given to a method, write a `for` loop)"
             ),
@@ -285,8 +280,22 @@ impl Lowerer {
             None => return,
         };
         if let Some((_, span, _)) = outer {
-            self.errors.push(syn::Error::new(*span, message));
+            self.errors.push(syn::Error::new(span, message));
         }
+    }
+
+    /// The first change `e` makes to a variable of the function (not to a name `e`
+    /// binds itself): the variable, where, and whether inside a `move` closure.
+    pub(crate) fn outer_change(
+        &self,
+        e: &syn::Expr,
+    ) -> Option<(proc_macro2::Ident, proc_macro2::Span, bool)> {
+        let mut found = Changes::default();
+        syn::visit::Visit::visit_expr(&mut found, e);
+        found.changed.into_iter().find(|(id, ..)| {
+            let name = id.to_string();
+            !found.own.contains(&name) && self.lookup(&name).is_some()
+        })
     }
 }
 
